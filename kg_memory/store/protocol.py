@@ -1,0 +1,111 @@
+"""The store protocol: the only thing the service layer knows about persistence.
+
+Two adapters implement it: :class:`~kg_memory.store.sqlite.SqliteStore` (the embedded default, one
+local file) and the Neo4j adapter. The contract test suite runs the same expectations on both.
+
+Writes happen in a :class:`Transaction`, one per episode. The store, not the caller, assigns
+system time: ``Transaction.now`` is strictly greater than every earlier transaction's, even when
+the clock has not moved. Revision numbers are assigned by the store too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict
+
+from kg_memory.change import Closure, Draft, PlannedEdge
+from kg_memory.clock import UtcDatetime
+from kg_memory.model import Assertion, Edge, Entity, Episode, Refusal, Support
+
+__all__ = ["AsOfQuery", "Slot", "Store", "Transaction"]
+
+
+class Slot(BaseModel):
+    """Where values of one fact compete: a newer value here supersedes an older one."""
+
+    model_config = ConfigDict(frozen=True)
+
+    scope: str
+    subject: str
+    predicate: str
+    project: str | None = None
+
+
+class AsOfQuery(BaseModel):
+    """What held at ``valid_at`` in the world, as the store believed at ``known_at``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    valid_at: UtcDatetime
+    known_at: UtcDatetime
+    subject: str | None = None
+    predicate: str | None = None
+    scope: str | None = None
+
+
+@runtime_checkable
+class Transaction(Protocol):
+    """One atomic unit of writes. Everything in it shares the system time :attr:`now`."""
+
+    @property
+    def now(self) -> datetime: ...
+
+    def episode_by_operation(self, operation_id: str) -> tuple[Episode, str] | None:
+        """The episode recorded under ``operation_id`` and its payload hash."""
+
+    def add_episode(self, episode: Episode, payload_hash: str) -> None: ...
+
+    def entity(self, entity_id: str) -> Entity | None: ...
+
+    def put_entity(self, entity: Entity) -> None:
+        """Insert, or widen an existing entity's owners; never drop what was known."""
+
+    def live_versions(self, slot: Slot) -> list[Assertion]:
+        """Revisions of ``slot`` the store currently believes (open system interval)."""
+
+    def live_dependents(self, key: str) -> list[Assertion]:
+        """Currently believed revisions whose ``depends_on`` names ``key``."""
+
+    def close_version(self, closure: Closure) -> None: ...
+
+    def insert_version(self, draft: Draft) -> Assertion: ...
+
+    def add_edge(self, edge: PlannedEdge) -> None:
+        """Record an edge once; a repeat is a no-op (repeated delivery is not new evidence)."""
+
+    def add_refusal(self, refusal: Refusal) -> None: ...
+
+
+@runtime_checkable
+class Store(Protocol):
+    """A bitemporal memory store."""
+
+    def transaction(self) -> AbstractContextManager[Transaction]: ...
+
+    def batch(self) -> AbstractContextManager[None]:
+        """Group transactions into one durable commit; each still succeeds or fails alone."""
+
+    def asof(self, query: AsOfQuery) -> list[Assertion]: ...
+
+    def history(
+        self, subject: str, predicate: str | None = None, scope: str | None = None
+    ) -> list[Assertion]:
+        """Every revision about ``subject``, in system-time order."""
+
+    def supports(
+        self, assertion_ids: Iterable[str], known_at: datetime | None = None
+    ) -> dict[str, tuple[Support, ...]]:
+        """The episodes supporting each assertion, as recorded by ``known_at``."""
+
+    def episodes(self, episode_ids: Sequence[str]) -> list[Episode]: ...
+
+    def edges(self, node_id: str) -> list[Edge]:
+        """Every edge into or out of ``node_id``."""
+
+    def refusals(self, scope: str | None = None) -> list[Refusal]: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,101 @@
+-- The embedded store's schema. Times are integer microseconds since the Unix epoch (UTC);
+-- NULL in valid_to / sys_to is the open end of a half-open interval.
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS episodes (
+    episode_id   TEXT PRIMARY KEY,
+    operation_id TEXT NOT NULL UNIQUE,
+    payload_hash TEXT NOT NULL,
+    source       TEXT NOT NULL,
+    channel      TEXT NOT NULL,
+    content      TEXT NOT NULL,
+    occurred_at  INTEGER NOT NULL,
+    recorded_at  INTEGER NOT NULL,
+    scope        TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS entities (
+    entity_id   TEXT PRIMARY KEY,
+    type        TEXT NOT NULL,
+    name        TEXT,
+    scope       TEXT NOT NULL,
+    owners      TEXT NOT NULL,
+    recorded_at INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS versions (
+    vid          INTEGER PRIMARY KEY,
+    assertion_id TEXT NOT NULL,
+    revision     INTEGER NOT NULL,
+    scope        TEXT NOT NULL,
+    subject      TEXT NOT NULL,
+    predicate    TEXT NOT NULL,
+    project      TEXT NOT NULL DEFAULT '',
+    value        TEXT NOT NULL,
+    qualifiers   TEXT NOT NULL,
+    kind         TEXT NOT NULL,
+    writer       TEXT NOT NULL,
+    depends_on   TEXT NOT NULL,
+    confidence   REAL NOT NULL,
+    valid_from   INTEGER NOT NULL,
+    valid_to     INTEGER,
+    sys_from     INTEGER NOT NULL,
+    sys_to       INTEGER,
+    reason       TEXT NOT NULL,
+    recorded_by  TEXT NOT NULL,
+    closed_by    TEXT,
+    close_reason TEXT,
+    UNIQUE (assertion_id, revision),
+    CHECK (valid_to IS NULL OR valid_to > valid_from),
+    CHECK (sys_to IS NULL OR sys_to > sys_from)
+);
+CREATE INDEX IF NOT EXISTS versions_asof ON versions (subject, predicate, sys_from);
+CREATE INDEX IF NOT EXISTS versions_live ON versions (scope, subject, predicate, project)
+    WHERE sys_to IS NULL;
+CREATE INDEX IF NOT EXISTS versions_scope ON versions (scope, sys_from);
+
+-- A revision's content never changes; the only update allowed is closing its open system
+-- interval, once. Forgetting (erasure) deletes rows instead of editing them.
+CREATE TRIGGER IF NOT EXISTS versions_immutable
+BEFORE UPDATE ON versions
+WHEN OLD.sys_to IS NOT NULL
+  OR NEW.sys_to IS NULL
+  OR NEW.assertion_id IS NOT OLD.assertion_id OR NEW.revision IS NOT OLD.revision
+  OR NEW.scope IS NOT OLD.scope OR NEW.subject IS NOT OLD.subject
+  OR NEW.predicate IS NOT OLD.predicate OR NEW.project IS NOT OLD.project
+  OR NEW.value IS NOT OLD.value OR NEW.qualifiers IS NOT OLD.qualifiers
+  OR NEW.kind IS NOT OLD.kind OR NEW.writer IS NOT OLD.writer
+  OR NEW.depends_on IS NOT OLD.depends_on OR NEW.confidence IS NOT OLD.confidence
+  OR NEW.valid_from IS NOT OLD.valid_from OR NEW.valid_to IS NOT OLD.valid_to
+  OR NEW.sys_from IS NOT OLD.sys_from OR NEW.reason IS NOT OLD.reason
+  OR NEW.recorded_by IS NOT OLD.recorded_by
+BEGIN
+    SELECT RAISE(ABORT, 'assertion revisions are immutable: only an open system interval may be closed');
+END;
+
+CREATE TABLE IF NOT EXISTS dependencies (
+    dep          TEXT NOT NULL,
+    assertion_id TEXT NOT NULL,
+    PRIMARY KEY (dep, assertion_id)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS edges (
+    src   TEXT NOT NULL,
+    type  TEXT NOT NULL,
+    dst   TEXT NOT NULL,
+    since INTEGER NOT NULL,
+    PRIMARY KEY (src, type, dst)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS edges_dst ON edges (dst, type, since);
+
+CREATE TABLE IF NOT EXISTS refusals (
+    id         INTEGER PRIMARY KEY,
+    episode_id TEXT NOT NULL,
+    source     TEXT NOT NULL,
+    what       TEXT NOT NULL,
+    reason     TEXT NOT NULL,
+    at         INTEGER NOT NULL
+);
