@@ -5,8 +5,8 @@
 1. idempotency by operation id (same payload: a reported duplicate with no effect; a different
    payload under a used id: :class:`~kg_memory.errors.IdempotencyConflict`);
 2. the episode itself, exactly as received;
-3. each candidate through the writer gate, then supersession (valid-time overwrite);
-4. retractions and owners' events;
+3. owners' events (``R1.cancelled``), checked against the entity's owners;
+4. retractions, then each candidate through the writer gate and supersession;
 5. dependency retirement, transitively, for everything that stopped holding.
 
 All of it happens inside the caller's transaction, so a failure leaves no partial episode.
@@ -26,8 +26,13 @@ from kg_memory.dependency import parse_fact_ref, plan_retirement
 from kg_memory.errors import IdempotencyConflict
 from kg_memory.gate import WriterPolicy, admit, may_end
 from kg_memory.interval import Interval
-from kg_memory.model import EdgeType, EndReason, Entity, Episode, Refusal
-from kg_memory.record import AssertionCandidate, IngestRecord, RetractionCandidate
+from kg_memory.model import EdgeType, EndReason, Entity, Episode, Refusal, Value
+from kg_memory.record import (
+    AssertionCandidate,
+    EventCandidate,
+    IngestRecord,
+    RetractionCandidate,
+)
 from kg_memory.store.protocol import Slot, Transaction
 from kg_memory.supersession import plan_retraction, plan_write
 
@@ -89,12 +94,15 @@ def _retire_dependents(
     return effects
 
 
-def _refuse(tx: Transaction, episode: Episode, what: str, reason: str) -> Effect:
+def _refuse(
+    tx: Transaction, episode: Episode, key: str, reason: str, value: Value | None = None
+) -> Effect:
+    what = key if value is None else f"{key} = {value}"
     tx.add_refusal(
         Refusal(episode_id=episode.episode_id, source=episode.source, what=what, reason=reason,
                 at=tx.now)
     )
-    return Effect(action="refused", key=what, detail=reason)
+    return Effect(action="refused", key=key, value=value, detail=reason)
 
 
 def _resolve_dependencies(
@@ -133,11 +141,11 @@ def _write(
         predicate=candidate.predicate, owners=subject.owners if subject else (),
     )
     if not decision.admitted:
-        return [_refuse(tx, episode, f"{key} = {candidate.value}", decision.reason)]
+        return [_refuse(tx, episode, key, decision.reason, candidate.value)]
     valid = Interval(start=candidate.valid_from or record.occurred_at, end=candidate.valid_to)
     depends = _resolve_dependencies(tx, record, candidate, valid)
     if isinstance(depends, str):
-        return [_refuse(tx, episode, f"{key} = {candidate.value}", depends)]
+        return [_refuse(tx, episode, key, depends, candidate.value)]
     if subject is None:
         tx.put_entity(Entity(entity_id=candidate.subject, scope=record.scope))
     draft = Draft(
@@ -180,6 +188,26 @@ def _retract(
     return [*plan.effects, *_retire_dependents(tx, plan.ended, episode.episode_id)]
 
 
+def _event(
+    tx: Transaction, record: IngestRecord, episode: Episode, event: EventCandidate
+) -> list[Effect]:
+    """An owner's lifecycle event retires what depends on the entity, from the event on."""
+    label = f"{event.target}.{event.name}"
+    decision = may_end(tx.entity(event.target), record.source)
+    if not decision.admitted:
+        return [_refuse(tx, episode, label, decision.reason)]
+    plan = plan_retirement(
+        tx.live_dependents(event.target), at=event.at or record.occurred_at,
+        episode_id=episode.episode_id,
+    )
+    apply_plan(tx, plan)
+    return [
+        Effect(action="event", key=label),
+        *plan.effects,
+        *_retire_dependents(tx, plan.ended, episode.episode_id),
+    ]
+
+
 def ingest_record(tx: Transaction, record: IngestRecord, policy: WriterPolicy) -> IngestReport:
     """Write one episode and everything it implies, inside ``tx``."""
     episode_id = episode_id_for(record.operation_id)
@@ -206,23 +234,12 @@ def ingest_record(tx: Transaction, record: IngestRecord, policy: WriterPolicy) -
         tx.add_edge(PlannedEdge(src=episode_id, type=EdgeType.MENTIONS, dst=mention))
 
     effects: list[Effect] = []
-    for index, candidate in enumerate(record.assertions):
-        effects.extend(_write(tx, record, episode, index, candidate, policy))
+    # What happened in the world comes first, then what is withdrawn, then what is claimed.
+    for event in record.events:
+        effects.extend(_event(tx, record, episode, event))
     for retraction in record.retractions:
         effects.extend(_retract(tx, record, episode, retraction, policy))
-    for event in record.events:
-        label = f"{event.target}.{event.name}"
-        decision = may_end(tx.entity(event.target), record.source)
-        if not decision.admitted:
-            effects.append(_refuse(tx, episode, label, decision.reason))
-            continue
-        effects.append(Effect(action="event", key=label))
-        plan = plan_retirement(
-            tx.live_dependents(event.target), at=event.at or record.occurred_at,
-            episode_id=episode_id,
-        )
-        apply_plan(tx, plan)
-        effects.extend(plan.effects)
-        effects.extend(_retire_dependents(tx, plan.ended, episode_id))
+    for index, candidate in enumerate(record.assertions):
+        effects.extend(_write(tx, record, episode, index, candidate, policy))
     return IngestReport(operation_id=record.operation_id, episode_id=episode_id,
                         status="accepted", system_time=tx.now, effects=tuple(effects))

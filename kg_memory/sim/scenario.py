@@ -1,0 +1,117 @@
+"""The dinner study's scenario (seed 000): inputs, reads and the truth on each day.
+
+The inputs are the fixture's episodes (``fixtures/dinner/episodes.jsonl``); the read schedule and
+the truth live beside them in ``scenario.json``. Every policy sees the same inputs and answers
+the same 89 reads.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from kg_memory.clock import UtcDatetime
+from kg_memory.model import Kind, Value
+from kg_memory.record import IngestRecord, read_records
+
+__all__ = ["Read", "Scenario", "TruthSpan", "default_fixture_dir", "misfile_bookings"]
+
+
+def default_fixture_dir() -> Path:
+    """``fixtures/dinner`` of the source checkout, or ``$KG_MEMORY_FIXTURES/dinner``."""
+    import os
+
+    base = os.environ.get("KG_MEMORY_FIXTURES")
+    if base:
+        return Path(base) / "dinner"
+    return Path(__file__).resolve().parents[2] / "fixtures" / "dinner"
+
+
+class TruthSpan(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    start: int
+    end: int | None
+    value: Value
+
+
+class Read(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    day: int
+    key: str
+
+
+class Scenario(BaseModel):
+    """Everything a run needs; days are integers counted from ``epoch``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    title: str
+    epoch: UtcDatetime
+    days: int
+    read_hour: int
+    scope: str
+    keys: dict[str, tuple[str, str]]
+    truth: dict[str, tuple[TruthSpan, ...]]
+    reads: tuple[Read, ...]
+    user_sources: tuple[str, ...]
+    records: tuple[IngestRecord, ...]
+
+    @classmethod
+    def load(cls, directory: Path | None = None) -> Scenario:
+        directory = directory or default_fixture_dir()
+        spec = json.loads((directory / "scenario.json").read_text(encoding="utf-8"))
+        schedule = spec["reads"]
+        reads: list[Read] = []
+        for day in range(schedule["first"], schedule["last"] + 1, schedule["every"]):
+            reads.extend(Read(day=day, key=k) for k in schedule["keys"])
+            reads.extend(Read(day=day, key=a["key"]) for a in schedule["also"] if a["day"] == day)
+        truth = {
+            key: tuple(TruthSpan(start=s["from"], end=s["to"], value=s["value"]) for s in spans)
+            for key, spans in spec["truth"].items()
+        }
+        return cls(
+            title=spec["title"], epoch=spec["epoch"], days=spec["days"],
+            read_hour=spec["read_hour"], scope=spec["scope"],
+            keys={k: (v[0], v[1]) for k, v in spec["keys"].items()},
+            truth=truth, reads=tuple(reads), user_sources=tuple(spec["user_sources"]),
+            records=tuple(read_records(directory / "episodes.jsonl")),
+        )
+
+    def at(self, day: int, hour: int | None = None) -> datetime:
+        return self.epoch + timedelta(days=day, hours=self.read_hour if hour is None else hour)
+
+    def day_of(self, instant: datetime) -> int:
+        return (instant - self.epoch).days
+
+    def key_of(self, subject: str, predicate: str) -> str:
+        for key, (s, p) in self.keys.items():
+            if (s, p) == (subject, predicate):
+                return key
+        return f"{subject}.{predicate}"
+
+    def true_value(self, key: str, day: int) -> Value | None:
+        for span in self.truth.get(key, ()):
+            if span.start <= day and (span.end is None or day < span.end):
+                return span.value
+        return None
+
+    def with_records(self, records: tuple[IngestRecord, ...]) -> Scenario:
+        return self.model_copy(update={"records": records})
+
+
+def misfile_bookings(records: tuple[IngestRecord, ...]) -> tuple[IngestRecord, ...]:
+    """The eighth run's one changed decision: bookings filed as stated, with no dependency."""
+    changed = []
+    for record in records:
+        assertions = tuple(
+            a.model_copy(update={"kind": Kind.STATED, "depends_on": ()})
+            if a.kind is Kind.WORLD and a.depends_on else a
+            for a in record.assertions
+        )
+        changed.append(record.model_copy(update={"assertions": assertions}))
+    return tuple(changed)
