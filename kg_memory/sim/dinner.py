@@ -10,7 +10,6 @@ of :mod:`kg_memory.sim.baseline`.
 from __future__ import annotations
 
 import tempfile
-from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from kg_memory.memory import Memory
 from kg_memory.model import Kind, Value
 from kg_memory.result import Fact
 from kg_memory.sim.baseline import BASELINES, BaselineStore, Item, Policy
-from kg_memory.sim.scenario import Scenario, misfile_bookings
+from kg_memory.sim.scenario import Scenario, ScenarioClock, misfile_bookings
 
 __all__ = [
     "POLICIES",
@@ -185,19 +184,9 @@ def _log_lines(scenario: Scenario, report: IngestReport, source: str, day: int
     return [(day, source, item, outcome or "no effect") for item, outcome in rows]
 
 
-class _ScenarioClock:
-    """The store's clock, moved along the scenario's timeline by the run."""
-
-    def __init__(self, start: datetime) -> None:
-        self.now = start
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 def _run_graph(scenario: Scenario, slug: str, store_dir: Path) -> Run:
     records = misfile_bookings(scenario.records) if slug == MISFILED else scenario.records
-    clock = _ScenarioClock(scenario.epoch)
+    clock = ScenarioClock(scenario.epoch)
     reads: list[Read] = []
     log: list[tuple[int, str, str, str]] = []
     memories: dict[int, tuple[Served, ...]] = {}

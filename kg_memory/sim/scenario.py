@@ -17,7 +17,14 @@ from kg_memory.clock import UtcDatetime
 from kg_memory.model import Kind, Value
 from kg_memory.record import IngestRecord, read_records
 
-__all__ = ["Read", "Scenario", "TruthSpan", "default_fixture_dir", "misfile_bookings"]
+__all__ = [
+    "Read",
+    "Scenario",
+    "ScenarioClock",
+    "TruthSpan",
+    "default_fixture_dir",
+    "misfile_bookings",
+]
 
 
 def default_fixture_dir() -> Path:
@@ -115,3 +122,13 @@ def misfile_bookings(records: tuple[IngestRecord, ...]) -> tuple[IngestRecord, .
         )
         changed.append(record.model_copy(update={"assertions": assertions}))
     return tuple(changed)
+
+
+class ScenarioClock:
+    """A store clock moved along the scenario's timeline by whoever replays it."""
+
+    def __init__(self, start: datetime) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now

@@ -84,6 +84,10 @@ class Transaction(Protocol):
 class Store(Protocol):
     """A bitemporal memory store."""
 
+    @property
+    def location(self) -> str:
+        """Where the store lives: a file path or a server URI (never a secret)."""
+
     def transaction(self) -> AbstractContextManager[Transaction]: ...
 
     def batch(self) -> AbstractContextManager[None]:

@@ -296,6 +296,10 @@ class SqliteStore:
             raise StoreUnavailable(f"{target} has schema {version}, expected {SCHEMA_VERSION}")
         return cls(conn, target, clock)
 
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
     def __enter__(self) -> SqliteStore:
         return self
 

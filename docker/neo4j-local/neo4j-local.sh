@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# Run Neo4j 5.26 Community (+ APOC core + Neo4j Browser) in-process, without Docker.
+#
+#   neo4j-local.sh build                 compile the launcher and collect its jars (mvn -q -B package)
+#   neo4j-local.sh start [--data DIR]    start in the background, wait for Bolt + /browser/
+#   neo4j-local.sh stop  [--data DIR]    stop it (SIGTERM, SIGKILL after KG_NEO4J_STOP_TIMEOUT s)
+#   neo4j-local.sh status [--data DIR]   exit 0 if running, 3 if not
+#   neo4j-local.sh restart [--data DIR]
+#
+# Environment (all optional):
+#   KG_NEO4J_HOME           data dir (databases, logs, pid file). Default: ${XDG_DATA_HOME:-~/.local/share}/kg-memory/neo4j
+#   NEO4J_PASSWORD          if set, auth is on (user neo4j, this password; Neo4j wants >= 8 chars);
+#                           else NEO4J_AUTH=neo4j/<password> is honoured; otherwise auth is OFF.
+#   KG_NEO4J_HOST           listen address, default 127.0.0.1
+#   KG_NEO4J_BOLT_PORT      default 7687
+#   KG_NEO4J_HTTP_PORT      default 7474
+#   KG_NEO4J_PAGECACHE      default 512m
+#   KG_NEO4J_JAVA_OPTS      default "-Xms512m -Xmx1g"
+#   KG_NEO4J_START_TIMEOUT  seconds to wait for start, default 120
+#   KG_NEO4J_STOP_TIMEOUT   seconds to wait for stop, default 60
+#   JAVA                    java binary (Java 17+), default: java on PATH
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+MAIN_CLASS=kgmemory.neo4jlocal.Launcher
+
+HOST="${KG_NEO4J_HOST:-127.0.0.1}"
+BOLT_PORT="${KG_NEO4J_BOLT_PORT:-7687}"
+HTTP_PORT="${KG_NEO4J_HTTP_PORT:-7474}"
+START_TIMEOUT="${KG_NEO4J_START_TIMEOUT:-120}"
+STOP_TIMEOUT="${KG_NEO4J_STOP_TIMEOUT:-60}"
+JAVA="${JAVA:-java}"
+DATA="${KG_NEO4J_HOME:-${XDG_DATA_HOME:-$HOME/.local/share}/kg-memory/neo4j}"
+
+say() { echo "neo4j-local: $*"; }
+die() { echo "neo4j-local: error: $*" >&2; exit 1; }
+
+usage() {
+    sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+}
+
+cmd="${1:-}"
+[ $# -gt 0 ] && shift
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --data) [ $# -ge 2 ] || die "--data needs a directory"; DATA="$2"; shift 2 ;;
+        --data=*) DATA="${1#--data=}"; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) die "unknown argument: $1" ;;
+    esac
+done
+
+case "$DATA" in /*) ;; *) DATA="$PWD/$DATA" ;; esac
+PID_FILE="$DATA/neo4j-local.pid"
+LOG_FILE="$DATA/neo4j-local.log"
+JAR="$HERE/target/neo4j-local-0.1.0.jar"
+CLASSPATH_="$JAR:$HERE/target/lib/*"
+
+# --- helpers ---------------------------------------------------------------
+
+# pid of our running launcher for this data dir, or nothing (cleans a stale pid file)
+running_pid() {
+    [ -f "$PID_FILE" ] || return 0
+    local pid
+    pid="$(tr -dc '0-9' < "$PID_FILE")"
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null \
+        && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q "$MAIN_CLASS"; then
+        echo "$pid"
+    else
+        rm -f "$PID_FILE"
+    fi
+}
+
+port_open() { # host port
+    (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null
+}
+
+http_ok() { # url -> success when it answers 200
+    if command -v curl >/dev/null 2>&1; then
+        [ "$(curl -s -o /dev/null -m 5 -w '%{http_code}' "$1" || true)" = 200 ]
+    else
+        python3 - "$1" <<'EOF' 2>/dev/null
+import sys, urllib.request
+sys.exit(0 if urllib.request.urlopen(sys.argv[1], timeout=5).status == 200 else 1)
+EOF
+    fi
+}
+
+built() { [ -f "$JAR" ] && [ -d "$HERE/target/lib" ] && [ -d "$HERE/target/plugins" ]; }
+
+# --- commands --------------------------------------------------------------
+
+do_build() {
+    command -v mvn >/dev/null 2>&1 || die "mvn not found (needs Maven 3.8+ and JDK 17+)"
+    say "building (mvn -q -B package) ..."
+    local t0=$SECONDS
+    mvn -q -B -f "$HERE/pom.xml" package
+    say "built in $((SECONDS - t0)) s: $JAR"
+}
+
+do_start() {
+    local pid
+    pid="$(running_pid)"
+    if [ -n "$pid" ]; then
+        say "already running (pid $pid); browser: http://$HOST:$HTTP_PORT/browser/  bolt: bolt://$HOST:$BOLT_PORT"
+        return 0
+    fi
+    built || do_build
+    command -v "$JAVA" >/dev/null 2>&1 || die "java not found (set JAVA=/path/to/java, Java 17+)"
+    local p
+    for p in "$BOLT_PORT" "$HTTP_PORT"; do
+        if port_open "$HOST" "$p"; then
+            die "port $HOST:$p is already in use by another process"
+        fi
+    done
+    mkdir -p "$DATA"
+
+    local java_opts="${KG_NEO4J_JAVA_OPTS:--Xms512m -Xmx1g}"
+    # shellcheck disable=SC2206
+    local jvm=($java_opts
+        -XX:+UseG1GC -XX:-OmitStackTraceInFastThrow -XX:+DisableExplicitGC
+        -Djdk.nio.maxCachedBufferSize=1024 -Dio.netty.tryReflectionSetAccessible=true
+        -Dlog4j2.disable.jmx=true
+        --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED
+        --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED)
+
+    say "starting (data: $DATA, log: $LOG_FILE)"
+    local t0=$SECONDS
+    echo "==== $(date -u +%FT%TZ) start ====" >> "$LOG_FILE"
+    local setsid_=()
+    command -v setsid >/dev/null 2>&1 && setsid_=(setsid)
+    KG_NEO4J_HOST="$HOST" KG_NEO4J_BOLT_PORT="$BOLT_PORT" KG_NEO4J_HTTP_PORT="$HTTP_PORT" \
+        nohup "${setsid_[@]}" "$JAVA" "${jvm[@]}" -cp "$CLASSPATH_" "$MAIN_CLASS" \
+        --data "$DATA" --plugins "$HERE/target/plugins" >> "$LOG_FILE" 2>&1 < /dev/null &
+    pid=$!
+    echo "$pid" > "$PID_FILE"
+
+    local bolt=0 http=0
+    while [ $((SECONDS - t0)) -lt "$START_TIMEOUT" ]; do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            rm -f "$PID_FILE"
+            echo "---- last lines of $LOG_FILE ----" >&2
+            tail -n 40 "$LOG_FILE" >&2
+            die "Neo4j exited during startup"
+        fi
+        [ $bolt = 1 ] || { port_open "$HOST" "$BOLT_PORT" && bolt=1; } || true
+        [ $http = 1 ] || { http_ok "http://$HOST:$HTTP_PORT/browser/" && http=1; } || true
+        if [ $bolt = 1 ] && [ $http = 1 ]; then
+            say "up in $((SECONDS - t0)) s (pid $pid)"
+            say "browser: http://$HOST:$HTTP_PORT/browser/"
+            say "bolt:    bolt://$HOST:$BOLT_PORT"
+            return 0
+        fi
+        sleep 1
+    done
+    echo "---- last lines of $LOG_FILE ----" >&2
+    tail -n 40 "$LOG_FILE" >&2
+    say "not up after ${START_TIMEOUT} s (bolt=$bolt http=$http); stopping pid $pid" >&2
+    do_stop >&2 || true
+    exit 1
+}
+
+do_stop() {
+    local pid
+    pid="$(running_pid)"
+    if [ -z "$pid" ]; then
+        say "not running"
+        return 0
+    fi
+    say "stopping pid $pid ..."
+    kill -TERM "$pid" 2>/dev/null || true
+    local t0=$SECONDS
+    while kill -0 "$pid" 2>/dev/null; do
+        if [ $((SECONDS - t0)) -ge "$STOP_TIMEOUT" ]; then
+            say "still running after ${STOP_TIMEOUT} s, sending SIGKILL"
+            kill -KILL "$pid" 2>/dev/null || true
+            break
+        fi
+        sleep 0.5
+    done
+    rm -f "$PID_FILE"
+    say "stopped"
+}
+
+do_status() {
+    local pid
+    pid="$(running_pid)"
+    if [ -z "$pid" ]; then
+        say "not running (data: $DATA)"
+        return 3
+    fi
+    local b=down h=down
+    if port_open "$HOST" "$BOLT_PORT"; then b=up; fi
+    if http_ok "http://$HOST:$HTTP_PORT/browser/"; then h=up; fi
+    say "running (pid $pid, data: $DATA); bolt $HOST:$BOLT_PORT $b, http $HOST:$HTTP_PORT/browser/ $h"
+}
+
+case "$cmd" in
+    build) do_build ;;
+    start) do_start ;;
+    stop) do_stop ;;
+    status) do_status ;;
+    restart) do_stop; do_start ;;
+    ""|-h|--help|help) usage ;;
+    *) usage >&2; exit 2 ;;
+esac

@@ -1,0 +1,207 @@
+"""The ``kg-memory`` command line: parse, call the library, print.
+
+Every command that reads a store takes ``--store PATH`` (default ``$KG_MEMORY_STORE`` or
+``~/.local/share/kg-memory/memory.db``) and ``--json`` for machine-readable output. Exit codes:
+0 success, 2 bad input, 3 store unavailable, 4 not found, 1 anything else.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+
+from kg_memory.cli import render
+from kg_memory.cli.sim import sim_app
+from kg_memory.clock import parse_instant
+from kg_memory.errors import StoreUnavailable
+from kg_memory.ingestion import IngestReport
+from kg_memory.memory import Memory
+from kg_memory.record import ingest_schema
+from kg_memory.store.sqlite import default_path
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="kg-memory",
+    help="A bitemporal memory graph for AI agents: ingest episodes, ask what held when.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+app.add_typer(sim_app, name="sim")
+
+StoreOption = Annotated[
+    Path | None,
+    typer.Option("--store", help="Store file (default: $KG_MEMORY_STORE or the user data dir)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+def _open(store: Path | None, *, create: bool) -> Memory:
+    return Memory.open(store or default_path(), create=create)
+
+
+@app.command()
+def ingest(
+    file: Annotated[Path, typer.Argument(help="JSONL file, one episode per line.")],
+    store: StoreOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Ingest episodes from a JSONL file, one transaction per episode.
+
+    Re-running the same file is safe: known operation ids are reported as duplicates. On a bad
+    line the command stops with an error naming the line and field; the lines before it stay
+    accepted.
+    """
+    with render.errors():
+        if not file.exists():
+            raise StoreUnavailable(f"no such file: {file}")
+        total = sum(1 for line in file.open(encoding="utf-8")
+                    if line.strip() and not line.strip().startswith("#"))
+        counts = {"accepted": 0, "duplicate": 0, "refused": 0}
+        with _open(store, create=True) as memory, Progress(
+            TextColumn("ingesting"), BarColumn(), MofNCompleteColumn(),
+            console=render.console, disable=json_out, transient=True,
+        ) as progress:
+            task = progress.add_task("ingest", total=total)
+
+            def tally(report: IngestReport) -> None:
+                counts[report.status] += 1
+                counts["refused"] += sum(1 for e in report.effects if e.action == "refused")
+                progress.advance(task)
+
+            try:
+                memory.ingest_file(file, on_report=tally)
+            finally:
+                summary = {"file": str(file), "store": str(memory.store.location), **counts}
+                if json_out:
+                    render.emit_json(summary)
+                else:
+                    render.console.print(
+                        f"{counts['accepted']} accepted, {counts['duplicate']} duplicate, "
+                        f"{counts['refused']} candidate(s) refused by the writer gate "
+                        f"→ {memory.store.location}"
+                    )
+
+
+@app.command()
+def asof(
+    valid_at: Annotated[str, typer.Option(help="When in the world (ISO 8601 with offset).")] = "now",
+    known_at: Annotated[str, typer.Option(help="As the store believed it then.")] = "now",
+    subject: Annotated[str | None, typer.Option(help="Only this subject.")] = None,
+    predicate: Annotated[str | None, typer.Option(help="Only this predicate.")] = None,
+    scope: Annotated[str | None, typer.Option(help="Only this scope (tenant/user).")] = None,
+    store: StoreOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """What held at --valid-at, as the store believed it at --known-at.
+
+    "What did we believe on day 2 about day 1" is --valid-at DAY1 --known-at DAY2. An empty
+    answer means the store held nothing eligible; a missing store is an error (exit 3).
+    """
+    with render.errors():
+        valid = None if valid_at == "now" else parse_instant(valid_at, what="--valid-at")
+        known = None if known_at == "now" else parse_instant(known_at, what="--known-at")
+        with _open(store, create=False) as memory:
+            answer = memory.asof(valid, known, subject=subject, predicate=predicate, scope=scope)
+        if json_out:
+            render.emit_json(answer)
+        else:
+            render.console.print(render.asof_table(answer))
+
+
+@app.command()
+def history(
+    subject: Annotated[str, typer.Argument(help="The subject whose facts to list.")],
+    predicate: Annotated[str | None, typer.Option(help="Only this predicate.")] = None,
+    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    store: StoreOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Every revision about SUBJECT, with both intervals and what closed it."""
+    with render.errors():
+        with _open(store, create=False) as memory:
+            entries = memory.history(subject, predicate, scope=scope)
+        if json_out:
+            render.emit_json(entries)
+        else:
+            render.console.print(render.history_table(subject, entries))
+
+
+@app.command()
+def refusals(
+    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    store: StoreOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """The writer gate's audit: every candidate it refused, who sent it and why."""
+    with render.errors():
+        with _open(store, create=False) as memory:
+            rows = memory.refusals(scope)
+        if json_out:
+            render.emit_json(rows)
+            return
+        table = Table(title="refused by the writer gate")
+        for column in ("at", "source", "what", "reason", "episode"):
+            table.add_column(column)
+        for r in rows:
+            table.add_row(render.when(r.at), r.source, r.what, r.reason, r.episode_id)
+        render.console.print(table)
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of one ingest line (JSONL, one episode per line)."""
+    typer.echo(json.dumps(ingest_schema(), indent=2))
+
+
+@app.command()
+def demo(
+    store: Annotated[Path, typer.Option(help="Where to build the demo store.")] = Path(
+        ".kg-memory/demo.db"
+    ),
+) -> None:
+    """The main job on the embedded store: replay the dinner study, then ask it questions.
+
+    Ingests fixtures/dinner on the study's own timeline (the store's clock follows the days),
+    prints an as-of answer on both axes, a history and the eight-run table.
+    """
+    from kg_memory.sim.dinner import format_table, run_all
+    from kg_memory.sim.scenario import Scenario, ScenarioClock
+
+    with render.errors():
+        scenario = Scenario.load()
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{store}{suffix}").unlink(missing_ok=True)
+        clock = ScenarioClock(scenario.epoch)
+        with Memory.open(store, clock=clock) as memory:
+            for record in scenario.records:
+                clock.now = record.occurred_at
+                memory.ingest(record)
+            clock.now = scenario.at(scenario.days)
+            render.console.rule(f"ingested {len(scenario.records)} episodes into {store}")
+            day1, day2, day40 = scenario.at(1), scenario.at(2), scenario.at(40)
+            render.console.print(render.asof_table(memory.asof(day40, day40, scope="u1")))
+            render.console.print(
+                "What did we believe on day 1 about day 1, and on day 40 about day 1?"
+            )
+            render.console.print(render.asof_table(
+                memory.asof(day1, day1, subject="u1", predicate="next_dinner")))
+            render.console.print(render.asof_table(
+                memory.asof(day1, day40, subject="u1", predicate="next_dinner")))
+            render.console.print(render.asof_table(
+                memory.asof(day2, day40, subject="u1", predicate="next_dinner")))
+            render.console.print(render.history_table("ana", memory.history("ana")))
+        with tempfile.TemporaryDirectory() as tmp:
+            runs = run_all(scenario, Path(tmp))
+        render.console.rule("the dinner study, eight runs (seed 000)")
+        render.console.print(format_table([r.row() for r in runs]), highlight=False)
+
+
+def main() -> None:
+    app()
