@@ -41,8 +41,9 @@ class IntervalError(KgMemoryError, ValueError):
 class IngestError(KgMemoryError):
     """A line of ingest input that cannot be accepted.
 
-    ``line`` is 1-based and ``field`` is a dotted path into the JSON object (``"assertions.0.kind"``),
-    so the message points at exactly what to fix. Lines before it stay accepted.
+    ``line`` is 1-based and ``field`` is a dotted path into the JSON object
+    (``"assertions.0.kind"``), so the message points at exactly what to fix. Lines before it
+    stay accepted.
     """
 
     def __init__(self, message: str, *, line: int | None = None, field: str | None = None) -> None:

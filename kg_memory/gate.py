@@ -123,7 +123,5 @@ def may_end(entity: Entity | None, source: str) -> GateDecision:
     if entity is None:
         return GateDecision(admitted=False, reason="unknown entity")
     if source not in entity.owners:
-        return GateDecision(
-            admitted=False, reason=f"{source} does not own {entity.entity_id}"
-        )
+        return GateDecision(admitted=False, reason=f"{source} does not own {entity.entity_id}")
     return GateDecision(admitted=True, reason=f"{source} owns {entity.entity_id}")

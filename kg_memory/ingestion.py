@@ -99,8 +99,13 @@ def _refuse(
 ) -> Effect:
     what = key if value is None else f"{key} = {value}"
     tx.add_refusal(
-        Refusal(episode_id=episode.episode_id, source=episode.source, what=what, reason=reason,
-                at=tx.now)
+        Refusal(
+            episode_id=episode.episode_id,
+            source=episode.source,
+            what=what,
+            reason=reason,
+            at=tx.now,
+        )
     )
     return Effect(action="refused", key=key, value=value, detail=reason)
 
@@ -121,8 +126,9 @@ def _resolve_dependencies(
         if fact is None:
             resolved.append(ref)
             continue
-        slot = Slot(scope=record.scope, subject=fact.subject, predicate=fact.predicate,
-                    project=fact.project)
+        slot = Slot(
+            scope=record.scope, subject=fact.subject, predicate=fact.predicate, project=fact.project
+        )
         holding = [v for v in tx.live_versions(slot) if v.valid.contains(valid.start)]
         if not holding:
             return f"depends on {ref}, which has no value at {valid.start.isoformat()}"
@@ -131,14 +137,22 @@ def _resolve_dependencies(
 
 
 def _write(
-    tx: Transaction, record: IngestRecord, episode: Episode, index: int,
-    candidate: AssertionCandidate, policy: WriterPolicy,
+    tx: Transaction,
+    record: IngestRecord,
+    episode: Episode,
+    index: int,
+    candidate: AssertionCandidate,
+    policy: WriterPolicy,
 ) -> list[Effect]:
     key = f"{candidate.subject}.{candidate.predicate}"
     subject = tx.entity(candidate.subject)
     decision = admit(
-        policy, source=record.source, kind=candidate.kind, subject=candidate.subject,
-        predicate=candidate.predicate, owners=subject.owners if subject else (),
+        policy,
+        source=record.source,
+        kind=candidate.kind,
+        subject=candidate.subject,
+        predicate=candidate.predicate,
+        owners=subject.owners if subject else (),
     )
     if not decision.admitted:
         return [_refuse(tx, episode, key, decision.reason, candidate.value)]
@@ -149,14 +163,26 @@ def _write(
     if subject is None:
         tx.put_entity(Entity(entity_id=candidate.subject, scope=record.scope))
     draft = Draft(
-        assertion_id=assertion_id_for(episode.episode_id, index), scope=record.scope,
-        subject=candidate.subject, predicate=candidate.predicate, value=candidate.value,
-        qualifiers=candidate.qualifiers, kind=candidate.kind, writer=record.source,
-        depends_on=depends, confidence=candidate.confidence, valid=valid,
-        reason=EndReason.ASSERTED, recorded_by=episode.episode_id,
+        assertion_id=assertion_id_for(episode.episode_id, index),
+        scope=record.scope,
+        subject=candidate.subject,
+        predicate=candidate.predicate,
+        value=candidate.value,
+        qualifiers=candidate.qualifiers,
+        kind=candidate.kind,
+        writer=record.source,
+        depends_on=depends,
+        confidence=candidate.confidence,
+        valid=valid,
+        reason=EndReason.ASSERTED,
+        recorded_by=episode.episode_id,
     )
-    slot = Slot(scope=record.scope, subject=candidate.subject, predicate=candidate.predicate,
-                project=candidate.qualifiers.project)
+    slot = Slot(
+        scope=record.scope,
+        subject=candidate.subject,
+        predicate=candidate.predicate,
+        project=candidate.qualifiers.project,
+    )
     plan = plan_write(tx.live_versions(slot), draft, episode_id=episode.episode_id)
     apply_plan(tx, plan)
     written = plan.drafts[-1].assertion_id if plan.drafts else None
@@ -168,18 +194,29 @@ def _write(
 
 
 def _retract(
-    tx: Transaction, record: IngestRecord, episode: Episode, retraction: RetractionCandidate,
+    tx: Transaction,
+    record: IngestRecord,
+    episode: Episode,
+    retraction: RetractionCandidate,
     policy: WriterPolicy,
 ) -> list[Effect]:
-    slot = Slot(scope=record.scope, subject=retraction.subject, predicate=retraction.predicate,
-                project=retraction.project)
+    slot = Slot(
+        scope=record.scope,
+        subject=retraction.subject,
+        predicate=retraction.predicate,
+        project=retraction.project,
+    )
     portion = Interval(start=retraction.valid_from or record.occurred_at, end=retraction.valid_to)
     current = tx.live_versions(slot)
     subject = tx.entity(retraction.subject)
     for version in current:
         decision = admit(
-            policy, source=record.source, kind=version.kind, subject=version.subject,
-            predicate=version.predicate, owners=subject.owners if subject else (),
+            policy,
+            source=record.source,
+            kind=version.kind,
+            subject=version.subject,
+            predicate=version.predicate,
+            owners=subject.owners if subject else (),
         )
         if version.valid.overlaps(portion) and not decision.admitted:
             return [_refuse(tx, episode, f"retract {version.key}", decision.reason)]
@@ -197,7 +234,8 @@ def _event(
     if not decision.admitted:
         return [_refuse(tx, episode, label, decision.reason)]
     plan = plan_retirement(
-        tx.live_dependents(event.target), at=event.at or record.occurred_at,
+        tx.live_dependents(event.target),
+        at=event.at or record.occurred_at,
         episode_id=episode.episode_id,
     )
     apply_plan(tx, plan)
@@ -219,17 +257,26 @@ def ingest_record(tx: Transaction, record: IngestRecord, policy: WriterPolicy) -
                 f"operation id {record.operation_id!r} was already used with a different payload",
                 field="operation_id",
             )
-        return IngestReport(operation_id=record.operation_id, episode_id=episode_id,
-                            status="duplicate", system_time=prior[0].recorded_at)
+        return IngestReport(
+            operation_id=record.operation_id,
+            episode_id=episode_id,
+            status="duplicate",
+            system_time=prior[0].recorded_at,
+        )
     episode = Episode(
-        episode_id=episode_id, operation_id=record.operation_id, source=record.source,
-        channel=record.channel, content=record.content, occurred_at=record.occurred_at,
-        recorded_at=tx.now, scope=record.scope,
+        episode_id=episode_id,
+        operation_id=record.operation_id,
+        source=record.source,
+        channel=record.channel,
+        content=record.content,
+        occurred_at=record.occurred_at,
+        recorded_at=tx.now,
+        scope=record.scope,
     )
     tx.add_episode(episode, payload_hash)
-    for candidate in record.entities:
-        tx.put_entity(Entity(scope=record.scope, **candidate.model_dump()))
-        tx.add_edge(PlannedEdge(src=episode_id, type=EdgeType.MENTIONS, dst=candidate.entity_id))
+    for entity in record.entities:
+        tx.put_entity(Entity(scope=record.scope, **entity.model_dump()))
+        tx.add_edge(PlannedEdge(src=episode_id, type=EdgeType.MENTIONS, dst=entity.entity_id))
     for mention in record.mentions:
         tx.add_edge(PlannedEdge(src=episode_id, type=EdgeType.MENTIONS, dst=mention))
 
@@ -241,5 +288,10 @@ def ingest_record(tx: Transaction, record: IngestRecord, policy: WriterPolicy) -
         effects.extend(_retract(tx, record, episode, retraction, policy))
     for index, candidate in enumerate(record.assertions):
         effects.extend(_write(tx, record, episode, index, candidate, policy))
-    return IngestReport(operation_id=record.operation_id, episode_id=episode_id,
-                        status="accepted", system_time=tx.now, effects=tuple(effects))
+    return IngestReport(
+        operation_id=record.operation_id,
+        episode_id=episode_id,
+        status="accepted",
+        system_time=tx.now,
+        effects=tuple(effects),
+    )

@@ -14,7 +14,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import itertools
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 
@@ -84,19 +85,18 @@ class Memory:
         reports: list[IngestReport] = []
         iterator = iter(records)
         while True:
+            before = len(reports)
             with self.store.batch():
-                count = 0
-                for record in iterator:
+                # islice stays lazy: a bad line raises here, after the lines before it were
+                # written, and the batch still commits them on the way out.
+                for record in itertools.islice(iterator, batch_size):
                     with self.store.transaction() as tx:
                         report = ingest_record(tx, record, self.policy)
                     reports.append(report)
                     if on_report is not None:
                         on_report(report)
-                    count += 1
-                    if count == batch_size:
-                        break
-                else:
-                    return reports
+            if len(reports) - before < batch_size:
+                return reports
 
     def ingest_file(
         self, path: Path, *, on_report: Callable[[IngestReport], None] | None = None
@@ -126,13 +126,18 @@ class Memory:
         query = AsOfQuery(
             valid_at=ensure_utc(valid_at, what="valid_at") if valid_at else now,
             known_at=ensure_utc(known_at, what="known_at") if known_at else now,
-            subject=subject, predicate=predicate, scope=scope,
+            subject=subject,
+            predicate=predicate,
+            scope=scope,
         )
         versions = self.store.asof(query)
         supports = self.store.supports((v.assertion_id for v in versions), query.known_at)
         return AsOfAnswer(
-            valid_at=query.valid_at, known_at=query.known_at, subject=subject,
-            predicate=predicate, scope=scope,
+            valid_at=query.valid_at,
+            known_at=query.known_at,
+            subject=subject,
+            predicate=predicate,
+            scope=scope,
             facts=tuple(Fact.of(v, supports.get(v.assertion_id, ())) for v in versions),
         )
 
@@ -145,4 +150,3 @@ class Memory:
     def refusals(self, scope: str | None = None) -> list[Refusal]:
         """The writer gate's audit: every candidate it refused, and why."""
         return self.store.refusals(scope)
-

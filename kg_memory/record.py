@@ -151,7 +151,9 @@ def read_records(path: Path) -> Iterator[IngestRecord]:
             try:
                 data = json.loads(text)
             except json.JSONDecodeError as exc:
-                raise IngestError(f"malformed JSON: {exc.msg} at column {exc.colno}", line=number)
+                raise IngestError(
+                    f"malformed JSON: {exc.msg} at column {exc.colno}", line=number
+                ) from None
             yield parse_record(data, line=number)
 
 

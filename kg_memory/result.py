@@ -53,8 +53,19 @@ class Fact(BaseModel):
             supported_by=supports,
             **version.model_dump(
                 include={
-                    "assertion_id", "revision", "scope", "subject", "predicate", "value",
-                    "qualifiers", "kind", "writer", "depends_on", "confidence", "valid", "system",
+                    "assertion_id",
+                    "revision",
+                    "scope",
+                    "subject",
+                    "predicate",
+                    "value",
+                    "qualifiers",
+                    "kind",
+                    "writer",
+                    "depends_on",
+                    "confidence",
+                    "valid",
+                    "system",
                 }
             ),
         )

@@ -81,7 +81,9 @@ def plan_write(current: Sequence[Assertion], fact: Draft, *, episode_id: str) ->
     for version in current:
         if same_content(fact, version) and version.valid.covers(fact.valid):
             return ChangePlan(
-                edges=(PlannedEdge(src=episode_id, type=EdgeType.SUPPORTS, dst=version.assertion_id),),
+                edges=(
+                    PlannedEdge(src=episode_id, type=EdgeType.SUPPORTS, dst=version.assertion_id),
+                ),
                 effects=(
                     Effect(
                         action="refreshed",
@@ -114,8 +116,12 @@ def plan_write(current: Sequence[Assertion], fact: Draft, *, episode_id: str) ->
     drafts: list[Draft] = []
     edges = [PlannedEdge(src=episode_id, type=EdgeType.SUPPORTS, dst=assertion_id)]
     effects = [
-        Effect(action="written", key=f"{fact.subject}.{fact.predicate}", value=fact.value,
-               assertion_id=assertion_id)
+        Effect(
+            action="written",
+            key=f"{fact.subject}.{fact.predicate}",
+            value=fact.value,
+            assertion_id=assertion_id,
+        )
     ]
     ended: list[tuple[str, Interval]] = []
     for v in others:
@@ -128,7 +134,9 @@ def plan_write(current: Sequence[Assertion], fact: Draft, *, episode_id: str) ->
         ended.append((v.assertion_id, _overlap(v.valid, fact.valid)))
     for v in kin:
         if v.assertion_id != assertion_id:
-            edges.append(PlannedEdge(src=assertion_id, type=EdgeType.SUPERSEDES, dst=v.assertion_id))
+            edges.append(
+                PlannedEdge(src=assertion_id, type=EdgeType.SUPERSEDES, dst=v.assertion_id)
+            )
     drafts.append(merged)
     return ChangePlan(
         closures=tuple(closures),
@@ -159,8 +167,12 @@ def plan_retraction(
         if not v.valid.overlaps(portion):
             continue
         closures.append(
-            Closure(assertion_id=v.assertion_id, revision=v.revision, reason=reason,
-                    closed_by=episode_id)
+            Closure(
+                assertion_id=v.assertion_id,
+                revision=v.revision,
+                reason=reason,
+                closed_by=episode_id,
+            )
         )
         drafts.extend(draft_of(v, part, reason, episode_id) for part in v.valid.minus(portion))
         edges.append(PlannedEdge(src=episode_id, type=EdgeType.INVALIDATES, dst=v.assertion_id))

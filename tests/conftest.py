@@ -43,13 +43,20 @@ def episode(op: str, source: str, when: datetime, **fields: Any) -> IngestRecord
     """A valid ingest record with sensible defaults for the envelope."""
     channel = fields.pop("channel", "chat" if source in ("user", "agent") else "webhook")
     return IngestRecord.model_validate(
-        {"operation_id": op, "source": source, "channel": channel,
-         "occurred_at": when.isoformat(), "scope": fields.pop("scope", "u1"), **fields}
+        {
+            "operation_id": op,
+            "source": source,
+            "channel": channel,
+            "occurred_at": when.isoformat(),
+            "scope": fields.pop("scope", "u1"),
+            **fields,
+        }
     )
 
 
-def fact(subject: str, predicate: str, value: object, kind: str = "stated",
-         **fields: Any) -> dict[str, Any]:
+def fact(
+    subject: str, predicate: str, value: object, kind: str = "stated", **fields: Any
+) -> dict[str, Any]:
     for key in ("valid_from", "valid_to"):
         if isinstance(fields.get(key), datetime):
             fields[key] = fields[key].isoformat()

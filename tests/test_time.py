@@ -18,7 +18,9 @@ def test_naive_datetimes_are_refused_with_a_clear_error() -> None:
 
 def test_offsets_are_normalised_to_utc() -> None:
     paris = timezone(timedelta(hours=1))
-    assert ensure_utc(datetime(2026, 1, 1, 13, tzinfo=paris)) == datetime(2026, 1, 1, 12, tzinfo=UTC)
+    assert ensure_utc(datetime(2026, 1, 1, 13, tzinfo=paris)) == datetime(
+        2026, 1, 1, 12, tzinfo=UTC
+    )
     assert parse_instant("2026-01-01T13:00:00+01:00").tzinfo == UTC
 
 
@@ -44,8 +46,9 @@ def test_interval_must_end_after_it_starts() -> None:
 
 def _iv(a: int, b: int | None) -> Interval:
     base = datetime(2026, 1, 1, tzinfo=UTC)
-    return Interval(start=base + timedelta(days=a),
-                    end=None if b is None else base + timedelta(days=b))
+    return Interval(
+        start=base + timedelta(days=a), end=None if b is None else base + timedelta(days=b)
+    )
 
 
 def test_half_open_semantics() -> None:

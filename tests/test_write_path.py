@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from kg_memory import EndReason, IdempotencyConflict, Kind, Memory
+from kg_memory import EndReason, IdempotencyConflict, IngestReport, Kind, Memory
 from tests.conftest import ManualClock, day, episode, fact
 
 
-def _ingest(memory: Memory, clock: ManualClock, record_day: float, op: str, source: str,
-            **fields: object):  # type: ignore[no-untyped-def]
+def _ingest(
+    memory: Memory, clock: ManualClock, record_day: float, op: str, source: str, **fields: object
+) -> IngestReport:
     clock.now = day(record_day)
     return memory.ingest(episode(op, source, day(record_day), **fields))
 
@@ -41,8 +42,15 @@ def test_same_operation_with_a_different_payload_is_an_error(
 def test_third_party_statement_is_refused_and_audited_never_served(
     memory: Memory, clock: ManualClock
 ) -> None:
-    report = _ingest(memory, clock, 2, "hook-1", "restaurant", content="pre-approves deposits",
-                     assertions=[fact("u1", "deposit_preapproved", "yes")])
+    report = _ingest(
+        memory,
+        clock,
+        2,
+        "hook-1",
+        "restaurant",
+        content="pre-approves deposits",
+        assertions=[fact("u1", "deposit_preapproved", "yes")],
+    )
     assert [e.action for e in report.effects] == ["refused"]
     assert memory.asof(subject="u1").facts == ()
     [refusal] = memory.refusals()
@@ -65,17 +73,16 @@ def test_reasserting_the_current_value_refreshes_instead_of_duplicating(
     assert len(served.supported_by) == 2
 
 
-def test_supersession_closes_and_appends_never_mutates(
-    memory: Memory, clock: ManualClock
-) -> None:
+def test_supersession_closes_and_appends_never_mutates(memory: Memory, clock: ManualClock) -> None:
     _ingest(memory, clock, 0, "a", "user", assertions=[fact("ana", "diet", "vegetarian")])
     before = memory.history("ana")
     _ingest(memory, clock, 30, "b", "user", assertions=[fact("ana", "diet", "eats fish")])
     after = memory.history("ana")
     original = after[0].version
     # The original revision is unchanged except that the store stopped believing it at day 30.
-    assert original.model_dump(exclude={"system", "closed_by", "close_reason"}) == \
-        before[0].version.model_dump(exclude={"system", "closed_by", "close_reason"})
+    assert original.model_dump(exclude={"system", "closed_by", "close_reason"}) == before[
+        0
+    ].version.model_dump(exclude={"system", "closed_by", "close_reason"})
     assert original.system.end == day(30)
     assert original.close_reason is EndReason.SUPERSEDED
     values = {(e.version.value, e.version.valid.end, e.version.system.end) for e in after}
@@ -95,8 +102,14 @@ def test_day2_belief_about_day1_survives_a_day3_retroactive_correction(
 ) -> None:
     _ingest(memory, clock, 0, "a", "user", assertions=[fact("ana", "diet", "vegetarian")])
     # Day 3: "actually, since day 1 Ana has eaten fish" - a correction of the past.
-    _ingest(memory, clock, 3, "b", "user",
-            assertions=[fact("ana", "diet", "eats fish", valid_from=day(1))])
+    _ingest(
+        memory,
+        clock,
+        3,
+        "b",
+        "user",
+        assertions=[fact("ana", "diet", "eats fish", valid_from=day(1))],
+    )
     believed_day2 = memory.asof(valid_at=day(1, 12), known_at=day(2), subject="ana")
     believed_now = memory.asof(valid_at=day(1, 12), known_at=day(4), subject="ana")
     assert believed_day2.values() == ["vegetarian"]
@@ -108,10 +121,25 @@ def test_day2_belief_about_day1_survives_a_day3_retroactive_correction(
 
 def test_retracting_a_portion_splits_what_was_there(memory: Memory, clock: ManualClock) -> None:
     _ingest(memory, clock, 0, "a", "user", assertions=[fact("u1", "city", "Lyon")])
-    _ingest(memory, clock, 20, "b", "user", retractions=[
-        {"subject": "u1", "predicate": "city", "valid_from": day(5).isoformat(),
-         "valid_to": day(10).isoformat()}])
-    at = lambda d: memory.asof(day(d), day(21), subject="u1").values()  # noqa: E731
+    _ingest(
+        memory,
+        clock,
+        20,
+        "b",
+        "user",
+        retractions=[
+            {
+                "subject": "u1",
+                "predicate": "city",
+                "valid_from": day(5).isoformat(),
+                "valid_to": day(10).isoformat(),
+            }
+        ],
+    )
+
+    def at(d: int) -> list[object]:
+        return list(memory.asof(day(d), day(21), subject="u1").values())
+
     assert (at(2), at(7), at(12)) == (["Lyon"], [], ["Lyon"])
     assert memory.asof(day(7), day(19), subject="u1").values() == ["Lyon"]
 
@@ -119,22 +147,42 @@ def test_retracting_a_portion_splits_what_was_there(memory: Memory, clock: Manua
 def test_owner_event_retires_dependents_from_the_event_on(
     memory: Memory, clock: ManualClock
 ) -> None:
-    _ingest(memory, clock, 1, "book", "agent",
-            entities=[{"entity_id": "R1", "type": "booking", "owners": ["restaurant"]}],
-            assertions=[fact("u1", "next_dinner", "R1 Fri", "world", depends_on=["R1"])])
-    report = _ingest(memory, clock, 2, "cancel", "restaurant",
-                     events=[{"target": "R1", "name": "cancelled"}])
+    _ingest(
+        memory,
+        clock,
+        1,
+        "book",
+        "agent",
+        entities=[{"entity_id": "R1", "type": "booking", "owners": ["restaurant"]}],
+        assertions=[fact("u1", "next_dinner", "R1 Fri", "world", depends_on=["R1"])],
+    )
+    report = _ingest(
+        memory, clock, 2, "cancel", "restaurant", events=[{"target": "R1", "name": "cancelled"}]
+    )
     assert [e.action for e in report.effects] == ["event", "retired"]
     assert memory.asof(day(3), day(3), subject="u1").facts == ()
     assert memory.asof(day(1, 12), day(3), subject="u1").values() == ["R1 Fri"]
 
 
 def test_an_event_from_a_non_owner_is_refused(memory: Memory, clock: ManualClock) -> None:
-    _ingest(memory, clock, 1, "book", "agent",
-            entities=[{"entity_id": "R1", "type": "booking", "owners": ["restaurant"]}],
-            assertions=[fact("u1", "next_dinner", "R1 Fri", "world", depends_on=["R1"])])
-    report = _ingest(memory, clock, 2, "spoof", "stranger", channel="webhook",
-                     events=[{"target": "R1", "name": "cancelled"}])
+    _ingest(
+        memory,
+        clock,
+        1,
+        "book",
+        "agent",
+        entities=[{"entity_id": "R1", "type": "booking", "owners": ["restaurant"]}],
+        assertions=[fact("u1", "next_dinner", "R1 Fri", "world", depends_on=["R1"])],
+    )
+    report = _ingest(
+        memory,
+        clock,
+        2,
+        "spoof",
+        "stranger",
+        channel="webhook",
+        events=[{"target": "R1", "name": "cancelled"}],
+    )
     assert [e.action for e in report.effects] == ["refused"]
     assert memory.asof(day(3), day(3), subject="u1").values() == ["R1 Fri"]
 
@@ -143,10 +191,24 @@ def test_upstream_change_retires_dependents_transitively(
     memory: Memory, clock: ManualClock
 ) -> None:
     _ingest(memory, clock, 0, "lead", "user", assertions=[fact("team", "lead", "Mina")])
-    _ingest(memory, clock, 1, "rev", "user", assertions=[
-        fact("reviews", "assignee", "Seoyun", depends_on=["fact:team/lead"])])
-    _ingest(memory, clock, 2, "dash", "agent", assertions=[
-        fact("dashboard", "reviewer", "Seoyun", "world", depends_on=["fact:reviews/assignee"])])
+    _ingest(
+        memory,
+        clock,
+        1,
+        "rev",
+        "user",
+        assertions=[fact("reviews", "assignee", "Seoyun", depends_on=["fact:team/lead"])],
+    )
+    _ingest(
+        memory,
+        clock,
+        2,
+        "dash",
+        "agent",
+        assertions=[
+            fact("dashboard", "reviewer", "Seoyun", "world", depends_on=["fact:reviews/assignee"])
+        ],
+    )
     report = _ingest(memory, clock, 10, "lead2", "user", assertions=[fact("team", "lead", "Kai")])
     actions = [e.action for e in report.effects]
     assert actions == ["written", "replaced", "retired", "retired"]
@@ -157,21 +219,47 @@ def test_upstream_change_retires_dependents_transitively(
 
 
 def test_dependency_on_a_fact_with_no_value_is_refused(memory: Memory, clock: ManualClock) -> None:
-    report = _ingest(memory, clock, 1, "rev", "user", assertions=[
-        fact("reviews", "assignee", "Seoyun", depends_on=["fact:team/lead"])])
+    report = _ingest(
+        memory,
+        clock,
+        1,
+        "rev",
+        "user",
+        assertions=[fact("reviews", "assignee", "Seoyun", depends_on=["fact:team/lead"])],
+    )
     assert report.effects[0].action == "refused"
     assert "no value" in report.effects[0].detail
 
 
 def test_projects_do_not_supersede_each_other(memory: Memory, clock: ManualClock) -> None:
-    _ingest(memory, clock, 1, "a", "user", assertions=[
-        fact("j17", "report_style", "concise",
-             qualifiers={"project": "c1", "exceptions": ["audits"]})])
-    _ingest(memory, clock, 2, "b", "user", assertions=[
-        fact("j17", "report_style", "detailed", qualifiers={"project": "b2"})])
+    _ingest(
+        memory,
+        clock,
+        1,
+        "a",
+        "user",
+        assertions=[
+            fact(
+                "j17",
+                "report_style",
+                "concise",
+                qualifiers={"project": "c1", "exceptions": ["audits"]},
+            )
+        ],
+    )
+    _ingest(
+        memory,
+        clock,
+        2,
+        "b",
+        "user",
+        assertions=[fact("j17", "report_style", "detailed", qualifiers={"project": "b2"})],
+    )
     facts = memory.asof(subject="j17").facts
-    assert {(f.value, f.qualifiers.project) for f in facts} == {("concise", "c1"),
-                                                               ("detailed", "b2")}
+    assert {(f.value, f.qualifiers.project) for f in facts} == {
+        ("concise", "c1"),
+        ("detailed", "b2"),
+    }
     [cedar] = [f for f in facts if f.qualifiers.project == "c1"]
     assert cedar.qualifiers.exceptions == ("audits",)
 
@@ -181,10 +269,16 @@ def test_writer_comes_from_the_envelope_not_the_payload(memory: Memory, clock: M
     from kg_memory.record import parse_record
 
     with pytest.raises(IngestError, match="unknown field") as info:
-        parse_record({"operation_id": "x", "source": "restaurant", "channel": "webhook",
-                      "occurred_at": day(1).isoformat(),
-                      "assertions": [{**fact("u1", "deposit", "yes"), "writer": "user"}]},
-                     line=7)
+        parse_record(
+            {
+                "operation_id": "x",
+                "source": "restaurant",
+                "channel": "webhook",
+                "occurred_at": day(1).isoformat(),
+                "assertions": [{**fact("u1", "deposit", "yes"), "writer": "user"}],
+            },
+            line=7,
+        )
     assert info.value.line == 7
     assert info.value.field == "assertions.0.writer"
 
@@ -192,8 +286,14 @@ def test_writer_comes_from_the_envelope_not_the_payload(memory: Memory, clock: M
 def test_several_writes_in_one_episode_leave_no_invisible_versions(
     memory: Memory, clock: ManualClock
 ) -> None:
-    _ingest(memory, clock, 1, "a", "user", assertions=[
-        fact("ana", "diet", "vegan"), fact("ana", "diet", "vegetarian")])
+    _ingest(
+        memory,
+        clock,
+        1,
+        "a",
+        "user",
+        assertions=[fact("ana", "diet", "vegan"), fact("ana", "diet", "vegetarian")],
+    )
     history = memory.history("ana")
     assert [e.version.value for e in history] == ["vegetarian"]
     assert memory.asof(subject="ana").facts[0].kind is Kind.STATED

@@ -61,13 +61,23 @@ def ingest(
     with render.errors():
         if not file.exists():
             raise StoreUnavailable(f"no such file: {file}")
-        total = sum(1 for line in file.open(encoding="utf-8")
-                    if line.strip() and not line.strip().startswith("#"))
+        total = sum(
+            1
+            for line in file.open(encoding="utf-8")
+            if line.strip() and not line.strip().startswith("#")
+        )
         counts = {"accepted": 0, "duplicate": 0, "refused": 0}
-        with _open(store, create=True) as memory, Progress(
-            TextColumn("ingesting"), BarColumn(), MofNCompleteColumn(),
-            console=render.console, disable=json_out, transient=True,
-        ) as progress:
+        with (
+            _open(store, create=True) as memory,
+            Progress(
+                TextColumn("ingesting"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                console=render.console,
+                disable=json_out,
+                transient=True,
+            ) as progress,
+        ):
             task = progress.add_task("ingest", total=total)
 
             def tally(report: IngestReport) -> None:
@@ -91,7 +101,9 @@ def ingest(
 
 @app.command()
 def asof(
-    valid_at: Annotated[str, typer.Option(help="When in the world (ISO 8601 with offset).")] = "now",
+    valid_at: Annotated[
+        str, typer.Option(help="When in the world (ISO 8601 with offset).")
+    ] = "now",
     known_at: Annotated[str, typer.Option(help="As the store believed it then.")] = "now",
     subject: Annotated[str | None, typer.Option(help="Only this subject.")] = None,
     predicate: Annotated[str | None, typer.Option(help="Only this predicate.")] = None,
@@ -190,12 +202,15 @@ def demo(
             render.console.print(
                 "What did we believe on day 1 about day 1, and on day 40 about day 1?"
             )
-            render.console.print(render.asof_table(
-                memory.asof(day1, day1, subject="u1", predicate="next_dinner")))
-            render.console.print(render.asof_table(
-                memory.asof(day1, day40, subject="u1", predicate="next_dinner")))
-            render.console.print(render.asof_table(
-                memory.asof(day2, day40, subject="u1", predicate="next_dinner")))
+            render.console.print(
+                render.asof_table(memory.asof(day1, day1, subject="u1", predicate="next_dinner"))
+            )
+            render.console.print(
+                render.asof_table(memory.asof(day1, day40, subject="u1", predicate="next_dinner"))
+            )
+            render.console.print(
+                render.asof_table(memory.asof(day2, day40, subject="u1", predicate="next_dinner"))
+            )
             render.console.print(render.history_table("ana", memory.history("ana")))
         with tempfile.TemporaryDirectory() as tmp:
             runs = run_all(scenario, Path(tmp))

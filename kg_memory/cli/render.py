@@ -18,7 +18,7 @@ from kg_memory.errors import EXIT_CODES, KgMemoryError
 from kg_memory.interval import Interval
 from kg_memory.result import AsOfAnswer, HistoryEntry
 
-__all__ = ["console", "emit_json", "errors", "history_table", "interval", "asof_table", "when"]
+__all__ = ["asof_table", "console", "emit_json", "errors", "history_table", "interval", "when"]
 
 console = Console()
 _err = Console(stderr=True)
@@ -31,7 +31,9 @@ def errors() -> Iterator[None]:
         yield
     except KgMemoryError as exc:
         code = next(c for cls, c in EXIT_CODES if isinstance(exc, cls))
-        _err.print(f"[bold red]error[/]: {type(exc).__name__}: {exc}", highlight=False)
+        _err.print(
+            f"[bold red]error[/]: {type(exc).__name__}: {exc}", highlight=False, soft_wrap=True
+        )
         raise typer.Exit(code) from None
 
 
@@ -39,8 +41,11 @@ def emit_json(data: BaseModel | list[Any] | dict[str, Any]) -> None:
     if isinstance(data, BaseModel):
         payload: Any = data.model_dump(mode="json")
     else:
-        payload = [d.model_dump(mode="json") if isinstance(d, BaseModel) else d for d in data] \
-            if isinstance(data, list) else data
+        payload = (
+            [d.model_dump(mode="json") if isinstance(d, BaseModel) else d for d in data]
+            if isinstance(data, list)
+            else data
+        )
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
 
 
@@ -57,12 +62,24 @@ def interval(value: Interval) -> str:
     return f"[{when(value.start)}, {when(value.end)})"
 
 
+def short(node_id: str) -> str:
+    """Ids are long hashes; tables show a prefix that is unique in practice (JSON has all)."""
+    return node_id[:11]
+
+
+def _evidence(episode_ids: list[str]) -> str:
+    if not episode_ids:
+        return ""
+    more = f" +{len(episode_ids) - 1}" if len(episode_ids) > 1 else ""
+    return short(episode_ids[-1]) + more
+
+
 def asof_table(answer: AsOfAnswer) -> Table:
     table = Table(
         title=f"valid at {when(answer.valid_at)} · known at {when(answer.known_at)}",
         caption=f"{len(answer.facts)} fact(s)",
     )
-    for column in ("fact", "value", "kind", "writer", "valid", "system", "supported by", "id"):
+    for column in ("fact", "value", "kind", "writer", "valid", "system", "evidence", "id"):
         table.add_column(column, overflow="fold")
     for fact in answer.facts:
         qualifiers = fact.qualifiers
@@ -73,24 +90,46 @@ def asof_table(answer: AsOfAnswer) -> Table:
         if qualifiers.exceptions:
             value += f" (except {', '.join(qualifiers.exceptions)})"
         table.add_row(
-            label, value, fact.kind.value, fact.writer, interval(fact.valid),
-            interval(fact.system), ", ".join(s.episode_id for s in fact.supported_by),
-            f"{fact.assertion_id}#{fact.revision}",
+            label,
+            value,
+            fact.kind.value,
+            fact.writer,
+            interval(fact.valid),
+            interval(fact.system),
+            _evidence([s.episode_id for s in fact.supported_by]),
+            f"{short(fact.assertion_id)}#{fact.revision}",
         )
     return table
 
 
 def history_table(subject: str, entries: list[HistoryEntry]) -> Table:
     table = Table(title=f"history of {subject}", caption=f"{len(entries)} revision(s)")
-    for column in ("fact", "value", "kind", "writer", "valid", "system", "because", "closed by",
-                   "id"):
+    for column in (
+        "fact",
+        "value",
+        "kind",
+        "writer",
+        "valid",
+        "system",
+        "because",
+        "closed by",
+        "id",
+    ):
         table.add_column(column, overflow="fold")
     for entry in entries:
         v = entry.version
-        closed = "" if entry.closed_by is None else f"{entry.closed_by} ({entry.close_reason})"
+        closed = (
+            "" if entry.closed_by is None else f"{entry.close_reason} by {short(entry.closed_by)}"
+        )
         table.add_row(
-            v.key, str(v.value), v.kind.value, v.writer, interval(v.valid), interval(v.system),
-            f"{entry.created_because.value} by {v.recorded_by}", closed,
-            f"{v.assertion_id}#{v.revision}",
+            v.key,
+            str(v.value),
+            v.kind.value,
+            v.writer,
+            interval(v.valid),
+            interval(v.system),
+            f"{entry.created_because.value} by {short(v.recorded_by)}",
+            closed,
+            f"{short(v.assertion_id)}#{v.revision}",
         )
     return table

@@ -19,17 +19,16 @@ from kg_memory.sim.scenario import Scenario
 
 __all__ = ["sim_app"]
 
-sim_app = typer.Typer(help="Simulations that replay a scenario through the memory graph.",
-                      no_args_is_help=True)
+sim_app = typer.Typer(
+    help="Simulations that replay a scenario through the memory graph.", no_args_is_help=True
+)
 dinner_app = typer.Typer(
     help="The 90-day dinner study (seed 000): eight runs, 89 reads each.",
     invoke_without_command=True,
 )
 sim_app.add_typer(dinner_app, name="dinner")
 
-PolicyArg = Annotated[
-    str, typer.Argument(help=f"One of: {', '.join(POLICIES)}.", metavar="POLICY")
-]
+PolicyArg = Annotated[str, typer.Argument(help=f"One of: {', '.join(POLICIES)}.", metavar="POLICY")]
 
 
 def _policy(slug: str) -> str:

@@ -87,8 +87,14 @@ class BaselineStore:
                         item.alive = False
                         outcome = f"written, replaces {item.key} = {item.value}"
             self.items.append(
-                Item(key=key, value=cand.value, source=record.source, day=day,
-                     depends=cand.depends_on, touched=day)
+                Item(
+                    key=key,
+                    value=cand.value,
+                    source=record.source,
+                    day=day,
+                    depends=cand.depends_on,
+                    touched=day,
+                )
             )
             self.log.append((day, record.source, f"{key} = {cand.value}", outcome))
 

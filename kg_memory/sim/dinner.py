@@ -100,15 +100,23 @@ class Run(BaseModel):
 
     def row(self) -> Row:
         count = {v: sum(1 for r in self.reads if r.verdict is v) for v in Verdict}
-        return Row(policy=self.title, reads=len(self.reads), stale=count[Verdict.STALE],
-                   missing=count[Verdict.MISSING], injected=count[Verdict.INJECTED])
+        return Row(
+            policy=self.title,
+            reads=len(self.reads),
+            stale=count[Verdict.STALE],
+            missing=count[Verdict.MISSING],
+            injected=count[Verdict.INJECTED],
+        )
 
 
 def classify(scenario: Scenario, key: str, day: int, served: tuple[Served, ...]) -> Verdict:
     """One verdict per read: injected beats stale beats missing (seed 000)."""
     truth = scenario.true_value(key, day)
-    if any(not s.as_user_statement or s.writer not in scenario.user_sources for s in served
-           if s.as_user_statement or s.kind is Kind.CLAIM):
+    if any(
+        not s.as_user_statement or s.writer not in scenario.user_sources
+        for s in served
+        if s.as_user_statement or s.kind is Kind.CLAIM
+    ):
         return Verdict.INJECTED
     if any(s.value != truth for s in served):
         return Verdict.STALE
@@ -136,11 +144,22 @@ def _run_baseline(scenario: Scenario, policy: Policy) -> Run:
                 store.feed(record, scenario)
         for read in (r for r in scenario.reads if r.day == day):
             served = tuple(_item(i) for i in store.read(read.key, day))
-            reads.append(Read(day=day, key=read.key, served=served,
-                              verdict=classify(scenario, read.key, day, served)))
+            reads.append(
+                Read(
+                    day=day,
+                    key=read.key,
+                    served=served,
+                    verdict=classify(scenario, read.key, day, served),
+                )
+            )
         memories[day] = _order(scenario, [_item(i) for i in store.alive_on(day)])
-    return Run(slug=policy.slug, title=policy.title, reads=tuple(reads), log=tuple(store.log),
-               memories=memories)
+    return Run(
+        slug=policy.slug,
+        title=policy.title,
+        reads=tuple(reads),
+        log=tuple(store.log),
+        memories=memories,
+    )
 
 
 def _served(scenario: Scenario, fact: Fact) -> Served:
@@ -152,14 +171,19 @@ def _served(scenario: Scenario, fact: Fact) -> Served:
         ends = "until its sources change"
     first = min((s.occurred_at for s in fact.supported_by), default=fact.valid.start)
     return Served(
-        key=scenario.key_of(fact.subject, fact.predicate), value=fact.value, writer=fact.writer,
-        day=scenario.day_of(first), kind=fact.kind, ends=ends,
+        key=scenario.key_of(fact.subject, fact.predicate),
+        value=fact.value,
+        writer=fact.writer,
+        day=scenario.day_of(first),
+        kind=fact.kind,
+        ends=ends,
         as_user_statement=fact.kind is Kind.STATED,
     )
 
 
-def _log_lines(scenario: Scenario, report: IngestReport, source: str, day: int
-               ) -> list[tuple[int, str, str, str]]:
+def _log_lines(
+    scenario: Scenario, report: IngestReport, source: str, day: int
+) -> list[tuple[int, str, str, str]]:
     rows: list[list[str]] = []
 
     def key(raw: str) -> str:
@@ -170,8 +194,12 @@ def _log_lines(scenario: Scenario, report: IngestReport, source: str, day: int
         if effect.action == "event":
             rows.append([effect.key, ""])
         elif effect.action == "refused":
-            rows.append([f"{key(effect.key)} = {effect.value}",
-                         f"refused: {source} may not write {key(effect.key)}"])
+            rows.append(
+                [
+                    f"{key(effect.key)} = {effect.value}",
+                    f"refused: {source} may not write {key(effect.key)}",
+                ]
+            )
         elif effect.action in ("written", "refreshed"):
             rows.append([f"{key(effect.key)} = {effect.value}", effect.action])
         else:  # replaced / retired / retracted: what the row's write or event ended
@@ -200,15 +228,27 @@ def _run_graph(scenario: Scenario, slug: str, store_dir: Path) -> Run:
             at = clock.now = scenario.at(day)
             for read in (r for r in scenario.reads if r.day == day):
                 subject, predicate = scenario.keys[read.key]
-                answer = mem.asof(valid_at=at, known_at=at, subject=subject,
-                                  predicate=predicate, scope=scenario.scope)
+                answer = mem.asof(
+                    valid_at=at,
+                    known_at=at,
+                    subject=subject,
+                    predicate=predicate,
+                    scope=scenario.scope,
+                )
                 served = tuple(_served(scenario, f) for f in answer.facts)
-                reads.append(Read(day=day, key=read.key, served=served,
-                                  verdict=classify(scenario, read.key, day, served)))
+                reads.append(
+                    Read(
+                        day=day,
+                        key=read.key,
+                        served=served,
+                        verdict=classify(scenario, read.key, day, served),
+                    )
+                )
             snapshot = mem.asof(valid_at=at, known_at=at, scope=scenario.scope)
             memories[day] = _order(scenario, [_served(scenario, f) for f in snapshot.facts])
-    return Run(slug=slug, title=POLICIES[slug], reads=tuple(reads), log=tuple(log),
-               memories=memories)
+    return Run(
+        slug=slug, title=POLICIES[slug], reads=tuple(reads), log=tuple(log), memories=memories
+    )
 
 
 def run_policy(scenario: Scenario, slug: str, store_dir: Path | None = None) -> Run:
@@ -231,14 +271,17 @@ def run_all(scenario: Scenario, store_dir: Path | None = None) -> list[Run]:
 def format_table(rows: list[Row]) -> str:
     """The results table, laid out exactly as seed 000 prints it."""
     lines = [f"{'policy':<49}{'reads':>5}{'stale':>6}{'missing':>8}{'injected':>9}"]
-    lines.extend(f"{r.policy:<49}{r.reads:>5}{r.stale:>6}{r.missing:>8}{r.injected:>9}"
-                 for r in rows)
+    lines.extend(
+        f"{r.policy:<49}{r.reads:>5}{r.stale:>6}{r.missing:>8}{r.injected:>9}" for r in rows
+    )
     return "\n".join(lines)
 
 
 def format_log(run: Run) -> str:
     lines = [run.title]
-    lines.extend(f"{day:>3}  {src:<10}  {item:<31}  {outcome}" for day, src, item, outcome in run.log)
+    lines.extend(
+        f"{day:>3}  {src:<10}  {item:<31}  {outcome}" for day, src, item, outcome in run.log
+    )
     return "\n".join(lines)
 
 
@@ -254,11 +297,20 @@ def format_prompt(run: Run, day: int) -> str:
     served = run.memories[day]
     attributed = run.slug in (GRAPH, MISFILED)
     if attributed:
-        heading = ("Memories about the user. Each says who wrote it, on which day, and what "
-                   "ends it:")
+        heading = "Memories about the user. Each says who wrote it, on which day, and what ends it:"
         lines = [f"- {s.key}: {s.value}  ({s.writer}, day {s.day}; {s.ends})" for s in served]
     else:
         heading = "Memories about the user:"
         lines = [f"- {s.key}: {s.value}" for s in served]
-    return "\n".join([f"day {day}, {run.title}", "", _SYSTEM, "", heading, *lines, "",
-                      "user: Plan this week's dinner."])
+    return "\n".join(
+        [
+            f"day {day}, {run.title}",
+            "",
+            _SYSTEM,
+            "",
+            heading,
+            *lines,
+            "",
+            "user: Plan this week's dinner.",
+        ]
+    )

@@ -82,10 +82,15 @@ class Scenario(BaseModel):
             for key, spans in spec["truth"].items()
         }
         return cls(
-            title=spec["title"], epoch=spec["epoch"], days=spec["days"],
-            read_hour=spec["read_hour"], scope=spec["scope"],
+            title=spec["title"],
+            epoch=spec["epoch"],
+            days=spec["days"],
+            read_hour=spec["read_hour"],
+            scope=spec["scope"],
             keys={k: (v[0], v[1]) for k, v in spec["keys"].items()},
-            truth=truth, reads=tuple(reads), user_sources=tuple(spec["user_sources"]),
+            truth=truth,
+            reads=tuple(reads),
+            user_sources=tuple(spec["user_sources"]),
             records=tuple(read_records(directory / "episodes.jsonl")),
         )
 
@@ -117,7 +122,8 @@ def misfile_bookings(records: tuple[IngestRecord, ...]) -> tuple[IngestRecord, .
     for record in records:
         assertions = tuple(
             a.model_copy(update={"kind": Kind.STATED, "depends_on": ()})
-            if a.kind is Kind.WORLD and a.depends_on else a
+            if a.kind is Kind.WORLD and a.depends_on
+            else a
             for a in record.assertions
         )
         changed.append(record.model_copy(update={"assertions": assertions}))

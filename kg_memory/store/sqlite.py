@@ -150,8 +150,14 @@ class _SqliteTransaction:
             self._conn.execute(
                 "INSERT INTO entities (entity_id, type, name, scope, owners, recorded_at) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                (entity.entity_id, entity.type, entity.name, entity.scope,
-                 json.dumps(list(entity.owners)), self._now),
+                (
+                    entity.entity_id,
+                    entity.type,
+                    entity.name,
+                    entity.scope,
+                    json.dumps(list(entity.owners)),
+                    self._now,
+                ),
             )
             return
         owners = tuple(dict.fromkeys((*known.owners, *entity.owners)))
@@ -246,8 +252,13 @@ class _SqliteTransaction:
     def add_refusal(self, refusal: Refusal) -> None:
         self._conn.execute(
             "INSERT INTO refusals (episode_id, source, what, reason, at) VALUES (?, ?, ?, ?, ?)",
-            (refusal.episode_id, refusal.source, refusal.what, refusal.reason,
-             to_micros(refusal.at)),
+            (
+                refusal.episode_id,
+                refusal.source,
+                refusal.what,
+                refusal.reason,
+                to_micros(refusal.at),
+            ),
         )
 
 
@@ -368,12 +379,16 @@ class SqliteStore:
     def asof(self, query: AsOfQuery) -> list[Assertion]:
         known, valid = to_micros(query.known_at), to_micros(query.valid_at)
         where = [
-            "sys_from <= ?", "(sys_to IS NULL OR sys_to > ?)",
-            "valid_from <= ?", "(valid_to IS NULL OR valid_to > ?)",
+            "sys_from <= ?",
+            "(sys_to IS NULL OR sys_to > ?)",
+            "valid_from <= ?",
+            "(valid_to IS NULL OR valid_to > ?)",
         ]
         params: list[Any] = [known, known, valid, valid]
         for column, value in (
-            ("subject", query.subject), ("predicate", query.predicate), ("scope", query.scope)
+            ("subject", query.subject),
+            ("predicate", query.predicate),
+            ("scope", query.scope),
         ):
             if value is not None:
                 where.insert(0, f"{column} = ?")
@@ -417,8 +432,11 @@ class SqliteStore:
         found: dict[str, list[Support]] = {i: [] for i in ids}
         for row in rows:
             found[row["dst"]].append(
-                Support(episode_id=row["episode_id"], source=row["source"],
-                        occurred_at=from_micros(row["occurred_at"]))
+                Support(
+                    episode_id=row["episode_id"],
+                    source=row["source"],
+                    occurred_at=from_micros(row["occurred_at"]),
+                )
             )
         return {k: tuple(v) for k, v in found.items()}
 
@@ -439,7 +457,9 @@ class SqliteStore:
             [node_id, node_id],
         )
         return [
-            Edge(src=r["src"], type=EdgeType(r["type"]), dst=r["dst"], since=from_micros(r["since"]))
+            Edge(
+                src=r["src"], type=EdgeType(r["type"]), dst=r["dst"], since=from_micros(r["since"])
+            )
             for r in rows
         ]
 
@@ -450,7 +470,12 @@ class SqliteStore:
             [scope, scope],
         )
         return [
-            Refusal(episode_id=r["episode_id"], source=r["source"], what=r["what"],
-                    reason=r["reason"], at=from_micros(r["at"]))
+            Refusal(
+                episode_id=r["episode_id"],
+                source=r["source"],
+                what=r["what"],
+                reason=r["reason"],
+                at=from_micros(r["at"]),
+            )
             for r in rows
         ]
