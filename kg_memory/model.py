@@ -32,8 +32,11 @@ __all__ = [
     "Episode",
     "Kind",
     "Qualifiers",
+    "Activity",
+    "Block",
     "Refusal",
     "Support",
+    "Tombstone",
     "Value",
 ]
 
@@ -66,6 +69,12 @@ class EdgeType(StrEnum):
     SUPERSEDES = "SUPERSEDES"  # assertion -> assertion it replaced for some valid time
     DEPENDS_ON = "DEPENDS_ON"  # assertion -> entity or assertion it relies on
     ABOUT = "ABOUT"  # assertion -> its subject entity
+    # W3C PROV relations that the store records explicitly (the rest are derived on export).
+    DERIVED_FROM = "DERIVED_FROM"  # derived record -> source assertion (prov:wasDerivedFrom)
+    GENERATED_BY = "GENERATED_BY"  # derived record -> activity (prov:wasGeneratedBy)
+    USED = "USED"  # activity -> assertion it read (prov:used)
+    REVISION_OF = "REVISION_OF"  # derived record -> its previous revision (prov:wasRevisionOf)
+    INVALIDATED_BY = "INVALIDATED_BY"  # tombstone -> forget activity (prov:wasInvalidatedBy)
 
 
 class EndReason(StrEnum):
@@ -193,3 +202,62 @@ class Support(BaseModel):
     episode_id: str
     source: str
     occurred_at: UtcDatetime
+
+
+class Activity(BaseModel):
+    """A prov:Activity the store ran itself: a consolidation or a forget run.
+
+    ``detail`` is content-free by construction: counts and ids, never a forgotten payload.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    activity_id: str
+    type: str  # consolidation | forget
+    agent: str
+    started_at: UtcDatetime
+    ended_at: UtcDatetime | None = None
+    status: str = "complete"
+    detail: str = "{}"
+
+
+class Tombstone(BaseModel):
+    """Proof that something was forgotten, without what it was.
+
+    ``key`` is a keyed hash (HMAC with a secret local to the store) of an operation id, a node id
+    or a fact's content, so a replay can be recognised and refused while the tombstone itself
+    reveals nothing. ``generation`` is the store's removal generation when it was written.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key: str
+    kind: str  # operation | node | content
+    generation: int
+    activity_id: str
+    created_at: UtcDatetime
+
+
+class Block(BaseModel):
+    """"Do not collect these facts until re-enabled": visible and revocable."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    block_id: str
+    scope: str
+    subject: str
+    predicates: str  # a glob, e.g. "report_*"
+    project: str | None = None
+    created_at: UtcDatetime
+    revoked_at: UtcDatetime | None = None
+
+    def covers(self, scope: str, subject: str, predicate: str, project: str | None) -> bool:
+        from fnmatch import fnmatchcase
+
+        return (
+            self.revoked_at is None
+            and self.scope == scope
+            and self.subject == subject
+            and fnmatchcase(predicate, self.predicates)
+            and (self.project is None or self.project == project)
+        )

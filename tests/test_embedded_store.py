@@ -29,18 +29,18 @@ def test_a_crash_mid_episode_leaves_no_partial_episode(tmp_path: Path) -> None:
     script = textwrap.dedent(f"""
         import os
         from kg_memory import Memory
-        from kg_memory.store.sqlite import _SqliteTransaction
+        from kg_memory.store.sqlite_tx import SqliteTransaction
         from tests.conftest import day, episode, fact
 
         mem = Memory.open({str(path)!r})
         mem.ingest(episode("first", "user", day(0), assertions=[fact("ana", "diet", "veg")]))
-        original = _SqliteTransaction.insert_version
+        original = SqliteTransaction.insert_version
         def dying(self, draft):
             result = original(self, draft)
             if draft.value == "fish":
                 os._exit(9)  # no rollback, no close: the power goes out
             return result
-        _SqliteTransaction.insert_version = dying
+        SqliteTransaction.insert_version = dying
         mem.ingest(episode("second", "user", day(1), assertions=[
             fact("ana", "diet", "fish"), fact("ana", "city", "Lyon")]))
     """)

@@ -10,7 +10,6 @@ slot, then a scan of that slot's few revisions. Nothing is loaded into memory at
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
@@ -19,34 +18,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from kg_memory.change import Closure, Draft, PlannedEdge
 from kg_memory.clock import Clock, from_micros, system_clock, to_micros
 from kg_memory.errors import StoreUnavailable
-from kg_memory.interval import Interval
-from kg_memory.model import (
-    Assertion,
-    Channel,
-    Edge,
-    EdgeType,
-    EndReason,
-    Entity,
-    Episode,
-    Kind,
-    Qualifiers,
-    Refusal,
-    Support,
-)
-from kg_memory.store.protocol import AsOfQuery, Slot
+from kg_memory.model import Assertion, Edge, EdgeType, Episode, Refusal, Support
+from kg_memory.store.protocol import AsOfQuery
+from kg_memory.store.sqlite_rows import VERSION_COLUMNS, episode_from_row, version_from_row
+from kg_memory.store.sqlite_tx import SqliteTransaction
 
 __all__ = ["SqliteStore", "default_path"]
 
 SCHEMA_VERSION = "1"
 _SCHEMA = Path(__file__).with_name("schema.sql")
-_VERSION_COLUMNS = (
-    "assertion_id, revision, scope, subject, predicate, value, qualifiers, kind, writer, "
-    "depends_on, confidence, valid_from, valid_to, sys_from, sys_to, reason, recorded_by, "
-    "closed_by, close_reason"
-)
 
 
 def default_path() -> Path:
@@ -56,210 +38,6 @@ def default_path() -> Path:
         return Path(explicit)
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "kg-memory" / "memory.db"
-
-
-def _opt(value: int | None) -> datetime | None:
-    return None if value is None else from_micros(value)
-
-
-def _version(row: sqlite3.Row) -> Assertion:
-    return Assertion(
-        assertion_id=row["assertion_id"],
-        revision=row["revision"],
-        scope=row["scope"],
-        subject=row["subject"],
-        predicate=row["predicate"],
-        value=json.loads(row["value"]),
-        qualifiers=Qualifiers.model_validate_json(row["qualifiers"]),
-        kind=Kind(row["kind"]),
-        writer=row["writer"],
-        depends_on=tuple(json.loads(row["depends_on"])),
-        confidence=row["confidence"],
-        valid=Interval(start=from_micros(row["valid_from"]), end=_opt(row["valid_to"])),
-        system=Interval(start=from_micros(row["sys_from"]), end=_opt(row["sys_to"])),
-        reason=EndReason(row["reason"]),
-        recorded_by=row["recorded_by"],
-        closed_by=row["closed_by"],
-        close_reason=None if row["close_reason"] is None else EndReason(row["close_reason"]),
-    )
-
-
-def _episode(row: sqlite3.Row) -> Episode:
-    return Episode(
-        episode_id=row["episode_id"],
-        operation_id=row["operation_id"],
-        source=row["source"],
-        channel=Channel(row["channel"]),
-        content=row["content"],
-        occurred_at=from_micros(row["occurred_at"]),
-        recorded_at=from_micros(row["recorded_at"]),
-        scope=row["scope"],
-    )
-
-
-class _SqliteTransaction:
-    def __init__(self, conn: sqlite3.Connection, now: int) -> None:
-        self._conn = conn
-        self._now = now
-        self.now_dt = from_micros(now)
-
-    @property
-    def now(self) -> datetime:
-        return self.now_dt
-
-    def episode_by_operation(self, operation_id: str) -> tuple[Episode, str] | None:
-        row = self._conn.execute(
-            "SELECT * FROM episodes WHERE operation_id = ?", (operation_id,)
-        ).fetchone()
-        return None if row is None else (_episode(row), row["payload_hash"])
-
-    def add_episode(self, episode: Episode, payload_hash: str) -> None:
-        self._conn.execute(
-            "INSERT INTO episodes (episode_id, operation_id, payload_hash, source, channel, "
-            "content, occurred_at, recorded_at, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                episode.episode_id,
-                episode.operation_id,
-                payload_hash,
-                episode.source,
-                episode.channel.value,
-                episode.content,
-                to_micros(episode.occurred_at),
-                to_micros(episode.recorded_at),
-                episode.scope,
-            ),
-        )
-
-    def entity(self, entity_id: str) -> Entity | None:
-        row = self._conn.execute(
-            "SELECT * FROM entities WHERE entity_id = ?", (entity_id,)
-        ).fetchone()
-        if row is None:
-            return None
-        return Entity(
-            entity_id=row["entity_id"],
-            type=row["type"],
-            name=row["name"],
-            scope=row["scope"],
-            owners=tuple(json.loads(row["owners"])),
-        )
-
-    def put_entity(self, entity: Entity) -> None:
-        known = self.entity(entity.entity_id)
-        if known is None:
-            self._conn.execute(
-                "INSERT INTO entities (entity_id, type, name, scope, owners, recorded_at) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    entity.entity_id,
-                    entity.type,
-                    entity.name,
-                    entity.scope,
-                    json.dumps(list(entity.owners)),
-                    self._now,
-                ),
-            )
-            return
-        owners = tuple(dict.fromkeys((*known.owners, *entity.owners)))
-        if owners != known.owners or (entity.name and not known.name):
-            self._conn.execute(
-                "UPDATE entities SET owners = ?, name = coalesce(name, ?) WHERE entity_id = ?",
-                (json.dumps(list(owners)), entity.name, entity.entity_id),
-            )
-
-    def live_versions(self, slot: Slot) -> list[Assertion]:
-        rows = self._conn.execute(
-            f"SELECT {_VERSION_COLUMNS} FROM versions WHERE scope = ? AND subject = ? "
-            "AND predicate = ? AND project = ? AND sys_to IS NULL ORDER BY valid_from",
-            (slot.scope, slot.subject, slot.predicate, slot.project or ""),
-        ).fetchall()
-        return [_version(r) for r in rows]
-
-    def live_dependents(self, key: str) -> list[Assertion]:
-        rows = self._conn.execute(
-            f"SELECT {_VERSION_COLUMNS} FROM versions WHERE sys_to IS NULL AND assertion_id IN "
-            "(SELECT assertion_id FROM dependencies WHERE dep = ?) ORDER BY valid_from",
-            (key,),
-        ).fetchall()
-        return [_version(r) for r in rows]
-
-    def close_version(self, closure: Closure) -> None:
-        row = self._conn.execute(
-            "SELECT vid, sys_from FROM versions WHERE assertion_id = ? AND revision = ? "
-            "AND sys_to IS NULL",
-            (closure.assertion_id, closure.revision),
-        ).fetchone()
-        if row is None:
-            raise StoreUnavailable(
-                f"revision {closure.assertion_id}#{closure.revision} is not live; "
-                "the store changed under this transaction"
-            )
-        if row["sys_from"] == self._now:
-            # Written and replaced inside one transaction: it was never visible to anyone, so
-            # there is no history to keep, and an empty system interval would be a lie.
-            self._conn.execute("DELETE FROM versions WHERE vid = ?", (row["vid"],))
-            return
-        self._conn.execute(
-            "UPDATE versions SET sys_to = ?, closed_by = ?, close_reason = ? WHERE vid = ?",
-            (self._now, closure.closed_by, closure.reason.value, row["vid"]),
-        )
-
-    def insert_version(self, draft: Draft) -> Assertion:
-        revision = self._conn.execute(
-            "SELECT coalesce(max(revision), 0) + 1 FROM versions WHERE assertion_id = ?",
-            (draft.assertion_id,),
-        ).fetchone()[0]
-        self._conn.execute(
-            f"INSERT INTO versions ({_VERSION_COLUMNS}, project) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, NULL, ?)",
-            (
-                draft.assertion_id,
-                revision,
-                draft.scope,
-                draft.subject,
-                draft.predicate,
-                json.dumps(draft.value),
-                draft.qualifiers.model_dump_json(),
-                draft.kind.value,
-                draft.writer,
-                json.dumps(list(draft.depends_on)),
-                draft.confidence,
-                to_micros(draft.valid.start),
-                None if draft.valid.end is None else to_micros(draft.valid.end),
-                self._now,
-                draft.reason.value,
-                draft.recorded_by,
-                draft.qualifiers.project or "",
-            ),
-        )
-        self._conn.executemany(
-            "INSERT OR IGNORE INTO dependencies (dep, assertion_id) VALUES (?, ?)",
-            [(dep, draft.assertion_id) for dep in draft.depends_on],
-        )
-        return Assertion(
-            **draft.model_dump(exclude={"valid"}),
-            valid=draft.valid,
-            revision=revision,
-            system=Interval(start=self.now_dt),
-        )
-
-    def add_edge(self, edge: PlannedEdge) -> None:
-        self._conn.execute(
-            "INSERT OR IGNORE INTO edges (src, type, dst, since) VALUES (?, ?, ?, ?)",
-            (edge.src, edge.type.value, edge.dst, self._now),
-        )
-
-    def add_refusal(self, refusal: Refusal) -> None:
-        self._conn.execute(
-            "INSERT INTO refusals (episode_id, source, what, reason, at) VALUES (?, ?, ?, ?, ?)",
-            (
-                refusal.episode_id,
-                refusal.source,
-                refusal.what,
-                refusal.reason,
-                to_micros(refusal.at),
-            ),
-        )
 
 
 class SqliteStore:
@@ -347,11 +125,11 @@ class SqliteStore:
             self._conn.execute("COMMIT")
 
     @contextmanager
-    def transaction(self) -> Iterator[_SqliteTransaction]:
+    def transaction(self) -> Iterator[SqliteTransaction]:
         if self._in_batch:
             self._conn.execute("SAVEPOINT episode")
             try:
-                tx = _SqliteTransaction(self._conn, self._next_system_time())
+                tx = SqliteTransaction(self._conn, self._next_system_time())
                 yield tx
             except BaseException:
                 self._conn.execute("ROLLBACK TO episode")
@@ -361,7 +139,7 @@ class SqliteStore:
             return
         self._conn.execute("BEGIN IMMEDIATE")
         try:
-            tx = _SqliteTransaction(self._conn, self._next_system_time())
+            tx = SqliteTransaction(self._conn, self._next_system_time())
             yield tx
         except BaseException:
             self._conn.execute("ROLLBACK")
@@ -394,16 +172,16 @@ class SqliteStore:
                 where.insert(0, f"{column} = ?")
                 params.insert(0, value)
         rows = self._rows(
-            f"SELECT {_VERSION_COLUMNS} FROM versions WHERE {' AND '.join(where)} "
+            f"SELECT {VERSION_COLUMNS} FROM versions WHERE {' AND '.join(where)} "
             "ORDER BY scope, subject, predicate, project, valid_from",
             params,
         )
-        return [_version(r) for r in rows]
+        return [version_from_row(r) for r in rows]
 
     def history(
         self, subject: str, predicate: str | None = None, scope: str | None = None
     ) -> list[Assertion]:
-        sql = f"SELECT {_VERSION_COLUMNS} FROM versions WHERE subject = ?"
+        sql = f"SELECT {VERSION_COLUMNS} FROM versions WHERE subject = ?"
         params: list[Any] = [subject]
         if predicate is not None:
             sql += " AND predicate = ?"
@@ -412,7 +190,7 @@ class SqliteStore:
             sql += " AND scope = ?"
             params.append(scope)
         rows = self._rows(sql + " ORDER BY predicate, sys_from, valid_from", params)
-        return [_version(r) for r in rows]
+        return [version_from_row(r) for r in rows]
 
     def supports(
         self, assertion_ids: Iterable[str], known_at: datetime | None = None
@@ -448,7 +226,7 @@ class SqliteStore:
             f"SELECT * FROM episodes WHERE episode_id IN ({marks}) ORDER BY recorded_at",
             list(episode_ids),
         )
-        return [_episode(r) for r in rows]
+        return [episode_from_row(r) for r in rows]
 
     def edges(self, node_id: str) -> list[Edge]:
         rows = self._rows(

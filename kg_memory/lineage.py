@@ -1,0 +1,125 @@
+"""Lineage: where a memory came from and everything derived from it, as a networkx graph.
+
+``lineage_graph(store, node, direction, depth)`` walks the store's edges from one node and
+returns a read-only :class:`networkx.MultiDiGraph` whose edges point from a derivative to its
+source (the direction of prov:wasDerivedFrom). "Up" follows edges toward sources (episodes,
+writers); "down" follows them toward derivatives (facts an episode supports, records derived
+from a fact). Entities are shown but never walked through: sharing a subject is not lineage.
+
+Algorithms over the result are plain networkx calls, e.g. ``nx.ancestors`` for everything
+derived from a node.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from typing import Any, Literal
+
+import networkx as nx
+
+from kg_memory.model import EdgeType
+from kg_memory.store.protocol import Store
+
+__all__ = ["LINEAGE_EDGES", "Direction", "lineage_graph", "node_kind", "to_tree"]
+
+Direction = Literal["up", "down", "both"]
+
+# Edge type -> (derivative end, source end): True when the stored edge already points from the
+# derivative to its source.
+LINEAGE_EDGES: dict[EdgeType, bool] = {
+    EdgeType.SUPPORTS: False,  # episode -> assertion: the assertion derives from the episode
+    EdgeType.INVALIDATES: False,  # episode -> assertion: the episode shaped (ended) it
+    EdgeType.DERIVED_FROM: True,  # derived -> source
+    EdgeType.SUPERSEDES: True,  # newer -> older it replaced
+    EdgeType.REVISION_OF: True,  # revision -> previous revision
+    EdgeType.GENERATED_BY: True,  # derived -> activity
+    EdgeType.USED: False,  # activity -> assertion it read
+    EdgeType.DEPENDS_ON: True,  # fact -> what it relies on
+    EdgeType.INVALIDATED_BY: True,  # tombstone -> forget activity
+}
+
+
+def node_kind(node_id: str) -> str:
+    """The kind of node an id names, from its prefix."""
+    for prefix, kind in (("ep_", "episode"), ("as_", "assertion"), ("act_", "activity"),
+                         ("agent:", "agent"), ("tomb_", "tombstone")):
+        if node_id.startswith(prefix):
+            return kind
+    return "entity"
+
+
+def lineage_graph(
+    store: Store,
+    node_id: str,
+    direction: Direction = "both",
+    depth: int | None = None,
+    *,
+    agents: bool = True,
+) -> nx.MultiDiGraph[str]:
+    """The lineage around ``node_id``, up to ``depth`` hops (unbounded when ``None``).
+
+    Nodes carry ``kind`` and ``depth``; edges carry ``type`` and ``since``. With ``agents``,
+    each episode also links to ``agent:<source>``, the prov:Agent that sent it.
+    """
+    graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()
+    graph.add_node(node_id, kind=node_kind(node_id), depth=0)
+    queue: deque[tuple[str, int, str]] = deque([(node_id, 0, direction)])
+    seen: set[tuple[str, str]] = set()
+    while queue:
+        current, hops, way = queue.popleft()
+        if (current, way) in seen or (depth is not None and hops >= depth):
+            continue
+        seen.add((current, way))
+        if node_kind(current) == "entity" and current != node_id:
+            continue
+        for edge in store.edges(current):
+            if edge.type not in LINEAGE_EDGES:
+                continue
+            derivative, source = (edge.src, edge.dst) if LINEAGE_EDGES[edge.type] else (
+                edge.dst, edge.src)
+            upward = derivative == current
+            if (upward and way == "down") or (not upward and way == "up"):
+                continue
+            other = source if upward else derivative
+            if other not in graph:
+                graph.add_node(other, kind=node_kind(other), depth=hops + 1)
+            graph.add_edge(derivative, source, key=edge.type.value, type=edge.type.value,
+                           since=edge.since)
+            queue.append((other, hops + 1, "up" if upward else "down"))
+    if agents:
+        _attach_agents(store, graph)
+    return nx.freeze(graph)
+
+
+def _attach_agents(store: Store, graph: nx.MultiDiGraph[str]) -> None:
+    episodes = [n for n, kind in graph.nodes(data="kind") if kind == "episode"]
+    for episode in store.episodes(episodes):
+        agent = f"agent:{episode.source}"
+        graph.add_node(agent, kind="agent", depth=graph.nodes[episode.episode_id]["depth"] + 1)
+        graph.add_edge(episode.episode_id, agent, key="ATTRIBUTED_TO", type="ATTRIBUTED_TO",
+                       since=episode.recorded_at)
+
+
+def to_tree(graph: nx.MultiDiGraph[str], root: str, direction: Direction) -> dict[str, Any]:
+    """A nested dict for printing: sources under a node ("up") or derivatives ("down")."""
+
+    def children(node: str, way: str) -> Iterable[tuple[str, str]]:
+        if way == "up":
+            return ((dst, key) for _, dst, key in graph.out_edges(node, keys=True))
+        return ((src, key) for src, _, key in graph.in_edges(node, keys=True))
+
+    def build(node: str, way: str, path: frozenset[str]) -> dict[str, Any]:
+        kids = [
+            {"relation": rel, **build(child, way, path | {child})}
+            for child, rel in sorted(children(node, way))
+            if child not in path
+        ]
+        return {"id": node, "kind": graph.nodes[node]["kind"], "children": kids}
+
+    tree: dict[str, Any] = {"id": root, "kind": graph.nodes[root]["kind"]}
+    if direction in ("up", "both"):
+        tree["sources"] = build(root, "up", frozenset({root}))["children"]
+    if direction in ("down", "both"):
+        tree["derivatives"] = build(root, "down", frozenset({root}))["children"]
+    return tree

@@ -1,0 +1,58 @@
+"""Rows of the embedded store to models and back: one place that knows the column layout."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime
+
+from kg_memory.clock import from_micros
+from kg_memory.interval import Interval
+from kg_memory.model import Assertion, Channel, EndReason, Episode, Kind, Qualifiers
+
+__all__ = ["VERSION_COLUMNS", "episode_from_row", "opt_time", "version_from_row"]
+
+VERSION_COLUMNS = (
+    "assertion_id, revision, scope, subject, predicate, value, qualifiers, kind, writer, "
+    "depends_on, confidence, valid_from, valid_to, sys_from, sys_to, reason, recorded_by, "
+    "closed_by, close_reason"
+)
+
+
+def opt_time(value: int | None) -> datetime | None:
+    return None if value is None else from_micros(value)
+
+
+def version_from_row(row: sqlite3.Row) -> Assertion:
+    return Assertion(
+        assertion_id=row["assertion_id"],
+        revision=row["revision"],
+        scope=row["scope"],
+        subject=row["subject"],
+        predicate=row["predicate"],
+        value=json.loads(row["value"]),
+        qualifiers=Qualifiers.model_validate_json(row["qualifiers"]),
+        kind=Kind(row["kind"]),
+        writer=row["writer"],
+        depends_on=tuple(json.loads(row["depends_on"])),
+        confidence=row["confidence"],
+        valid=Interval(start=from_micros(row["valid_from"]), end=opt_time(row["valid_to"])),
+        system=Interval(start=from_micros(row["sys_from"]), end=opt_time(row["sys_to"])),
+        reason=EndReason(row["reason"]),
+        recorded_by=row["recorded_by"],
+        closed_by=row["closed_by"],
+        close_reason=None if row["close_reason"] is None else EndReason(row["close_reason"]),
+    )
+
+
+def episode_from_row(row: sqlite3.Row) -> Episode:
+    return Episode(
+        episode_id=row["episode_id"],
+        operation_id=row["operation_id"],
+        source=row["source"],
+        channel=Channel(row["channel"]),
+        content=row["content"],
+        occurred_at=from_micros(row["occurred_at"]),
+        recorded_at=from_micros(row["recorded_at"]),
+        scope=row["scope"],
+    )

@@ -1,0 +1,182 @@
+"""The embedded store's write side: one SQLite transaction (or savepoint) per episode."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime
+
+from kg_memory.change import Closure, Draft, PlannedEdge
+from kg_memory.clock import from_micros, to_micros
+from kg_memory.errors import StoreUnavailable
+from kg_memory.interval import Interval
+from kg_memory.model import Assertion, Entity, Episode, Refusal
+from kg_memory.store.protocol import Slot
+from kg_memory.store.sqlite_rows import VERSION_COLUMNS, episode_from_row, version_from_row
+
+__all__ = ["SqliteTransaction"]
+
+
+class SqliteTransaction:
+    def __init__(self, conn: sqlite3.Connection, now: int) -> None:
+        self._conn = conn
+        self._now = now
+        self.now_dt = from_micros(now)
+
+    @property
+    def now(self) -> datetime:
+        return self.now_dt
+
+    def episode_by_operation(self, operation_id: str) -> tuple[Episode, str] | None:
+        row = self._conn.execute(
+            "SELECT * FROM episodes WHERE operation_id = ?", (operation_id,)
+        ).fetchone()
+        return None if row is None else (episode_from_row(row), row["payload_hash"])
+
+    def add_episode(self, episode: Episode, payload_hash: str) -> None:
+        self._conn.execute(
+            "INSERT INTO episodes (episode_id, operation_id, payload_hash, source, channel, "
+            "content, occurred_at, recorded_at, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                episode.episode_id,
+                episode.operation_id,
+                payload_hash,
+                episode.source,
+                episode.channel.value,
+                episode.content,
+                to_micros(episode.occurred_at),
+                to_micros(episode.recorded_at),
+                episode.scope,
+            ),
+        )
+
+    def entity(self, entity_id: str) -> Entity | None:
+        row = self._conn.execute(
+            "SELECT * FROM entities WHERE entity_id = ?", (entity_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        return Entity(
+            entity_id=row["entity_id"],
+            type=row["type"],
+            name=row["name"],
+            scope=row["scope"],
+            owners=tuple(json.loads(row["owners"])),
+        )
+
+    def put_entity(self, entity: Entity) -> None:
+        known = self.entity(entity.entity_id)
+        if known is None:
+            self._conn.execute(
+                "INSERT INTO entities (entity_id, type, name, scope, owners, recorded_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    entity.entity_id,
+                    entity.type,
+                    entity.name,
+                    entity.scope,
+                    json.dumps(list(entity.owners)),
+                    self._now,
+                ),
+            )
+            return
+        owners = tuple(dict.fromkeys((*known.owners, *entity.owners)))
+        if owners != known.owners or (entity.name and not known.name):
+            self._conn.execute(
+                "UPDATE entities SET owners = ?, name = coalesce(name, ?) WHERE entity_id = ?",
+                (json.dumps(list(owners)), entity.name, entity.entity_id),
+            )
+
+    def live_versions(self, slot: Slot) -> list[Assertion]:
+        rows = self._conn.execute(
+            f"SELECT {VERSION_COLUMNS} FROM versions WHERE scope = ? AND subject = ? "
+            "AND predicate = ? AND project = ? AND sys_to IS NULL ORDER BY valid_from",
+            (slot.scope, slot.subject, slot.predicate, slot.project or ""),
+        ).fetchall()
+        return [version_from_row(r) for r in rows]
+
+    def live_dependents(self, key: str) -> list[Assertion]:
+        rows = self._conn.execute(
+            f"SELECT {VERSION_COLUMNS} FROM versions WHERE sys_to IS NULL AND assertion_id IN "
+            "(SELECT assertion_id FROM dependencies WHERE dep = ?) ORDER BY valid_from",
+            (key,),
+        ).fetchall()
+        return [version_from_row(r) for r in rows]
+
+    def close_version(self, closure: Closure) -> None:
+        row = self._conn.execute(
+            "SELECT vid, sys_from FROM versions WHERE assertion_id = ? AND revision = ? "
+            "AND sys_to IS NULL",
+            (closure.assertion_id, closure.revision),
+        ).fetchone()
+        if row is None:
+            raise StoreUnavailable(
+                f"revision {closure.assertion_id}#{closure.revision} is not live; "
+                "the store changed under this transaction"
+            )
+        if row["sys_from"] == self._now:
+            # Written and replaced inside one transaction: it was never visible to anyone, so
+            # there is no history to keep, and an empty system interval would be a lie.
+            self._conn.execute("DELETE FROM versions WHERE vid = ?", (row["vid"],))
+            return
+        self._conn.execute(
+            "UPDATE versions SET sys_to = ?, closed_by = ?, close_reason = ? WHERE vid = ?",
+            (self._now, closure.closed_by, closure.reason.value, row["vid"]),
+        )
+
+    def insert_version(self, draft: Draft) -> Assertion:
+        revision = self._conn.execute(
+            "SELECT coalesce(max(revision), 0) + 1 FROM versions WHERE assertion_id = ?",
+            (draft.assertion_id,),
+        ).fetchone()[0]
+        self._conn.execute(
+            f"INSERT INTO versions ({VERSION_COLUMNS}, project) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, NULL, ?)",
+            (
+                draft.assertion_id,
+                revision,
+                draft.scope,
+                draft.subject,
+                draft.predicate,
+                json.dumps(draft.value),
+                draft.qualifiers.model_dump_json(),
+                draft.kind.value,
+                draft.writer,
+                json.dumps(list(draft.depends_on)),
+                draft.confidence,
+                to_micros(draft.valid.start),
+                None if draft.valid.end is None else to_micros(draft.valid.end),
+                self._now,
+                draft.reason.value,
+                draft.recorded_by,
+                draft.qualifiers.project or "",
+            ),
+        )
+        self._conn.executemany(
+            "INSERT OR IGNORE INTO dependencies (dep, assertion_id) VALUES (?, ?)",
+            [(dep, draft.assertion_id) for dep in draft.depends_on],
+        )
+        return Assertion(
+            **draft.model_dump(exclude={"valid"}),
+            valid=draft.valid,
+            revision=revision,
+            system=Interval(start=self.now_dt),
+        )
+
+    def add_edge(self, edge: PlannedEdge) -> None:
+        self._conn.execute(
+            "INSERT OR IGNORE INTO edges (src, type, dst, since) VALUES (?, ?, ?, ?)",
+            (edge.src, edge.type.value, edge.dst, self._now),
+        )
+
+    def add_refusal(self, refusal: Refusal) -> None:
+        self._conn.execute(
+            "INSERT INTO refusals (episode_id, source, what, reason, at) VALUES (?, ?, ?, ?, ?)",
+            (
+                refusal.episode_id,
+                refusal.source,
+                refusal.what,
+                refusal.reason,
+                to_micros(refusal.at),
+            ),
+        )
