@@ -10,6 +10,8 @@ from __future__ import annotations
 __all__ = [
     "EXIT_CODES",
     "ConcurrencyError",
+    "ConsolidationRefused",
+    "ForgottenError",
     "IdempotencyConflict",
     "IngestError",
     "IntervalError",
@@ -70,6 +72,15 @@ class ConcurrencyError(KgMemoryError):
     """An optimistic precondition failed: the revision a caller read is no longer current."""
 
 
+class ForgottenError(KgMemoryError):
+    """A write of forgotten content: a replay, a late delivery or a racing worker. Terminal:
+    retrying the same write can never succeed; the content is gone by the user's request."""
+
+
+class ConsolidationRefused(KgMemoryError):
+    """A derived record that would drop a scope or an exception of its evidence: review it."""
+
+
 class NotFound(KgMemoryError, LookupError):
     """A named episode, assertion or entity does not exist in the store."""
 
@@ -86,6 +97,8 @@ EXIT_CODES: tuple[tuple[type[KgMemoryError], int], ...] = (
     (IntervalError, 2),
     (PolicyError, 2),
     (NotFound, 4),
+    (ForgottenError, 6),
     (ConcurrencyError, 5),
+    (ConsolidationRefused, 7),
     (KgMemoryError, 1),
 )

@@ -56,8 +56,11 @@ class Selector(BaseModel):
     @classmethod
     def parse(cls, text: str) -> Selector:
         kind, sep, rest = text.partition(":")
-        if not sep or not rest or kind not in ("episode", "assertion", "entity", "source",
-                                              "category"):
+        if (
+            not sep
+            or not rest
+            or kind not in ("episode", "assertion", "entity", "source", "category")
+        ):
             raise ValueError(
                 f"selector {text!r} must be episode:ID, assertion:ID, entity:ID, "
                 "source:NAME[@SCOPE] or category:SCOPE/SUBJECT/PREDICATE_GLOB[@PROJECT]"
@@ -70,13 +73,20 @@ class Selector(BaseModel):
             parts = body.split("/")
             if len(parts) != 3 or not all(parts):
                 raise ValueError(f"category selector {text!r} needs SCOPE/SUBJECT/PREDICATE_GLOB")
-            return cls(kind="category", value=rest, scope=parts[0], subject=parts[1],
-                       predicates=parts[2], project=project or None)
-        return cls(kind=kind, value=rest)  # type: ignore[arg-type]
+            return cls(
+                kind="category",
+                value=rest,
+                scope=parts[0],
+                subject=parts[1],
+                predicates=parts[2],
+                project=project or None,
+            )
+        return cls.model_validate({"kind": kind, "value": rest})
 
     def __str__(self) -> str:
         return f"{self.kind}:{self.value}" + (
-            f"@{self.scope}" if self.kind == "source" and self.scope else "")
+            f"@{self.scope}" if self.kind == "source" and self.scope else ""
+        )
 
 
 class ForgetPlan(BaseModel):
@@ -116,8 +126,8 @@ def plan_forget(
     """
     deleted, erased = set(assertions), set(episodes)
     rebuild: set[str] = set()
-    kinds = dict(view.nodes(data="kind"))
-    derived = {n for n, flag in view.nodes(data="derived") if flag}
+    kinds: dict[str, str] = {n: view.nodes[n]["kind"] for n in view.nodes}
+    derived = {n for n in view.nodes if view.nodes[n].get("derived")}
     changed = True
     while changed:  # a deletion can leave a further fact or derivative unsupported
         changed = False
@@ -147,20 +157,20 @@ def plan_forget(
             erased.add(node)
         elif supported & deleted:
             redact.add(node)
-    restore = {
-        older
-        for node in deleted
-        for older in _targets(view, node, EdgeType.SUPERSEDES)
-    } | {
+    restore = {older for node in deleted for older in _targets(view, node, EdgeType.SUPERSEDES)} | {
         fact for ep in erased for fact in _sources_of(view, ep, EdgeType.INVALIDATES)
     }
     restore -= deleted
     touched = deleted | erased | redact | rebuild | restore
     retain = {n for n, k in kinds.items() if k in ("episode", "assertion") and n not in touched}
     return ForgetPlan(
-        selector=selector, delete=tuple(sorted(deleted)), rebuild=tuple(sorted(rebuild)),
-        erase=tuple(sorted(erased)), redact=tuple(sorted(redact)),
-        restore=tuple(sorted(restore)), retain=tuple(sorted(retain)),
+        selector=selector,
+        delete=tuple(sorted(deleted)),
+        rebuild=tuple(sorted(rebuild)),
+        erase=tuple(sorted(erased)),
+        redact=tuple(sorted(redact)),
+        restore=tuple(sorted(restore)),
+        retain=tuple(sorted(retain)),
     )
 
 

@@ -23,7 +23,8 @@ from pydantic import BaseModel, ConfigDict
 from kg_memory.change import ChangePlan, Draft, Effect, PlannedEdge
 from kg_memory.clock import UtcDatetime
 from kg_memory.dependency import parse_fact_ref, plan_retirement
-from kg_memory.errors import IdempotencyConflict
+from kg_memory.errors import ForgottenError, IdempotencyConflict
+from kg_memory.forgetting import content_key, tombstone_key
 from kg_memory.gate import WriterPolicy, admit, may_end
 from kg_memory.interval import Interval
 from kg_memory.model import EdgeType, EndReason, Entity, Episode, Refusal, Value
@@ -246,10 +247,35 @@ def _event(
     ]
 
 
-def ingest_record(tx: Transaction, record: IngestRecord, policy: WriterPolicy) -> IngestReport:
+def _check_forgotten(tx: Transaction, record: IngestRecord, secret: bytes) -> None:
+    """Refuse a replay of a forgotten operation, or a late write of forgotten content.
+
+    Content tombstones only bind evidence older than the forget run: a user may say the same
+    thing again afterwards (unless collection is blocked), but old evidence cannot come back.
+    """
+    operation = tombstone_key(secret, "operation", record.operation_id)
+    contents = {
+        content_key(secret, record.scope, c.subject, c.predicate, c.qualifiers.project, c.value): c
+        for c in record.assertions
+    }
+    found = tx.tombstones([operation, *contents])
+    if operation in found:
+        raise ForgottenError(
+            f"operation {record.operation_id!r} was forgotten; it cannot be ingested again")
+    for key, candidate in contents.items():
+        if key in found and record.occurred_at < found[key]:
+            raise ForgottenError(
+                f"{candidate.subject}.{candidate.predicate} from before "
+                f"{found[key].isoformat()} was forgotten; this late write is refused")
+
+
+def ingest_record(
+    tx: Transaction, record: IngestRecord, policy: WriterPolicy, secret: bytes
+) -> IngestReport:
     """Write one episode and everything it implies, inside ``tx``."""
     episode_id = episode_id_for(record.operation_id)
     payload_hash = record.payload_hash()
+    _check_forgotten(tx, record, secret)
     prior = tx.episode_by_operation(record.operation_id)
     if prior is not None:
         if prior[1] != payload_hash:
@@ -286,7 +312,14 @@ def ingest_record(tx: Transaction, record: IngestRecord, policy: WriterPolicy) -
         effects.extend(_event(tx, record, episode, event))
     for retraction in record.retractions:
         effects.extend(_retract(tx, record, episode, retraction, policy))
+    blocks = tx.active_blocks(record.scope) if record.assertions else []
     for index, candidate in enumerate(record.assertions):
+        key = f"{candidate.subject}.{candidate.predicate}"
+        if any(b.covers(record.scope, candidate.subject, candidate.predicate,
+                        candidate.qualifiers.project) for b in blocks):
+            # Content-free on purpose: a blocked category is not collected, not even here.
+            effects.append(_refuse(tx, episode, key, "collection blocked by a forget request"))
+            continue
         effects.extend(_write(tx, record, episode, index, candidate, policy))
     return IngestReport(
         operation_id=record.operation_id,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import networkx as nx
 
@@ -42,8 +42,13 @@ LINEAGE_EDGES: dict[EdgeType, bool] = {
 
 def node_kind(node_id: str) -> str:
     """The kind of node an id names, from its prefix."""
-    for prefix, kind in (("ep_", "episode"), ("as_", "assertion"), ("act_", "activity"),
-                         ("agent:", "agent"), ("tomb_", "tombstone")):
+    for prefix, kind in (
+        ("ep_", "episode"),
+        ("as_", "assertion"),
+        ("act_", "activity"),
+        ("agent:", "agent"),
+        ("tomb_", "tombstone"),
+    ):
         if node_id.startswith(prefix):
             return kind
     return "entity"
@@ -76,29 +81,41 @@ def lineage_graph(
         for edge in store.edges(current):
             if edge.type not in LINEAGE_EDGES:
                 continue
-            derivative, source = (edge.src, edge.dst) if LINEAGE_EDGES[edge.type] else (
-                edge.dst, edge.src)
+            derivative, source = (
+                (edge.src, edge.dst) if LINEAGE_EDGES[edge.type] else (edge.dst, edge.src)
+            )
             upward = derivative == current
             if (upward and way == "down") or (not upward and way == "up"):
                 continue
             other = source if upward else derivative
             if other not in graph:
                 graph.add_node(other, kind=node_kind(other), depth=hops + 1)
-            graph.add_edge(derivative, source, key=edge.type.value, type=edge.type.value,
-                           since=edge.since)
+            graph.add_edge(
+                derivative, source, key=edge.type.value, type=edge.type.value, since=edge.since
+            )
             queue.append((other, hops + 1, "up" if upward else "down"))
     if agents:
-        _attach_agents(store, graph)
-    return nx.freeze(graph)
+        _attach_agents(store, graph, depth)
+    return cast("nx.MultiDiGraph[str]", nx.freeze(graph))
 
 
-def _attach_agents(store: Store, graph: nx.MultiDiGraph[str]) -> None:
-    episodes = [n for n, kind in graph.nodes(data="kind") if kind == "episode"]
+def _attach_agents(store: Store, graph: nx.MultiDiGraph[str], depth: int | None) -> None:
+    episodes = [
+        n
+        for n in graph.nodes
+        if graph.nodes[n]["kind"] == "episode"
+        and (depth is None or graph.nodes[n]["depth"] < depth)
+    ]
     for episode in store.episodes(episodes):
         agent = f"agent:{episode.source}"
         graph.add_node(agent, kind="agent", depth=graph.nodes[episode.episode_id]["depth"] + 1)
-        graph.add_edge(episode.episode_id, agent, key="ATTRIBUTED_TO", type="ATTRIBUTED_TO",
-                       since=episode.recorded_at)
+        graph.add_edge(
+            episode.episode_id,
+            agent,
+            key="ATTRIBUTED_TO",
+            type="ATTRIBUTED_TO",
+            since=episode.recorded_at,
+        )
 
 
 def to_tree(graph: nx.MultiDiGraph[str], root: str, direction: Direction) -> dict[str, Any]:
@@ -123,3 +140,54 @@ def to_tree(graph: nx.MultiDiGraph[str], root: str, direction: Direction) -> dic
     if direction in ("down", "both"):
         tree["derivatives"] = build(root, "down", frozenset({root}))["children"]
     return tree
+
+
+def forget_view(
+    store: Store, episodes: Iterable[str], assertions: Iterable[str]
+) -> nx.MultiDiGraph[str]:
+    """The neighbourhood a forget plan needs, in lineage orientation.
+
+    Everything derived from the seeds (facts an episode supports, records derived from a fact,
+    transitively), plus one hop toward the sources of each of those (their other support, a
+    derived record's other sources, what a fact superseded, what an episode invalidated), plus
+    what those supporting episodes support in turn (to tell "erase" from "redact").
+    """
+    graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()
+    down = {EdgeType.SUPPORTS, EdgeType.DERIVED_FROM}
+    explored: set[str] = set()
+
+    def expand(node: str) -> list[str]:
+        explored.add(node)
+        found = []
+        for edge in store.edges(node):
+            if edge.type not in LINEAGE_EDGES or edge.type == EdgeType.GENERATED_BY:
+                continue
+            derivative, source = (
+                (edge.src, edge.dst) if LINEAGE_EDGES[edge.type] else (edge.dst, edge.src)
+            )
+            for end in (derivative, source):
+                if end not in graph:
+                    graph.add_node(end, kind=node_kind(end))
+            graph.add_edge(derivative, source, key=edge.type.value)
+            if source == node and edge.type in down:
+                found.append(derivative)
+        return found
+
+    queue = deque([*episodes, *assertions])
+    for seed in list(queue):
+        graph.add_node(seed, kind=node_kind(seed))
+    while queue:  # the downstream closure, with each node's immediate neighbourhood
+        node = queue.popleft()
+        if node not in explored:
+            queue.extend(d for d in expand(node) if d not in explored)
+    for node in [n for n in graph.nodes if n not in explored]:
+        if graph.nodes[node]["kind"] == "episode":
+            expand(node)
+    derived = {
+        v.assertion_id
+        for v in store.versions([n for n in graph.nodes if graph.nodes[n]["kind"] == "assertion"])
+        if v.kind == "derived"
+    }
+    for node in derived:
+        graph.nodes[node]["derived"] = True
+    return graph

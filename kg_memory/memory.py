@@ -19,14 +19,22 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 
+import networkx as nx
+from prov.model import ProvDocument
+
 from kg_memory.clock import Clock, ensure_utc, system_clock
-from kg_memory.errors import IngestError
+from kg_memory.errors import ConcurrencyError, ForgottenError, IngestError, NotFound
+from kg_memory.forget_run import ForgetReport, forget
+from kg_memory.forgetting import Selector
 from kg_memory.gate import WriterPolicy
 from kg_memory.ingestion import IngestReport, ingest_record
-from kg_memory.model import Refusal
+from kg_memory.lineage import Direction, lineage_graph
+from kg_memory.model import Block, Qualifiers, Refusal, Value
+from kg_memory.provenance import add_tombstones, export_prov
+from kg_memory.publication import Basis, Published, publish_derived, read_basis
 from kg_memory.record import IngestRecord, read_records
 from kg_memory.result import AsOfAnswer, Fact, HistoryEntry
-from kg_memory.store.protocol import AsOfQuery, Store
+from kg_memory.store.protocol import AsOfQuery, Slot, Store
 from kg_memory.store.sqlite import SqliteStore
 
 __all__ = ["Memory"]
@@ -41,6 +49,9 @@ class Memory:
         self.store = store
         self.policy = policy or WriterPolicy.default()
         self._clock = clock
+        # Read once, outside any transaction: a rolled-back episode must not take the key
+        # of every tombstone with it.
+        self._secret = store.secret
 
     @classmethod
     def open(
@@ -68,7 +79,7 @@ class Memory:
     def ingest(self, record: IngestRecord) -> IngestReport:
         """Write one episode in its own transaction; durable when this returns."""
         with self.store.transaction() as tx:
-            return ingest_record(tx, record, self.policy)
+            return ingest_record(tx, record, self.policy, self._secret)
 
     def ingest_many(
         self,
@@ -91,7 +102,7 @@ class Memory:
                 # written, and the batch still commits them on the way out.
                 for record in itertools.islice(iterator, batch_size):
                     with self.store.transaction() as tx:
-                        report = ingest_record(tx, record, self.policy)
+                        report = ingest_record(tx, record, self.policy, self._secret)
                     reports.append(report)
                     if on_report is not None:
                         on_report(report)
@@ -150,3 +161,71 @@ class Memory:
     def refusals(self, scope: str | None = None) -> list[Refusal]:
         """The writer gate's audit: every candidate it refused, and why."""
         return self.store.refusals(scope)
+
+    # -- lineage, consolidation, forgetting -------------------------------------------------
+
+    def lineage(
+        self, node_id: str, direction: Direction = "both", depth: int | None = None
+    ) -> nx.MultiDiGraph[str]:
+        """Where ``node_id`` came from ("up") and what derives from it ("down"), as a
+        read-only networkx graph whose edges point from a derivative to its source."""
+        return lineage_graph(self.store, node_id, direction, depth)
+
+    def read_basis(
+        self, subject: str, predicate: str, evidence: list[str], *, scope: str = "default",
+        project: str | None = None,
+    ) -> Basis:
+        """What a consolidation worker reads before deriving: the record's tag and the current
+        revision of each evidence assertion."""
+        slot = Slot(scope=scope, subject=subject, predicate=predicate, project=project)
+        return read_basis(self.store, slot, evidence)
+
+    def publish(
+        self, basis: Basis, *, value: Value | None = None, qualifiers: Qualifiers | None = None
+    ) -> Published:
+        """Publish a derived record if ``basis`` still holds (If-Match); see
+        :mod:`kg_memory.publication`."""
+        return publish_derived(self.store, basis, policy=self.policy, value=value,
+                               qualifiers=qualifiers)
+
+    def consolidate(
+        self, subject: str, predicate: str, evidence: list[str], *, scope: str = "default",
+        project: str | None = None, attempts: int = 3,
+    ) -> Published:
+        """Read, derive and publish, re-reading when a concurrent change wins the race.
+
+        A forgotten source or a record that would drop a scope or an exception is not retried.
+        """
+        for attempt in range(attempts):
+            basis = self.read_basis(subject, predicate, evidence, scope=scope, project=project)
+            try:
+                return self.publish(basis)
+            except ForgottenError:
+                raise
+            except ConcurrencyError:
+                if attempt == attempts - 1:
+                    raise
+        raise ConcurrencyError("consolidation needs at least one attempt")
+
+    def forget(self, selector: str | Selector, *, dry_run: bool = False,
+               block: bool = False) -> ForgetReport:
+        """Forget what ``selector`` names and everything derived only from it; see
+        :mod:`kg_memory.forget_run`. Run with ``dry_run=True`` first."""
+        chosen = selector if isinstance(selector, Selector) else Selector.parse(selector)
+        return forget(self.store, chosen, dry_run=dry_run, block=block)
+
+    def blocks(self, scope: str | None = None) -> list[Block]:
+        """Collection blocks left by forget requests (active and revoked)."""
+        return self.store.blocks(scope)
+
+    def revoke_block(self, block_id: str) -> None:
+        """Re-enable collection for a blocked category."""
+        with self.store.transaction() as tx:
+            if not tx.revoke_block(block_id):
+                raise NotFound(f"no active block {block_id!r}")
+
+    def prov(self, node_ids: list[str] | None = None) -> ProvDocument:
+        """A W3C PROV document of the lineage of ``node_ids`` (of everything when ``None``)."""
+        doc = export_prov(self.store, node_ids)
+        add_tombstones(doc, self.store)
+        return doc

@@ -23,7 +23,9 @@ from kg_memory.clock import UtcDatetime
 from kg_memory.interval import Interval
 
 __all__ = [
+    "Activity",
     "Assertion",
+    "Block",
     "Channel",
     "Edge",
     "EdgeType",
@@ -32,8 +34,6 @@ __all__ = [
     "Episode",
     "Kind",
     "Qualifiers",
-    "Activity",
-    "Block",
     "Refusal",
     "Support",
     "Tombstone",

@@ -17,13 +17,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from kg_memory.cli import render
+from kg_memory.cli.forget import blocks_app, forget
+from kg_memory.cli.lineage import consolidate, lineage, prov
+from kg_memory.cli.options import JsonOption, StoreOption, open_memory
 from kg_memory.cli.sim import sim_app
 from kg_memory.clock import parse_instant
 from kg_memory.errors import StoreUnavailable
 from kg_memory.ingestion import IngestReport
 from kg_memory.memory import Memory
 from kg_memory.record import ingest_schema
-from kg_memory.store.sqlite import default_path
 
 __all__ = ["app", "main"]
 
@@ -34,16 +36,11 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(sim_app, name="sim")
-
-StoreOption = Annotated[
-    Path | None,
-    typer.Option("--store", help="Store file (default: $KG_MEMORY_STORE or the user data dir)."),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
-
-
-def _open(store: Path | None, *, create: bool) -> Memory:
-    return Memory.open(store or default_path(), create=create)
+app.add_typer(blocks_app, name="blocks")
+app.command()(lineage)
+app.command()(prov)
+app.command()(consolidate)
+app.command()(forget)
 
 
 @app.command()
@@ -68,7 +65,7 @@ def ingest(
         )
         counts = {"accepted": 0, "duplicate": 0, "refused": 0}
         with (
-            _open(store, create=True) as memory,
+            open_memory(store, create=True) as memory,
             Progress(
                 TextColumn("ingesting"),
                 BarColumn(),
@@ -119,7 +116,7 @@ def asof(
     with render.errors():
         valid = None if valid_at == "now" else parse_instant(valid_at, what="--valid-at")
         known = None if known_at == "now" else parse_instant(known_at, what="--known-at")
-        with _open(store, create=False) as memory:
+        with open_memory(store, create=False) as memory:
             answer = memory.asof(valid, known, subject=subject, predicate=predicate, scope=scope)
         if json_out:
             render.emit_json(answer)
@@ -137,7 +134,7 @@ def history(
 ) -> None:
     """Every revision about SUBJECT, with both intervals and what closed it."""
     with render.errors():
-        with _open(store, create=False) as memory:
+        with open_memory(store, create=False) as memory:
             entries = memory.history(subject, predicate, scope=scope)
         if json_out:
             render.emit_json(entries)
@@ -153,7 +150,7 @@ def refusals(
 ) -> None:
     """The writer gate's audit: every candidate it refused, who sent it and why."""
     with render.errors():
-        with _open(store, create=False) as memory:
+        with open_memory(store, create=False) as memory:
             rows = memory.refusals(scope)
         if json_out:
             render.emit_json(rows)

@@ -13,13 +13,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
 from kg_memory.change import Closure, Draft, PlannedEdge
 from kg_memory.clock import UtcDatetime
-from kg_memory.model import Assertion, Edge, Entity, Episode, Refusal, Support
+from kg_memory.model import (
+    Activity,
+    Assertion,
+    Block,
+    Edge,
+    Entity,
+    Episode,
+    Refusal,
+    Support,
+    Tombstone,
+)
 
 __all__ = ["AsOfQuery", "Slot", "Store", "Transaction"]
 
@@ -67,6 +77,9 @@ class Transaction(Protocol):
     def live_versions(self, slot: Slot) -> list[Assertion]:
         """Revisions of ``slot`` the store currently believes (open system interval)."""
 
+    def live_versions_of(self, assertion_id: str) -> list[Assertion]:
+        """Currently believed revisions of one assertion."""
+
     def live_dependents(self, key: str) -> list[Assertion]:
         """Currently believed revisions whose ``depends_on`` names ``key``."""
 
@@ -78,6 +91,33 @@ class Transaction(Protocol):
         """Record an edge once; a repeat is a no-op (repeated delivery is not new evidence)."""
 
     def add_refusal(self, refusal: Refusal) -> None: ...
+
+    # Forgetting: erasure, tombstones and collection blocks, inside the same transaction as
+    # every other write so that a racing write is checked against them atomically.
+    def delete_assertion(self, assertion_id: str) -> None:
+        """Erase every revision of an assertion and every edge touching it."""
+
+    def delete_entity(self, entity_id: str) -> None: ...
+
+    def erase_episode(self, episode_id: str) -> None: ...
+
+    def redact_episode(self, episode_id: str, supports_to_drop: list[str]) -> None: ...
+
+    def next_generation(self) -> int:
+        """Advance and return the store's removal generation."""
+
+    def add_tombstone(self, tombstone: Tombstone) -> None: ...
+
+    def tombstones(self, keys: list[str]) -> dict[str, datetime]:
+        """Which of ``keys`` are tombstoned, and since when."""
+
+    def add_activity(self, activity: Activity) -> None: ...
+
+    def add_block(self, block: Block) -> None: ...
+
+    def revoke_block(self, block_id: str) -> bool: ...
+
+    def active_blocks(self, scope: str) -> list[Block]: ...
 
 
 @runtime_checkable
@@ -111,5 +151,30 @@ class Store(Protocol):
         """Every edge into or out of ``node_id``."""
 
     def refusals(self, scope: str | None = None) -> list[Refusal]: ...
+
+    def versions(self, assertion_ids: Sequence[str]) -> list[Assertion]:
+        """Every revision of each assertion, in system-time order."""
+
+    def find_episodes(self, source: str, scope: str | None = None) -> list[str]: ...
+
+    def find_assertions(
+        self,
+        scope: str | None = None,
+        subject: str | None = None,
+        predicates: str = "*",
+        project: str | None = None,
+    ) -> list[str]:
+        """Ids of assertions with any revision matching (``predicates`` is a glob)."""
+
+    @property
+    def secret(self) -> bytes:
+        """The store-local key of its tombstone hashes."""
+
+    def blocks(self, scope: str | None = None) -> list[Block]: ...
+
+    def activities(self, type_: str | None = None) -> list[Activity]: ...
+
+    def scrub(self) -> dict[str, Any]:
+        """Make erasures physical where the backend keeps copies; report per destination."""
 
     def close(self) -> None: ...

@@ -99,3 +99,32 @@ CREATE TABLE IF NOT EXISTS refusals (
     reason     TEXT NOT NULL,
     at         INTEGER NOT NULL
 );
+
+-- Forgetting. Tombstones hold keyed hashes only; activities hold counts and ids only.
+CREATE TABLE IF NOT EXISTS tombstones (
+    key         TEXT PRIMARY KEY,
+    kind        TEXT NOT NULL,
+    generation  INTEGER NOT NULL,
+    activity_id TEXT NOT NULL,
+    created_at  INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS activities (
+    activity_id TEXT PRIMARY KEY,
+    type        TEXT NOT NULL,
+    agent       TEXT NOT NULL,
+    started_at  INTEGER NOT NULL,
+    ended_at    INTEGER,
+    status      TEXT NOT NULL,
+    detail      TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS blocks (
+    block_id   TEXT PRIMARY KEY,
+    scope      TEXT NOT NULL,
+    subject    TEXT NOT NULL,
+    predicates TEXT NOT NULL,
+    project    TEXT,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+);

@@ -11,6 +11,7 @@ slot, then a scan of that slot's few revisions. Nothing is loaded into memory at
 from __future__ import annotations
 
 import os
+import secrets
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -20,9 +21,15 @@ from typing import Any
 
 from kg_memory.clock import Clock, from_micros, system_clock, to_micros
 from kg_memory.errors import StoreUnavailable
-from kg_memory.model import Assertion, Edge, EdgeType, Episode, Refusal, Support
+from kg_memory.model import Activity, Assertion, Block, Edge, EdgeType, Episode, Refusal, Support
 from kg_memory.store.protocol import AsOfQuery
-from kg_memory.store.sqlite_rows import VERSION_COLUMNS, episode_from_row, version_from_row
+from kg_memory.store.sqlite_rows import (
+    VERSION_COLUMNS,
+    activity_from_row,
+    block_from_row,
+    episode_from_row,
+    version_from_row,
+)
 from kg_memory.store.sqlite_tx import SqliteTransaction
 
 __all__ = ["SqliteStore", "default_path"]
@@ -257,3 +264,87 @@ class SqliteStore:
             )
             for r in rows
         ]
+
+    # -- lineage and forgetting ------------------------------------------------------------
+
+    def versions(self, assertion_ids: Sequence[str]) -> list[Assertion]:
+        """Every revision of each assertion, in system-time order."""
+        if not assertion_ids:
+            return []
+        marks = ", ".join("?" for _ in assertion_ids)
+        rows = self._rows(
+            f"SELECT {VERSION_COLUMNS} FROM versions WHERE assertion_id IN ({marks}) "
+            "ORDER BY sys_from, valid_from",
+            list(assertion_ids),
+        )
+        return [version_from_row(r) for r in rows]
+
+    def find_episodes(self, source: str, scope: str | None = None) -> list[str]:
+        rows = self._rows(
+            "SELECT episode_id FROM episodes WHERE source = ? AND (? IS NULL OR scope = ?) "
+            "ORDER BY recorded_at",
+            [source, scope, scope],
+        )
+        return [r["episode_id"] for r in rows]
+
+    def find_assertions(
+        self,
+        scope: str | None = None,
+        subject: str | None = None,
+        predicates: str = "*",
+        project: str | None = None,
+    ) -> list[str]:
+        """Assertion ids with any revision matching; ``predicates`` is a glob."""
+        rows = self._rows(
+            "SELECT DISTINCT assertion_id FROM versions WHERE (? IS NULL OR scope = ?) "
+            "AND (? IS NULL OR subject = ?) AND predicate GLOB ? AND (? IS NULL OR project = ?)",
+            [scope, scope, subject, subject, predicates, project, project],
+        )
+        return [r["assertion_id"] for r in rows]
+
+    @property
+    def secret(self) -> bytes:
+        """The key of this store's tombstone hashes, created once and kept in the file."""
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'tombstone_secret'").fetchone()
+        if row is None:
+            self._conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+                               ("tombstone_secret", secrets.token_hex(32)))
+            row = self._conn.execute(
+                "SELECT value FROM meta WHERE key = 'tombstone_secret'").fetchone()
+        return bytes.fromhex(row[0])
+
+    def blocks(self, scope: str | None = None) -> list[Block]:
+        rows = self._rows(
+            "SELECT * FROM blocks WHERE (? IS NULL OR scope = ?) ORDER BY created_at",
+            [scope, scope],
+        )
+        return [block_from_row(r) for r in rows]
+
+    def activities(self, type_: str | None = None) -> list[Activity]:
+        rows = self._rows(
+            "SELECT * FROM activities WHERE (? IS NULL OR type = ?) ORDER BY started_at",
+            [type_, type_],
+        )
+        return [activity_from_row(r) for r in rows]
+
+    def scrub(self) -> dict[str, Any]:
+        """Make erasure physical: no page of the file or its journal keeps erased bytes.
+
+        ``secure_delete`` already zeroes freed cells in the database pages, but the WAL holds
+        earlier page images until a checkpoint; TRUNCATE folds it back and empties it, and a
+        VACUUM rewrites the file without free pages.
+        """
+        try:
+            busy, _, _ = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            self._conn.execute("VACUUM")
+            busy_after, _, _ = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.Error as exc:
+            return {"destination": "embedded", "location": self.location,
+                    "status": "incomplete", "reason": str(exc)}
+        wal = Path(f"{self.path}-wal")
+        wal_bytes = wal.stat().st_size if wal.exists() else 0
+        complete = not busy and not busy_after and wal_bytes == 0
+        return {"destination": "embedded", "location": self.location,
+                "status": "complete" if complete else "incomplete",
+                "reason": "" if complete else "another connection holds the journal open",
+                "journal_bytes": wal_bytes}

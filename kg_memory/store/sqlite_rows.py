@@ -8,9 +8,25 @@ from datetime import datetime
 
 from kg_memory.clock import from_micros
 from kg_memory.interval import Interval
-from kg_memory.model import Assertion, Channel, EndReason, Episode, Kind, Qualifiers
+from kg_memory.model import (
+    Activity,
+    Assertion,
+    Block,
+    Channel,
+    EndReason,
+    Episode,
+    Kind,
+    Qualifiers,
+)
 
-__all__ = ["VERSION_COLUMNS", "episode_from_row", "opt_time", "version_from_row"]
+__all__ = [
+    "VERSION_COLUMNS",
+    "activity_from_row",
+    "block_from_row",
+    "episode_from_row",
+    "opt_time",
+    "version_from_row",
+]
 
 VERSION_COLUMNS = (
     "assertion_id, revision, scope, subject, predicate, value, qualifiers, kind, writer, "
@@ -55,4 +71,20 @@ def episode_from_row(row: sqlite3.Row) -> Episode:
         occurred_at=from_micros(row["occurred_at"]),
         recorded_at=from_micros(row["recorded_at"]),
         scope=row["scope"],
+    )
+
+
+def block_from_row(row: sqlite3.Row) -> Block:
+    return Block(
+        block_id=row["block_id"], scope=row["scope"], subject=row["subject"],
+        predicates=row["predicates"], project=row["project"],
+        created_at=from_micros(row["created_at"]), revoked_at=opt_time(row["revoked_at"]),
+    )
+
+
+def activity_from_row(row: sqlite3.Row) -> Activity:
+    return Activity(
+        activity_id=row["activity_id"], type=row["type"], agent=row["agent"],
+        started_at=from_micros(row["started_at"]), ended_at=opt_time(row["ended_at"]),
+        status=row["status"], detail=row["detail"],
     )

@@ -10,9 +10,14 @@ from kg_memory.change import Closure, Draft, PlannedEdge
 from kg_memory.clock import from_micros, to_micros
 from kg_memory.errors import StoreUnavailable
 from kg_memory.interval import Interval
-from kg_memory.model import Assertion, Entity, Episode, Refusal
+from kg_memory.model import Activity, Assertion, Block, Entity, Episode, Refusal, Tombstone
 from kg_memory.store.protocol import Slot
-from kg_memory.store.sqlite_rows import VERSION_COLUMNS, episode_from_row, version_from_row
+from kg_memory.store.sqlite_rows import (
+    VERSION_COLUMNS,
+    block_from_row,
+    episode_from_row,
+    version_from_row,
+)
 
 __all__ = ["SqliteTransaction"]
 
@@ -92,6 +97,14 @@ class SqliteTransaction:
             f"SELECT {VERSION_COLUMNS} FROM versions WHERE scope = ? AND subject = ? "
             "AND predicate = ? AND project = ? AND sys_to IS NULL ORDER BY valid_from",
             (slot.scope, slot.subject, slot.predicate, slot.project or ""),
+        ).fetchall()
+        return [version_from_row(r) for r in rows]
+
+    def live_versions_of(self, assertion_id: str) -> list[Assertion]:
+        rows = self._conn.execute(
+            f"SELECT {VERSION_COLUMNS} FROM versions WHERE assertion_id = ? AND sys_to IS NULL "
+            "ORDER BY valid_from",
+            (assertion_id,),
         ).fetchall()
         return [version_from_row(r) for r in rows]
 
@@ -180,3 +193,89 @@ class SqliteTransaction:
                 to_micros(refusal.at),
             ),
         )
+
+    # -- forgetting ------------------------------------------------------------------------
+
+    def delete_assertion(self, assertion_id: str) -> None:
+        """Erase every revision of an assertion and every edge touching it."""
+        self._conn.execute("DELETE FROM versions WHERE assertion_id = ?", (assertion_id,))
+        self._conn.execute("DELETE FROM dependencies WHERE assertion_id = ?", (assertion_id,))
+        self._conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?",
+                           (assertion_id, assertion_id))
+
+    def delete_entity(self, entity_id: str) -> None:
+        self._conn.execute("DELETE FROM entities WHERE entity_id = ?", (entity_id,))
+        self._conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (entity_id, entity_id))
+
+    def erase_episode(self, episode_id: str) -> None:
+        """Erase an episode, its edges and what the gate refused from it."""
+        self._conn.execute("DELETE FROM episodes WHERE episode_id = ?", (episode_id,))
+        self._conn.execute("DELETE FROM refusals WHERE episode_id = ?", (episode_id,))
+        self._conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (episode_id, episode_id))
+
+    def redact_episode(self, episode_id: str, supports_to_drop: list[str]) -> None:
+        """Keep the episode node for the facts it still supports; drop its content."""
+        self._conn.execute(
+            "UPDATE episodes SET content = '', payload_hash = '' WHERE episode_id = ?",
+            (episode_id,),
+        )
+        self._conn.execute("DELETE FROM refusals WHERE episode_id = ?", (episode_id,))
+        self._conn.executemany(
+            "DELETE FROM edges WHERE src = ? AND dst = ?",
+            [(episode_id, dst) for dst in supports_to_drop],
+        )
+
+    def next_generation(self) -> int:
+        row = self._conn.execute(
+            "SELECT value FROM meta WHERE key = 'removal_generation'").fetchone()
+        generation = 1 if row is None else int(row[0]) + 1
+        self._conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('removal_generation', ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(generation),))
+        return generation
+
+    def add_tombstone(self, tombstone: Tombstone) -> None:
+        self._conn.execute(
+            "INSERT OR IGNORE INTO tombstones (key, kind, generation, activity_id, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (tombstone.key, tombstone.kind, tombstone.generation, tombstone.activity_id,
+             to_micros(tombstone.created_at)),
+        )
+
+    def tombstones(self, keys: list[str]) -> dict[str, datetime]:
+        """Which of ``keys`` are tombstoned, and since when (checked inside the write)."""
+        if not keys:
+            return {}
+        marks = ", ".join("?" for _ in keys)
+        rows = self._conn.execute(
+            f"SELECT key, created_at FROM tombstones WHERE key IN ({marks})", keys).fetchall()
+        return {r["key"]: from_micros(r["created_at"]) for r in rows}
+
+    def add_activity(self, activity: Activity) -> None:
+        self._conn.execute(
+            "INSERT OR REPLACE INTO activities (activity_id, type, agent, started_at, ended_at, "
+            "status, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (activity.activity_id, activity.type, activity.agent,
+             to_micros(activity.started_at),
+             None if activity.ended_at is None else to_micros(activity.ended_at),
+             activity.status, activity.detail),
+        )
+
+    def add_block(self, block: Block) -> None:
+        self._conn.execute(
+            "INSERT OR IGNORE INTO blocks (block_id, scope, subject, predicates, project, "
+            "created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL)",
+            (block.block_id, block.scope, block.subject, block.predicates, block.project,
+             to_micros(block.created_at)),
+        )
+
+    def revoke_block(self, block_id: str) -> bool:
+        cursor = self._conn.execute(
+            "UPDATE blocks SET revoked_at = ? WHERE block_id = ? AND revoked_at IS NULL",
+            (self._now, block_id))
+        return cursor.rowcount > 0
+
+    def active_blocks(self, scope: str) -> list[Block]:
+        rows = self._conn.execute(
+            "SELECT * FROM blocks WHERE scope = ? AND revoked_at IS NULL", (scope,)).fetchall()
+        return [block_from_row(r) for r in rows]

@@ -1,0 +1,23 @@
+"""Options every store command shares."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kg_memory.memory import Memory
+from kg_memory.store.sqlite import default_path
+
+__all__ = ["JsonOption", "StoreOption", "open_memory"]
+
+StoreOption = Annotated[
+    Path | None,
+    typer.Option("--store", help="Store file (default: $KG_MEMORY_STORE or the user data dir)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+def open_memory(store: Path | None, *, create: bool) -> Memory:
+    return Memory.open(store or default_path(), create=create)

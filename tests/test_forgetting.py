@@ -1,0 +1,256 @@
+"""Forgetting across derived records: the Jo/Cedar scenario of seed 002, and the cases where
+Graphiti's remove_episode falls short (over-deletion, no restore, resurrection on re-ingest)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from kg_memory import ConcurrencyError, Memory
+from kg_memory.errors import ConsolidationRefused, ForgottenError
+from kg_memory.sim.cedar import FORGET_SELECTOR, CedarRun, load_records, replay
+from kg_memory.sim.scenario import ScenarioClock
+from tests.conftest import ROOT, ManualClock, day, episode, fact
+
+CANARY = "CANARY-7f3a-concise-except-audits"
+
+
+@pytest.fixture
+def cedar(tmp_path: Path) -> Iterator[tuple[Memory, ScenarioClock, CedarRun]]:
+    records = load_records()
+    clock = ScenarioClock(records[0].occurred_at)
+    with Memory.open(tmp_path / "cedar.db", clock=clock) as memory:
+        yield memory, clock, replay(memory, clock, records)
+
+
+def _facts(memory: Memory) -> set[tuple[str, object, str | None]]:
+    return {(f.key, f.value, f.qualifiers.project) for f in memory.asof(scope="acme").facts}
+
+
+def test_day4_forget_removes_cedar_preferences_and_keeps_everything_else(
+    cedar: tuple[Memory, ScenarioClock, CedarRun],
+) -> None:
+    memory, _, run = cedar
+    assert run.forget is not None
+    assert run.forget.status == "complete"
+    facts = _facts(memory)
+    assert not any(key == "j17.report_style" and project == "c1" for key, _, project in facts)
+    assert ("j17.report_style", "bullet points", "b2") in facts  # Birch survives
+    assert ("c1.status", "in review", None) in facts  # the registry's record is untouched
+    assert ("p-jo-okafor.role", "registry approver", None) in facts  # the other Jo too
+    # No earlier system time brings the preferences back: erasure, not supersession.
+    for known in (day(1.5), day(2.5), day(3.5)):
+        for subject_fact in memory.asof(known, known, scope="acme").facts:
+            assert not (
+                subject_fact.predicate == "report_style" and subject_fact.qualifiers.project == "c1"
+            )
+    assert [e.version.value for e in memory.history("j17", "report_style")] == ["bullet points"]
+
+
+def test_profile_is_rebuilt_from_what_remains(
+    cedar: tuple[Memory, ScenarioClock, CedarRun],
+) -> None:
+    memory, _, run = cedar
+    assert "concise" in str(run.profile_v1.value)
+    assert "audits" in str(run.profile_v1.value)
+    assert "detailed" in str(run.profile_v2.value)
+    [profile] = [
+        f for f in memory.asof(scope="acme", subject="j17").facts if f.predicate == "cedar_profile"
+    ]
+    assert profile.value == "c1.status=in review"
+    assert profile.qualifiers.project == "c1"
+    assert profile.assertion_id not in (run.profile_v1.assertion_id, run.profile_v2.assertion_id)
+    assert run.forget_plan is not None
+    assert set(run.forget_plan.plan.rebuild) == {
+        run.profile_v1.assertion_id,
+        run.profile_v2.assertion_id,
+    }
+
+
+def test_dry_run_prints_exactly_what_the_run_did(
+    cedar: tuple[Memory, ScenarioClock, CedarRun],
+) -> None:
+    _, _, run = cedar
+    assert run.forget_plan is not None
+    assert run.forget is not None
+    assert run.forget_plan.dry_run
+    assert run.forget_plan.status == "planned"
+    assert run.forget_plan.plan == run.forget.plan
+    assert len(run.forget.plan.delete) == 2
+    assert len(run.forget.plan.erase) == 2
+
+
+def test_a_worker_that_read_before_the_forget_cannot_publish(
+    cedar: tuple[Memory, ScenarioClock, CedarRun],
+) -> None:
+    memory, _, run = cedar
+    with pytest.raises(ForgottenError):
+        memory.publish(run.stale_basis)
+
+
+def test_replaying_forgotten_input_is_refused_terminally(
+    cedar: tuple[Memory, ScenarioClock, CedarRun],
+) -> None:
+    memory, clock, _ = cedar
+    day1 = load_records()[0]
+    with pytest.raises(ForgottenError, match="forgotten"):
+        memory.ingest(day1)
+    late = day1.model_copy(update={"operation_id": "cedar-d1-redelivered-by-another-path"})
+    with pytest.raises(ForgottenError, match="late write"):
+        memory.ingest(late)
+    # Collection stays blocked for new statements until the block is revoked.
+    fresh = late.model_copy(
+        update={"operation_id": "cedar-d5", "occurred_at": clock.now + timedelta(days=1)}
+    )
+    report = memory.ingest(fresh)
+    assert [e.action for e in report.effects] == ["refused"]
+    [block] = memory.blocks("acme")
+    memory.revoke_block(block.block_id)
+    again = memory.ingest(fresh.model_copy(update={"operation_id": "cedar-d5b"}))
+    assert [e.action for e in again.effects] == ["written"]
+
+
+def test_forget_is_idempotent(cedar: tuple[Memory, ScenarioClock, CedarRun]) -> None:
+    memory, _, _ = cedar
+    before = _facts(memory)
+    second = memory.forget(FORGET_SELECTOR)
+    assert second.status == "nothing-to-forget"
+    assert second.plan.is_empty
+    assert _facts(memory) == before
+
+
+def test_no_byte_of_forgotten_text_remains_in_any_store_file(tmp_path: Path) -> None:
+    records = load_records()
+    planted = records[0].model_copy(
+        update={
+            "content": f"For Cedar, keep reports {CANARY}.",
+            "assertions": (records[0].assertions[0].model_copy(update={"value": CANARY}),),
+        }
+    )
+    clock = ScenarioClock(records[0].occurred_at)
+    store_dir = tmp_path / "store"
+    with Memory.open(store_dir / "m.db", clock=clock) as memory:
+        replay(memory, clock, [planted, *records[1:]], forget=False)
+
+        def files_with_canary() -> list[str]:
+            return [p.name for p in store_dir.iterdir() if CANARY.encode() in p.read_bytes()]
+
+        assert files_with_canary()  # the canary really was stored (the test can fail)
+        report = memory.forget(FORGET_SELECTOR)
+        assert report.status == "complete"
+        assert files_with_canary() == []
+        assert CANARY not in str(memory.asof(scope="acme").model_dump())
+        assert all(CANARY not in a.detail for a in memory.store.activities())
+
+
+def test_forgetting_one_episode_keeps_facts_others_corroborate(
+    memory: Memory, clock: ManualClock
+) -> None:
+    clock.now = day(0)
+    first = memory.ingest(episode("a", "user", day(0), assertions=[fact("ana", "diet", "veg")]))
+    clock.now = day(5)
+    memory.ingest(episode("b", "user", day(5), assertions=[fact("ana", "diet", "veg")]))
+    clock.now = day(6)
+    report = memory.forget(f"episode:{first.episode_id}")
+    assert report.plan.erase == (first.episode_id,)
+    assert report.plan.delete == ()
+    [served] = memory.asof(subject="ana").facts
+    assert served.value == "veg"
+    assert [s.episode_id for s in served.supported_by] != [first.episode_id]
+
+
+def test_forgetting_a_correction_restores_what_it_superseded(
+    memory: Memory, clock: ManualClock
+) -> None:
+    clock.now = day(0)
+    memory.ingest(episode("a", "user", day(0), assertions=[fact("ana", "diet", "veg")]))
+    clock.now = day(30)
+    fish = memory.ingest(episode("b", "user", day(30), assertions=[fact("ana", "diet", "fish")]))
+    clock.now = day(40)
+    report = memory.forget(f"episode:{fish.episode_id}")
+    assert len(report.plan.restore) == 1
+    assert memory.asof(day(35), day(41), subject="ana").values() == ["veg"]
+
+
+def test_forgetting_the_restaurant_restores_what_its_webhook_ended(tmp_path: Path) -> None:
+    from kg_memory.sim.scenario import Scenario
+
+    scenario = Scenario.load()
+    clock = ScenarioClock(scenario.epoch)
+    with Memory.open(tmp_path / "d.db", clock=clock) as memory:
+        for record in scenario.records[:4]:
+            clock.now = record.occurred_at
+            memory.ingest(record)
+        assert memory.refusals()  # the deposit claim was refused and audited
+        clock.now = scenario.at(10)
+        report = memory.forget("source:restaurant@u1")
+        assert report.status == "complete"
+        assert memory.refusals() == []  # the audit quoted the restaurant: erased too
+        assert memory.asof(scenario.at(5), subject="u1", predicate="next_dinner").values() == [
+            "R1 Fri"
+        ]
+
+
+def test_consolidation_is_conditional_and_keeps_qualifiers(
+    memory: Memory, clock: ManualClock
+) -> None:
+    from kg_memory import Qualifiers
+
+    clock.now = day(1)
+    pref = memory.ingest(
+        episode(
+            "p",
+            "user",
+            day(1),
+            scope="acme",
+            assertions=[
+                fact(
+                    "j17",
+                    "report_style",
+                    "concise",
+                    qualifiers={"project": "c1", "exceptions": ["audits"]},
+                )
+            ],
+        )
+    )
+    [written] = [e.assertion_id for e in pref.effects if e.assertion_id]
+    basis = memory.read_basis("j17", "profile", [written], scope="acme", project="c1")
+    with pytest.raises(ConsolidationRefused, match="audits"):
+        memory.publish(basis, value="concise", qualifiers=Qualifiers(project="c1"))
+    clock.now = day(2)
+    memory.ingest(
+        episode(
+            "q",
+            "user",
+            day(2),
+            scope="acme",
+            assertions=[fact("j17", "report_style", "detailed", qualifiers={"project": "c1"})],
+        )
+    )
+    with pytest.raises(ConcurrencyError, match="precondition failed"):
+        memory.publish(basis)
+
+
+def test_lineage_reaches_episodes_writers_and_derivatives(
+    cedar: tuple[Memory, ScenarioClock, CedarRun],
+) -> None:
+    import networkx as nx
+
+    memory, _, _ = cedar
+    [status] = memory.asof(scope="acme", subject="c1").facts
+    graph = memory.lineage(status.assertion_id, "both")
+    kinds = {graph.nodes[n]["kind"] for n in graph.nodes}
+    assert {"assertion", "episode", "agent"} <= kinds
+    profile = next(
+        f for f in memory.asof(scope="acme", subject="j17").facts if f.predicate == "cedar_profile"
+    )
+    assert profile.assertion_id in nx.ancestors(graph, status.assertion_id)
+    shallow = memory.lineage(status.assertion_id, "up", depth=1)
+    assert "agent:registry" not in {n for n in shallow.nodes if graph.nodes[n]["depth"] > 1}
+
+
+def test_the_notebook_fixture_is_the_one_tested() -> None:
+    assert (ROOT / "fixtures" / "jo_cedar" / "episodes.jsonl").exists()
