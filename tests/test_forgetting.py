@@ -254,3 +254,41 @@ def test_lineage_reaches_episodes_writers_and_derivatives(
 
 def test_the_notebook_fixture_is_the_one_tested() -> None:
     assert (ROOT / "fixtures" / "jo_cedar" / "episodes.jsonl").exists()
+
+
+def test_a_crash_between_erasure_and_scrub_is_finished_by_rerunning(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import textwrap
+
+    store_dir = tmp_path / "store"
+    script = textwrap.dedent(f"""
+        import os
+        from pathlib import Path
+        from kg_memory import Memory
+        from kg_memory.sim.cedar import load_records, replay, FORGET_SELECTOR
+        from kg_memory.sim.scenario import ScenarioClock
+        from kg_memory.store.sqlite import SqliteStore
+
+        records = load_records()
+        first = records[0]
+        planted = first.model_copy(update={{"content": {CANARY!r}}})
+        clock = ScenarioClock(first.occurred_at)
+        memory = Memory.open(Path({str(store_dir)!r}) / "m.db", clock=clock)
+        replay(memory, clock, [planted, *records[1:]], forget=False)
+        SqliteStore.scrub = lambda self: os._exit(9)  # the power goes out after the commit
+        memory.forget(FORGET_SELECTOR)
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, check=False)
+    assert proc.returncode == 9, proc.stderr
+    # The erasure committed, but old page images still hold the text: the scrub matters.
+    assert [p.name for p in store_dir.iterdir() if CANARY.encode() in p.read_bytes()]
+    with Memory.open(store_dir / "m.db", create=False) as memory:
+        [activity] = memory.store.activities("forget")
+        assert activity.status == "erased"
+        report = memory.forget(FORGET_SELECTOR)
+        assert report.status == "nothing-to-forget"
+        [activity] = memory.store.activities("forget")
+        assert activity.status == "complete"
+    assert [p.name for p in store_dir.iterdir() if CANARY.encode() in p.read_bytes()] == []
