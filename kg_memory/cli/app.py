@@ -19,6 +19,7 @@ from rich.table import Table
 from kg_memory.cli import render
 from kg_memory.cli.forget import blocks_app, forget
 from kg_memory.cli.lineage import consolidate, lineage, prov
+from kg_memory.cli.neo4j import neo4j_app
 from kg_memory.cli.options import JsonOption, StoreOption, open_memory
 from kg_memory.cli.sim import sim_app
 from kg_memory.clock import parse_instant
@@ -37,6 +38,7 @@ app = typer.Typer(
 )
 app.add_typer(sim_app, name="sim")
 app.add_typer(blocks_app, name="blocks")
+app.add_typer(neo4j_app, name="neo4j")
 app.command()(lineage)
 app.command()(prov)
 app.command()(consolidate)

@@ -1,0 +1,60 @@
+"""``kg-memory neo4j up|down|status``: the local Neo4j 5.26 server for a source checkout.
+
+Thin wrapper over ``docker/neo4j-local/neo4j-local.sh``, which builds Neo4j Community with APOC
+and Neo4j Browser from Maven artifacts and runs it in-process (no Docker engine needed). With
+Docker, use ``docker/compose.yml`` instead (see docker/README.md).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kg_memory.cli import render
+from kg_memory.errors import StoreUnavailable
+
+__all__ = ["neo4j_app"]
+
+neo4j_app = typer.Typer(help="Run the local Neo4j (Bolt 7687, Browser on 7474).",
+                        no_args_is_help=True)
+DataOption = Annotated[Path | None, typer.Option(
+    "--data", help="Data folder (default $KG_NEO4J_HOME or ~/.local/share/kg-memory/neo4j).")]
+
+
+def _script() -> Path:
+    script = Path(__file__).resolve().parents[2] / "docker" / "neo4j-local" / "neo4j-local.sh"
+    if not script.exists():
+        raise StoreUnavailable("the local Neo4j launcher ships with a source checkout "
+                               "(docker/neo4j-local); with Docker use docker/compose.yml")
+    return script
+
+
+def _run(command: str, data: Path | None) -> None:
+    with render.errors():
+        args = ["bash", str(_script()), command]
+        if data is not None:
+            args += ["--data", str(data)]
+        code = subprocess.run(args, check=False).returncode
+    if code != 0:
+        raise typer.Exit(code)
+
+
+@neo4j_app.command()
+def up(data: DataOption = None) -> None:
+    """Build if needed, start, wait until Bolt answers, print the Browser URL."""
+    _run("start", data)
+
+
+@neo4j_app.command()
+def down(data: DataOption = None) -> None:
+    """Stop the local Neo4j cleanly."""
+    _run("stop", data)
+
+
+@neo4j_app.command()
+def status(data: DataOption = None) -> None:
+    """Exit 0 when the local Neo4j runs, 3 when it does not."""
+    _run("status", data)
