@@ -36,7 +36,7 @@ say() { echo "neo4j-local: $*"; }
 die() { echo "neo4j-local: error: $*" >&2; exit 1; }
 
 usage() {
-    sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'
 }
 
 cmd="${1:-}"
@@ -58,17 +58,32 @@ CLASSPATH_="$JAR:$HERE/target/lib/*"
 
 # --- helpers ---------------------------------------------------------------
 
-# pid of our running launcher for this data dir, or nothing (cleans a stale pid file)
+# pid of our running launcher for this data dir, or nothing. Trusts the pid file only if that
+# process really is our launcher; otherwise (stale or lost pid file) looks the process up by its
+# command line and rewrites the pid file.
 running_pid() {
-    [ -f "$PID_FILE" ] || return 0
-    local pid
-    pid="$(tr -dc '0-9' < "$PID_FILE")"
-    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null \
-        && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q "$MAIN_CLASS"; then
+    local pid="" f
+    [ -f "$PID_FILE" ] && pid="$(tr -dc '0-9' < "$PID_FILE")"
+    if [ -n "$pid" ] && is_our_launcher "$pid"; then
         echo "$pid"
-    else
-        rm -f "$PID_FILE"
+        return 0
     fi
+    rm -f "$PID_FILE"
+    for f in /proc/[0-9]*/cmdline; do
+        pid="${f#/proc/}"; pid="${pid%/cmdline}"
+        if is_our_launcher "$pid"; then
+            echo "$pid" > "$PID_FILE"
+            echo "$pid"
+            return 0
+        fi
+    done
+    return 0
+}
+
+is_our_launcher() { # pid
+    kill -0 "$1" 2>/dev/null || return 1
+    tr '\0' '\n' < "/proc/$1/cmdline" 2>/dev/null | paste -sd ' ' - \
+        | grep -F -- "$MAIN_CLASS --data $DATA --plugins " >/dev/null
 }
 
 port_open() { # host port
@@ -90,11 +105,26 @@ built() { [ -f "$JAR" ] && [ -d "$HERE/target/lib" ] && [ -d "$HERE/target/plugi
 
 # --- commands --------------------------------------------------------------
 
+# pids of launchers (any data dir) that run from this checkout's target/
+launchers_here() {
+    local f
+    for f in /proc/[0-9]*/cmdline; do
+        tr '\0' ' ' < "$f" 2>/dev/null | grep -- "$MAIN_CLASS.*--plugins $HERE/target/plugins" >/dev/null \
+            && { f="${f#/proc/}"; echo "${f%/cmdline}"; }
+    done
+    return 0
+}
+
 do_build() {
+    local busy
+    busy="$(launchers_here | paste -sd ' ' -)"
+    [ -z "$busy" ] || die "a launcher from $HERE/target is running (pid $busy); stop it before rebuilding"
     command -v mvn >/dev/null 2>&1 || die "mvn not found (needs Maven 3.8+ and JDK 17+)"
     say "building (mvn -q -B package) ..."
     local t0=$SECONDS
-    mvn -q -B -f "$HERE/pom.xml" package
+    # Maven 3.8 prints stray colour resets even with -q -B; strip them.
+    mvn -q -B -Dstyle.color=never -f "$HERE/pom.xml" package 2>&1 | sed -e $'s/\x1b\\[[0-9;]*m//g' -e '/^[[:space:]]*$/d'
+    [ -f "$JAR" ] || die "build failed"
     say "built in $((SECONDS - t0)) s: $JAR"
 }
 
@@ -127,6 +157,8 @@ do_start() {
     say "starting (data: $DATA, log: $LOG_FILE)"
     local t0=$SECONDS
     echo "==== $(date -u +%FT%TZ) start ====" >> "$LOG_FILE"
+    local log_from
+    log_from=$(( $(wc -c < "$LOG_FILE") + 1 ))
     local setsid_=()
     command -v setsid >/dev/null 2>&1 && setsid_=(setsid)
     KG_NEO4J_HOST="$HOST" KG_NEO4J_BOLT_PORT="$BOLT_PORT" KG_NEO4J_HTTP_PORT="$HTTP_PORT" \
@@ -135,17 +167,19 @@ do_start() {
     pid=$!
     echo "$pid" > "$PID_FILE"
 
-    local bolt=0 http=0
+    # ready = the launcher said so (password set, default database online) + Bolt port open + /browser/ 200
+    local bolt=0 http=0 ready=0
     while [ $((SECONDS - t0)) -lt "$START_TIMEOUT" ]; do
         if ! kill -0 "$pid" 2>/dev/null; then
             rm -f "$PID_FILE"
-            echo "---- last lines of $LOG_FILE ----" >&2
-            tail -n 40 "$LOG_FILE" >&2
+            echo "---- last lines of $LOG_FILE (this start) ----" >&2
+            tail -c +"$log_from" "$LOG_FILE" | tail -n 40 >&2
             die "Neo4j exited during startup"
         fi
         [ $bolt = 1 ] || { port_open "$HOST" "$BOLT_PORT" && bolt=1; } || true
         [ $http = 1 ] || { http_ok "http://$HOST:$HTTP_PORT/browser/" && http=1; } || true
-        if [ $bolt = 1 ] && [ $http = 1 ]; then
+        [ $ready = 1 ] || { tail -c +"$log_from" "$LOG_FILE" | grep '^\[neo4j-local\] ready:' >/dev/null && ready=1; } || true
+        if [ $bolt = 1 ] && [ $http = 1 ] && [ $ready = 1 ]; then
             say "up in $((SECONDS - t0)) s (pid $pid)"
             say "browser: http://$HOST:$HTTP_PORT/browser/"
             say "bolt:    bolt://$HOST:$BOLT_PORT"
@@ -153,9 +187,9 @@ do_start() {
         fi
         sleep 1
     done
-    echo "---- last lines of $LOG_FILE ----" >&2
-    tail -n 40 "$LOG_FILE" >&2
-    say "not up after ${START_TIMEOUT} s (bolt=$bolt http=$http); stopping pid $pid" >&2
+    echo "---- last lines of $LOG_FILE (this start) ----" >&2
+    tail -c +"$log_from" "$LOG_FILE" | tail -n 40 >&2
+    say "not up after ${START_TIMEOUT} s (bolt=$bolt http=$http ready=$ready); stopping pid $pid" >&2
     do_stop >&2 || true
     exit 1
 }

@@ -5,6 +5,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
@@ -37,6 +39,8 @@ import org.neo4j.logging.log4j.Log4jLogProvider;
  * disabled (local development only; the listeners bind to 127.0.0.1 by default).
  */
 public final class Launcher {
+
+    private static volatile boolean stopping;
 
     private Launcher() {}
 
@@ -76,34 +80,51 @@ public final class Launcher {
         log("plugins:    " + pluginDir + (Files.isDirectory(pluginDir) ? "" : " (missing: APOC will not be available)"));
         log("auth:       " + (auth ? "enabled (user neo4j, password from env)" : "DISABLED (set NEO4J_PASSWORD to enable)"));
 
-        DatabaseManagementService dbms = new DatabaseManagementServiceBuilder(home)
-                .setUserLogProvider(new Log4jLogProvider(System.out, Level.INFO))
-                .setConfig(GraphDatabaseSettings.auth_enabled, auth)
-                .setConfig(GraphDatabaseSettings.udc_enabled, false)
-                .setConfig(GraphDatabaseSettings.plugin_dir, pluginDir)
-                .setConfig(GraphDatabaseSettings.procedure_unrestricted, List.of("apoc.*"))
-                .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.parse(pagecache))
-                .setConfig(GraphDatabaseSettings.default_listen_address, new SocketAddress(host))
-                .setConfig(GraphDatabaseSettings.default_advertised_address, new SocketAddress(host))
-                .setConfig(BoltConnector.enabled, true)
-                .setConfig(BoltConnector.listen_address, new SocketAddress(host, boltPort))
-                .setConfig(BoltConnector.advertised_address, new SocketAddress(host, boltPort))
-                .setConfig(BoltConnector.encryption_level, BoltConnector.EncryptionLevel.DISABLED)
-                .setConfig(HttpConnector.enabled, true)
-                .setConfig(HttpConnector.listen_address, new SocketAddress(host, httpPort))
-                .setConfig(HttpConnector.advertised_address, new SocketAddress(host, httpPort))
-                .setConfig(HttpsConnector.enabled, false)
-                .build();
-
+        // Registered before build(): a SIGTERM during startup waits (up to 60 s) for build() to
+        // finish and then shuts the stores down cleanly.
+        AtomicReference<DatabaseManagementService> running = new AtomicReference<>();
+        CountDownLatch built = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             log("shutting down");
+            stopping = true;
             try {
-                dbms.shutdown();
+                built.await(60, TimeUnit.SECONDS);
+                DatabaseManagementService d = running.get();
+                if (d != null) {
+                    d.shutdown();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             } finally {
                 stopped.countDown();
             }
         }, "neo4j-local-shutdown"));
+
+        DatabaseManagementService dbms;
+        try {
+            dbms = new DatabaseManagementServiceBuilder(home)
+                    .setUserLogProvider(new Log4jLogProvider(System.out, Level.INFO))
+                    .setConfig(GraphDatabaseSettings.auth_enabled, auth)
+                    .setConfig(GraphDatabaseSettings.udc_enabled, false)
+                    .setConfig(GraphDatabaseSettings.plugin_dir, pluginDir)
+                    .setConfig(GraphDatabaseSettings.procedure_unrestricted, List.of("apoc.*"))
+                    .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.parse(pagecache))
+                    .setConfig(GraphDatabaseSettings.default_listen_address, new SocketAddress(host))
+                    .setConfig(GraphDatabaseSettings.default_advertised_address, new SocketAddress(host))
+                    .setConfig(BoltConnector.enabled, true)
+                    .setConfig(BoltConnector.listen_address, new SocketAddress(host, boltPort))
+                    .setConfig(BoltConnector.advertised_address, new SocketAddress(host, boltPort))
+                    .setConfig(BoltConnector.encryption_level, BoltConnector.EncryptionLevel.DISABLED)
+                    .setConfig(HttpConnector.enabled, true)
+                    .setConfig(HttpConnector.listen_address, new SocketAddress(host, httpPort))
+                    .setConfig(HttpConnector.advertised_address, new SocketAddress(host, httpPort))
+                    .setConfig(HttpsConnector.enabled, false)
+                    .build();
+            running.set(dbms);
+        } finally {
+            built.countDown();
+        }
 
         if (auth) {
             setPassword(dbms, password);
@@ -112,6 +133,10 @@ public final class Launcher {
         GraphDatabaseService db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
         if (!db.isAvailable(120_000)) {
             log("warning: database " + db.databaseName() + " not available after 120 s");
+        }
+        if (stopping) {
+            stopped.await();
+            return;
         }
         log("ready: bolt://" + host + ":" + boltPort + "  browser: http://" + host + ":" + httpPort + "/browser/");
         stopped.await();
@@ -137,6 +162,9 @@ public final class Launcher {
     /** Gives user neo4j the wanted password (idempotent; runs against the system database). */
     private static void setPassword(DatabaseManagementService dbms, String password) {
         GraphDatabaseService system = dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME);
+        if (!system.isAvailable(120_000)) {
+            die("system database not available after 120 s; cannot set the neo4j password");
+        }
         try {
             system.executeTransactionally(
                     "ALTER USER neo4j SET PASSWORD $pw CHANGE NOT REQUIRED", Map.of("pw", password));
@@ -147,7 +175,6 @@ public final class Launcher {
                 system.executeTransactionally("ALTER USER neo4j SET PASSWORD CHANGE NOT REQUIRED");
                 log("password for user neo4j unchanged");
             } else {
-                dbms.shutdown();
                 die("could not set the neo4j password: " + msg);
             }
         }
