@@ -73,7 +73,8 @@ def main() -> int:
     with urllib.request.urlopen(HTTP + "/browser/", timeout=10) as resp:
         body = resp.read().decode("utf-8", "replace")
         print("GET /browser/ ->", resp.status, resp.headers.get("Content-Type"))
-        assert resp.status == 200 and "<title>Neo4j Browser</title>" in body, body[:200]
+        assert resp.status == 200, resp.status
+        assert "<title>Neo4j Browser</title>" in body, body[:200]
 
     print("smoke test OK")
     return 0
