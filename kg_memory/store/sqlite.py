@@ -55,6 +55,7 @@ class SqliteStore:
         self.path = path
         self._clock = clock
         self._in_batch = False
+        self._batch_time: int | None = None
 
     @classmethod
     def open(
@@ -106,15 +107,28 @@ class SqliteStore:
         self._conn.close()
 
     def _next_system_time(self) -> int:
-        row = self._conn.execute("SELECT value FROM meta WHERE key = 'system_time'").fetchone()
-        last = -1 if row is None else int(row[0])
+        """Strictly increasing even when the clock stands still or steps back.
+
+        Inside a batch the write lock is held, so the last value can stay in memory; it is
+        written once per batch (a crash loses the batch and the counter together).
+        """
+        last = self._batch_time
+        if last is None:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'system_time'").fetchone()
+            last = -1 if row is None else int(row[0])
         now = max(to_micros(self._clock()), last + 1)
+        if self._in_batch:
+            self._batch_time = now
+        else:
+            self._store_system_time(now)
+        return now
+
+    def _store_system_time(self, now: int) -> None:
         self._conn.execute(
             "INSERT INTO meta (key, value) VALUES ('system_time', ?) "
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             (str(now),),
         )
-        return now
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -129,6 +143,9 @@ class SqliteStore:
             # Commit even when leaving with an error: each episode inside was its own savepoint,
             # so what was accepted before the failure stays accepted.
             self._in_batch = False
+            if self._batch_time is not None:
+                self._store_system_time(self._batch_time)
+                self._batch_time = None
             self._conn.execute("COMMIT")
 
     @contextmanager

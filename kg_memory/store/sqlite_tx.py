@@ -138,16 +138,14 @@ class SqliteTransaction:
         )
 
     def insert_version(self, draft: Draft) -> Assertion:
+        # One statement: the revision number is computed and returned by the insert itself.
         revision = self._conn.execute(
-            "SELECT coalesce(max(revision), 0) + 1 FROM versions WHERE assertion_id = ?",
-            (draft.assertion_id,),
-        ).fetchone()[0]
-        self._conn.execute(
-            f"INSERT INTO versions ({VERSION_COLUMNS}, project) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, NULL, ?)",
+            f"INSERT INTO versions ({VERSION_COLUMNS}, project) SELECT ?, "
+            "coalesce((SELECT max(revision) FROM versions WHERE assertion_id = ?), 0) + 1, "
+            "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, NULL, ? RETURNING revision",
             (
                 draft.assertion_id,
-                revision,
+                draft.assertion_id,
                 draft.scope,
                 draft.subject,
                 draft.predicate,
@@ -164,16 +162,16 @@ class SqliteTransaction:
                 draft.recorded_by,
                 draft.qualifiers.project or "",
             ),
-        )
-        self._conn.executemany(
-            "INSERT OR IGNORE INTO dependencies (dep, assertion_id) VALUES (?, ?)",
-            [(dep, draft.assertion_id) for dep in draft.depends_on],
-        )
-        return Assertion(
-            **draft.model_dump(exclude={"valid"}),
-            valid=draft.valid,
-            revision=revision,
-            system=Interval(start=self.now_dt),
+        ).fetchone()[0]
+        if draft.depends_on:
+            self._conn.executemany(
+                "INSERT OR IGNORE INTO dependencies (dep, assertion_id) VALUES (?, ?)",
+                [(dep, draft.assertion_id) for dep in draft.depends_on],
+            )
+        # Every field comes from an already validated draft: no need to validate again.
+        return Assertion.model_construct(
+            **dict(draft), revision=revision, system=Interval.model_construct(
+                start=self.now_dt, end=None), closed_by=None, close_reason=None,
         )
 
     def add_edge(self, edge: PlannedEdge) -> None:
