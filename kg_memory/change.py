@@ -7,12 +7,17 @@ the rules pure and lets a dry run print exactly what would happen.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, ConfigDict
 
 from kg_memory.interval import Interval
 from kg_memory.model import EdgeType, EndReason, Kind, Qualifiers, Value
 
-__all__ = ["ChangePlan", "Closure", "Draft", "Effect", "PlannedEdge"]
+if TYPE_CHECKING:  # the protocol module imports this one
+    from kg_memory.store.protocol import Transaction
+
+__all__ = ["ChangePlan", "Closure", "Draft", "Effect", "PlannedEdge", "apply_plan"]
 
 
 class Draft(BaseModel):
@@ -89,3 +94,14 @@ class ChangePlan(BaseModel):
     @property
     def is_empty(self) -> bool:
         return not (self.closures or self.drafts or self.edges)
+
+
+def apply_plan(tx: Transaction, plan: ChangePlan) -> None:
+    """Carry out a plan inside ``tx``: closures first, so a slot never holds overlapping
+    live revisions, then the new revisions, then the edges."""
+    for closure in plan.closures:
+        tx.close_version(closure)
+    for draft in plan.drafts:
+        tx.insert_version(draft)
+    for edge in plan.edges:
+        tx.add_edge(edge)

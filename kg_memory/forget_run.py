@@ -17,12 +17,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.change import Draft, PlannedEdge
+from kg_memory.change import Draft, PlannedEdge, apply_plan
 from kg_memory.clock import UtcDatetime
 from kg_memory.consolidation import derive_profile
 from kg_memory.errors import NotFound
 from kg_memory.forgetting import ForgetPlan, Selector, content_key, plan_forget, tombstone_key
-from kg_memory.ingestion import apply_plan
+from kg_memory.identity import forget_identity
 from kg_memory.interval import Interval
 from kg_memory.lineage import forget_view
 from kg_memory.model import Activity, Assertion, Block, EdgeType, EndReason, Tombstone
@@ -209,6 +209,8 @@ def forget(
                 tx.redact_episode(episode, list(the_plan.delete))
             if selector.kind == "entity":
                 tx.delete_entity(selector.value)
+            forget_identity(tx, store, set(the_plan.erase),
+                            selector.value if selector.kind == "entity" else None)
             for fact in the_plan.restore:
                 _restore(tx, store, fact, enders, activity_id)
             for kind, key in tombstones:

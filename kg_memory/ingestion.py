@@ -20,12 +20,13 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.change import ChangePlan, Draft, Effect, PlannedEdge
+from kg_memory.change import Draft, Effect, PlannedEdge, apply_plan
 from kg_memory.clock import UtcDatetime
 from kg_memory.dependency import parse_fact_ref, plan_retirement
 from kg_memory.errors import ForgottenError, IdempotencyConflict
 from kg_memory.forgetting import content_key, tombstone_key
 from kg_memory.gate import WriterPolicy, admit, may_end
+from kg_memory.identity import resolve_mentions
 from kg_memory.interval import Interval
 from kg_memory.model import EdgeType, EndReason, Entity, Episode, Refusal, Value
 from kg_memory.record import (
@@ -37,7 +38,13 @@ from kg_memory.record import (
 from kg_memory.store.protocol import Slot, Transaction
 from kg_memory.supersession import plan_retraction, plan_write
 
-__all__ = ["IngestReport", "apply_plan", "assertion_id_for", "episode_id_for", "ingest_record"]
+__all__ = [
+    "IngestReport",
+    "apply_plan",
+    "assertion_id_for",
+    "episode_id_for",
+    "ingest_record",
+]
 
 
 def _digest(text: str) -> str:
@@ -63,15 +70,6 @@ class IngestReport(BaseModel):
     status: str  # accepted | duplicate
     system_time: UtcDatetime | None = None
     effects: tuple[Effect, ...] = ()
-
-
-def apply_plan(tx: Transaction, plan: ChangePlan) -> None:
-    for closure in plan.closures:
-        tx.close_version(closure)
-    for draft in plan.drafts:
-        tx.insert_version(draft)
-    for edge in plan.edges:
-        tx.add_edge(edge)
 
 
 def _retire_dependents(
@@ -305,6 +303,7 @@ def ingest_record(
         tx.add_edge(PlannedEdge(src=episode_id, type=EdgeType.MENTIONS, dst=entity.entity_id))
     for mention in record.mentions:
         tx.add_edge(PlannedEdge(src=episode_id, type=EdgeType.MENTIONS, dst=mention))
+    resolved = resolve_mentions(tx, record, episode_id) if record.resolve else {}
 
     effects: list[Effect] = []
     # What happened in the world comes first, then what is withdrawn, then what is claimed.
@@ -314,6 +313,12 @@ def ingest_record(
         effects.extend(_retract(tx, record, episode, retraction, policy))
     blocks = tx.active_blocks(record.scope) if record.assertions else []
     for index, candidate in enumerate(record.assertions):
+        if candidate.subject.startswith("@"):
+            if candidate.subject[1:] not in resolved:
+                effects.append(_refuse(tx, episode, f"{candidate.subject}.{candidate.predicate}",
+                                       f"no mention {candidate.subject} in this episode"))
+                continue
+            candidate = candidate.model_copy(update={"subject": resolved[candidate.subject[1:]]})
         key = f"{candidate.subject}.{candidate.predicate}"
         if any(b.covers(record.scope, candidate.subject, candidate.predicate,
                         candidate.qualifiers.project) for b in blocks):

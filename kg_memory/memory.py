@@ -27,12 +27,22 @@ from kg_memory.errors import ConcurrencyError, ForgottenError, IngestError, NotF
 from kg_memory.forget_run import ForgetReport, forget
 from kg_memory.forgetting import Selector
 from kg_memory.gate import WriterPolicy
+from kg_memory.identity import (
+    SAME_AS,
+    Resolved,
+    keep_apart,
+    load_decisions,
+    load_profile,
+    merge_entities,
+    unmerge_entities,
+)
 from kg_memory.ingestion import IngestReport, ingest_record
 from kg_memory.lineage import Direction, lineage_graph
-from kg_memory.model import Block, Qualifiers, Refusal, Value
+from kg_memory.model import Block, Entity, Qualifiers, Refusal, Value
 from kg_memory.provenance import add_tombstones, export_prov
 from kg_memory.publication import Basis, Published, publish_derived, read_basis
 from kg_memory.record import IngestRecord, read_records
+from kg_memory.resolution import RESOLVER, EntityProfile, Outcome
 from kg_memory.result import AsOfAnswer, Fact, HistoryEntry
 from kg_memory.store.protocol import AsOfQuery, Slot, Store
 from kg_memory.store.sqlite import SqliteStore
@@ -142,6 +152,10 @@ class Memory:
             scope=scope,
         )
         versions = self.store.asof(query)
+        if subject is not None and predicate != SAME_AS:
+            # A person's merge pools facts across the group, as of the times asked.
+            for other in sorted(self._same_as_group(subject, query) - {subject}):
+                versions += self.store.asof(query.model_copy(update={"subject": other}))
         supports = self.store.supports((v.assertion_id for v in versions), query.known_at)
         return AsOfAnswer(
             valid_at=query.valid_at,
@@ -151,6 +165,17 @@ class Memory:
             scope=scope,
             facts=tuple(Fact.of(v, supports.get(v.assertion_id, ())) for v in versions),
         )
+
+    def _same_as_group(self, subject: str, query: AsOfQuery) -> set[str]:
+        group, frontier = {subject}, [subject]
+        while frontier:
+            probe = query.model_copy(update={"subject": frontier.pop(), "predicate": SAME_AS})
+            for version in self.store.asof(probe):
+                other = str(version.value)
+                if other not in group:
+                    group.add(other)
+                    frontier.append(other)
+        return group
 
     def history(
         self, subject: str, predicate: str | None = None, *, scope: str | None = None
@@ -229,3 +254,42 @@ class Memory:
         doc = export_prov(self.store, node_ids)
         add_tombstones(doc, self.store)
         return doc
+
+    # -- identity ----------------------------------------------------------------------------
+
+    def entities(self, scope: str | None = None) -> list[Entity]:
+        return self.store.entities(scope)
+
+    def profile(self, entity_id: str) -> EntityProfile | None:
+        """What identity resolution knows of an entity: names, identifiers, context."""
+        return load_profile(self.store, entity_id)
+
+    def decisions(self, scope: str | None = None, entity_id: str | None = None
+                  ) -> list[Resolved]:
+        """Every resolution decision with its evidence, oldest first."""
+        found = load_decisions(self.store, scope)
+        if entity_id is None:
+            return found
+        return [r for r in found if entity_id in (
+            r.entity_id, r.decision.entity_id, *r.decision.possible_same_as,
+            *r.decision.kept_apart_from)]
+
+    def review(self, scope: str | None = None) -> list[Resolved]:
+        """REVIEW decisions no person has settled yet."""
+        decided = {r.decision.mention.mention_id for r in self.decisions(scope)
+                   if r.decision.decided_by != RESOLVER}
+        return [r for r in self.decisions(scope) if r.decision.outcome is Outcome.REVIEW
+                and f"entity:{r.entity_id}" not in decided]
+
+    def merge(self, keep: str, other: str, *, by: str, reason: str, scope: str) -> Resolved:
+        """A person's merge: ``other`` is the same as ``keep`` from now on (reversible)."""
+        return merge_entities(self.store, keep, other, by=by, reason=reason, scope=scope)
+
+    def unmerge(self, keep: str, other: str, *, by: str, reason: str, scope: str) -> Resolved:
+        """Undo a merge; every fact stays with the entity it was written for."""
+        return unmerge_entities(self.store, keep, other, by=by, reason=reason, scope=scope)
+
+    def keep_apart(self, provisional: str, candidate: str, *, by: str, reason: str,
+                   scope: str) -> Resolved:
+        """A person settles a REVIEW: these are different entities."""
+        return keep_apart(self.store, provisional, candidate, by=by, reason=reason, scope=scope)

@@ -69,6 +69,8 @@ class EdgeType(StrEnum):
     SUPERSEDES = "SUPERSEDES"  # assertion -> assertion it replaced for some valid time
     DEPENDS_ON = "DEPENDS_ON"  # assertion -> entity or assertion it relies on
     ABOUT = "ABOUT"  # assertion -> its subject entity
+    POSSIBLE_SAME_AS = "POSSIBLE_SAME_AS"  # provisional entity -> candidate under review
+    RESOLVED_TO = "RESOLVED_TO"  # episode -> entity a mention in it was resolved to
     # W3C PROV relations that the store records explicitly (the rest are derived on export).
     DERIVED_FROM = "DERIVED_FROM"  # derived record -> source assertion (prov:wasDerivedFrom)
     GENERATED_BY = "GENERATED_BY"  # derived record -> activity (prov:wasGeneratedBy)

@@ -16,12 +16,11 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.change import Draft, PlannedEdge
+from kg_memory.change import Draft, PlannedEdge, apply_plan
 from kg_memory.consolidation import Evidence, derive_profile, etag, scope_problems
 from kg_memory.errors import ConcurrencyError, ConsolidationRefused, ForgottenError, PolicyError
 from kg_memory.forgetting import tombstone_key
 from kg_memory.gate import WriterPolicy, admit
-from kg_memory.ingestion import apply_plan
 from kg_memory.interval import Interval
 from kg_memory.model import Activity, Assertion, EdgeType, EndReason, Kind, Qualifiers, Value
 from kg_memory.store.protocol import Slot, Store, Transaction

@@ -34,6 +34,7 @@ __all__ = [
     "EntityCandidate",
     "EventCandidate",
     "IngestRecord",
+    "MentionCandidate",
     "RetractionCandidate",
     "ingest_schema",
     "parse_record",
@@ -98,6 +99,22 @@ class EntityCandidate(_Strict):
     owners: tuple[str, ...] = ()
 
 
+class MentionCandidate(_Strict):
+    """A name in the episode to resolve to an entity (``"Jo"``, maybe with a user id).
+
+    Candidate facts refer to it as ``"@key"`` in ``subject``; the resolver decides which entity
+    that is (see :mod:`kg_memory.resolution`). ``identifiers`` maps a kind (``user_id``,
+    ``email``, ``phone``, ``handle``) to a value; ``context`` holds ``employer``, ``role``,
+    ``city``, ``relation`` (to the user) and ``project``.
+    """
+
+    key: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    name: str = Field(min_length=1)
+    type: str = "person"
+    identifiers: dict[str, str] = Field(default_factory=dict)
+    context: dict[str, str] = Field(default_factory=dict)
+
+
 class IngestRecord(_Strict):
     """One line of ingest input: one episode and its candidates, written in one transaction."""
 
@@ -109,6 +126,7 @@ class IngestRecord(_Strict):
     content: str = ""
     entities: tuple[EntityCandidate, ...] = ()
     mentions: tuple[str, ...] = ()
+    resolve: tuple[MentionCandidate, ...] = ()
     assertions: tuple[AssertionCandidate, ...] = ()
     retractions: tuple[RetractionCandidate, ...] = ()
     events: tuple[EventCandidate, ...] = ()

@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from kg_memory.cli import render
+from kg_memory.cli.entities import entities_app
 from kg_memory.cli.forget import blocks_app, forget
 from kg_memory.cli.lineage import consolidate, lineage, prov
 from kg_memory.cli.neo4j import neo4j_app
@@ -39,6 +40,7 @@ app = typer.Typer(
 app.add_typer(sim_app, name="sim")
 app.add_typer(blocks_app, name="blocks")
 app.add_typer(neo4j_app, name="neo4j")
+app.add_typer(entities_app, name="entities")
 app.command()(lineage)
 app.command()(prov)
 app.command()(consolidate)

@@ -119,6 +119,15 @@ class Transaction(Protocol):
 
     def active_blocks(self, scope: str) -> list[Block]: ...
 
+    # Identity: entity profiles and resolution decisions as JSON documents with lookup keys.
+    def put_document(self, kind: str, key: str, scope: str, body: str,
+                     lookup: list[str] | None = None) -> None: ...
+
+    def documents_by(self, kind: str, scope: str, lookup: list[str]) -> list[str]:
+        """Bodies of ``kind`` documents in ``scope`` reachable from any ``lookup`` key."""
+
+    def delete_document(self, kind: str, key: str) -> None: ...
+
 
 @runtime_checkable
 class Store(Protocol):
@@ -173,6 +182,12 @@ class Store(Protocol):
     def blocks(self, scope: str | None = None) -> list[Block]: ...
 
     def activities(self, type_: str | None = None) -> list[Activity]: ...
+
+    def entities(self, scope: str | None = None) -> list[Entity]: ...
+
+    def documents(self, kind: str, scope: str | None = None, key: str | None = None
+                  ) -> list[str]:
+        """JSON bodies of stored documents of ``kind``, oldest first."""
 
     def scrub(self) -> dict[str, Any]:
         """Make erasures physical where the backend keeps copies; report per destination."""

@@ -128,3 +128,23 @@ CREATE TABLE IF NOT EXISTS blocks (
     created_at INTEGER NOT NULL,
     revoked_at INTEGER
 );
+
+-- Identity: entity profiles and resolution decisions, kept as JSON documents with lookup keys
+-- (blocking keys for profiles), so the resolver finds candidates without scanning.
+CREATE TABLE IF NOT EXISTS documents (
+    kind        TEXT NOT NULL,
+    key         TEXT NOT NULL,
+    scope       TEXT NOT NULL,
+    body        TEXT NOT NULL,
+    recorded_at INTEGER NOT NULL,
+    PRIMARY KEY (kind, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS documents_scope ON documents (kind, scope, recorded_at);
+
+CREATE TABLE IF NOT EXISTS document_keys (
+    kind  TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    key   TEXT NOT NULL,
+    doc   TEXT NOT NULL,
+    PRIMARY KEY (kind, scope, key, doc)
+) WITHOUT ROWID;

@@ -21,12 +21,23 @@ from typing import Any
 
 from kg_memory.clock import Clock, from_micros, system_clock, to_micros
 from kg_memory.errors import StoreUnavailable
-from kg_memory.model import Activity, Assertion, Block, Edge, EdgeType, Episode, Refusal, Support
+from kg_memory.model import (
+    Activity,
+    Assertion,
+    Block,
+    Edge,
+    EdgeType,
+    Entity,
+    Episode,
+    Refusal,
+    Support,
+)
 from kg_memory.store.protocol import AsOfQuery
 from kg_memory.store.sqlite_rows import (
     VERSION_COLUMNS,
     activity_from_row,
     block_from_row,
+    entity_from_row,
     episode_from_row,
     version_from_row,
 )
@@ -365,3 +376,20 @@ class SqliteStore:
                 "status": "complete" if complete else "incomplete",
                 "reason": "" if complete else "another connection holds the journal open",
                 "journal_bytes": wal_bytes}
+
+    def documents(self, kind: str, scope: str | None = None, key: str | None = None
+                  ) -> list[str]:
+        """JSON bodies of stored documents of ``kind`` (profiles, decisions), oldest first."""
+        rows = self._rows(
+            "SELECT body FROM documents WHERE kind = ? AND (? IS NULL OR scope = ?) "
+            "AND (? IS NULL OR key = ?) ORDER BY recorded_at, key",
+            [kind, scope, scope, key, key],
+        )
+        return [r["body"] for r in rows]
+
+    def entities(self, scope: str | None = None) -> list[Entity]:
+        rows = self._rows(
+            "SELECT * FROM entities WHERE (? IS NULL OR scope = ?) ORDER BY entity_id",
+            [scope, scope],
+        )
+        return [entity_from_row(r) for r in rows]

@@ -14,6 +14,7 @@ from kg_memory.model import (
     Block,
     Channel,
     EndReason,
+    Entity,
     Episode,
     Kind,
     Qualifiers,
@@ -23,6 +24,7 @@ __all__ = [
     "VERSION_COLUMNS",
     "activity_from_row",
     "block_from_row",
+    "entity_from_row",
     "episode_from_row",
     "opt_time",
     "version_from_row",
@@ -87,4 +89,11 @@ def activity_from_row(row: sqlite3.Row) -> Activity:
         activity_id=row["activity_id"], type=row["type"], agent=row["agent"],
         started_at=from_micros(row["started_at"]), ended_at=opt_time(row["ended_at"]),
         status=row["status"], detail=row["detail"],
+    )
+
+
+def entity_from_row(row: sqlite3.Row) -> Entity:
+    return Entity(
+        entity_id=row["entity_id"], type=row["type"], name=row["name"], scope=row["scope"],
+        owners=tuple(json.loads(row["owners"])),
     )

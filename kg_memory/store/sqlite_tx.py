@@ -15,6 +15,7 @@ from kg_memory.store.protocol import Slot
 from kg_memory.store.sqlite_rows import (
     VERSION_COLUMNS,
     block_from_row,
+    entity_from_row,
     episode_from_row,
     version_from_row,
 )
@@ -59,15 +60,7 @@ class SqliteTransaction:
         row = self._conn.execute(
             "SELECT * FROM entities WHERE entity_id = ?", (entity_id,)
         ).fetchone()
-        if row is None:
-            return None
-        return Entity(
-            entity_id=row["entity_id"],
-            type=row["type"],
-            name=row["name"],
-            scope=row["scope"],
-            owners=tuple(json.loads(row["owners"])),
-        )
+        return None if row is None else entity_from_row(row)
 
     def put_entity(self, entity: Entity) -> None:
         known = self.entity(entity.entity_id)
@@ -277,3 +270,31 @@ class SqliteTransaction:
         rows = self._conn.execute(
             "SELECT * FROM blocks WHERE scope = ? AND revoked_at IS NULL", (scope,)).fetchall()
         return [block_from_row(r) for r in rows]
+
+    # -- identity documents ----------------------------------------------------------------
+
+    def put_document(self, kind: str, key: str, scope: str, body: str,
+                     lookup: list[str] | None = None) -> None:
+        """Insert or replace a JSON document; ``lookup`` keys find it by :meth:`documents_by`."""
+        self._conn.execute(
+            "INSERT OR REPLACE INTO documents (kind, key, scope, body, recorded_at) "
+            "VALUES (?, ?, ?, ?, ?)", (kind, key, scope, body, self._now))
+        if lookup:
+            self._conn.executemany(
+                "INSERT OR IGNORE INTO document_keys (kind, scope, key, doc) VALUES (?, ?, ?, ?)",
+                [(kind, scope, k, key) for k in lookup])
+
+    def documents_by(self, kind: str, scope: str, lookup: list[str]) -> list[str]:
+        """Bodies of the ``kind`` documents in ``scope`` reachable from any ``lookup`` key."""
+        if not lookup:
+            return []
+        marks = ", ".join("?" for _ in lookup)
+        rows = self._conn.execute(
+            "SELECT d.body FROM documents d WHERE d.kind = ? AND d.key IN (SELECT doc FROM "
+            f"document_keys WHERE kind = ? AND scope = ? AND key IN ({marks})) ORDER BY d.key",
+            (kind, kind, scope, *lookup)).fetchall()
+        return [r["body"] for r in rows]
+
+    def delete_document(self, kind: str, key: str) -> None:
+        self._conn.execute("DELETE FROM documents WHERE kind = ? AND key = ?", (kind, key))
+        self._conn.execute("DELETE FROM document_keys WHERE kind = ? AND doc = ?", (kind, key))

@@ -1,0 +1,185 @@
+"""``kg-memory entities``: who is who, how each mention was resolved, and a person's say."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from kg_memory.cli import render
+from kg_memory.cli.options import JsonOption, StoreOption, open_memory
+from kg_memory.identity import Resolved, preview
+from kg_memory.record import MentionCandidate
+
+__all__ = ["entities_app"]
+
+entities_app = typer.Typer(help="Entity resolution: list, inspect, resolve, merge, unmerge.",
+                           no_args_is_help=True)
+ScopeOption = Annotated[str, typer.Option(help="Tenant or user scope.")]
+ByOption = Annotated[str, typer.Option("--by", help="Who decides (a person, for the audit).")]
+ReasonOption = Annotated[str, typer.Option(help="Why, in their words.")]
+
+
+def _decisions_table(title: str, rows: list[Resolved]) -> Table:
+    table = Table(title=title)
+    for column in ("decision", "mention", "outcome", "entity", "posterior", "by", "reason"):
+        table.add_column(column, overflow="fold")
+    for r in rows:
+        d = r.decision
+        table.add_row(d.decision_id[:16], d.mention.name, d.outcome.value, r.entity_id,
+                      "" if d.posterior is None else f"{d.posterior:.3f}", d.decided_by,
+                      d.reason)
+    return table
+
+
+@entities_app.command("list")
+def list_entities(
+    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    store: StoreOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """List entities with their type and name."""
+    with render.errors(), open_memory(store, create=False) as memory:
+        found = memory.entities(scope)
+    if json_out:
+        render.emit_json(found)
+        return
+    table = Table(title="entities")
+    for column in ("id", "type", "name", "scope"):
+        table.add_column(column)
+    for e in found:
+        table.add_row(e.entity_id, e.type, e.name or "", e.scope)
+    render.console.print(table)
+
+
+@entities_app.command()
+def show(
+    entity_id: Annotated[str, typer.Argument(metavar="ID")],
+    store: StoreOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """An entity's profile, the decisions that concern it and its current facts."""
+    with render.errors(), open_memory(store, create=False) as memory:
+        profile = memory.profile(entity_id)
+        decisions = memory.decisions(entity_id=entity_id)
+        facts = memory.asof(subject=entity_id)
+    if json_out:
+        render.emit_json({"entity_id": entity_id,
+                          "profile": profile.model_dump(mode="json") if profile else None,
+                          "decisions": [d.model_dump(mode="json") for d in decisions],
+                          "facts": facts.model_dump(mode="json")["facts"]})
+        return
+    if profile:
+        render.console.print(f"[bold]{entity_id}[/] {profile.type}: {', '.join(profile.names)}")
+        for identifier in profile.identifiers:
+            render.console.print(f"  {identifier.kind.value}: {identifier.value}")
+    render.console.print(_decisions_table("decisions", decisions))
+    render.console.print(render.asof_table(facts))
+
+
+@entities_app.command("resolve")
+def resolve_cmd(
+    name: Annotated[str, typer.Argument(help="The name as mentioned.")],
+    scope: ScopeOption = "default",
+    identifier: Annotated[list[str] | None, typer.Option(
+        "--id", help="KIND:VALUE, e.g. user_id:j17 or email:jo@example.org.")] = None,
+    context: Annotated[list[str] | None, typer.Option(
+        "--context", help="FIELD=VALUE: employer, role, city, relation, project.")] = None,
+    store: StoreOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """How NAME would resolve now, with per-field evidence; records nothing."""
+    try:
+        ids = dict(i.split(":", 1) for i in identifier or [])
+        ctx = dict(c.split("=", 1) for c in context or [])
+    except ValueError:
+        raise typer.BadParameter("use --id KIND:VALUE and --context FIELD=VALUE") from None
+    with render.errors(), open_memory(store, create=False) as memory:
+        decision = preview(memory.store, MentionCandidate(
+            key="m", name=name, identifiers=ids, context=ctx), scope)
+    if json_out:
+        render.emit_json(decision)
+        return
+    render.console.print(f"{decision.outcome.value}: {decision.reason}")
+    table = Table(title="candidates")
+    for column in ("entity", "prior", "bits", "posterior", "outcome", "agreeing", "vetoes"):
+        table.add_column(column, overflow="fold")
+    for c in decision.candidates:
+        table.add_row(c.entity_id, f"{c.prior:.3f}", f"{c.weight:+.1f}", f"{c.posterior:.3f}",
+                      c.outcome.value, ", ".join(f.value for f in c.corroborated_by),
+                      ", ".join(v.reason.value for v in c.vetoes))
+    render.console.print(table)
+
+
+@entities_app.command()
+def merge(
+    keep: Annotated[str, typer.Argument(help="The entity that stays.")],
+    other: Annotated[str, typer.Argument(help="The entity that is the same as KEEP.")],
+    by: ByOption,
+    reason: ReasonOption = "",
+    scope: ScopeOption = "default",
+    store: StoreOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """A person's merge, recorded as SAME_AS with system time: facts pool, nothing moves."""
+    with render.errors(), open_memory(store, create=False) as memory:
+        resolved = memory.merge(keep, other, by=by, reason=reason, scope=scope)
+    render.emit_json(resolved) if json_out else render.console.print(
+        f"merged {other} into {keep} ({resolved.decision.decision_id})")
+
+
+@entities_app.command()
+def unmerge(
+    keep: Annotated[str, typer.Argument(help="The entity that was kept.")],
+    other: Annotated[str, typer.Argument(help="The entity merged into it.")],
+    by: ByOption,
+    reason: ReasonOption = "",
+    scope: ScopeOption = "default",
+    store: StoreOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Undo a merge: every fact is again served only for the entity it was written for."""
+    with render.errors(), open_memory(store, create=False) as memory:
+        resolved = memory.unmerge(keep, other, by=by, reason=reason, scope=scope)
+    render.emit_json(resolved) if json_out else render.console.print(
+        f"unmerged {other} from {keep} ({resolved.decision.decision_id})")
+
+
+@entities_app.command()
+def review(
+    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    apart: Annotated[list[str] | None, typer.Option(
+        "--apart", help="PROVISIONAL:CANDIDATE, settled as different people.")] = None,
+    merge_into: Annotated[list[str] | None, typer.Option(
+        "--merge", help="PROVISIONAL:CANDIDATE, settled as the same person.")] = None,
+    by: Annotated[str | None, typer.Option("--by", help="Who settles it.")] = None,
+    store: StoreOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """List open REVIEW decisions, or settle them with --merge / --apart and --by."""
+    with render.errors(), open_memory(store, create=False) as memory:
+        for pairs, settle in ((apart, memory.keep_apart), (merge_into, None)):
+            for pair in pairs or []:
+                provisional, _, candidate = pair.partition(":")
+                if not by:
+                    raise typer.BadParameter("--by names the person who settles it")
+                if settle is None:
+                    memory.merge(candidate, provisional, by=by, reason="review",
+                                 scope=scope or "default")
+                else:
+                    settle(provisional, candidate, by=by, reason="review",
+                           scope=scope or "default")
+        open_items = memory.review(scope)
+    if json_out:
+        render.emit_json(open_items)
+    else:
+        render.console.print(_decisions_table("open for review", open_items))
+
+
+@entities_app.command()
+def benchmark() -> None:
+    """Precision, recall, review rate and false merges on the labelled corpus."""
+    from kg_memory.resolution import CORPUS_DIR, evaluate, load_corpus
+
+    evaluate(load_corpus(CORPUS_DIR), report=typer.echo)
