@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kg_memory import IngestRecord, Memory
+from kg_memory import Clock, IngestRecord, Memory
 
 EPOCH = datetime(2026, 1, 5, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,10 +34,47 @@ def clock() -> ManualClock:
     return ManualClock()
 
 
+BACKENDS = [b for b in os.environ.get("KG_TEST_BACKENDS", "embedded,neo4j").split(",") if b]
+MemoryFactory = Callable[..., Memory]
+
+
+def _neo4j_memory(clock: Clock) -> Memory:
+    """A Neo4j-backed memory on the server .ci/run started; unreachable is a failure."""
+    from kg_memory.store.neo4j import Neo4jStore
+
+    store = Neo4jStore.connect(os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687"), clock=clock)
+    store.wipe()  # tests share the one database Community offers
+    return Memory(store, clock=clock)
+
+
+@pytest.fixture(
+    params=[pytest.param(b, marks=pytest.mark.neo4j) if b == "neo4j" else b for b in BACKENDS]
+)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @pytest.fixture
-def memory(tmp_path: Path, clock: ManualClock) -> Iterator[Memory]:
-    with Memory.open(tmp_path / "memory.db", clock=clock) as mem:
-        yield mem
+def make_memory(backend: str, tmp_path: Path) -> Iterator[MemoryFactory]:
+    """Open a fresh memory on the backend under test: the contract suite's entry point."""
+    opened: list[Memory] = []
+
+    def make(clock: Clock) -> Memory:
+        if backend == "neo4j":
+            mem = _neo4j_memory(clock)
+        else:
+            mem = Memory.open(tmp_path / f"memory-{len(opened)}.db", clock=clock)
+        opened.append(mem)
+        return mem
+
+    yield make
+    for mem in opened:
+        mem.close()
+
+
+@pytest.fixture
+def memory(make_memory: MemoryFactory, clock: ManualClock) -> Memory:
+    return make_memory(clock)
 
 
 def episode(op: str, source: str, when: datetime, **fields: Any) -> IngestRecord:

@@ -8,16 +8,13 @@ transactions. If the store ever mutated history, answers for earlier k would dri
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
 from datetime import timedelta
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kg_memory import Memory
-from tests.conftest import EPOCH, ManualClock, episode, fact
+from tests.conftest import EPOCH, ManualClock, MemoryFactory, episode, fact
 
 CELLS = 12  # valid-time points 0..11; an open end covers all of them
 VALUES = ("a", "b", "c")
@@ -80,15 +77,20 @@ def _at(n: int) -> str:
     return (EPOCH + timedelta(days=n)).isoformat()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(transactions)
+@settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(txs=transactions)
 def test_every_asof_answer_matches_the_reference(
+    make_memory: MemoryFactory,
     txs: list[tuple[list[Put | Retract], bool]],
 ) -> None:
     reference = Reference()
     clock = ManualClock(EPOCH + timedelta(days=100))
     system_times = []
-    with tempfile.TemporaryDirectory() as tmp, Memory.open(Path(tmp) / "m.db", clock=clock) as mem:
+    with make_memory(clock) as mem:
         for index, (ops, tick) in enumerate(txs):
             if tick:  # otherwise several transactions share one clock reading
                 clock.now += timedelta(seconds=1)

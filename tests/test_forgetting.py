@@ -3,7 +3,6 @@ Graphiti's remove_episode falls short (over-deletion, no restore, resurrection o
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -13,17 +12,17 @@ from kg_memory import ConcurrencyError, Memory
 from kg_memory.errors import ConsolidationRefused, ForgottenError
 from kg_memory.sim.cedar import FORGET_SELECTOR, CedarRun, load_records, replay
 from kg_memory.sim.scenario import ScenarioClock
-from tests.conftest import ROOT, ManualClock, day, episode, fact
+from tests.conftest import ROOT, ManualClock, MemoryFactory, day, episode, fact
 
 CANARY = "CANARY-7f3a-concise-except-audits"
 
 
 @pytest.fixture
-def cedar(tmp_path: Path) -> Iterator[tuple[Memory, ScenarioClock, CedarRun]]:
+def cedar(make_memory: MemoryFactory) -> tuple[Memory, ScenarioClock, CedarRun]:
     records = load_records()
     clock = ScenarioClock(records[0].occurred_at)
-    with Memory.open(tmp_path / "cedar.db", clock=clock) as memory:
-        yield memory, clock, replay(memory, clock, records)
+    memory = make_memory(clock)
+    return memory, clock, replay(memory, clock, records)
 
 
 def _facts(memory: Memory) -> set[tuple[str, object, str | None]]:
@@ -175,12 +174,14 @@ def test_forgetting_a_correction_restores_what_it_superseded(
     assert memory.asof(day(35), day(41), subject="ana").values() == ["veg"]
 
 
-def test_forgetting_the_restaurant_restores_what_its_webhook_ended(tmp_path: Path) -> None:
+def test_forgetting_the_restaurant_restores_what_its_webhook_ended(
+    make_memory: MemoryFactory,
+) -> None:
     from kg_memory.sim.scenario import Scenario
 
     scenario = Scenario.load()
     clock = ScenarioClock(scenario.epoch)
-    with Memory.open(tmp_path / "d.db", clock=clock) as memory:
+    with make_memory(clock) as memory:
         for record in scenario.records[:4]:
             clock.now = record.occurred_at
             memory.ingest(record)
@@ -279,8 +280,9 @@ def test_a_crash_between_erasure_and_scrub_is_finished_by_rerunning(tmp_path: Pa
         SqliteStore.scrub = lambda self: os._exit(9)  # the power goes out after the commit
         memory.forget(FORGET_SELECTOR)
     """)
-    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                          text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 9, proc.stderr
     # The erasure committed, but old page images still hold the text: the scrub matters.
     assert [p.name for p in store_dir.iterdir() if CANARY.encode() in p.read_bytes()]
@@ -292,3 +294,38 @@ def test_a_crash_between_erasure_and_scrub_is_finished_by_rerunning(tmp_path: Pa
         [activity] = memory.store.activities("forget")
         assert activity.status == "complete"
     assert [p.name for p in store_dir.iterdir() if CANARY.encode() in p.read_bytes()] == []
+
+
+def test_canary_is_gone_from_every_query_path(make_memory: MemoryFactory) -> None:
+    """Backend-neutral: every read the API offers, at every system time, shows no trace."""
+    records = load_records()
+    planted = records[0].model_copy(
+        update={
+            "content": f"For Cedar, keep reports {CANARY}.",
+            "assertions": (records[0].assertions[0].model_copy(update={"value": CANARY}),),
+        }
+    )
+    clock = ScenarioClock(records[0].occurred_at)
+    memory = make_memory(clock)
+    replay(memory, clock, [planted, *records[1:]], forget=False)
+
+    def everything() -> str:
+        parts = []
+        for hours in range(0, 24 * 6, 6):
+            when = records[0].occurred_at + timedelta(hours=hours)
+            parts.append(memory.asof(when, when).model_dump_json())
+        for subject in ("j17", "c1", "p-jo-okafor"):
+            parts.append(str([h.model_dump() for h in memory.history(subject)]))
+        parts.append(str([r.model_dump() for r in memory.refusals()]))
+        ids = [f.assertion_id for f in memory.asof().facts]
+        for node in ids:
+            parts.append(str(memory.lineage(node).nodes(data=True)))
+        episodes = {e.src for node in ids for e in memory.store.edges(node)}
+        parts.append(str([e.model_dump() for e in memory.store.episodes(sorted(episodes))]))
+        parts.append(str(memory.prov().serialize(format="json")))
+        parts.append(str([a.model_dump() for a in memory.store.activities()]))
+        return " ".join(parts)
+
+    assert CANARY in everything()
+    memory.forget(FORGET_SELECTOR)
+    assert CANARY not in everything()

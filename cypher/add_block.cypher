@@ -1,0 +1,8 @@
+// "Do not collect these facts until re-enabled": written once, revocable.
+// :params {block_id: 'blk_1', scope: 'acme', subject: 'j17', predicates: 'report_*', project: 'c1', created_at: 1767603600000000}
+MERGE (b:Block {block_id: $block_id})
+  ON CREATE SET b.scope = $scope,
+                b.subject = $subject,
+                b.predicates = $predicates,
+                b.project = $project,
+                b.created_at = $created_at

@@ -1,0 +1,23 @@
+// Forgetting: erase every revision of an assertion and every edge touching it. The :Fact hub
+// loses its typed edges and its NEEDS links; it is deleted, unless another fact still NEEDS it
+// (then a bare :Node keeps only the id, as the embedded store keeps that dependency row).
+// Placeholder neighbours left without any relationship are deleted too.
+// :params {assertion_id: 'as_1'}
+OPTIONAL MATCH (a:Assertion {assertion_id: $assertion_id})
+DETACH DELETE a
+WITH count(*) AS revisions
+OPTIONAL MATCH (f:Node {id: $assertion_id})
+OPTIONAL MATCH (f)-[g]-(other)
+WHERE NOT type(g) IN ['REVISION_OF_FACT', 'NEEDS', 'REFUSED']
+   OR (type(g) = 'NEEDS' AND startNode(g) = f)
+WITH f, collect(g) AS gone, collect(DISTINCT other) AS others
+FOREACH (g IN gone | DELETE g)
+WITH f, others
+WHERE f IS NOT NULL
+REMOVE f:Fact
+SET f.assertion_id = null
+WITH others + [f] AS touched
+UNWIND touched AS n
+WITH DISTINCT n
+WHERE labels(n) = ['Node'] AND NOT EXISTS { (n)--() }
+DELETE n

@@ -1,0 +1,35 @@
+// Append a revision: revision = highest of the assertion + 1, system interval [now, open).
+// Each revision is its own :Assertion node (labelled :Current while open and by kind:
+// :Stated, :World, :Claim or :Derived) attached to the assertion's :Fact hub, which carries the
+// typed edges and NEEDS each dependency's node. value and qualifiers are JSON text; times are
+// integer microseconds since the Unix epoch, null for an open end.
+// :params {assertion_id: 'as_1', scope: 'u1', subject: 'ana', predicate: 'diet', project: '', value: '"vegetarian"', qualifiers: '{"project":null,"exceptions":[]}', kind: 'stated', writer: 'user', depends_on: [], confidence: 1.0, valid_from: 1767603600000000, valid_to: null, now: 1767603600000000, reason: 'asserted', recorded_by: 'ep_1'}
+MERGE (f:Node {id: $assertion_id})
+SET f:Fact, f.assertion_id = $assertion_id
+WITH f
+OPTIONAL MATCH (f)<-[:REVISION_OF_FACT]-(old:Assertion)
+WITH f, coalesce(max(old.revision), 0) + 1 AS revision
+CREATE (a:Assertion:Current {
+  assertion_id: $assertion_id,
+  revision: revision,
+  scope: $scope,
+  subject: $subject,
+  predicate: $predicate,
+  project: $project,
+  value: $value,
+  qualifiers: $qualifiers,
+  kind: $kind,
+  writer: $writer,
+  depends_on: $depends_on,
+  confidence: $confidence,
+  valid_from: $valid_from,
+  valid_to: $valid_to,
+  sys_from: $now,
+  reason: $reason,
+  recorded_by: $recorded_by
+})-[:REVISION_OF_FACT]->(f)
+SET a:$(toUpper(substring($kind, 0, 1)) + substring($kind, 1))
+FOREACH (dep IN $depends_on |
+  MERGE (d:Node {id: dep})
+  MERGE (f)-[:NEEDS]->(d))
+RETURN revision

@@ -1,0 +1,36 @@
+// The kg-memory graph's constraints and indexes (Neo4j 5 Community: uniqueness constraints and
+// range indexes only). The one file of this folder that holds several statements: they are
+// separated by semicolons, kg_memory.cypher.statements("schema") splits them, and Neo4j Browser
+// runs the file as pasted (multi-statement editor). Every statement is IF NOT EXISTS, so running
+// it again changes nothing. No parameters.
+// :params {}
+
+// Every node an edge can point at (episode, fact, entity, activity, tombstone, placeholder)
+// carries the label :Node and its protocol id in `id`.
+CREATE CONSTRAINT node_id IF NOT EXISTS FOR (n:Node) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT episode_id IF NOT EXISTS FOR (e:Episode) REQUIRE e.episode_id IS UNIQUE;
+CREATE CONSTRAINT episode_operation IF NOT EXISTS FOR (e:Episode) REQUIRE e.operation_id IS UNIQUE;
+CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (e:Entity) REQUIRE e.entity_id IS UNIQUE;
+CREATE CONSTRAINT fact_id IF NOT EXISTS FOR (f:Fact) REQUIRE f.assertion_id IS UNIQUE;
+CREATE CONSTRAINT revision_id IF NOT EXISTS FOR (a:Assertion) REQUIRE (a.assertion_id, a.revision) IS UNIQUE;
+CREATE CONSTRAINT activity_id IF NOT EXISTS FOR (a:Activity) REQUIRE a.activity_id IS UNIQUE;
+CREATE CONSTRAINT tombstone_key IF NOT EXISTS FOR (t:Tombstone) REQUIRE t.key IS UNIQUE;
+CREATE CONSTRAINT block_id IF NOT EXISTS FOR (b:Block) REQUIRE b.block_id IS UNIQUE;
+CREATE CONSTRAINT meta_key IF NOT EXISTS FOR (m:Meta) REQUIRE m.key IS UNIQUE;
+CREATE CONSTRAINT document_key IF NOT EXISTS FOR (d:Document) REQUIRE (d.kind, d.key) IS UNIQUE;
+CREATE CONSTRAINT lookup_key IF NOT EXISTS FOR (l:LookupKey) REQUIRE (l.kind, l.scope, l.key) IS UNIQUE;
+
+// As-of lookups: a slot (subject, predicate), a subject, a scope; versions() by assertion id;
+// the other reads' filters.
+CREATE INDEX assertion_slot IF NOT EXISTS FOR (a:Assertion) ON (a.subject, a.predicate);
+CREATE INDEX assertion_subject IF NOT EXISTS FOR (a:Assertion) ON (a.subject);
+CREATE INDEX assertion_scope IF NOT EXISTS FOR (a:Assertion) ON (a.scope);
+CREATE INDEX assertion_id IF NOT EXISTS FOR (a:Assertion) ON (a.assertion_id);
+CREATE INDEX episode_source IF NOT EXISTS FOR (e:Episode) ON (e.source);
+CREATE INDEX block_scope IF NOT EXISTS FOR (b:Block) ON (b.scope);
+CREATE INDEX activity_type IF NOT EXISTS FOR (a:Activity) ON (a.type);
+CREATE INDEX document_kind IF NOT EXISTS FOR (d:Document) ON (d.kind);
+CREATE INDEX entity_scope IF NOT EXISTS FOR (e:Entity) ON (e.scope);
+
+// Wait until every index is online before the first query relies on it.
+CALL db.awaitIndexes(300);

@@ -1,0 +1,15 @@
+// After a forget run: what still remains of the ids it erased and the episodes it redacted.
+// Every count must be 0. Erased ids may survive only as a bare :Node that another fact NEEDS.
+// :params {erased: ['ep_1', 'as_1'], redacted: ['ep_2']}
+OPTIONAL MATCH (n:Node)
+WHERE n.id IN $erased AND labels(n) <> ['Node']
+WITH count(n) AS nodes
+OPTIONAL MATCH (a:Assertion)
+WHERE a.assertion_id IN $erased
+WITH nodes, count(a) AS revisions
+OPTIONAL MATCH (r:Refusal)
+WHERE r.episode_id IN $erased + $redacted
+WITH nodes, revisions, count(r) AS refusals
+OPTIONAL MATCH (e:Episode)
+WHERE e.episode_id IN $redacted AND (e.content <> '' OR e.payload_hash <> '')
+RETURN nodes, revisions, refusals, count(e) AS unredacted

@@ -1,0 +1,223 @@
+"""The Neo4j adapter's Cypher: one file per query, parameters only, runnable as documented,
+and the as-of lookup served by an index.
+
+The checks on the files themselves need no server. The rest runs against the Neo4j server the
+contract suite uses (``KG_NEO4J_URI``, default ``bolt://127.0.0.1:7687``) and is deselected with
+it when ``KG_TEST_BACKENDS`` leaves out ``neo4j``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from neo4j import Driver, GraphDatabase
+
+from kg_memory.cypher import CYPHER_DIR, load, names, statements
+from kg_memory.errors import StoreUnavailable
+from kg_memory.store.neo4j import Neo4jStore
+from tests.conftest import BACKENDS, ROOT
+
+URI = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
+#: Files that are not a single query run in an explicit transaction.
+SCRIPTS = {"schema", "wipe"}
+ADAPTER = sorted((ROOT / "kg_memory" / "store").glob("neo4j*.py"))
+
+needs_server = pytest.mark.skipif(
+    "neo4j" not in BACKENDS, reason="KG_TEST_BACKENDS leaves out neo4j"
+)
+
+_PARAM_LINE = re.compile(r"^// :params (\{.*\})\s*$", re.MULTILINE)
+_COMMENT = re.compile(r"^\s*//.*$", re.MULTILINE)
+_STRING = re.compile(r"'(?:[^'\\]|\\.)*'")
+_PARAMETER = re.compile(r"\$(\w+)")
+
+
+def _body(name: str) -> str:
+    """The query without its comments and string literals."""
+    return _STRING.sub("''", _COMMENT.sub("", load(name)))
+
+
+# -- a reader for the `:params {...}` example in each file's header -------------------------------
+
+_TOKEN = re.compile(r"\s*('(?:[^'\\]|\\.)*'|-?\d+(?:\.\d+)?|[A-Za-z_]\w*|[{}\[\]:,])")
+
+
+def _tokens(text: str) -> Iterator[str]:
+    position = 0
+    while position < len(text.rstrip()):
+        match = _TOKEN.match(text, position)
+        assert match, f"cannot read {text[position:]!r}"
+        yield match.group(1)
+        position = match.end()
+
+
+def _literal(tokens: list[str]) -> Any:
+    """A Cypher literal (map, list, string, number, boolean, null) as a Python value."""
+    token = tokens.pop(0)
+    if token == "{":
+        result: dict[str, Any] = {}
+        while tokens[0] != "}":
+            key = tokens.pop(0)
+            assert tokens.pop(0) == ":"
+            result[key] = _literal(tokens)
+            if tokens[0] == ",":
+                tokens.pop(0)
+        tokens.pop(0)
+        return result
+    if token == "[":
+        items = []
+        while tokens[0] != "]":
+            items.append(_literal(tokens))
+            if tokens[0] == ",":
+                tokens.pop(0)
+        tokens.pop(0)
+        return items
+    if token.startswith("'"):
+        return re.sub(r"\\(.)", r"\1", token[1:-1])
+    if token in ("null", "true", "false"):
+        return {"null": None, "true": True, "false": False}[token]
+    return float(token) if "." in token else int(token)
+
+
+def example_params(name: str) -> dict[str, Any]:
+    """The parameters of the ``// :params {...}`` line in the file's header."""
+    [line] = _PARAM_LINE.findall(load(name))
+    tokens = list(_tokens(line))
+    value = _literal(tokens)
+    assert tokens == [], f"{name}: trailing text after the :params map"
+    assert isinstance(value, dict)
+    return value
+
+
+# -- the files, without a server -------------------------------------------------------------
+
+
+def test_the_loader_reads_every_file_of_the_cypher_folder() -> None:
+    files = sorted(CYPHER_DIR.glob("*.cypher"))
+    assert CYPHER_DIR == ROOT / "cypher"
+    assert [p.stem for p in files] == names()
+    for path in files:
+        assert load(path.stem) == path.read_text(encoding="utf-8").strip()
+        assert load(path.stem) is load(path.stem)  # read once
+    with pytest.raises(ValueError, match="not a query name"):
+        load("../pyproject")
+    with pytest.raises(FileNotFoundError):
+        load("no_such_query")
+
+
+def test_every_query_the_adapter_runs_is_a_file_and_every_file_is_used() -> None:
+    source = "\n".join(p.read_text(encoding="utf-8") for p in ADAPTER)
+    used = set(re.findall(r'(?:_rows|_read|_versions)\(\s*"(\w+)"', source))
+    used |= set(re.findall(r'run_query\(\s*\w+,\s*"(\w+)"', source))
+    used |= set(re.findall(r'statements\("(\w+)"\)', source))
+    assert used == set(names())
+
+
+def test_the_adapter_builds_no_cypher_from_strings() -> None:
+    for path in ADAPTER:
+        text = path.read_text(encoding="utf-8")
+        for pattern in (r"\.run\(\s*f[\"']", r"\.run\(\s*[\"']", r"\.format\(", r"%\s*\("):
+            assert not re.search(pattern, text), f"{path.name}: {pattern}"
+
+
+@pytest.mark.parametrize("name", names())
+def test_a_file_is_one_query_with_parameters_only(name: str) -> None:
+    body = _body(name)
+    # No Python format fields or %-formatting: values only ever arrive as $parameters.
+    assert not re.search(r"\{\s*\w*\s*\}", body), "a format field like {name}"
+    assert not re.search(r"%[sdr(]", body)
+    if name != "schema":
+        assert ";" not in body, "one query per file"
+    # The header's example names exactly the parameters the query uses.
+    assert set(example_params(name)) == set(_PARAMETER.findall(body))
+
+
+def test_the_schema_file_splits_into_idempotent_statements() -> None:
+    parts = statements("schema")
+    assert len(parts) >= 10
+    for part in parts:
+        assert "IF NOT EXISTS" in part or part.startswith("CALL db.awaitIndexes")
+        assert "//" not in part
+
+
+def test_the_location_never_shows_a_password() -> None:
+    from kg_memory.store.neo4j import _public_uri
+
+    assert _public_uri("bolt://neo4j:s3cret@db.example:7687") == "bolt://db.example:7687"
+    assert _public_uri("bolt://127.0.0.1:7687") == "bolt://127.0.0.1:7687"
+
+
+def test_an_unreachable_server_is_unavailable_not_empty() -> None:
+    with pytest.raises(StoreUnavailable, match=re.escape("127.0.0.1:1")):
+        Neo4jStore.connect("bolt://127.0.0.1:1", password="not-a-real-one")
+
+
+# -- against the server -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def driver() -> Iterator[Driver]:
+    """A plain driver on an empty store whose schema is in place."""
+    with Neo4jStore.connect(URI) as store:
+        store.wipe()  # the examples must not meet data an earlier test left (op-1 exists...)
+    password = os.environ.get("NEO4J_PASSWORD")
+    auth = (os.environ.get("NEO4J_USER", "neo4j"), password) if password else None
+    with GraphDatabase.driver(URI, auth=auth, notifications_min_severity="OFF") as drv:
+        yield drv
+
+
+def _operators(plan: dict[str, Any]) -> list[tuple[str, str]]:
+    """(operator, details) of every step of a plan, root first."""
+    found = [(str(plan["operatorType"]).split("@")[0], str(plan["args"].get("Details", "")))]
+    for child in plan.get("children", []):
+        found.extend(_operators(child))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("name", "index"),
+    [
+        ("asof", "Assertion(subject, predicate)"),
+        ("asof_subject", "Assertion(subject)"),
+        ("asof_scope", "Assertion(scope)"),
+    ],
+)
+@pytest.mark.neo4j
+@needs_server
+def test_asof_is_served_by_an_index_seek(driver: Driver, name: str, index: str) -> None:
+    with driver.session() as session:
+        summary = session.run("EXPLAIN " + load(name), example_params(name)).consume()
+    assert summary.plan is not None
+    steps = _operators(summary.plan)
+    seeks = [details for op, details in steps if op.startswith("NodeIndexSeek")]
+    assert seeks, steps
+    assert all(f"RANGE INDEX a:{index}" in seek for seek in seeks), steps
+    assert not {"NodeByLabelScan", "AllNodesScan"} & {op for op, _ in steps}
+
+
+@pytest.mark.neo4j
+@needs_server
+def test_the_schema_creates_its_constraints_idempotently(driver: Driver) -> None:
+    with driver.session() as session:
+        for _ in range(2):  # a second run changes nothing and raises nothing
+            for statement in statements("schema"):
+                session.run(statement).consume()
+        constraints = {r["name"] for r in session.run("SHOW CONSTRAINTS YIELD name")}
+        indexes = {r["name"] for r in session.run("SHOW INDEXES YIELD name, state")}
+    assert {"node_id", "episode_operation", "revision_id", "tombstone_key"} <= constraints
+    assert {"assertion_slot", "assertion_subject", "assertion_scope", "assertion_id"} <= indexes
+
+
+@pytest.mark.neo4j
+@needs_server
+@pytest.mark.parametrize("name", [n for n in names() if n not in SCRIPTS])
+def test_each_query_runs_as_documented(driver: Driver, name: str) -> None:
+    """What a Browser user does: set the header's :params, run the file. Rolled back after."""
+    with driver.session() as session, session.begin_transaction() as tx:
+        tx.run(load(name), example_params(name)).consume()
+        tx.rollback()
+
