@@ -262,7 +262,7 @@ def forget(
                     ),
                 )
             )
-    destinations = (store.scrub(),)
+    destinations = tuple(store.scrub())
     complete = all(d["status"] == "complete" for d in destinations)
     pending = [a for a in store.activities("forget") if a.status == "erased"]
     if complete and pending:

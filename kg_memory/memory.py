@@ -44,8 +44,8 @@ from kg_memory.publication import Basis, Published, publish_derived, read_basis
 from kg_memory.record import IngestRecord, read_records
 from kg_memory.resolution import RESOLVER, EntityProfile, Outcome
 from kg_memory.result import AsOfAnswer, Fact, HistoryEntry
+from kg_memory.store import open_store
 from kg_memory.store.protocol import AsOfQuery, Slot, Store
-from kg_memory.store.sqlite import SqliteStore
 
 __all__ = ["Memory"]
 
@@ -72,8 +72,9 @@ class Memory:
         clock: Clock = system_clock,
         create: bool = True,
     ) -> Memory:
-        """Open the embedded store at ``path`` (default: :func:`~kg_memory.store.default_path`)."""
-        return cls(SqliteStore.open(path, clock=clock, create=create), policy=policy, clock=clock)
+        """Open the store at ``path``: an embedded store file (default
+        :func:`~kg_memory.store.default_path`) or a Neo4j Bolt URI."""
+        return cls(open_store(path, clock=clock, create=create), policy=policy, clock=clock)
 
     def __enter__(self) -> Memory:
         return self

@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from kg_memory.cli import render
+from kg_memory.cli.options import JsonOption, StoreOption
 from kg_memory.errors import StoreUnavailable
 
 __all__ = ["neo4j_app"]
@@ -58,3 +60,37 @@ def down(data: DataOption = None) -> None:
 def status(data: DataOption = None) -> None:
     """Exit 0 when the local Neo4j runs, 3 when it does not."""
     _run("status", data)
+
+
+@neo4j_app.command()
+def sync(
+    uri: Annotated[str, typer.Option(help="The Neo4j to project into.")] = (
+        "bolt://127.0.0.1:7687"),
+    store: StoreOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Project the embedded store into Neo4j through its outbox: idempotent, resumable,
+    reports the lag. Once synced, forget runs propagate to the mirror before they report."""
+    from kg_memory.store.neo4j_mirror import sync as run_sync
+    from kg_memory.store.neo4j import Neo4jStore
+    from kg_memory.store.sqlite import SqliteStore, default_path
+
+    with render.errors():
+        source = SqliteStore.open(store or default_path(), create=False)
+        target = Neo4jStore.connect(uri)
+        try:
+            with Progress(TextColumn("syncing"), BarColumn(), MofNCompleteColumn(),
+                          console=render.console, disable=json_out, transient=True) as bar:
+                task = bar.add_task("sync", total=None)
+                report = run_sync(source, target, progress=lambda done, total: bar.update(
+                    task, completed=done, total=total))
+        finally:
+            target.close()
+            source.close()
+    if json_out:
+        render.emit_json(report)
+    else:
+        render.console.print(
+            f"{report.status}: applied {report.applied} change(s), {report.records} record(s) "
+            f"in {report.seconds:.2f}s; cursor {report.cursor}, lag {report.lag}"
+            f" → {report.location}")

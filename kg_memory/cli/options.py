@@ -13,11 +13,12 @@ from kg_memory.store.sqlite import default_path
 __all__ = ["JsonOption", "StoreOption", "open_memory"]
 
 StoreOption = Annotated[
-    Path | None,
-    typer.Option("--store", help="Store file (default: $KG_MEMORY_STORE or the user data dir)."),
+    str | None,
+    typer.Option("--store", help="Store file, or a Neo4j bolt:// URI (default: "
+                 "$KG_MEMORY_STORE or the user data dir)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
 
-def open_memory(store: Path | None, *, create: bool) -> Memory:
+def open_memory(store: str | Path | None, *, create: bool) -> Memory:
     return Memory.open(store or default_path(), create=create)

@@ -1,6 +1,39 @@
-"""Store protocol and adapters."""
+"""Store protocol and adapters: the embedded SQLite file (default) and Neo4j."""
 
+from __future__ import annotations
+
+from pathlib import Path
+
+from kg_memory.clock import Clock, system_clock
 from kg_memory.store.protocol import AsOfQuery, Slot, Store, Transaction
 from kg_memory.store.sqlite import SqliteStore, default_path
 
-__all__ = ["AsOfQuery", "Slot", "SqliteStore", "Store", "Transaction", "default_path"]
+__all__ = [
+    "AsOfQuery",
+    "Slot",
+    "SqliteStore",
+    "Store",
+    "Transaction",
+    "default_path",
+    "is_neo4j_uri",
+    "open_store",
+]
+
+_NEO4J_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
+
+
+def is_neo4j_uri(location: str | Path | None) -> bool:
+    return location is not None and str(location).startswith(_NEO4J_SCHEMES)
+
+
+def open_store(
+    location: str | Path | None = None, *, clock: Clock = system_clock, create: bool = True
+) -> Store:
+    """The store at ``location``: a Bolt URI opens Neo4j (credentials from ``NEO4J_USER`` and
+    ``NEO4J_PASSWORD``), anything else is an embedded store file (default
+    :func:`default_path`)."""
+    if is_neo4j_uri(location):
+        from kg_memory.store.neo4j import Neo4jStore
+
+        return Neo4jStore.connect(str(location), clock=clock)
+    return SqliteStore.open(location, clock=clock, create=create)

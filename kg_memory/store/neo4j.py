@@ -198,6 +198,12 @@ class Neo4jStore:
 
     # -- writes ----------------------------------------------------------------------------
 
+    def run_many(self, steps: Sequence[tuple[str, dict[str, Any]]]) -> list[list[dict[str, Any]]]:
+        """Run named cypher/ queries in one explicit transaction (all or nothing): the mirror
+        applies a slice of the outbox and its cursor together."""
+        with self.transaction() as unit:
+            return [unit.run(name, params) for name, params in steps]
+
     @contextmanager
     def batch(self) -> Iterator[None]:
         """Each :meth:`transaction` inside commits on its own.
@@ -362,10 +368,18 @@ class Neo4jStore:
         """JSON bodies of stored documents of ``kind`` (profiles, decisions), oldest first."""
         return [r["body"] for r in self._read("documents", kind=kind, scope=scope, key=key)]
 
+    def mirror_cursor(self) -> int:
+        """The last outbox row of an embedded store this database mirrors (0: none yet)."""
+        [row] = self._read("mirror_cursor")
+        return int(row["cursor"])
+
     def entities(self, scope: str | None = None) -> list[Entity]:
         return [entity_from_props(r["entity"]) for r in self._read("entities", scope=scope)]
 
-    def scrub(self) -> dict[str, Any]:
+    def scrub(self) -> list[dict[str, Any]]:
+        return [self._verify_erasure()]
+
+    def _verify_erasure(self) -> dict[str, Any]:
         """Verify by query that erasure left nothing reachable (see :mod:`.neo4j_scrub`)."""
         with self._lock:
             erased, redacted = sorted(self._erased), sorted(self._redacted)

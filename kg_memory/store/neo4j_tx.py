@@ -77,6 +77,10 @@ class Neo4jTransaction:
     def _rows(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         return run_query(self._tx, name, params, where=self._where, reads=False)
 
+    def run(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """Run one named cypher/ query inside this unit (the mirror's batch writes)."""
+        return self._rows(name, **params)
+
     def episode_by_operation(self, operation_id: str) -> tuple[Episode, str] | None:
         rows = self._rows("episode_by_operation", operation_id=operation_id)
         if not rows:

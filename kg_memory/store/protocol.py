@@ -189,7 +189,8 @@ class Store(Protocol):
                   ) -> list[str]:
         """JSON bodies of stored documents of ``kind``, oldest first."""
 
-    def scrub(self) -> dict[str, Any]:
-        """Make erasures physical where the backend keeps copies; report per destination."""
+    def scrub(self) -> list[dict[str, Any]]:
+        """Make erasures physical where the backend keeps copies; one report per destination
+        (``destination``, ``location``, ``status``: complete or incomplete, ``reason``)."""
 
     def close(self) -> None: ...

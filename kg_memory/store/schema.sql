@@ -148,3 +148,38 @@ CREATE TABLE IF NOT EXISTS document_keys (
     doc   TEXT NOT NULL,
     PRIMARY KEY (kind, scope, key, doc)
 ) WITHOUT ROWID;
+
+-- The outbox: every change to what the Neo4j mirror shows, written by triggers in the same
+-- transaction as the change itself. Keys only, never content, so a forgotten payload cannot
+-- linger here; `kg-memory neo4j sync` reads the current rows behind the keys.
+CREATE TABLE IF NOT EXISTS outbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    tbl TEXT NOT NULL,
+    key TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS outbox_versions_ins AFTER INSERT ON versions
+BEGIN INSERT INTO outbox (tbl, key) VALUES ('versions', NEW.assertion_id); END;
+CREATE TRIGGER IF NOT EXISTS outbox_versions_upd AFTER UPDATE ON versions
+BEGIN INSERT INTO outbox (tbl, key) VALUES ('versions', NEW.assertion_id); END;
+CREATE TRIGGER IF NOT EXISTS outbox_versions_del AFTER DELETE ON versions
+BEGIN INSERT INTO outbox (tbl, key) VALUES ('versions', OLD.assertion_id); END;
+CREATE TRIGGER IF NOT EXISTS outbox_episodes_ins AFTER INSERT ON episodes
+BEGIN INSERT INTO outbox (tbl, key) VALUES ('episodes', NEW.episode_id); END;
+CREATE TRIGGER IF NOT EXISTS outbox_episodes_upd AFTER UPDATE ON episodes
+BEGIN INSERT INTO outbox (tbl, key) VALUES ('episodes', NEW.episode_id); END;
+CREATE TRIGGER IF NOT EXISTS outbox_episodes_del AFTER DELETE ON episodes
+BEGIN INSERT INTO outbox (tbl, key) VALUES ('episodes', OLD.episode_id); END;
+CREATE TRIGGER IF NOT EXISTS outbox_entities_ins AFTER INSERT ON entities
+BEGIN INSERT INTO outbox (tbl, key) VALUES ('entities', NEW.entity_id); END;
+CREATE TRIGGER IF NOT EXISTS outbox_entities_upd AFTER UPDATE ON entities
+BEGIN INSERT INTO outbox (tbl, key) VALUES ('entities', NEW.entity_id); END;
+CREATE TRIGGER IF NOT EXISTS outbox_entities_del AFTER DELETE ON entities
+BEGIN INSERT INTO outbox (tbl, key) VALUES ('entities', OLD.entity_id); END;
+CREATE TRIGGER IF NOT EXISTS outbox_edges_ins AFTER INSERT ON edges
+BEGIN INSERT INTO outbox (tbl, key) VALUES ('edges', NEW.src || char(31) || NEW.type || char(31) || NEW.dst); END;
+CREATE TRIGGER IF NOT EXISTS outbox_edges_del AFTER DELETE ON edges
+BEGIN INSERT INTO outbox (tbl, key) VALUES ('edges', OLD.src || char(31) || OLD.type || char(31) || OLD.dst); END;
+CREATE TRIGGER IF NOT EXISTS outbox_activities_ins AFTER INSERT ON activities
+BEGIN INSERT INTO outbox (tbl, key) VALUES ('activities', NEW.activity_id); END;
+CREATE TRIGGER IF NOT EXISTS outbox_tombstones_ins AFTER INSERT ON tombstones
+BEGIN INSERT INTO outbox (tbl, key) VALUES ('tombstones', NEW.key); END;

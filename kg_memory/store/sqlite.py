@@ -33,6 +33,7 @@ from kg_memory.model import (
     Support,
 )
 from kg_memory.store.protocol import AsOfQuery
+from kg_memory.store.sqlite_outbox import Outbox
 from kg_memory.store.sqlite_rows import (
     VERSION_COLUMNS,
     activity_from_row,
@@ -103,6 +104,20 @@ class SqliteStore:
             conn.close()
             raise StoreUnavailable(f"{target} has schema {version}, expected {SCHEMA_VERSION}")
         return cls(conn, target, clock)
+
+    @property
+    def outbox(self) -> Outbox:
+        """Keys of changes, for a mirror to apply (see :mod:`kg_memory.store.neo4j_mirror`)."""
+        return Outbox(self._conn)
+
+    def set_mirror(self, uri: str) -> None:
+        """Remember the mirror, so a forget run propagates there before it reports."""
+        self._conn.execute("INSERT INTO meta (key, value) VALUES ('mirror_uri', ?) "
+                           "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (uri,))
+
+    def mirror(self) -> str | None:
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'mirror_uri'").fetchone()
+        return None if row is None else str(row[0])
 
     @property
     def location(self) -> str:
@@ -355,8 +370,33 @@ class SqliteStore:
         )
         return [activity_from_row(r) for r in rows]
 
-    def scrub(self) -> dict[str, Any]:
-        """Make erasure physical: no page of the file or its journal keeps erased bytes.
+    def scrub(self) -> list[dict[str, Any]]:
+        """Make erasure complete everywhere this store owns a copy: its Neo4j mirror (if one
+        was synced) gets the deletions, then the file itself is scrubbed."""
+        reports: list[dict[str, Any]] = []
+        uri = self.mirror()
+        if uri is not None:
+            reports.append(self._sync_mirror(uri))
+        reports.append(self._scrub_file())
+        return reports
+
+    def _sync_mirror(self, uri: str) -> dict[str, Any]:
+        from kg_memory.errors import KgMemoryError
+        from kg_memory.store.neo4j_mirror import sync
+        from kg_memory.store.neo4j import Neo4jStore
+
+        try:
+            target = Neo4jStore.connect(uri)
+        except KgMemoryError as exc:
+            return {"destination": "neo4j-mirror", "location": uri, "status": "incomplete",
+                    "reason": str(exc)}
+        try:
+            return sync(self, target).model_dump()
+        finally:
+            target.close()
+
+    def _scrub_file(self) -> dict[str, Any]:
+        """No page of the file or its journal keeps erased bytes.
 
         ``secure_delete`` already zeroes freed cells in the database pages, but the WAL holds
         earlier page images until a checkpoint; TRUNCATE folds it back and empties it, and a

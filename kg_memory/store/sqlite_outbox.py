@@ -1,0 +1,131 @@
+"""The embedded store's outbox: what changed since a cursor, and the rows behind the keys.
+
+Triggers (schema.sql) append ``(tbl, key)`` in the transaction of each change; this reader
+turns a slice of the outbox into the current rows a mirror must upsert, and the keys whose rows
+are gone (erased), which the mirror must delete. It reads keys, never stored history, so a
+forgotten payload cannot come back through it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["Changes", "Outbox"]
+
+_SEP = "\x1f"
+
+
+class Changes(BaseModel):
+    """One slice of the outbox, resolved to current rows (upserts) and missing keys (deletes)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    first: int
+    last: int
+    versions: list[dict[str, Any]] = []
+    facts: list[dict[str, Any]] = []  # assertion_id and the revisions it still has
+    deleted_facts: list[str] = []
+    episodes: list[dict[str, Any]] = []
+    deleted_episodes: list[str] = []
+    entities: list[dict[str, Any]] = []
+    deleted_entities: list[str] = []
+    edges: list[dict[str, Any]] = []
+    deleted_edges: list[dict[str, Any]] = []
+    activities: list[dict[str, Any]] = []
+    tombstones: list[dict[str, Any]] = []
+
+    @property
+    def count(self) -> int:
+        return (len(self.versions) + len(self.deleted_facts) + len(self.episodes)
+                + len(self.deleted_episodes) + len(self.entities) + len(self.deleted_entities)
+                + len(self.edges) + len(self.deleted_edges) + len(self.activities)
+                + len(self.tombstones))
+
+
+def _marks(values: list[str]) -> str:
+    return ", ".join("?" for _ in values)
+
+
+class Outbox:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def last(self) -> int:
+        row = self._conn.execute("SELECT coalesce(max(seq), 0) FROM outbox").fetchone()
+        return int(row[0])
+
+    def pending(self, after: int) -> int:
+        return int(self._conn.execute(
+            "SELECT count(*) FROM outbox WHERE seq > ?", (after,)).fetchone()[0])
+
+    def prune(self, upto: int) -> None:
+        """Forget the keys a mirror has applied (they are content-free, but unbounded)."""
+        self._conn.execute("DELETE FROM outbox WHERE seq <= ?", (upto,))
+
+    def changes(self, after: int, limit: int) -> Changes | None:
+        rows = self._conn.execute(
+            "SELECT seq, tbl, key FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?",
+            (after, limit)).fetchall()
+        if not rows:
+            return None
+        keys: dict[str, list[str]] = {}
+        for row in rows:
+            bucket = keys.setdefault(row["tbl"], [])
+            if row["key"] not in bucket:
+                bucket.append(row["key"])
+        out: dict[str, Any] = {"first": rows[0]["seq"], "last": rows[-1]["seq"]}
+        self._versions(keys.get("versions", []), out)
+        self._simple("episodes", "episode_id", keys.get("episodes", []), out)
+        self._simple("entities", "entity_id", keys.get("entities", []), out)
+        self._edges(keys.get("edges", []), out)
+        ids = keys.get("activities", [])
+        out["activities"] = [dict(r) for r in self._conn.execute(
+            f"SELECT * FROM activities WHERE activity_id IN ({_marks(ids)})", ids)] if ids else []
+        ids = keys.get("tombstones", [])
+        out["tombstones"] = [dict(r) for r in self._conn.execute(
+            f"SELECT * FROM tombstones WHERE key IN ({_marks(ids)})", ids)] if ids else []
+        return Changes.model_validate(out)
+
+    def _versions(self, ids: list[str], out: dict[str, Any]) -> None:
+        rows = [dict(r) for r in self._conn.execute(
+            f"SELECT * FROM versions WHERE assertion_id IN ({_marks(ids)})", ids)] if ids else []
+        present: dict[str, list[int]] = {}
+        out["versions"] = []
+        for row in rows:
+            row.pop("vid")
+            present.setdefault(row["assertion_id"], []).append(row["revision"])
+            deps = json.loads(row["depends_on"])
+            row["depends_on"] = deps
+            out["versions"].append({
+                "assertion_id": row["assertion_id"], "revision": row["revision"],
+                "label": str(row["kind"]).capitalize(), "current": row["sys_to"] is None,
+                "deps": deps, "props": row,
+            })
+        out["facts"] = [{"assertion_id": k, "revisions": v} for k, v in present.items()]
+        out["deleted_facts"] = [i for i in ids if i not in present]
+
+    def _simple(self, table: str, column: str, ids: list[str], out: dict[str, Any]) -> None:
+        rows = [dict(r) for r in self._conn.execute(
+            f"SELECT * FROM {table} WHERE {column} IN ({_marks(ids)})", ids)] if ids else []
+        if table == "entities":
+            for row in rows:
+                row["owners"] = json.loads(row["owners"])
+        found = {r[column] for r in rows}
+        out[table] = rows
+        out[f"deleted_{table}"] = [i for i in ids if i not in found]
+
+    def _edges(self, keys: list[str], out: dict[str, Any]) -> None:
+        wanted = [tuple(k.split(_SEP)) for k in keys]
+        present: dict[tuple[str, ...], int] = {}
+        for src in {w[0] for w in wanted}:
+            for row in self._conn.execute(
+                    "SELECT src, type, dst, since FROM edges WHERE src = ?", (src,)):
+                present[(row["src"], row["type"], row["dst"])] = row["since"]
+        out["edges"] = [{"src": s, "type": t, "dst": d, "since": present[(s, t, d)]}
+                        for s, t, d in wanted if (s, t, d) in present]
+        out["deleted_edges"] = [{"src": s, "type": t, "dst": d}
+                                for s, t, d in wanted if (s, t, d) not in present]
