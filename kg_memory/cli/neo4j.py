@@ -71,8 +71,8 @@ def sync(
 ) -> None:
     """Project the embedded store into Neo4j through its outbox: idempotent, resumable,
     reports the lag. Once synced, forget runs propagate to the mirror before they report."""
-    from kg_memory.store.neo4j_mirror import sync as run_sync
     from kg_memory.store.neo4j import Neo4jStore
+    from kg_memory.store.neo4j_mirror import sync as run_sync
     from kg_memory.store.sqlite import SqliteStore, default_path
 
     with render.errors():

@@ -382,8 +382,8 @@ class SqliteStore:
 
     def _sync_mirror(self, uri: str) -> dict[str, Any]:
         from kg_memory.errors import KgMemoryError
-        from kg_memory.store.neo4j_mirror import sync
         from kg_memory.store.neo4j import Neo4jStore
+        from kg_memory.store.neo4j_mirror import sync
 
         try:
             target = Neo4jStore.connect(uri)
