@@ -6,8 +6,11 @@ ask ``asof(valid_at, known_at)`` and read ``history``.
 
 from kg_memory.change import ChangePlan, Effect
 from kg_memory.clock import Clock, parse_instant, system_clock
+from kg_memory.consolidation import Evidence
 from kg_memory.errors import (
     ConcurrencyError,
+    ConsolidationRefused,
+    ForgottenError,
     IdempotencyConflict,
     IngestError,
     IntervalError,
@@ -18,7 +21,10 @@ from kg_memory.errors import (
     StoreUnavailable,
     TimeError,
 )
+from kg_memory.forget_run import ForgetReport
+from kg_memory.forgetting import ForgetPlan, Selector
 from kg_memory.gate import GateRule, WriterPolicy, admit
+from kg_memory.identity import Resolved
 from kg_memory.ingestion import IngestReport
 from kg_memory.interval import Interval
 from kg_memory.memory import Memory
@@ -34,10 +40,19 @@ from kg_memory.model import (
     Qualifiers,
     Refusal,
     Support,
+    Tombstone,
 )
+from kg_memory.publication import Basis, Published
 from kg_memory.record import IngestRecord, ingest_schema, parse_record, read_records
 from kg_memory.result import AsOfAnswer, Fact, HistoryEntry
-from kg_memory.store import AsOfQuery, SqliteStore, Store, Transaction, default_path
+from kg_memory.store import (
+    AsOfQuery,
+    SqliteStore,
+    Store,
+    Transaction,
+    default_path,
+    open_store,
+)
 
 __version__ = "0.1.0"
 
@@ -45,17 +60,23 @@ __all__ = [
     "AsOfAnswer",
     "AsOfQuery",
     "Assertion",
+    "Basis",
     "ChangePlan",
     "Channel",
     "Clock",
     "ConcurrencyError",
+    "ConsolidationRefused",
     "Edge",
     "EdgeType",
     "Effect",
     "EndReason",
     "Entity",
     "Episode",
+    "Evidence",
     "Fact",
+    "ForgetPlan",
+    "ForgetReport",
+    "ForgottenError",
     "GateRule",
     "HistoryEntry",
     "IdempotencyConflict",
@@ -70,19 +91,24 @@ __all__ = [
     "NaiveDatetimeError",
     "NotFound",
     "PolicyError",
+    "Published",
     "Qualifiers",
     "Refusal",
+    "Resolved",
+    "Selector",
     "SqliteStore",
     "Store",
     "StoreUnavailable",
     "Support",
     "TimeError",
+    "Tombstone",
     "Transaction",
     "WriterPolicy",
     "__version__",
     "admit",
     "default_path",
     "ingest_schema",
+    "open_store",
     "parse_instant",
     "parse_record",
     "read_records",
