@@ -329,3 +329,24 @@ def test_canary_is_gone_from_every_query_path(make_memory: MemoryFactory) -> Non
     assert CANARY in everything()
     memory.forget(FORGET_SELECTOR)
     assert CANARY not in everything()
+
+
+def test_forgetting_a_large_source_leaves_no_bytes_in_freed_pages(tmp_path: Path) -> None:
+    """Thousands of rows over many pages: freed pages and index cells must not keep them."""
+    clock = ManualClock(day(0))
+    store_dir = tmp_path / "big"
+    with Memory.open(store_dir / "m.db", clock=clock) as memory:
+        records = [
+            episode(f"spam-{i}", "agent", day(0), channel="tool", assertions=[
+                fact(f"thing-{i}", "note", f"{CANARY}-{i:05d} " + "x" * 200, "world")])
+            for i in range(3000)
+        ]
+        memory.ingest_many(records, batch_size=500)
+        memory.ingest(episode("keep", "user", day(0), assertions=[fact("ana", "diet", "veg")]))
+        assert any(CANARY.encode() in p.read_bytes() for p in store_dir.iterdir())
+        clock.now = day(1)
+        report = memory.forget("source:agent")
+        assert report.status == "complete"
+        assert len(report.plan.delete) == 3000
+        assert [p.name for p in store_dir.iterdir() if CANARY.encode() in p.read_bytes()] == []
+        assert memory.asof(subject="ana").values() == ["veg"]
