@@ -151,13 +151,15 @@ def _rebuild(
     return new_id
 
 
-def _tombstones(store: Store, the_plan: ForgetPlan, secret: bytes) -> list[tuple[str, str]]:
+def _tombstones(
+    store: Store, the_plan: ForgetPlan, secret: bytes, deleted: list[Assertion]
+) -> list[tuple[str, str]]:
     keys: list[tuple[str, str]] = []
     for node in (*the_plan.delete, *the_plan.rebuild, *the_plan.erase):
         keys.append(("node", tombstone_key(secret, "node", node)))
     for episode in store.episodes([*the_plan.erase, *the_plan.redact]):
         keys.append(("operation", tombstone_key(secret, "operation", episode.operation_id)))
-    for version in store.versions(list(the_plan.delete)):
+    for version in deleted:
         if version.kind != "derived":
             keys.append(
                 (
