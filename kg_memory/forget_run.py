@@ -197,10 +197,9 @@ def forget(
             activity_id = (
                 "act_forget_" + hashlib.sha256(f"{selector}/{generation}".encode()).hexdigest()[:16]
             )
-            enders = set(the_plan.erase) | {
-                v.recorded_by for v in store.versions(list(the_plan.delete))
-            }
-            tombstones = _tombstones(store, the_plan, secret)
+            deleted = store.versions(list(the_plan.delete))
+            enders = set(the_plan.erase) | {v.recorded_by for v in deleted}
+            tombstones = _tombstones(store, the_plan, secret, deleted)
             for record in the_plan.rebuild:
                 _rebuild(tx, store, record, set(the_plan.delete), activity_id, generation)
             for node in (*the_plan.delete, *the_plan.rebuild):
