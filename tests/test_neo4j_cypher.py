@@ -25,6 +25,9 @@ URI = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
 #: Files that are not a single query run in an explicit transaction.
 SCRIPTS = {"schema", "wipe"}
 ADAPTER = sorted((ROOT / "kg_memory" / "store").glob("neo4j*.py"))
+#: Browser ready queries (``browser_*.cypher``): for people in Neo4j Browser, never run by the
+#: adapter. They meet every other check here: $parameters only, header :params, runnable.
+BROWSER = {n for n in names() if n.startswith("browser_")}
 
 needs_server = pytest.mark.skipif(
     "neo4j" not in BACKENDS, reason="KG_TEST_BACKENDS leaves out neo4j"
@@ -116,7 +119,13 @@ def test_every_query_the_adapter_runs_is_a_file_and_every_file_is_used() -> None
     used |= set(re.findall(r'statements\("(\w+)"\)', source))
     # The mirror batches named queries as (name, params) steps of one transaction.
     used |= set(re.findall(r'\(\s*"(\w+)",\s*(?:\{|row\))', source))
-    assert used == set(names())
+    assert used == set(names()) - BROWSER
+
+
+def test_the_browser_ready_queries_are_a_separate_documented_set() -> None:
+    assert BROWSER, "no cypher/browser_*.cypher"
+    for name in BROWSER:
+        assert load(name).startswith("// Browser ready query (not run by the adapter)"), name
 
 
 def test_the_adapter_builds_no_cypher_from_strings() -> None:

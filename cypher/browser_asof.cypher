@@ -1,0 +1,22 @@
+// Browser ready query (not run by the adapter): the as-of snapshot of one scope as a graph.
+// What held at `valid` in the world, as the store believed at `known` (microseconds since the
+// Unix epoch), for `scope` and optionally one `subject` (null for every subject): the same
+// revisions as asof_scope.cypher (and asof_subject.cypher), each drawn with its :Fact hub, the
+// entity it is ABOUT and the episodes whose SUPPORTS was recorded by `known`.
+// :params {scope: 'u1', subject: null, valid: 1767603600000000, known: 1767603600000000}
+// An open end (null sys_to / valid_to) counts as later than any instant. A revision the store
+// stopped believing after `known` is drawn as closed (no :Current label).
+MATCH (a:Assertion)
+USING INDEX a:Assertion(scope)
+WHERE a.scope = $scope
+  AND ($subject IS NULL OR a.subject = $subject)
+  AND a.sys_from <= $known AND coalesce(a.sys_to, $known + 1) > $known
+  AND a.valid_from <= $valid AND coalesce(a.valid_to, $valid + 1) > $valid
+MATCH revision = (a)-[:REVISION_OF_FACT]->(f:Fact)
+OPTIONAL MATCH about = (f)-[:ABOUT]->(:Entity)
+OPTIONAL MATCH support = (:Episode)-[s:SUPPORTS]->(f)
+WHERE s.since <= $known
+RETURN a.subject AS subject, a.predicate AS predicate, a.value AS value, a.kind AS kind,
+       a.assertion_id AS assertion_id, a.revision AS revision_number,
+       revision, collect(DISTINCT about) AS about, collect(DISTINCT support) AS support
+ORDER BY subject, predicate, assertion_id
