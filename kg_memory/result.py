@@ -49,25 +49,13 @@ class Fact(BaseModel):
 
     @classmethod
     def of(cls, version: Assertion, supports: tuple[Support, ...]) -> Fact:
-        return cls(
-            supported_by=supports,
-            **version.model_dump(
-                include={
-                    "assertion_id",
-                    "revision",
-                    "scope",
-                    "subject",
-                    "predicate",
-                    "value",
-                    "qualifiers",
-                    "kind",
-                    "writer",
-                    "depends_on",
-                    "confidence",
-                    "valid",
-                    "system",
-                }
-            ),
+        """Built from an already valid revision without validating it again (the hot path)."""
+        return cls.model_construct(
+            assertion_id=version.assertion_id, revision=version.revision, scope=version.scope,
+            subject=version.subject, predicate=version.predicate, value=version.value,
+            qualifiers=version.qualifiers, kind=version.kind, writer=version.writer,
+            depends_on=version.depends_on, confidence=version.confidence, valid=version.valid,
+            system=version.system, supported_by=supports,
         )
 
 

@@ -16,6 +16,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
+from kg_memory.bench.command import bench_command
 from kg_memory.cli import render
 from kg_memory.cli.entities import entities_app
 from kg_memory.cli.forget import blocks_app, forget
@@ -41,6 +42,7 @@ app.add_typer(sim_app, name="sim")
 app.add_typer(blocks_app, name="blocks")
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(entities_app, name="entities")
+app.command("bench")(bench_command)
 app.command()(lineage)
 app.command()(prov)
 app.command()(consolidate)

@@ -260,7 +260,7 @@ class SqliteStore:
         found: dict[str, list[Support]] = {i: [] for i in ids}
         for row in rows:
             found[row["dst"]].append(
-                Support(
+                Support.model_construct(  # stored rows were validated on the way in
                     episode_id=row["episode_id"],
                     source=row["source"],
                     occurred_at=from_micros(row["occurred_at"]),

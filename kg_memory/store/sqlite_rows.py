@@ -41,25 +41,41 @@ def opt_time(value: int | None) -> datetime | None:
     return None if value is None else from_micros(value)
 
 
+def _qualifiers(text: str) -> Qualifiers:
+    data = json.loads(text)
+    if not data.get("project") and not data.get("exceptions"):
+        return _NO_QUALIFIERS
+    return Qualifiers.model_construct(project=data.get("project"),
+                                      exceptions=tuple(data.get("exceptions", ())))
+
+
+_NO_QUALIFIERS = Qualifiers()
+
+
 def version_from_row(row: sqlite3.Row) -> Assertion:
-    return Assertion(
+    """A stored revision. The row was validated on its way in (and the schema's CHECKs hold),
+    so it is rebuilt without validating again: this is the as-of hot path."""
+    reason = row["close_reason"]
+    return Assertion.model_construct(
         assertion_id=row["assertion_id"],
         revision=row["revision"],
         scope=row["scope"],
         subject=row["subject"],
         predicate=row["predicate"],
         value=json.loads(row["value"]),
-        qualifiers=Qualifiers.model_validate_json(row["qualifiers"]),
+        qualifiers=_qualifiers(row["qualifiers"]),
         kind=Kind(row["kind"]),
         writer=row["writer"],
         depends_on=tuple(json.loads(row["depends_on"])),
         confidence=row["confidence"],
-        valid=Interval(start=from_micros(row["valid_from"]), end=opt_time(row["valid_to"])),
-        system=Interval(start=from_micros(row["sys_from"]), end=opt_time(row["sys_to"])),
+        valid=Interval.model_construct(start=from_micros(row["valid_from"]),
+                                       end=opt_time(row["valid_to"])),
+        system=Interval.model_construct(start=from_micros(row["sys_from"]),
+                                        end=opt_time(row["sys_to"])),
         reason=EndReason(row["reason"]),
         recorded_by=row["recorded_by"],
         closed_by=row["closed_by"],
-        close_reason=None if row["close_reason"] is None else EndReason(row["close_reason"]),
+        close_reason=None if reason is None else EndReason(reason),
     )
 
 

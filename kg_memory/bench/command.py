@@ -1,0 +1,203 @@
+"""``kg-memory bench``: run the benchmark, show a table (or JSON), and keep the result file.
+
+:func:`bench_command` is a plain function with typer annotations, so the CLI registers it with
+``app.command("bench")(bench_command)`` and tests or notebooks can call it directly. Progress
+and the table go to stderr/stdout through rich; with ``--json`` stdout carries only the JSON,
+so ``kg-memory bench --json | jq`` works while the progress bar still shows on stderr.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeElapsedColumn
+from rich.table import Table
+
+from kg_memory.bench.latency import LatencyStats
+from kg_memory.bench.progress import BenchProgress
+from kg_memory.bench.result import BenchResult, ScaleResult
+from kg_memory.bench.runner import run_bench
+from kg_memory.errors import KgMemoryError
+
+__all__ = ["bench_command", "parse_scales", "render_table", "result_table"]
+
+
+def parse_scales(text: str) -> list[int]:
+    """``"1e4,1e5"`` -> ``[10000, 100000]``; refuses anything that is not a positive count.
+
+    >>> parse_scales("1e4, 1e5,2500")
+    [10000, 100000, 2500]
+    """
+    scales: list[int] = []
+    for part in text.split(","):
+        try:
+            value = float(part.strip())
+        except ValueError:
+            raise KgMemoryError(f"scale {part.strip()!r} is not a number (try 1e4,1e5)") from None
+        if not value.is_integer() or value < 1:
+            raise KgMemoryError(f"scale {part.strip()!r} must be a positive whole number")
+        scales.append(int(value))
+    return scales
+
+
+def _us(stats: LatencyStats) -> str:
+    def fmt(us: float) -> str:
+        return f"{us / 1000:.2f} ms" if us >= 1000 else f"{us:.1f} µs"
+
+    return f"{fmt(stats.median_us)} / {fmt(stats.p99_us)}"
+
+
+def _mib(value: int | None) -> str:
+    return "?" if value is None else f"{value / 2**20:,.0f} MiB"
+
+
+def _rows(s: ScaleResult) -> list[tuple[str, str, str]]:
+    """(figure, store, reference and ratio) for one scale."""
+    ref, r = s.references, s.ratios
+    return [
+        (
+            "versions (counted / expected)",
+            f"{s.versions:,} / {s.expected_versions:,}",
+            f"{s.users:,} users, {s.episodes:,} episodes",
+        ),
+        (
+            "durable ingest, versions/s",
+            f"{s.ingest.versions_per_second:,.0f}",
+            f"executemany {ref.executemany_versions_per_second:,.0f} "
+            f"(ratio {r.ingest_vs_executemany:.3f})",
+        ),
+        (
+            "  batch commit median / p99",
+            _us(s.ingest.batch_commit),
+            f"batch {s.ingest.batch_size} episodes",
+        ),
+        (
+            "as-of lookup median / p99",
+            _us(s.lookup),
+            f"sqlite3 {_us(ref.sqlite_lookup)} ({r.lookup_vs_sqlite:.1f}x); "
+            f"in-memory {_us(ref.memory_lookup)} ({r.lookup_vs_memory:.0f}x)",
+        ),
+        (
+            "scope snapshot median / p99",
+            _us(s.snapshot),
+            f"sqlite3 {_us(ref.sqlite_snapshot)} ({r.snapshot_vs_sqlite:.1f}x); "
+            f"{s.snapshot_mean_facts:.1f} facts",
+        ),
+        ("open to first answer median / p99", _us(s.open_to_first_answer), "warm page cache"),
+        (
+            "peak RSS",
+            f"{s.peak_rss.bytes / 2**20:,.0f} MiB",
+            f"{_mib(s.start_rss_bytes)} at start; {s.peak_rss.method}",
+        ),
+        (
+            "file bytes / version",
+            f"{s.file_bytes_per_version:,.0f}",
+            f"sqlite3 {ref.sqlite_file_bytes_per_version:,.0f} ({r.file_vs_sqlite:.1f}x)",
+        ),
+        (
+            "answers agree with references",
+            "yes" if ref.answers_agree else "NO",
+            f"lookup hit rate {s.lookup_hit_rate:.0%}",
+        ),
+    ]
+
+
+def result_table(result: BenchResult) -> list[Table]:
+    """The rich tables of a result: figures per scale, growth, targets, pending figures."""
+    tables: list[Table] = []
+    for s in result.scales:
+        table = Table(title=f"kg-memory bench: {s.versions:,} versions ({result.backend})")
+        for column in ("figure", "kg-memory", "reference (ratio)"):
+            table.add_column(column)
+        for row in _rows(s):
+            table.add_row(*row)
+        for pending in result.pending:
+            table.add_row(pending.name, pending.status, pending.note)
+        tables.append(table)
+    if result.growth is not None:
+        g = result.growth
+        table = Table(title=f"growth {g.from_versions:,} -> {g.to_versions:,} versions")
+        table.add_column("figure")
+        table.add_column("largest / smallest")
+        for name, value in (
+            ("lookup median", g.lookup_median),
+            ("lookup p99", g.lookup_p99),
+            ("sqlite3 lookup median (reference)", g.sqlite_lookup_median),
+            ("snapshot median", g.snapshot_median),
+            ("ingest rate", g.ingest_rate),
+            ("open to first answer", g.open_to_first_answer),
+            ("peak RSS", g.peak_rss),
+            ("file bytes / version", g.file_bytes_per_version),
+        ):
+            table.add_row(name, f"{value:.2f}x")
+        tables.append(table)
+    targets = Table(title="targets")
+    for column in ("target", "wanted", "measured", "", "margin"):
+        targets.add_column(column)
+    for t in result.targets:
+        verdict = {True: "[green]met[/]", False: "[red]missed[/]", None: "-"}[t.met]
+        margin = t.margin + (f" ({t.note})" if t.note else "")
+        targets.add_row(t.name, t.target, t.measured, verdict, margin)
+    tables.append(targets)
+    return tables
+
+
+def render_table(result: BenchResult, console: Console) -> None:
+    for table in result_table(result):
+        console.print(table)
+
+
+def _default_output() -> Path:
+    return Path("artifacts") / "bench" / f"bench-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json"
+
+
+def bench_command(
+    scale: Annotated[
+        str, typer.Option("--scale", help="Comma-separated version counts, e.g. 1e4,1e5,1e6.")
+    ] = "1e4",
+    backend: Annotated[
+        str, typer.Option("--backend", help="embedded (SQLite file) or neo4j (not yet).")
+    ] = "embedded",
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print the result as JSON instead of tables.")
+    ] = False,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Result file (default artifacts/bench/bench-*.json)."),
+    ] = None,
+) -> None:
+    """Measure ingest, as-of lookups, snapshots, open time, memory and file size against
+    raw sqlite3 and an in-memory index run on the same rows, and check the targets."""
+    scales = parse_scales(scale)
+    err = Console(stderr=True)
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=json_out,
+    ) as bar:
+        tasks: dict[tuple[int, str], TaskID] = {}
+
+        def on_progress(event: BenchProgress) -> None:
+            key = (event.scale, event.phase)
+            if key not in tasks:
+                tasks[key] = bar.add_task(f"{event.scale:.0e} {event.phase}", total=event.total)
+            bar.update(tasks[key], completed=event.done, total=event.total)
+
+        result = run_bench(scales, backend=backend, progress=on_progress)
+    path = output or _default_output()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = result.model_dump_json(indent=2)
+    path.write_text(text + "\n", encoding="utf-8")
+    if json_out:
+        typer.echo(text)
+        return
+    console = Console()
+    render_table(result, console)
+    console.print(f"result written to {path}")

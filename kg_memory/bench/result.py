@@ -1,0 +1,161 @@
+"""What a benchmark run produces: one JSON-serialisable :class:`BenchResult`.
+
+Latencies are :class:`~kg_memory.bench.latency.LatencyStats` in microseconds. Every headline is
+a *ratio* against a reference measured in the same process on the same rows
+(:mod:`kg_memory.bench.reference`), because absolute numbers say more about the machine than
+about the store. Figures that are not measured yet are listed in ``pending`` as
+``"not yet measured"`` rather than left out or filled with a guess.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from kg_memory.bench.latency import LatencyStats
+from kg_memory.bench.machine import Machine
+from kg_memory.bench.rss import PeakRss
+
+__all__ = [
+    "BenchResult",
+    "Growth",
+    "IngestFigures",
+    "PendingFigure",
+    "Ratios",
+    "ReferenceFigures",
+    "ScaleResult",
+    "TargetCheck",
+]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class IngestFigures(_Frozen):
+    """Durable ingest through ``Memory.ingest_many``: one commit (fsync) per batch."""
+
+    seconds: float  # wall time inside ingest_many only
+    versions_per_second: float
+    episodes_per_second: float
+    batch_size: int
+    batch_commit: LatencyStats  # one sample per batch, from first episode to durable commit
+    generation_seconds: float  # building the IngestRecords; excluded from the rate
+
+
+class ReferenceFigures(_Frozen):
+    """The floors, over the same rows and the same probes."""
+
+    memory_lookup: LatencyStats
+    sqlite_lookup: LatencyStats
+    sqlite_snapshot: LatencyStats
+    executemany_seconds: float
+    executemany_versions_per_second: float
+    sqlite_file_bytes_per_version: float
+    memory_index_build_seconds: float
+    #: every probe got the same (assertion, revision) set from the store and both references
+    answers_agree: bool
+
+
+class Ratios(_Frozen):
+    """Store over reference: above 1 means the store is slower (or bigger)."""
+
+    lookup_vs_sqlite: float  # median over median
+    lookup_vs_memory: float
+    lookup_p99_vs_sqlite: float
+    snapshot_vs_sqlite: float
+    ingest_vs_executemany: float  # rate over rate: below 1 means the store ingests slower
+    file_vs_sqlite: float
+
+
+class ScaleResult(_Frozen):
+    scale: int  # as requested
+    users: int
+    episodes: int
+    expected_versions: int  # what the workload's script must produce
+    versions: int  # counted in the store after ingest
+    ingest: IngestFigures
+    lookup: LatencyStats  # Memory.asof(subject, predicate) with supports: the full answer
+    lookup_hit_rate: float  # share of lookups that found at least one fact
+    snapshot: LatencyStats  # Memory.asof(scope=...)
+    snapshot_mean_facts: float
+    open_to_first_answer: LatencyStats  # Memory.open on the file + one asof, warm page cache
+    peak_rss: PeakRss  # during workload generation, ingest and queries (before references)
+    start_rss_bytes: int | None  # before the workload: interpreter, imports, probes
+    process_peak_rss_bytes: int  # the measuring process's peak, references included
+    file_bytes: int
+    file_bytes_per_version: float
+    references: ReferenceFigures
+    ratios: Ratios
+
+
+class Growth(_Frozen):
+    """Largest scale's figure over the smallest's (for ingest rate, above 1 is better)."""
+
+    from_scale: int
+    to_scale: int
+    from_versions: int
+    to_versions: int
+    lookup_median: float
+    lookup_p99: float
+    snapshot_median: float
+    ingest_rate: float
+    open_to_first_answer: float
+    peak_rss: float
+    file_bytes_per_version: float
+    sqlite_lookup_median: float  # how the floor itself grew, to read the store's growth against
+
+    @classmethod
+    def between(cls, first: ScaleResult, last: ScaleResult) -> Growth:
+        return cls(
+            from_scale=first.scale,
+            to_scale=last.scale,
+            from_versions=first.versions,
+            to_versions=last.versions,
+            lookup_median=last.lookup.median_us / first.lookup.median_us,
+            lookup_p99=last.lookup.p99_us / first.lookup.p99_us,
+            snapshot_median=last.snapshot.median_us / first.snapshot.median_us,
+            ingest_rate=last.ingest.versions_per_second / first.ingest.versions_per_second,
+            open_to_first_answer=(
+                last.open_to_first_answer.median_us / first.open_to_first_answer.median_us
+            ),
+            peak_rss=last.peak_rss.bytes / first.peak_rss.bytes,
+            file_bytes_per_version=last.file_bytes_per_version / first.file_bytes_per_version,
+            sqlite_lookup_median=(
+                last.references.sqlite_lookup.median_us / first.references.sqlite_lookup.median_us
+            ),
+        )
+
+
+class TargetCheck(_Frozen):
+    """One target, what was measured, and whether it was met (``None``: not evaluated)."""
+
+    name: str
+    target: str
+    measured: str
+    met: bool | None
+    margin: str
+    scale: int | None
+    note: str = ""
+
+
+class PendingFigure(_Frozen):
+    name: str
+    status: Literal["not yet measured"] = "not yet measured"
+    note: str
+
+
+class BenchResult(_Frozen):
+    backend: str
+    started_at: datetime
+    finished_at: datetime
+    seed: int
+    batch_size: int
+    machine: Machine
+    revision: str | None  # git commit of the measured code, "+dirty" with local edits
+    scales: tuple[ScaleResult, ...]
+    growth: Growth | None
+    targets: tuple[TargetCheck, ...]
+    pending: tuple[PendingFigure, ...]

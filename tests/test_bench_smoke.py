@@ -1,0 +1,111 @@
+"""The benchmark end to end at a tiny scale: structure, counts and agreement, never timings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kg_memory.bench import (
+    BenchProgress,
+    BenchResult,
+    UnsupportedBackend,
+    Workload,
+    bench_command,
+    parse_scales,
+    run_bench,
+)
+from kg_memory.bench.workload import EPISODES_PER_USER, VERSIONS_PER_USER
+from kg_memory.errors import KgMemoryError
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory: pytest.TempPathFactory) -> BenchResult:
+    events: list[BenchProgress] = []
+    out = run_bench(
+        [500, 1_000],
+        progress=events.append,
+        lookups=200,
+        snapshots=50,
+        opens=2,
+        workdir=tmp_path_factory.mktemp("bench"),
+    )
+    assert {e.phase for e in events} >= {"ingest", "lookups", "open", "references"}
+    return out
+
+
+def test_counts_match_the_workload(result: BenchResult) -> None:
+    for scale in result.scales:
+        workload = Workload.for_versions(scale.scale)
+        assert scale.versions == scale.expected_versions == workload.versions
+        assert scale.users * VERSIONS_PER_USER == scale.versions
+        assert scale.episodes == scale.users * EPISODES_PER_USER
+    assert [s.scale for s in result.scales] == [500, 1_000]
+
+
+def test_store_and_references_give_the_same_answers(result: BenchResult) -> None:
+    for scale in result.scales:
+        assert scale.references.answers_agree
+        # Probes land inside each user's history, so most of them find something.
+        assert scale.lookup_hit_rate > 0.5
+        assert scale.snapshot_mean_facts > 1
+        assert scale.lookup.count == 200
+        assert scale.snapshot.count == 50
+        assert scale.open_to_first_answer.count == 2
+
+
+def test_ratios_and_figures_are_positive(result: BenchResult) -> None:
+    for scale in result.scales:
+        for name, value in scale.ratios.model_dump().items():
+            assert value > 0, name
+        assert scale.ingest.versions_per_second > 0
+        assert scale.references.executemany_versions_per_second > 0
+        assert scale.peak_rss.bytes > 0
+        assert scale.file_bytes_per_version > 0
+    assert result.growth is not None
+    assert result.growth.from_scale == 500
+    assert result.growth.to_scale == 1_000
+
+
+def test_targets_and_pending_figures_are_reported(result: BenchResult) -> None:
+    assert len(result.targets) == 6
+    assert all(t.met is not None for t in result.targets)
+    assert {p.name for p in result.pending} == {"lineage", "forget"}
+    assert all(p.status == "not yet measured" for p in result.pending)
+
+
+def test_result_round_trips_through_json(result: BenchResult) -> None:
+    assert BenchResult.model_validate_json(result.model_dump_json()) == result
+
+
+def test_workload_is_deterministic() -> None:
+    first = [r.model_dump() for r in Workload.for_versions(300, seed=3).records()]
+    again = [r.model_dump() for r in Workload.for_versions(300, seed=3).records()]
+    assert first == again
+    times = [r["occurred_at"] for r in first]
+    assert times == sorted(times)
+    assert len(set(times)) == len(times)
+
+
+def test_command_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "bench.json"
+    bench_command(scale="300", json_out=True, output=out)
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == json.loads(out.read_text())
+    assert printed["scales"][0]["versions"] == Workload.for_versions(300).versions
+
+
+def test_scales_parse_and_bad_input_is_refused() -> None:
+    assert parse_scales("1e4,2500") == [10_000, 2_500]
+    with pytest.raises(KgMemoryError):
+        parse_scales("lots")
+    with pytest.raises(KgMemoryError):
+        parse_scales("0.5")
+
+
+def test_neo4j_backend_is_a_clear_error() -> None:
+    with pytest.raises(UnsupportedBackend, match="not benchmarked yet"):
+        run_bench([500], backend="neo4j")
+    with pytest.raises(UnsupportedBackend, match="unknown backend"):
+        run_bench([500], backend="postgres")
