@@ -68,11 +68,18 @@ def test_ratios_and_figures_are_positive(result: BenchResult) -> None:
     assert result.growth.to_scale == 1_000
 
 
-def test_targets_and_pending_figures_are_reported(result: BenchResult) -> None:
-    assert len(result.targets) == 6
+def test_targets_and_lineage_and_forget_figures_are_reported(result: BenchResult) -> None:
+    names = {t.name for t in result.targets}
+    assert "forget cascade of 1,000 derivatives (median)" in names
+    assert "forget cascade growth (median)" in names
+    assert len(result.targets) == 8
     assert all(t.met is not None for t in result.targets)
-    assert {p.name for p in result.pending} == {"lineage", "forget"}
-    assert all(p.status == "not yet measured" for p in result.pending)
+    assert result.pending == ()
+    for scale in result.scales:
+        assert scale.lineage is not None
+        assert scale.lineage.count > 0
+        assert scale.forget_cascade is not None
+        assert scale.forget_cascade.count == 5
 
 
 def test_result_round_trips_through_json(result: BenchResult) -> None:
@@ -104,8 +111,16 @@ def test_scales_parse_and_bad_input_is_refused() -> None:
         parse_scales("0.5")
 
 
-def test_neo4j_backend_is_a_clear_error() -> None:
-    with pytest.raises(UnsupportedBackend, match="not benchmarked yet"):
-        run_bench([500], backend="neo4j")
+def test_an_unknown_backend_is_a_clear_error() -> None:
     with pytest.raises(UnsupportedBackend, match="unknown backend"):
         run_bench([500], backend="postgres")
+
+
+@pytest.mark.neo4j
+def test_neo4j_backend_syncs_and_answers_the_same() -> None:
+    result = run_bench([400], backend="neo4j", lookups=50, snapshots=10, opens=1, isolate=False)
+    [scale] = result.scales
+    assert scale.neo4j is not None
+    assert scale.neo4j.answers_agree
+    assert scale.neo4j.sync_records > 0
+    assert {"neo4j sync", "neo4j as-of lookup (median)"} <= {t.name for t in result.targets}

@@ -98,6 +98,14 @@ def _rows(s: ScaleResult) -> list[tuple[str, str, str]]:
             f"{s.file_bytes_per_version:,.0f}",
             f"sqlite3 {ref.sqlite_file_bytes_per_version:,.0f} ({r.file_vs_sqlite:.1f}x)",
         ),
+        *([("lineage depth 5, median / p99", _us(s.lineage), "both directions, from found facts")]
+          if s.lineage else []),
+        *([("forget 1,000 derivatives, median / p99", _us(s.forget_cascade),
+            "plan, erase, tombstones, scrub")] if s.forget_cascade else []),
+        *([("neo4j sync", f"{s.neo4j.sync_records_per_second:,.0f} records/s",
+            f"{s.neo4j.sync_records:,} records in {s.neo4j.sync_seconds:.1f} s"),
+           ("neo4j as-of lookup median / p99", _us(s.neo4j.lookup),
+            "Memory.asof on Neo4jStore, same probes")] if s.neo4j else []),
         (
             "answers agree with references",
             "yes" if ref.answers_agree else "NO",
@@ -160,7 +168,10 @@ def bench_command(
         str, typer.Option("--scale", help="Comma-separated version counts, e.g. 1e4,1e5,1e6.")
     ] = "1e4",
     backend: Annotated[
-        str, typer.Option("--backend", help="embedded (SQLite file) or neo4j (not yet).")
+        str,
+        typer.Option(
+            "--backend", help="embedded, or neo4j: also sync into $KG_NEO4J_URI (wiped), query it."
+        ),
     ] = "embedded",
     json_out: Annotated[
         bool, typer.Option("--json", help="Print the result as JSON instead of tables.")

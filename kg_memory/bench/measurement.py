@@ -48,6 +48,7 @@ from kg_memory.result import AsOfAnswer
 __all__ = ["ArrivalClock", "ScaleMeasurement", "ScaleSettings"]
 
 _ASSERTION_ID, _REVISION = COLUMNS.index("assertion_id"), COLUMNS.index("revision")
+FORGET_RUNS, FORGET_DERIVATIVES = 5, 1_000
 
 
 class ArrivalClock:
@@ -109,6 +110,7 @@ class ScaleSettings(BaseModel):
     lookups: int = 2_000
     snapshots: int = 500
     opens: int = 5
+    neo4j: bool = False  # also sync into Neo4j ($KG_NEO4J_URI) and query it there
 
 
 class ScaleMeasurement:
@@ -123,6 +125,7 @@ class ScaleMeasurement:
         self.lookup_probes = self.workload.lookups(settings.lookups)
         self.snapshot_probes = self.workload.snapshots(settings.snapshots)
         self.opens = settings.opens
+        self.neo4j = settings.neo4j
         self.store_file = workdir / "memory.db"
         self.raw_file = workdir / "raw.db"
         self._progress = progress
@@ -164,6 +167,31 @@ class ScaleMeasurement:
 
         return call
 
+    def _lineage_and_forget(
+        self, memory: Memory, clock: ArrivalClock, answers: Sequence[AsOfAnswer]
+    ) -> tuple[LatencyStats, LatencyStats]:
+        """Lineage (depth 5, both ways) of facts the lookups found; then forget cascades: a
+        source whose one episode supports 1,000 facts, forgotten (plan, erase, tombstones,
+        scrub) in a store of this size. Run last on the open store: forgetting changes it."""
+        ids = [f.assertion_id for a in answers for f in a.facts][:200] or ["none"]
+        lineage, _ = time_each(lambda i: memory.lineage(i, "both", 5), ids, warmup=10)
+        when = clock.now
+        samples: list[int] = []
+        for run in range(FORGET_RUNS):
+            scope = f"bench-forget-{run}"
+            memory.ingest(IngestRecord.model_validate({
+                "operation_id": f"bench-forget-{run}", "source": "tool", "channel": "tool",
+                "occurred_at": when.isoformat(), "scope": scope,
+                "assertions": [{"subject": f"feed-{run}-{i}", "predicate": "item",
+                                "value": f"item {i}", "kind": "world"}
+                               for i in range(FORGET_DERIVATIVES)]}))
+            start = time.perf_counter_ns()
+            report = memory.forget(f"source:tool@{scope}")
+            samples.append(time.perf_counter_ns() - start)
+            assert len(report.plan.delete) == FORGET_DERIVATIVES
+            self._tell("forget", run + 1, FORGET_RUNS)
+        return lineage, LatencyStats.of_ns(samples)
+
     def run(self) -> ScaleResult:
         was_reset = reset_peak_rss()
         start_rss = current_rss_bytes()
@@ -185,6 +213,7 @@ class ScaleMeasurement:
                 warmup=min(20, m),
                 on_done=lambda d: self._tell("snapshots", d, m),
             )
+            lineage, forget = self._lineage_and_forget(memory, clock, answers)
         opened: list[int] = []
         first = self.lookup_probes[0]
         for i in range(self.opens):
@@ -204,6 +233,13 @@ class ScaleMeasurement:
             our_snapshots=[_ids(a) for a in snaps],
             versions=versions,
         )
+        neo4j = None
+        if self.neo4j:
+            from kg_memory.bench.neo4j_figures import measure_neo4j
+
+            self._tell("neo4j", 0, 1)
+            neo4j = measure_neo4j(self.store_file, self.lookup_probes[:300], answers, clock)
+            self._tell("neo4j", 1, 1)
         # Read after the references: how much memory this whole measurement needed.
         process_peak = PeakRss.read(was_reset=False).bytes
         return ScaleResult(
@@ -218,6 +254,9 @@ class ScaleMeasurement:
             snapshot=snapshot,
             snapshot_mean_facts=sum(len(a.facts) for a in snaps) / len(snaps),
             open_to_first_answer=LatencyStats.of_ns(opened),
+            lineage=lineage,
+            forget_cascade=forget,
+            neo4j=neo4j,
             peak_rss=peak,
             start_rss_bytes=start_rss,
             process_peak_rss_bytes=process_peak,

@@ -70,6 +70,17 @@ class Ratios(_Frozen):
     file_vs_sqlite: float
 
 
+class Neo4jFigures(_Frozen):
+    """The same store projected into Neo4j by ``kg-memory neo4j sync``, then queried there."""
+
+    location: str
+    sync_records: int
+    sync_seconds: float
+    sync_records_per_second: float
+    lookup: LatencyStats
+    answers_agree: bool
+
+
 class ScaleResult(_Frozen):
     scale: int  # as requested
     users: int
@@ -82,6 +93,9 @@ class ScaleResult(_Frozen):
     snapshot: LatencyStats  # Memory.asof(scope=...)
     snapshot_mean_facts: float
     open_to_first_answer: LatencyStats  # Memory.open on the file + one asof, warm page cache
+    lineage: LatencyStats | None = None  # Memory.lineage(fact, "both", depth=5)
+    forget_cascade: LatencyStats | None = None  # forget one source with 1,000 derivatives
+    neo4j: Neo4jFigures | None = None  # with --backend neo4j
     peak_rss: PeakRss  # during workload generation, ingest and queries (before references)
     start_rss_bytes: int | None  # before the workload: interpreter, imports, probes
     process_peak_rss_bytes: int  # the measuring process's peak, references included
@@ -106,6 +120,7 @@ class Growth(_Frozen):
     peak_rss: float
     file_bytes_per_version: float
     sqlite_lookup_median: float  # how the floor itself grew, to read the store's growth against
+    forget_cascade_median: float | None = None
 
     @classmethod
     def between(cls, first: ScaleResult, last: ScaleResult) -> Growth:
@@ -125,6 +140,10 @@ class Growth(_Frozen):
             file_bytes_per_version=last.file_bytes_per_version / first.file_bytes_per_version,
             sqlite_lookup_median=(
                 last.references.sqlite_lookup.median_us / first.references.sqlite_lookup.median_us
+            ),
+            forget_cascade_median=(
+                last.forget_cascade.median_us / first.forget_cascade.median_us
+                if last.forget_cascade and first.forget_cascade else None
             ),
         )
 

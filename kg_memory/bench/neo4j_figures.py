@@ -1,0 +1,53 @@
+"""The Neo4j figures of a scale: sync the measured embedded store into Neo4j, then query it.
+
+Neo4j is reached at ``$KG_NEO4J_URI`` (default ``bolt://127.0.0.1:7687``), and its database is
+wiped first, so point it at a Neo4j you can spare (``kg-memory neo4j up`` gives one).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from kg_memory.bench.latency import time_each
+from kg_memory.bench.result import Neo4jFigures
+from kg_memory.bench.workload import LookupProbe
+from kg_memory.clock import Clock
+from kg_memory.memory import Memory
+from kg_memory.result import AsOfAnswer
+from kg_memory.store.neo4j import Neo4jStore
+from kg_memory.store.neo4j_mirror import sync
+from kg_memory.store.sqlite import SqliteStore
+
+__all__ = ["measure_neo4j"]
+
+
+def _ids(answer: AsOfAnswer) -> frozenset[tuple[str, int]]:
+    return frozenset((f.assertion_id, f.revision) for f in answer.facts)
+
+
+def measure_neo4j(
+    store_file: Path, probes: Sequence[LookupProbe], expected: Sequence[AsOfAnswer], clock: Clock
+) -> Neo4jFigures:
+    uri = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
+    target = Neo4jStore.connect(uri, clock=clock)
+    target.wipe()
+    source = SqliteStore.open(store_file, create=False)
+    try:
+        report = sync(source, target, batch_size=5000)
+    finally:
+        source.close()
+    memory = Memory(target, clock=clock)
+    try:
+        lookup, answers = time_each(
+            lambda p: memory.asof(p.valid_at, p.known_at, subject=p.subject,
+                                  predicate=p.predicate),
+            probes, warmup=min(20, len(probes)))
+    finally:
+        memory.close()
+    return Neo4jFigures(
+        location=target.location, sync_records=report.records, sync_seconds=report.seconds,
+        sync_records_per_second=report.records / max(report.seconds, 1e-9), lookup=lookup,
+        answers_agree=[_ids(a) for a in answers] == [_ids(a) for a in expected[:len(probes)]],
+    )
