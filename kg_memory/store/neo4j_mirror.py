@@ -79,7 +79,7 @@ def sync(
     applied = records = 0
     while (changes := source.outbox.changes(cursor, batch_size)) is not None:
         target.run_many(_steps(changes))
-        applied += source.outbox.pending(cursor) - source.outbox.pending(changes.last)
+        applied += changes.rows
         records += changes.count
         cursor = changes.last
         if progress is not None:

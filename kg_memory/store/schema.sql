@@ -17,6 +17,8 @@ CREATE TABLE IF NOT EXISTS episodes (
     scope        TEXT NOT NULL
 );
 
+CREATE INDEX IF NOT EXISTS episodes_source ON episodes (source, scope);
+
 CREATE TABLE IF NOT EXISTS entities (
     entity_id   TEXT PRIMARY KEY,
     type        TEXT NOT NULL,
@@ -81,6 +83,9 @@ CREATE TABLE IF NOT EXISTS dependencies (
     assertion_id TEXT NOT NULL,
     PRIMARY KEY (dep, assertion_id)
 ) WITHOUT ROWID;
+-- Erasing an assertion finds its dependency rows by assertion id: without this index every
+-- erasure scans the table, and a forget cascade grows with the store instead of with itself.
+CREATE INDEX IF NOT EXISTS dependencies_assertion ON dependencies (assertion_id);
 
 CREATE TABLE IF NOT EXISTS edges (
     src   TEXT NOT NULL,
@@ -99,6 +104,7 @@ CREATE TABLE IF NOT EXISTS refusals (
     reason     TEXT NOT NULL,
     at         INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS refusals_episode ON refusals (episode_id);
 
 -- Forgetting. Tombstones hold keyed hashes only; activities hold counts and ids only.
 CREATE TABLE IF NOT EXISTS tombstones (

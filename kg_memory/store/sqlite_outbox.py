@@ -26,6 +26,7 @@ class Changes(BaseModel):
 
     first: int
     last: int
+    rows: int  # outbox rows in this slice
     versions: list[dict[str, Any]] = []
     facts: list[dict[str, Any]] = []  # assertion_id and the revisions it still has
     deleted_facts: list[str] = []
@@ -77,7 +78,7 @@ class Outbox:
             bucket = keys.setdefault(row["tbl"], [])
             if row["key"] not in bucket:
                 bucket.append(row["key"])
-        out: dict[str, Any] = {"first": rows[0]["seq"], "last": rows[-1]["seq"]}
+        out: dict[str, Any] = {"first": rows[0]["seq"], "last": rows[-1]["seq"], "rows": len(rows)}
         self._versions(keys.get("versions", []), out)
         self._simple("episodes", "episode_id", keys.get("episodes", []), out)
         self._simple("entities", "entity_id", keys.get("entities", []), out)
