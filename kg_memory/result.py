@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kg_memory.clock import UtcDatetime
 from kg_memory.interval import Interval
-from kg_memory.model import Assertion, EndReason, Kind, Qualifiers, Support, Value
+from kg_memory.model import Assertion, EndReason, Kind, Qualifiers, Support, Value, trusted
 
 __all__ = ["AsOfAnswer", "Fact", "HistoryEntry"]
 
@@ -50,13 +50,14 @@ class Fact(BaseModel):
     @classmethod
     def of(cls, version: Assertion, supports: tuple[Support, ...]) -> Fact:
         """Built from an already valid revision without validating it again (the hot path)."""
-        return cls.model_construct(
-            assertion_id=version.assertion_id, revision=version.revision, scope=version.scope,
-            subject=version.subject, predicate=version.predicate, value=version.value,
-            qualifiers=version.qualifiers, kind=version.kind, writer=version.writer,
-            depends_on=version.depends_on, confidence=version.confidence, valid=version.valid,
-            system=version.system, supported_by=supports,
-        )
+        return trusted(cls, {
+            "assertion_id": version.assertion_id, "revision": version.revision,
+            "scope": version.scope, "subject": version.subject, "predicate": version.predicate,
+            "value": version.value, "qualifiers": version.qualifiers, "kind": version.kind,
+            "writer": version.writer, "depends_on": version.depends_on,
+            "confidence": version.confidence, "valid": version.valid, "system": version.system,
+            "supported_by": supports,
+        })
 
 
 class AsOfAnswer(BaseModel):

@@ -31,6 +31,7 @@ from kg_memory.model import (
     Episode,
     Refusal,
     Support,
+    trusted,
 )
 from kg_memory.store.protocol import AsOfQuery
 from kg_memory.store.sqlite_outbox import Outbox
@@ -260,11 +261,11 @@ class SqliteStore:
         found: dict[str, list[Support]] = {i: [] for i in ids}
         for row in rows:
             found[row["dst"]].append(
-                Support.model_construct(  # stored rows were validated on the way in
-                    episode_id=row["episode_id"],
-                    source=row["source"],
-                    occurred_at=from_micros(row["occurred_at"]),
-                )
+                trusted(Support, {  # stored rows were validated on the way in
+                    "episode_id": row["episode_id"],
+                    "source": row["source"],
+                    "occurred_at": from_micros(row["occurred_at"]),
+                })
             )
         return {k: tuple(v) for k, v in found.items()}
 

@@ -18,6 +18,7 @@ from kg_memory.model import (
     Episode,
     Kind,
     Qualifiers,
+    trusted,
 )
 
 __all__ = [
@@ -56,27 +57,27 @@ def version_from_row(row: sqlite3.Row) -> Assertion:
     """A stored revision. The row was validated on its way in (and the schema's CHECKs hold),
     so it is rebuilt without validating again: this is the as-of hot path."""
     reason = row["close_reason"]
-    return Assertion.model_construct(
-        assertion_id=row["assertion_id"],
-        revision=row["revision"],
-        scope=row["scope"],
-        subject=row["subject"],
-        predicate=row["predicate"],
-        value=json.loads(row["value"]),
-        qualifiers=_qualifiers(row["qualifiers"]),
-        kind=Kind(row["kind"]),
-        writer=row["writer"],
-        depends_on=tuple(json.loads(row["depends_on"])),
-        confidence=row["confidence"],
-        valid=Interval.model_construct(start=from_micros(row["valid_from"]),
-                                       end=opt_time(row["valid_to"])),
-        system=Interval.model_construct(start=from_micros(row["sys_from"]),
-                                        end=opt_time(row["sys_to"])),
-        reason=EndReason(row["reason"]),
-        recorded_by=row["recorded_by"],
-        closed_by=row["closed_by"],
-        close_reason=None if reason is None else EndReason(reason),
-    )
+    return trusted(Assertion, {
+        "assertion_id": row["assertion_id"],
+        "revision": row["revision"],
+        "scope": row["scope"],
+        "subject": row["subject"],
+        "predicate": row["predicate"],
+        "value": json.loads(row["value"]),
+        "qualifiers": _qualifiers(row["qualifiers"]),
+        "kind": Kind(row["kind"]),
+        "writer": row["writer"],
+        "depends_on": tuple(json.loads(row["depends_on"])),
+        "confidence": row["confidence"],
+        "valid": trusted(Interval, {"start": from_micros(row["valid_from"]),
+                                    "end": opt_time(row["valid_to"])}),
+        "system": trusted(Interval, {"start": from_micros(row["sys_from"]),
+                                     "end": opt_time(row["sys_to"])}),
+        "reason": EndReason(row["reason"]),
+        "recorded_by": row["recorded_by"],
+        "closed_by": row["closed_by"],
+        "close_reason": None if reason is None else EndReason(reason),
+    })
 
 
 def episode_from_row(row: sqlite3.Row) -> Episode:
