@@ -42,7 +42,9 @@ from kg_memory.resolution import (
     profile_keys,
     resolve,
 )
+from kg_memory.resolution import unmerge as resolution_unmerge
 from kg_memory.resolution.field import Field as CompareField
+from kg_memory.resolution.unmerge import AttachedFact
 from kg_memory.store.protocol import Slot, Store, Transaction
 from kg_memory.supersession import plan_retraction, plan_write
 
@@ -59,6 +61,7 @@ __all__ = [
     "preview",
     "resolve_mentions",
     "to_mention",
+    "unmerge_decision",
     "unmerge_entities",
 ]
 
@@ -276,3 +279,56 @@ def forget_identity(tx: Transaction, store: Store, episodes: set[str],
                                     if a.episode_id not in episodes),
             }))
     return touched
+
+
+def unmerge_decision(store: Store, decision_id: str, *, by: str, reason: str) -> Resolved:
+    """Undo the resolver's MERGE of one mention: split the facts back by lineage.
+
+    Facts the merged entity holds only through the mention's episode move to a restored entity
+    (written anew for it, with the same support; retracted from the merged one, so history
+    keeps what was believed); facts both sides support stay on both (see
+    :func:`kg_memory.resolution.unmerge`). A keep-apart decision by ``by`` is recorded, and the
+    resolver never overturns it.
+    """
+    found = [r for r in load_decisions(store) if r.decision.decision_id == decision_id]
+    if not found or found[0].decision.outcome is not Outcome.MERGE:
+        raise NotFound(f"no merge decision {decision_id!r}")
+    merged = found[0].decision
+    merged_id = found[0].entity_id
+    restored = _new_entity_id(f"{merged.mention.mention_id}/unmerged")
+    facts = [v for v in store.history(merged_id) if v.system.end is None]
+    ids = sorted({v.assertion_id for v in facts})
+    support = {aid: tuple(s.episode_id for s in sup) for aid, sup in store.supports(ids).items()}
+    plan = resolution_unmerge(
+        merged, [AttachedFact(fact_id=a, episode_ids=support[a]) for a in ids if support[a]],
+        restored_entity_id=restored)
+    with store.transaction() as tx:
+        decision = manual_decision(merged.mention, Outcome.KEEP_APART, kept_apart_from=[merged_id],
+                                   decided_by=by, decided_at=tx.now, reason=reason)
+        tx.put_entity(Entity(entity_id=restored, type=merged.mention.entity_type or "person",
+                             name=merged.mention.name, scope=merged.mention.scope))
+        _save_profile(tx, _grow(None, restored, merged.mention))
+        for assignment in plan.assignments:
+            if assignment.entity_id != restored:
+                continue
+            live = [v for v in facts if v.assertion_id == assignment.fact_id]
+            for version in live:
+                draft = Draft(**{**version.model_dump(include=set(Draft.model_fields) - {
+                    "assertion_id", "subject", "reason", "recorded_by", "valid"}),
+                    "assertion_id": "as_" + hashlib.sha256(
+                        f"{version.assertion_id}/{decision.decision_id}".encode()).hexdigest()[:20],
+                    "subject": restored, "valid": version.valid, "reason": EndReason.ASSERTED,
+                    "recorded_by": decision.decision_id})
+                tx.insert_version(draft)
+                for episode in assignment.episode_ids:
+                    tx.add_edge(PlannedEdge(src=episode, type=EdgeType.SUPPORTS,
+                                            dst=draft.assertion_id))
+                tx.add_edge(PlannedEdge(src=draft.assertion_id, type=EdgeType.ABOUT,
+                                        dst=restored))
+            if assignment.fact_id not in plan.split:
+                everything = Interval(start=min(v.valid.start for v in live))
+                apply_plan(tx, plan_retraction(live, everything, episode_id=decision.decision_id
+                                               ).model_copy(update={"edges": ()}))
+        resolved = Resolved(decision=decision, entity_id=restored)
+        _save_decision(tx, resolved)
+        return resolved

@@ -34,6 +34,7 @@ from kg_memory.identity import (
     load_decisions,
     load_profile,
     merge_entities,
+    unmerge_decision,
     unmerge_entities,
 )
 from kg_memory.ingestion import IngestReport, ingest_record
@@ -287,6 +288,10 @@ class Memory:
     def unmerge(self, keep: str, other: str, *, by: str, reason: str, scope: str) -> Resolved:
         """Undo a merge; every fact stays with the entity it was written for."""
         return unmerge_entities(self.store, keep, other, by=by, reason=reason, scope=scope)
+
+    def unmerge_decision(self, decision_id: str, *, by: str, reason: str) -> Resolved:
+        """Undo the resolver's merge of one mention, splitting its facts back by lineage."""
+        return unmerge_decision(self.store, decision_id, by=by, reason=reason)
 
     def keep_apart(self, provisional: str, candidate: str, *, by: str, reason: str,
                    scope: str) -> Resolved:

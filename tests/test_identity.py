@@ -127,3 +127,25 @@ def test_forgetting_an_episode_erases_what_resolution_learnt_from_it(
     everything = str([memory.store.documents(k) for k in ("profile", "decision")])
     assert "jo.secret" not in everything
     assert "Oslo" not in everything
+
+
+def test_undoing_a_resolver_merge_splits_the_facts_back_by_lineage(
+    memory: Memory, clock: ManualClock
+) -> None:
+    email = {"email": "jo@example.org"}
+    _ingest(memory, clock, 1, "a", "user", resolve=[_jo(identifiers=email,
+                                                        context={"city": "Oslo"})],
+            assertions=[fact("@jo", "city", "Oslo")])
+    second = _ingest(memory, clock, 2, "b", "user",
+                     resolve=[_jo(identifiers=email, context={"city": "Oslo"})],
+                     assertions=[fact("@jo", "likes", "tea")])
+    jo = _subject_of(memory, "city")
+    assert _values(memory, jo) == {"Oslo", "tea"}  # the resolver merged the second mention
+    [merge] = [r for r in memory.decisions("acme") if r.decision.outcome is Outcome.MERGE]
+    clock.now = day(3)
+    undone = memory.unmerge_decision(merge.decision.decision_id, by="ana", reason="two people")
+    assert _values(memory, jo) == {"Oslo"}
+    assert _values(memory, undone.entity_id) == {"tea"}
+    [moved] = memory.asof(subject=undone.entity_id).facts
+    assert [s.episode_id for s in moved.supported_by] == [second]
+    assert _values(memory, jo, day(2, 12), day(2, 12)) == {"Oslo", "tea"}  # history kept

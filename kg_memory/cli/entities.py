@@ -131,19 +131,29 @@ def merge(
 
 @entities_app.command()
 def unmerge(
-    keep: Annotated[str, typer.Argument(help="The entity that was kept.")],
-    other: Annotated[str, typer.Argument(help="The entity merged into it.")],
-    by: ByOption,
+    keep: Annotated[str | None, typer.Argument(help="The entity that was kept.")] = None,
+    other: Annotated[str | None, typer.Argument(help="The entity merged into it.")] = None,
+    decision: Annotated[str | None, typer.Option(
+        "--decision", help="Undo the resolver's MERGE of one mention instead.")] = None,
+    by: ByOption = "",
     reason: ReasonOption = "",
     scope: ScopeOption = "default",
     store: StoreOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Undo a merge: every fact is again served only for the entity it was written for."""
+    """Undo a person's merge (KEEP OTHER), or a resolver's merge of a mention (--decision):
+    facts go back to the entity their lineage says, and the keep-apart is recorded."""
+    if not by:
+        raise typer.BadParameter("--by names the person who decides")
     with render.errors(), open_memory(store, create=False) as memory:
-        resolved = memory.unmerge(keep, other, by=by, reason=reason, scope=scope)
+        if decision:
+            resolved = memory.unmerge_decision(decision, by=by, reason=reason)
+        elif keep and other:
+            resolved = memory.unmerge(keep, other, by=by, reason=reason, scope=scope)
+        else:
+            raise typer.BadParameter("give KEEP OTHER, or --decision ID")
     render.emit_json(resolved) if json_out else render.console.print(
-        f"unmerged {other} from {keep} ({resolved.decision.decision_id})")
+        f"kept apart: {resolved.entity_id} ({resolved.decision.decision_id})")
 
 
 @entities_app.command()
