@@ -169,6 +169,12 @@ def load_decisions(store: Store, scope: str | None = None) -> list[Resolved]:
     return [Resolved.model_validate_json(b) for b in store.documents(DECISION, scope)]
 
 
+def _entity_mention(entity_id: str, name: str, scope: str, at: datetime) -> Mention:
+    """A person's decision is about a whole entity; the resolver records it as a mention of it."""
+    return Mention(mention_id=f"entity:{entity_id}", name=name, scope=scope,
+                   episode_id=f"entity:{entity_id}", at=at)
+
+
 def _same_as_draft(scope: str, a: str, b: str, by: str, at: datetime, record: str) -> Draft:
     return Draft(
         assertion_id="as_" + hashlib.sha256(f"{a}~{b}~{at.isoformat()}".encode()).hexdigest()[:20],
@@ -186,8 +192,7 @@ def merge_entities(store: Store, keep: str, other: str, *, by: str, reason: str,
         for entity in (keep, other):
             if tx.entity(entity) is None:
                 raise NotFound(f"no entity {entity!r}")
-        mention = Mention(mention_id=f"entity:{other}", name=name, scope=scope,
-                          episode_id=f"entity:{other}", at=tx.now)
+        mention = _entity_mention(other, name, scope, tx.now)
         decision = manual_decision(mention, Outcome.MERGE, entity_id=keep, decided_by=by,
                                    decided_at=tx.now, reason=reason)
         for a, b in ((keep, other), (other, keep)):
@@ -213,8 +218,7 @@ def unmerge_entities(store: Store, keep: str, other: str, *, by: str, reason: st
                 if v.value == b]
         if not live:
             raise NotFound(f"{keep} and {other} are not merged")
-        mention = Mention(mention_id=f"entity:{other}", name=other, scope=scope,
-                          episode_id=f"entity:{other}", at=tx.now)
+        mention = _entity_mention(other, other, scope, tx.now)
         decision = manual_decision(mention, Outcome.KEEP_APART, kept_apart_from=[keep],
                                    decided_by=by, decided_at=tx.now, reason=reason)
         plan = plan_retraction(live, Interval(start=tx.now), episode_id=decision.decision_id)
@@ -230,8 +234,7 @@ def keep_apart(store: Store, provisional: str, candidate: str, *, by: str, reaso
     with store.transaction() as tx:
         if tx.entity(provisional) is None:
             raise NotFound(f"no entity {provisional!r}")
-        mention = Mention(mention_id=f"entity:{provisional}", name=provisional, scope=scope,
-                          episode_id=f"entity:{provisional}", at=tx.now)
+        mention = _entity_mention(provisional, provisional, scope, tx.now)
         decision = manual_decision(mention, Outcome.KEEP_APART, kept_apart_from=[candidate],
                                    decided_by=by, decided_at=tx.now, reason=reason)
         resolved = Resolved(decision=decision, entity_id=provisional)

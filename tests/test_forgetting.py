@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kg_memory import ConcurrencyError, Memory
+from kg_memory import ConcurrencyError, IngestRecord, Memory
 from kg_memory.errors import ConsolidationRefused, ForgottenError
 from kg_memory.sim.cedar import FORGET_SELECTOR, CedarRun, load_records, replay
 from kg_memory.sim.scenario import ScenarioClock
@@ -23,6 +23,16 @@ def cedar(make_memory: MemoryFactory) -> tuple[Memory, ScenarioClock, CedarRun]:
     clock = ScenarioClock(records[0].occurred_at)
     memory = make_memory(clock)
     return memory, clock, replay(memory, clock, records)
+
+
+def _with_canary(records: list[IngestRecord]) -> list[IngestRecord]:
+    """The scenario with a unique string planted in Jo's day-1 words and preference value."""
+    first = records[0]
+    planted = first.model_copy(update={
+        "content": f"For Cedar, keep reports {CANARY}.",
+        "assertions": (first.assertions[0].model_copy(update={"value": CANARY}),),
+    })
+    return [planted, *records[1:]]
 
 
 def _facts(memory: Memory) -> set[tuple[str, object, str | None]]:
@@ -122,17 +132,11 @@ def test_forget_is_idempotent(cedar: tuple[Memory, ScenarioClock, CedarRun]) -> 
 
 
 def test_no_byte_of_forgotten_text_remains_in_any_store_file(tmp_path: Path) -> None:
-    records = load_records()
-    planted = records[0].model_copy(
-        update={
-            "content": f"For Cedar, keep reports {CANARY}.",
-            "assertions": (records[0].assertions[0].model_copy(update={"value": CANARY}),),
-        }
-    )
+    records = _with_canary(load_records())
     clock = ScenarioClock(records[0].occurred_at)
     store_dir = tmp_path / "store"
     with Memory.open(store_dir / "m.db", clock=clock) as memory:
-        replay(memory, clock, [planted, *records[1:]], forget=False)
+        replay(memory, clock, records, forget=False)
 
         def files_with_canary() -> list[str]:
             return [p.name for p in store_dir.iterdir() if CANARY.encode() in p.read_bytes()]
@@ -298,16 +302,10 @@ def test_a_crash_between_erasure_and_scrub_is_finished_by_rerunning(tmp_path: Pa
 
 def test_canary_is_gone_from_every_query_path(make_memory: MemoryFactory) -> None:
     """Backend-neutral: every read the API offers, at every system time, shows no trace."""
-    records = load_records()
-    planted = records[0].model_copy(
-        update={
-            "content": f"For Cedar, keep reports {CANARY}.",
-            "assertions": (records[0].assertions[0].model_copy(update={"value": CANARY}),),
-        }
-    )
+    records = _with_canary(load_records())
     clock = ScenarioClock(records[0].occurred_at)
     memory = make_memory(clock)
-    replay(memory, clock, [planted, *records[1:]], forget=False)
+    replay(memory, clock, records, forget=False)
 
     def everything() -> str:
         parts = []
