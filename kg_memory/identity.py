@@ -199,7 +199,13 @@ def merge_entities(store: Store, keep: str, other: str, *, by: str, reason: str,
             slot = Slot(scope=scope, subject=a, predicate=SAME_AS)
             draft = _same_as_draft(scope, a, b, by, tx.now, decision.decision_id)
             plan = plan_write(tx.live_versions(slot), draft, episode_id=decision.decision_id)
-            apply_plan(tx, plan.model_copy(update={"edges": ()}))
+            # Relationships, so a merge is visible in a graph browser; whether it still holds
+            # is the assertion's to say (its revisions close when it is undone).
+            written = plan.drafts[-1].assertion_id if plan.drafts else draft.assertion_id
+            apply_plan(tx, plan.model_copy(update={"edges": (
+                PlannedEdge(src=written, type=EdgeType.ABOUT, dst=a),
+                PlannedEdge(src=written, type=EdgeType.SAME_AS, dst=b),
+            )}))
         resolved = Resolved(decision=decision, entity_id=keep)
         _save_decision(tx, resolved)
         return resolved

@@ -90,6 +90,7 @@ class EdgeType(StrEnum):
     DEPENDS_ON = "DEPENDS_ON"  # assertion -> entity or assertion it relies on
     ABOUT = "ABOUT"  # assertion -> its subject entity
     POSSIBLE_SAME_AS = "POSSIBLE_SAME_AS"  # provisional entity -> candidate under review
+    SAME_AS = "SAME_AS"  # a person's same_as assertion -> the entity its subject is the same as
     RESOLVED_TO = "RESOLVED_TO"  # episode -> entity a mention in it was resolved to
     # W3C PROV relations that the store records explicitly (the rest are derived on export).
     DERIVED_FROM = "DERIVED_FROM"  # derived record -> source assertion (prov:wasDerivedFrom)
