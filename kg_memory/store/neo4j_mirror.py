@@ -17,11 +17,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from kg_memory.errors import KgMemoryError
 from kg_memory.store.neo4j import Neo4jStore
 from kg_memory.store.sqlite import SqliteStore
 from kg_memory.store.sqlite_outbox import Changes
 
-__all__ = ["SyncReport", "mirror_lag", "sync"]
+__all__ = ["SyncReport", "mirror_lag", "propagate", "sync"]
 
 
 class SyncReport(BaseModel):
@@ -89,3 +90,17 @@ def sync(
     return SyncReport(location=target.location, status="complete" if lag == 0 else "incomplete",
                       applied=applied, records=records, cursor=cursor, lag=lag,
                       seconds=round(time.perf_counter() - started, 3))
+
+
+def propagate(source: SqliteStore, uri: str) -> dict[str, Any]:
+    """Bring the mirror at ``uri`` up to date (a forget run's deletions included) and report it
+    as one of the forget run's destinations; an unreachable mirror is reported, not raised."""
+    try:
+        target = Neo4jStore.connect(uri)
+    except KgMemoryError as exc:
+        return {"destination": "neo4j-mirror", "location": uri, "status": "incomplete",
+                "reason": str(exc)}
+    try:
+        return sync(source, target).model_dump()
+    finally:
+        target.close()

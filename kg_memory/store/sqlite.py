@@ -377,24 +377,11 @@ class SqliteStore:
         reports: list[dict[str, Any]] = []
         uri = self.mirror()
         if uri is not None:
-            reports.append(self._sync_mirror(uri))
+            from kg_memory.store.neo4j_mirror import propagate
+
+            reports.append(propagate(self, uri))
         reports.append(self._scrub_file())
         return reports
-
-    def _sync_mirror(self, uri: str) -> dict[str, Any]:
-        from kg_memory.errors import KgMemoryError
-        from kg_memory.store.neo4j import Neo4jStore
-        from kg_memory.store.neo4j_mirror import sync
-
-        try:
-            target = Neo4jStore.connect(uri)
-        except KgMemoryError as exc:
-            return {"destination": "neo4j-mirror", "location": uri, "status": "incomplete",
-                    "reason": str(exc)}
-        try:
-            return sync(self, target).model_dump()
-        finally:
-            target.close()
 
     def _scrub_file(self) -> dict[str, Any]:
         """No page of the file or its journal keeps erased bytes.
