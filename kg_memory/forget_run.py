@@ -200,6 +200,10 @@ def forget(
             deleted = store.versions(list(the_plan.delete))
             enders = set(the_plan.erase) | {v.recorded_by for v in deleted}
             tombstones = _tombstones(store, the_plan, secret, deleted)
+            forget_identity(
+                tx, store, {e.episode_id: e.scope for e in store.episodes(list(the_plan.erase))},
+                selector.value if selector.kind == "entity" else None,
+            )
             for record in the_plan.rebuild:
                 _rebuild(tx, store, record, set(the_plan.delete), activity_id, generation)
             for node in (*the_plan.delete, *the_plan.rebuild):
@@ -210,8 +214,6 @@ def forget(
                 tx.redact_episode(episode, list(the_plan.delete))
             if selector.kind == "entity":
                 tx.delete_entity(selector.value)
-            forget_identity(tx, store, set(the_plan.erase),
-                            selector.value if selector.kind == "entity" else None)
             for fact in the_plan.restore:
                 _restore(tx, store, fact, enders, activity_id)
             for kind, key in tombstones:

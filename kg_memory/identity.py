@@ -121,7 +121,7 @@ def _new_entity_id(mention_id: str) -> str:
 
 def _save_profile(tx: Transaction, profile: EntityProfile) -> None:
     tx.put_document(PROFILE, profile.entity_id, profile.scope, profile.model_dump_json(),
-                    sorted(profile_keys(profile)))
+                    [*sorted(profile_keys(profile)), *map(_episode_key, profile.episode_ids)])
 
 
 def _save_decision(tx: Transaction, resolved: Resolved) -> None:
@@ -129,7 +129,13 @@ def _save_decision(tx: Transaction, resolved: Resolved) -> None:
     tx.put_document(DECISION, decision.decision_id, decision.mention.scope,
                     resolved.model_dump_json(),
                     [resolved.entity_id, decision.mention.mention_id,
+                     _episode_key(decision.mention.episode_id),
                      *decision.possible_same_as, *decision.kept_apart_from])
+
+
+def _episode_key(episode_id: str) -> str:
+    """A lookup key so that forgetting an episode finds what was learnt from it by key."""
+    return f"episode:{episode_id}"
 
 
 def resolve_mentions(tx: Transaction, record: IngestRecord, episode_id: str,
@@ -259,34 +265,40 @@ def preview(store: Store, candidate: MentionCandidate, scope: str) -> Resolution
         return resolve(mention, BlockingIndex(profiles), now=tx.now)
 
 
-def forget_identity(tx: Transaction, store: Store, episodes: set[str],
+def forget_identity(tx: Transaction, store: Store, episodes: dict[str, str],
                     entity: str | None = None) -> int:
     """Erase what identity resolution learnt from forgotten episodes (or about ``entity``).
 
-    Decisions quote their mention (a name, identifiers, context), so a decision whose mention
-    came from a forgotten episode is erased; profiles lose the attributes and lineage those
-    episodes gave them, and a profile left with no lineage, or of a forgotten entity, goes.
-    Returns how many documents were erased or rewritten.
+    ``episodes`` maps each forgotten episode to its scope. Decisions quote their mention (a
+    name, identifiers, context), so a decision whose mention came from a forgotten episode is
+    erased; profiles lose the attributes and lineage those episodes gave them, and a profile
+    left with no lineage, or of a forgotten entity, goes. Everything is found by lookup key,
+    never by reading every document. Returns how many documents were erased or rewritten.
     """
-    touched = 0
-    for resolved in load_decisions(store):
-        d = resolved.decision
-        if d.mention.episode_id in episodes or entity in (resolved.entity_id, d.entity_id):
+    lookup: dict[str, list[str]] = {}
+    for episode, scope in episodes.items():
+        lookup.setdefault(scope, []).append(_episode_key(episode))
+    gone = load_profile(store, entity) if entity else None
+    if gone is not None:
+        lookup.setdefault(gone.scope, []).append(gone.entity_id)
+        tx.delete_document(PROFILE, gone.entity_id)
+    touched = int(gone is not None)
+    for scope, keys in lookup.items():
+        for body in tx.documents_by(DECISION, scope, keys):
+            d = Resolved.model_validate_json(body).decision
             tx.delete_document(DECISION, d.decision_id)
             touched += 1
-    for body in store.documents(PROFILE):
-        profile = EntityProfile.model_validate_json(body)
-        if not (episodes & set(profile.episode_ids)) and profile.entity_id != entity:
-            continue
-        touched += 1
-        tx.delete_document(PROFILE, profile.entity_id)
-        kept = tuple(e for e in profile.episode_ids if e not in episodes)
-        if kept and profile.entity_id != entity:
-            _save_profile(tx, profile.model_copy(update={
-                "episode_ids": kept,
-                "attributes": tuple(a for a in profile.attributes
-                                    if a.episode_id not in episodes),
-            }))
+        for body in tx.documents_by(PROFILE, scope, keys):
+            profile = EntityProfile.model_validate_json(body)
+            touched += 1
+            tx.delete_document(PROFILE, profile.entity_id)
+            kept = tuple(e for e in profile.episode_ids if e not in episodes)
+            if kept and profile.entity_id != entity:
+                _save_profile(tx, profile.model_copy(update={
+                    "episode_ids": kept,
+                    "attributes": tuple(a for a in profile.attributes
+                                        if a.episode_id not in episodes),
+                }))
     return touched
 
 
