@@ -144,9 +144,8 @@ def test_retracting_a_portion_splits_what_was_there(memory: Memory, clock: Manua
     assert memory.asof(day(7), day(19), subject="u1").values() == ["Lyon"]
 
 
-def test_owner_event_retires_dependents_from_the_event_on(
-    memory: Memory, clock: ManualClock
-) -> None:
+def _book_r1(memory: Memory, clock: ManualClock) -> None:
+    """Day 1: the agent books R1, which the restaurant owns; the booking fact depends on it."""
     _ingest(
         memory,
         clock,
@@ -156,6 +155,12 @@ def test_owner_event_retires_dependents_from_the_event_on(
         entities=[{"entity_id": "R1", "type": "booking", "owners": ["restaurant"]}],
         assertions=[fact("u1", "next_dinner", "R1 Fri", "world", depends_on=["R1"])],
     )
+
+
+def test_owner_event_retires_dependents_from_the_event_on(
+    memory: Memory, clock: ManualClock
+) -> None:
+    _book_r1(memory, clock)
     report = _ingest(
         memory, clock, 2, "cancel", "restaurant", events=[{"target": "R1", "name": "cancelled"}]
     )
@@ -165,15 +170,7 @@ def test_owner_event_retires_dependents_from_the_event_on(
 
 
 def test_an_event_from_a_non_owner_is_refused(memory: Memory, clock: ManualClock) -> None:
-    _ingest(
-        memory,
-        clock,
-        1,
-        "book",
-        "agent",
-        entities=[{"entity_id": "R1", "type": "booking", "owners": ["restaurant"]}],
-        assertions=[fact("u1", "next_dinner", "R1 Fri", "world", depends_on=["R1"])],
-    )
+    _book_r1(memory, clock)
     report = _ingest(
         memory,
         clock,
