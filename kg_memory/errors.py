@@ -19,6 +19,8 @@ __all__ = [
     "NaiveDatetimeError",
     "NotFound",
     "PolicyError",
+    "RecallError",
+    "RecallUnavailable",
     "StoreUnavailable",
     "TimeError",
 ]
@@ -89,6 +91,20 @@ class StoreUnavailable(KgMemoryError):
     """The store could not be opened or read. This is never reported as an empty answer."""
 
 
+class RecallUnavailable(StoreUnavailable):
+    """A recall that could not search. ``answer`` is its ``unavailable`` response (a
+    :class:`~kg_memory.domain.recall_answer.RecallAnswer`), so a caller that reports it still
+    cannot mistake it for "nothing found"."""
+
+    def __init__(self, message: str, answer: object) -> None:
+        super().__init__(message)
+        self.answer = answer
+
+
+class RecallError(KgMemoryError, ValueError):
+    """A recall request that cannot be searched: no searchable term, a bad limit or kind."""
+
+
 #: Exit codes of the ``kg-memory`` CLI, by error class (most specific first).
 EXIT_CODES: tuple[tuple[type[KgMemoryError], int], ...] = (
     (StoreUnavailable, 3),
@@ -96,6 +112,7 @@ EXIT_CODES: tuple[tuple[type[KgMemoryError], int], ...] = (
     (TimeError, 2),
     (IntervalError, 2),
     (PolicyError, 2),
+    (RecallError, 2),
     (NotFound, 4),
     (ForgottenError, 6),
     (ConcurrencyError, 5),

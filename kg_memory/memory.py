@@ -23,6 +23,8 @@ import networkx as nx
 from prov.model import ProvDocument
 
 from kg_memory.clock import Clock, ensure_utc, system_clock
+from kg_memory.domain.eligibility import ALL_KINDS, EligibilityRule
+from kg_memory.domain.recall_answer import RecallAnswer
 from kg_memory.errors import ConcurrencyError, ForgottenError, IngestError, NotFound
 from kg_memory.forget_run import ForgetReport, forget
 from kg_memory.forgetting import Selector
@@ -39,12 +41,14 @@ from kg_memory.identity import (
 )
 from kg_memory.ingestion import IngestReport, ingest_record
 from kg_memory.lineage import Direction, lineage_graph
-from kg_memory.model import Block, Entity, Qualifiers, Refusal, Value, trusted
+from kg_memory.model import Block, Entity, Kind, Qualifiers, Refusal, Value, trusted
 from kg_memory.provenance import add_tombstones, export_prov
 from kg_memory.publication import Basis, Published, publish_derived, read_basis
 from kg_memory.record import IngestRecord, read_records
 from kg_memory.resolution import RESOLVER, EntityProfile, Outcome
 from kg_memory.result import AsOfAnswer, Fact, HistoryEntry
+from kg_memory.services.recall import RecallRequest
+from kg_memory.services.recall import recall as run_recall
 from kg_memory.store import open_store
 from kg_memory.store.protocol import AsOfQuery, Slot, Store
 
@@ -165,6 +169,40 @@ class Memory:
             "subject": subject, "predicate": predicate, "scope": scope,
             "facts": tuple(Fact.of(v, supports.get(v.assertion_id, ())) for v in versions),
         })
+
+    def recall(
+        self,
+        query: str,
+        *,
+        scope: str,
+        subject: str | None = None,
+        project: str | None = None,
+        at: datetime | None = None,
+        known_at: datetime | None = None,
+        kinds: Iterable[Kind | str] = ALL_KINDS,
+        include_episodes: bool = True,
+        limit: int = 10,
+        rules: Iterable[EligibilityRule] = (),
+    ) -> RecallAnswer:
+        """What this memory holds that bears on ``query``, in ``scope``, at ``at`` (valid
+        time, default now) as believed at ``known_at`` (default now).
+
+        Eligibility comes before ranking (see :mod:`kg_memory.services.recall`): nothing
+        stale, not yet known, blocked or of a kind not asked for is ever scored. ``subject``
+        and ``project`` describe the request and rank matching records first; they do not
+        filter. ``rules`` adds eligibility rules (a decay floor, a pending status).
+
+        Returns an ``ok`` or ``empty`` :class:`~kg_memory.domain.recall_answer.RecallAnswer`;
+        raises :class:`~kg_memory.errors.RecallUnavailable` when the store cannot be searched.
+        """
+        now = self._clock()
+        request = RecallRequest(
+            query=query, scope=scope, subject=subject, project=project,
+            at=ensure_utc(at, what="at") if at else now,
+            known_at=ensure_utc(known_at, what="known_at") if known_at else now,
+            now=now, kinds=frozenset(Kind(k) for k in kinds),
+            include_episodes=include_episodes, limit=limit, rules=tuple(rules))
+        return run_recall(self.store, request)
 
     def _same_as_group(self, subject: str, query: AsOfQuery) -> set[str]:
         group, frontier = {subject}, [subject]

@@ -189,3 +189,76 @@ CREATE TRIGGER IF NOT EXISTS outbox_activities_ins AFTER INSERT ON activities
 BEGIN INSERT INTO outbox (tbl, key) VALUES ('activities', NEW.activity_id); END;
 CREATE TRIGGER IF NOT EXISTS outbox_tombstones_ins AFTER INSERT ON tombstones
 BEGIN INSERT INTO outbox (tbl, key) VALUES ('tombstones', NEW.key); END;
+
+-- Recall's lexical index (kg_memory.services.recall). One FTS5 row per fact revision (rowid =
+-- versions.vid) and per episode with content (rowid = recall_episode_docs.rid; an episode's own
+-- rowid could change on VACUUM), holding the tokens of kg_memory.domain.recall_text, so the
+-- index splits on spaces only. A revision stays indexed after it is closed: the index is
+-- bitemporal, and eligibility filters it by both intervals. The *_docs tables keep each
+-- document's token count for BM25; recall_stats the number and total length of each scope's
+-- currently believed documents, so a search "now" need not count the corpus. Rows are added by
+-- the write path in the episode's transaction and removed by the triggers below in the forget
+-- run's transaction; the scrub then merges the FTS segments so no erased term survives there.
+CREATE VIRTUAL TABLE IF NOT EXISTS recall_facts USING fts5(
+    text, tokenize = 'unicode61 remove_diacritics 0');
+CREATE VIRTUAL TABLE IF NOT EXISTS recall_episodes USING fts5(
+    text, tokenize = 'unicode61 remove_diacritics 0');
+CREATE TABLE IF NOT EXISTS recall_fact_docs (
+    vid    INTEGER PRIMARY KEY,
+    length INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS recall_episode_docs (
+    rid        INTEGER PRIMARY KEY,
+    episode_id TEXT NOT NULL UNIQUE,
+    length     INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS recall_stats (
+    scope     TEXT NOT NULL,
+    corpus    TEXT NOT NULL,
+    documents INTEGER NOT NULL,
+    tokens    INTEGER NOT NULL,
+    PRIMARY KEY (scope, corpus)
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS recall_versions_close AFTER UPDATE OF sys_to ON versions
+WHEN OLD.sys_to IS NULL AND NEW.sys_to IS NOT NULL
+BEGIN
+    UPDATE recall_stats SET documents = documents - 1,
+        tokens = tokens - (SELECT length FROM recall_fact_docs WHERE vid = OLD.vid)
+    WHERE scope = OLD.scope AND corpus = 'fact'
+      AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
+END;
+CREATE TRIGGER IF NOT EXISTS recall_versions_del AFTER DELETE ON versions
+BEGIN
+    UPDATE recall_stats SET documents = documents - 1,
+        tokens = tokens - (SELECT length FROM recall_fact_docs WHERE vid = OLD.vid)
+    WHERE OLD.sys_to IS NULL AND scope = OLD.scope AND corpus = 'fact'
+      AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
+    DELETE FROM recall_facts WHERE rowid = OLD.vid;
+    DELETE FROM recall_fact_docs WHERE vid = OLD.vid;
+    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased', '1');
+END;
+-- An episode's content only ever changes by redaction (forgetting): drop it from the index.
+CREATE TRIGGER IF NOT EXISTS recall_episodes_redact AFTER UPDATE OF content ON episodes
+WHEN NEW.content IS NOT OLD.content
+BEGIN
+    UPDATE recall_stats SET documents = documents - 1,
+        tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id)
+    WHERE scope = OLD.scope AND corpus = 'episode'
+      AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
+    DELETE FROM recall_episodes WHERE rowid =
+        (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
+    DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
+    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased', '1');
+END;
+CREATE TRIGGER IF NOT EXISTS recall_episodes_del AFTER DELETE ON episodes
+BEGIN
+    UPDATE recall_stats SET documents = documents - 1,
+        tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id)
+    WHERE scope = OLD.scope AND corpus = 'episode'
+      AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
+    DELETE FROM recall_episodes WHERE rowid =
+        (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
+    DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
+    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased', '1');
+END;
+CREATE INDEX IF NOT EXISTS episodes_conversation ON episodes (scope, channel, occurred_at);

@@ -33,7 +33,13 @@ from kg_memory.model import (
     Support,
     trusted,
 )
-from kg_memory.store.protocol import AsOfQuery
+from kg_memory.store import sqlite_recall
+from kg_memory.store.protocol import (
+    AsOfQuery,
+    ConversationQuery,
+    RecallCandidates,
+    RecallProbe,
+)
 from kg_memory.store.sqlite_outbox import Outbox
 from kg_memory.store.sqlite_rows import (
     VERSION_COLUMNS,
@@ -58,6 +64,20 @@ def default_path() -> Path:
         return Path(explicit)
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "kg-memory" / "memory.db"
+
+
+def _index_for_recall(conn: sqlite3.Connection) -> None:
+    """Index, once, what a store written before recall existed already holds."""
+    if conn.execute("SELECT 1 FROM meta WHERE key = 'recall_index'").fetchone():
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        sqlite_recall.index_missing(conn)
+        conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('recall_index', '1')")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
 
 
 class SqliteStore:
@@ -99,6 +119,7 @@ class SqliteStore:
             version = conn.execute(
                 "SELECT value FROM meta WHERE key = 'schema_version'"
             ).fetchone()[0]
+            _index_for_recall(conn)
         except (sqlite3.Error, OSError) as exc:
             raise StoreUnavailable(f"cannot open kg-memory store at {target}: {exc}") from exc
         if version != SCHEMA_VERSION:
@@ -371,6 +392,24 @@ class SqliteStore:
         )
         return [activity_from_row(r) for r in rows]
 
+    # -- recall ------------------------------------------------------------------------------
+
+    def recall_candidates(self, probe: RecallProbe) -> RecallCandidates:
+        last = self._batch_time
+        if last is None:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'system_time'").fetchone()
+            last = -1 if row is None else int(row[0])
+        try:
+            return sqlite_recall.recall_candidates(self._conn, probe, last)
+        except sqlite3.Error as exc:
+            raise StoreUnavailable(f"cannot search {self.path}: {exc}") from exc
+
+    def conversation(self, query: ConversationQuery) -> list[Episode]:
+        try:
+            return sqlite_recall.conversation(self._conn, query)
+        except sqlite3.Error as exc:
+            raise StoreUnavailable(f"cannot read {self.path}: {exc}") from exc
+
     def scrub(self) -> list[dict[str, Any]]:
         """Make erasure complete everywhere this store owns a copy: its Neo4j mirror (if one
         was synced) gets the deletions, then the file itself is scrubbed."""
@@ -391,6 +430,8 @@ class SqliteStore:
         empties it. No VACUUM: its cost grows with the store, and it is not needed.
         """
         try:
+            # FTS5 keeps a deleted term in older segments until they merge: merge them all.
+            sqlite_recall.merge_segments(self._conn)
             busy, _, _ = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         except sqlite3.Error as exc:
             return {"destination": "embedded", "location": self.location,

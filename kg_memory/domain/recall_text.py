@@ -1,0 +1,84 @@
+"""What recall indexes and searches: one tokeniser for documents, queries and the reference.
+
+Both backends index the *tokens* this module produces, joined by single spaces, so the index's
+own tokenizer (SQLite FTS5 ``unicode61``, Lucene's ``whitespace`` analyzer) only has to split on
+spaces. That keeps the term a backend matches identical to the term the ranking counts, and lets
+a brute-force reference recompute every score from the stored rows alone.
+
+>>> tokens("Jo prefers CONCISE reports, except for audits (Cedar-only)")
+['jo', 'prefers', 'concise', 'reports', 'except', 'for', 'audits', 'cedar', 'only']
+>>> query_terms("What does Jo prefer for the Cedar reports?")
+('jo', 'prefer', 'cedar', 'reports')
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Protocol
+
+__all__ = [
+    "STOPWORDS",
+    "FactText",
+    "episode_document",
+    "fact_document",
+    "query_terms",
+    "tokens",
+]
+
+# Runs of letters and digits; "_" and every other mark separates ("report_format" is two terms,
+# so a question about "format" finds the predicate).
+_WORD = re.compile(r"[^\W_]+")
+
+#: Words that carry no subject matter in an agent's question. Dropped from queries only, never
+#: from documents, so removing one changes no stored index.
+_STOPWORD_TEXT = (
+    "a an and are as at be been but by can could did do does for from had has have how i if in "
+    "into is it its me my of on or our she he her his so that the their them then there these "
+    "they this to was we were what when where which who whom why will with would you your "
+    "about any all know remember tell us"
+)
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased, accent-free word tokens of ``text``, in order (repeats kept: they are tf)."""
+    folded = unicodedata.normalize("NFKD", text.casefold())
+    bare = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    return _WORD.findall(bare)
+
+
+def query_terms(query: str) -> tuple[str, ...]:
+    """The distinct searchable terms of a question, in first-seen order."""
+    return tuple(dict.fromkeys(t for t in tokens(query) if t not in STOPWORDS))
+
+
+class FactText(Protocol):
+    """The parts of a fact revision that recall indexes."""
+
+    @property
+    def subject(self) -> str: ...
+
+    @property
+    def predicate(self) -> str: ...
+
+    @property
+    def value(self) -> object: ...
+
+
+def fact_document(fact: FactText, project: str | None, exceptions: tuple[str, ...]) -> str:
+    """The indexed text of a fact revision: subject, predicate, value, project, exceptions.
+
+    Writer, kind and times are not text: they are eligibility and ranking inputs, and indexing
+    them would let a query for "user" match every fact the user stated.
+    """
+    parts = [fact.subject, fact.predicate, str(fact.value)]
+    if project:
+        parts.append(project)
+    parts.extend(exceptions)
+    return " ".join(tokens(" ".join(parts)))
+
+
+def episode_document(content: str) -> str:
+    """The indexed text of an episode: its content as received, tokenised."""
+    return " ".join(tokens(content))

@@ -1,0 +1,271 @@
+"""Recall: "what do I know that bears on this request?", eligibility first, then ranking.
+
+The use case, over any :class:`~kg_memory.store.protocol.Store`:
+
+1. the query's terms go to the store's lexical index, which returns every record of the scope
+   that matches one (every revision, whatever its intervals: the index is bitemporal);
+2. each candidate is judged by :mod:`kg_memory.domain.eligibility`; a rejected one is counted
+   under the rule it failed and never scored, so it can never crowd out an eligible match;
+3. the eligible ones are ranked by :mod:`kg_memory.domain.ranking` with BM25 statistics of the
+   scope's corpus as the store held it at ``known_at``;
+4. each hit carries its ids, intervals, evidence, label and score components, and a recalled
+   message its neighbours in the same conversation.
+
+Because every input is read "as of known_at" (revisions by their system interval, episodes by
+when they were recorded, supports by when they were linked, corpus statistics by snapshot), a
+recall at ``known_at = T`` returns what a search run at T returned, minus what was forgotten
+or blocked since (removal overrides history by design). ``tests/test_recall_asof.py`` checks
+this against a brute-force reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from kg_memory.domain.eligibility import (
+    ALL_KINDS,
+    EligibilityRule,
+    RecallContext,
+    episode_exclusion,
+    episode_reasons,
+    fact_exclusion,
+    fact_reasons,
+)
+from kg_memory.domain.ranking import (
+    Ranked,
+    RankingWeights,
+    Scored,
+    document_frequencies,
+    evidence_quality,
+    rank,
+    recency,
+    specificity,
+)
+from kg_memory.domain.recall_answer import (
+    RecallAnswer,
+    RecalledEpisode,
+    RecallHit,
+    ScoreComponents,
+    episode_label,
+    fact_label,
+)
+from kg_memory.domain.recall_text import episode_document, fact_document, query_terms, tokens
+from kg_memory.errors import RecallError, RecallUnavailable, StoreUnavailable
+from kg_memory.interval import Interval
+from kg_memory.model import Assertion, Channel, Episode, Kind, Support, trusted
+from kg_memory.store.protocol import ConversationQuery, RecallProbe, Store
+
+__all__ = ["MAX_LIMIT", "RecallRequest", "recall"]
+
+MAX_LIMIT = 100
+DEFAULT_WEIGHTS = RankingWeights()
+
+
+@dataclass(frozen=True)
+class RecallRequest:
+    """One recall, with both instants already resolved (``now`` is the caller's clock)."""
+
+    query: str
+    scope: str
+    at: datetime
+    known_at: datetime
+    now: datetime
+    subject: str | None = None
+    project: str | None = None
+    kinds: frozenset[Kind] = ALL_KINDS
+    include_episodes: bool = True
+    limit: int = 10
+    rules: Sequence[EligibilityRule] = ()
+    weights: RankingWeights = DEFAULT_WEIGHTS
+    context_size: int = 1
+
+
+def _answer(request: RecallRequest, terms: tuple[str, ...], **fields: object) -> RecallAnswer:
+    return RecallAnswer.model_validate({
+        "query": request.query, "terms": terms, "scope": request.scope,
+        "subject": request.subject, "project": request.project, "at": request.at,
+        "known_at": request.known_at, "kinds": tuple(sorted(request.kinds)),
+        "include_episodes": request.include_episodes, **fields,
+    })
+
+
+def _check(request: RecallRequest) -> tuple[str, ...]:
+    if not request.scope:
+        raise RecallError("recall needs a scope: memories are searched one tenant at a time")
+    if not 1 <= request.limit <= MAX_LIMIT:
+        raise RecallError(f"limit must be between 1 and {MAX_LIMIT}, not {request.limit}")
+    if not request.kinds:
+        raise RecallError("kinds is empty: nothing could be eligible")
+    terms = query_terms(request.query)
+    if not terms:
+        raise RecallError(f"query {request.query!r} has no searchable term")
+    return terms
+
+
+def _project_match(request: RecallRequest, project: str | None) -> float | None:
+    if request.project is None:
+        return None
+    if project is None:
+        return 0.5
+    return 1.0 if project == request.project else 0.0
+
+
+def _words_in(words: Iterable[str], text: set[str]) -> bool:
+    wanted = set(words)
+    return bool(wanted) and wanted <= text
+
+
+def _fact_scored(fact: Assertion, doc: list[str], supports: tuple[Support, ...],
+                 request: RecallRequest) -> Scored:
+    last = max((s.occurred_at for s in supports), default=fact.valid.start)
+    return Scored(
+        key=f"fact:{fact.assertion_id}#{fact.revision}",
+        terms=doc,
+        specificity=specificity(
+            None if request.subject is None else fact.subject == request.subject,
+            _project_match(request, fact.qualifiers.project)),
+        recency=recency(last, request.at, request.weights.half_life_days),
+        evidence=evidence_quality(fact.kind, len({s.source for s in supports})),
+    )
+
+
+def _episode_scored(episode: Episode, doc: list[str], request: RecallRequest) -> Scored:
+    words = set(doc)
+    project = None
+    if request.project is not None:
+        project = 1.0 if _words_in(tokens(request.project), words) else 0.5
+    return Scored(
+        key=f"episode:{episode.episode_id}",
+        terms=doc,
+        specificity=specificity(
+            None if request.subject is None else _words_in(tokens(request.subject), words),
+            project),
+        recency=recency(episode.occurred_at, request.at, request.weights.half_life_days),
+        evidence=evidence_quality(Kind.STATED if episode.source == "user" else None, 1),
+    )
+
+
+def _components(r: Ranked) -> ScoreComponents:
+    return ScoreComponents(
+        bm25=r.bm25, lexical_rank=r.lexical_rank, vector=r.vector, vector_rank=r.vector_rank,
+        relevance=r.relevance, specificity=r.specificity, recency=r.recency,
+        evidence=r.evidence, score=r.score)
+
+
+def _fact_hit(fact: Assertion, supports: tuple[Support, ...], ranked: Ranked,
+              context: RecallContext) -> RecallHit:
+    label, own, historical = fact_label(fact)
+    return RecallHit(
+        type="fact", id=fact.assertion_id, revision=fact.revision, content=str(fact.value),
+        value=fact.value, subject=fact.subject, predicate=fact.predicate,
+        qualifiers=fact.qualifiers, kind=fact.kind, writer=fact.writer, valid=fact.valid,
+        system=fact.system, supported_by=supports,
+        eligible_because=fact_reasons(fact, context), label=label, own_words=own,
+        historical_only=historical, context=(), score=_components(ranked))
+
+
+def _neighbours(store: Store, episode: Episode, request: RecallRequest,
+                context: RecallContext) -> tuple[RecalledEpisode, ...]:
+    if request.context_size < 1:
+        return ()
+    # A chat is one conversation whoever speaks in it; any other channel is one per source.
+    query = ConversationQuery(
+        scope=episode.scope, channel=episode.channel.value,
+        source=None if episode.channel is Channel.CHAT else episode.source,
+        around=episode.occurred_at, episode_id=episode.episode_id, known_at=request.known_at,
+        size=request.context_size)
+    return tuple(
+        RecalledEpisode(episode_id=e.episode_id, source=e.source, channel=e.channel.value,
+                        content=e.content, occurred_at=e.occurred_at, label=episode_label(e)[0])
+        for e in store.conversation(query) if episode_exclusion(e, context) is None)
+
+
+def _episode_hit(store: Store, episode: Episode, ranked: Ranked, request: RecallRequest,
+                 context: RecallContext) -> RecallHit:
+    label, own = episode_label(episode)
+    supports = (trusted(Support, {"episode_id": episode.episode_id, "source": episode.source,
+                                  "occurred_at": episode.occurred_at}),)
+    return RecallHit(
+        type="episode", id=episode.episode_id, revision=None, content=episode.content,
+        value=None, subject=None, predicate=None, qualifiers=None, kind=None,
+        writer=episode.source, valid=Interval(start=episode.occurred_at),
+        system=Interval(start=episode.recorded_at), supported_by=supports,
+        eligible_because=episode_reasons(episode, context), label=label, own_words=own,
+        historical_only=False, context=_neighbours(store, episode, request, context),
+        score=_components(ranked))
+
+
+def recall(store: Store, request: RecallRequest) -> RecallAnswer:
+    """Search ``store`` for ``request``; see the module docstring.
+
+    Raises :class:`~kg_memory.errors.RecallError` for a request that cannot be searched and
+    :class:`~kg_memory.errors.RecallUnavailable` (with its ``unavailable`` answer) when the
+    store cannot be searched: never an empty answer in its place.
+    """
+    terms = _check(request)
+    probe = RecallProbe(scope=request.scope, terms=terms, known_at=request.known_at,
+                        episodes=request.include_episodes)
+    try:
+        found = store.recall_candidates(probe)
+        blocks = tuple(store.blocks(request.scope))
+        context = RecallContext(
+            scope=request.scope, at=request.at, known_at=request.known_at, now=request.now,
+            kinds=request.kinds, blocks=blocks, rules=tuple(request.rules))
+        excluded = dict.fromkeys(context.rule_names(), 0)
+
+        facts: list[Assertion] = []
+        for fact in found.facts:
+            reason = fact_exclusion(fact, context)
+            if reason is None:
+                facts.append(fact)
+            else:
+                excluded[reason] += 1
+        episodes: list[Episode] = []
+        for episode in found.episodes if request.include_episodes else ():
+            reason = episode_exclusion(episode, context)
+            if reason is None:
+                episodes.append(episode)
+            else:
+                excluded[reason] += 1
+
+        # Document frequencies over the corpus as held at known_at (believed revisions,
+        # recorded episodes), like N and the average length the store counted.
+        fact_docs = {id(f): fact_document(f, f.qualifiers.project, f.qualifiers.exceptions
+                                          ).split() for f in found.facts}
+        believed = [fact_docs[id(f)] for f in found.facts
+                    if f.system.contains(request.known_at)]
+        fact_df = document_frequencies(believed, terms)
+        episode_docs = {e.episode_id: episode_document(e.content).split()
+                        for e in found.episodes}
+        recorded = [episode_docs[e.episode_id] for e in found.episodes
+                    if e.recorded_at <= request.known_at]
+        episode_df = document_frequencies(recorded, terms)
+
+        supports = store.supports((f.assertion_id for f in facts), request.known_at)
+        by_key = {f"fact:{f.assertion_id}#{f.revision}": f for f in facts}
+        scored = [_fact_scored(f, fact_docs[id(f)], supports.get(f.assertion_id, ()), request)
+                  for f in facts]
+        ranked = rank(scored, terms, fact_df, found.fact_corpus, weights=request.weights)
+        episode_by_key = {f"episode:{e.episode_id}": e for e in episodes}
+        ranked += rank([_episode_scored(e, episode_docs[e.episode_id], request)
+                        for e in episodes], terms, episode_df, found.episode_corpus,
+                       weights=request.weights)
+        # Equal scores: a fact (distilled, supported) before the raw message it came from.
+        ranked.sort(key=lambda r: (-r.score, not r.key.startswith("fact:"), r.key))
+
+        hits = []
+        for r in ranked[:request.limit]:
+            if r.key in by_key:
+                fact = by_key[r.key]
+                hits.append(_fact_hit(fact, supports.get(fact.assertion_id, ()), r, context))
+            else:
+                hits.append(_episode_hit(store, episode_by_key[r.key], r, request, context))
+    except StoreUnavailable as exc:
+        answer = _answer(request, terms, status="unavailable", error=str(exc))
+        raise RecallUnavailable(f"recall could not search: {exc}", answer) from exc
+    return _answer(
+        request, terms, status="ok" if hits else "empty",
+        candidates=len(found.facts) + len(found.episodes), eligible=len(facts) + len(episodes),
+        excluded=excluded, results=tuple(hits))
