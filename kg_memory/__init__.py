@@ -7,6 +7,9 @@ ask ``asof(valid_at, known_at)`` and read ``history``.
 from kg_memory.change import ChangePlan, Effect
 from kg_memory.clock import Clock, parse_instant, system_clock
 from kg_memory.consolidation import Evidence
+from kg_memory.domain.eligibility import EligibilityRule
+from kg_memory.domain.ranking import RankingWeights
+from kg_memory.domain.recall_answer import RecallAnswer, RecalledEpisode, RecallHit, ScoreComponents
 from kg_memory.errors import (
     ConcurrencyError,
     ConsolidationRefused,
@@ -18,6 +21,8 @@ from kg_memory.errors import (
     NaiveDatetimeError,
     NotFound,
     PolicyError,
+    RecallError,
+    RecallUnavailable,
     StoreUnavailable,
     TimeError,
 )
@@ -69,6 +74,7 @@ __all__ = [
     "Edge",
     "EdgeType",
     "Effect",
+    "EligibilityRule",
     "EndReason",
     "Entity",
     "Episode",
@@ -93,8 +99,15 @@ __all__ = [
     "PolicyError",
     "Published",
     "Qualifiers",
+    "RankingWeights",
+    "RecallAnswer",
+    "RecallError",
+    "RecallHit",
+    "RecallUnavailable",
+    "RecalledEpisode",
     "Refusal",
     "Resolved",
+    "ScoreComponents",
     "Selector",
     "SqliteStore",
     "Store",

@@ -5,10 +5,13 @@ own tokenizer (SQLite FTS5 ``unicode61``, Lucene's ``whitespace`` analyzer) only
 spaces. That keeps the term a backend matches identical to the term the ranking counts, and lets
 a brute-force reference recompute every score from the stored rows alone.
 
->>> tokens("Jo prefers CONCISE reports, except for audits (Cedar-only)")
-['jo', 'prefers', 'concise', 'reports', 'except', 'for', 'audits', 'cedar', 'only']
+Terms are stemmed lightly (plural and verb endings), on both sides, so "deposit" finds
+"pre-approves deposits" and "booking" finds "booked":
+
+>>> terms("Jo prefers CONCISE reports, except for audits (Cedar-only)")
+['jo', 'prefer', 'concise', 'report', 'except', 'for', 'audit', 'cedar', 'only']
 >>> query_terms("What does Jo prefer for the Cedar reports?")
-('jo', 'prefer', 'cedar', 'reports')
+('jo', 'prefer', 'cedar', 'report')
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ __all__ = [
     "episode_document",
     "fact_document",
     "query_terms",
+    "stem",
+    "terms",
     "tokens",
 ]
 
@@ -48,9 +53,31 @@ def tokens(text: str) -> list[str]:
     return _WORD.findall(bare)
 
 
+def stem(token: str) -> str:
+    """Strip one plural or verb ending (a deliberately small, predictable rule set).
+
+    >>> [stem(t) for t in ("deposits", "booked", "booking", "stories", "class", "bus")]
+    ['deposit', 'book', 'book', 'story', 'class', 'bus']
+    """
+    if len(token) > 4 and token.endswith("ies"):
+        return token[:-3] + "y"
+    if len(token) > 5 and token.endswith("ing"):
+        return token[:-3]
+    if len(token) > 4 and token.endswith("ed"):
+        return token[:-2]
+    if len(token) > 3 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        return token[:-1]
+    return token
+
+
+def terms(text: str) -> list[str]:
+    """The indexed terms of ``text``: its tokens, stemmed, in order (repeats are tf)."""
+    return [stem(t) for t in tokens(text)]
+
+
 def query_terms(query: str) -> tuple[str, ...]:
     """The distinct searchable terms of a question, in first-seen order."""
-    return tuple(dict.fromkeys(t for t in tokens(query) if t not in STOPWORDS))
+    return tuple(dict.fromkeys(stem(t) for t in tokens(query) if t not in STOPWORDS))
 
 
 class FactText(Protocol):
@@ -76,9 +103,9 @@ def fact_document(fact: FactText, project: str | None, exceptions: tuple[str, ..
     if project:
         parts.append(project)
     parts.extend(exceptions)
-    return " ".join(tokens(" ".join(parts)))
+    return " ".join(terms(" ".join(parts)))
 
 
 def episode_document(content: str) -> str:
     """The indexed text of an episode: its content as received, tokenised."""
-    return " ".join(tokens(content))
+    return " ".join(terms(content))
