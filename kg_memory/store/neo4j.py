@@ -54,6 +54,7 @@ from kg_memory.model import (
     Refusal,
     Support,
 )
+from kg_memory.store import neo4j_recall
 from kg_memory.store.neo4j_rows import (
     activity_from_props,
     block_from_props,
@@ -64,7 +65,12 @@ from kg_memory.store.neo4j_rows import (
 )
 from kg_memory.store.neo4j_scrub import erasure_report
 from kg_memory.store.neo4j_tx import Neo4jTransaction, QueryTarget, run_query
-from kg_memory.store.protocol import AsOfQuery
+from kg_memory.store.protocol import (
+    AsOfQuery,
+    ConversationQuery,
+    RecallCandidates,
+    RecallProbe,
+)
 
 __all__ = ["SCHEMA_VERSION", "Neo4jStore"]
 
@@ -376,8 +382,16 @@ class Neo4jStore:
     def entities(self, scope: str | None = None) -> list[Entity]:
         return [entity_from_props(r["entity"]) for r in self._read("entities", scope=scope)]
 
+    # -- recall ----------------------------------------------------------------------------
+
+    def recall_candidates(self, probe: RecallProbe) -> RecallCandidates:
+        return neo4j_recall.recall_candidates(self._read, probe)
+
+    def conversation(self, query: ConversationQuery) -> list[Episode]:
+        return neo4j_recall.conversation(self._read, query)
+
     def scrub(self) -> list[dict[str, Any]]:
-        return [self._verify_erasure()]
+        return [self._verify_erasure(), neo4j_recall.index_report(self._read, self._uri)]
 
     def _verify_erasure(self) -> dict[str, Any]:
         """Verify by query that erasure left nothing reachable (see :mod:`.neo4j_scrub`)."""

@@ -15,6 +15,7 @@ from neo4j.exceptions import ClientError, DriverError, Neo4jError
 from kg_memory.change import Closure, Draft, PlannedEdge
 from kg_memory.clock import from_micros
 from kg_memory.cypher import load
+from kg_memory.domain.recall_text import episode_document, fact_document
 from kg_memory.errors import StoreUnavailable
 from kg_memory.interval import Interval
 from kg_memory.model import Activity, Assertion, Block, Entity, Episode, Refusal, Tombstone
@@ -101,6 +102,10 @@ class Neo4jTransaction:
             recorded_at=micros(episode.recorded_at),
             scope=episode.scope,
         )
+        text = episode_document(episode.content)
+        if text:
+            self._rows("recall_index_episode", episode_id=episode.episode_id, text=text,
+                       length=text.count(" ") + 1)
 
     def entity(self, entity_id: str) -> Entity | None:
         rows = self._rows("entity", entity_id=entity_id)
@@ -152,6 +157,10 @@ class Neo4jTransaction:
 
     def insert_version(self, draft: Draft) -> Assertion:
         [row] = self._rows("insert_version", **version_params(draft, self.now_us))
+        text = fact_document(draft, draft.qualifiers.project, draft.qualifiers.exceptions)
+        if text:
+            self._rows("recall_index_fact", assertion_id=draft.assertion_id,
+                       revision=row["revision"], text=text, length=text.count(" ") + 1)
         return Assertion(
             **draft.model_dump(exclude={"valid"}),
             valid=draft.valid,

@@ -66,20 +66,6 @@ def default_path() -> Path:
     return Path(base) / "kg-memory" / "memory.db"
 
 
-def _index_for_recall(conn: sqlite3.Connection) -> None:
-    """Index, once, what a store written before recall existed already holds."""
-    if conn.execute("SELECT 1 FROM meta WHERE key = 'recall_index'").fetchone():
-        return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        sqlite_recall.index_missing(conn)
-        conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('recall_index', '1')")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-
-
 class SqliteStore:
     """The embedded store. Open with :meth:`open`; use as a context manager to close it."""
 
@@ -119,7 +105,7 @@ class SqliteStore:
             version = conn.execute(
                 "SELECT value FROM meta WHERE key = 'schema_version'"
             ).fetchone()[0]
-            _index_for_recall(conn)
+            sqlite_recall.ensure_index(conn)
         except (sqlite3.Error, OSError) as exc:
             raise StoreUnavailable(f"cannot open kg-memory store at {target}: {exc}") from exc
         if version != SCHEMA_VERSION:

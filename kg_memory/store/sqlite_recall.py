@@ -21,6 +21,7 @@ from kg_memory.store.sqlite_rows import VERSION_COLUMNS, episode_from_row, versi
 
 __all__ = [
     "conversation",
+    "ensure_index",
     "index_episode",
     "index_fact",
     "index_missing",
@@ -85,6 +86,20 @@ def index_missing(conn: sqlite3.Connection) -> int:
         index_episode(conn, episode_from_row(row))
         done += 1
     return done
+
+
+def ensure_index(conn: sqlite3.Connection) -> None:
+    """Index, once, what a store written before recall existed already holds."""
+    if conn.execute("SELECT 1 FROM meta WHERE key = 'recall_index'").fetchone():
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        index_missing(conn)
+        conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('recall_index', '1')")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
 
 
 def _match(terms: tuple[str, ...]) -> str:
