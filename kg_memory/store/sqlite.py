@@ -381,11 +381,12 @@ class SqliteStore:
     # -- recall ------------------------------------------------------------------------------
 
     def recall_candidates(self, probe: RecallProbe) -> RecallCandidates:
-        last = self._batch_time
-        if last is None:
-            row = self._conn.execute("SELECT value FROM meta WHERE key = 'system_time'").fetchone()
-            last = -1 if row is None else int(row[0])
         try:
+            last = self._batch_time
+            if last is None:
+                row = self._conn.execute(
+                    "SELECT value FROM meta WHERE key = 'system_time'").fetchone()
+                last = -1 if row is None else int(row[0])
             return sqlite_recall.recall_candidates(self._conn, probe, last)
         except sqlite3.Error as exc:
             raise StoreUnavailable(f"cannot search {self.path}: {exc}") from exc
