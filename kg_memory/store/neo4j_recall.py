@@ -21,33 +21,33 @@ Read = Callable[..., list[dict[str, Any]]]
 MAX_TERMS = 64
 
 
-def recall_candidates(read: Read, probe: RecallProbe) -> RecallCandidates:
+def recall_candidates(_read: Read, probe: RecallProbe) -> RecallCandidates:
     # Terms are letters and digits only (recall_text.tokens): no Lucene syntax to escape.
     query = " OR ".join(probe.terms[:MAX_TERMS])
     known = to_micros(probe.known_at)
     found: dict[str, Any] = {}
     if probe.facts and query:
-        rows = read("recall_facts", query=query, scope=probe.scope)
+        rows = _read("recall_facts", query=query, scope=probe.scope)
         found["facts"] = tuple(version_from_props(r["version"]) for r in rows)
-        [row] = read("recall_fact_corpus", scope=probe.scope, known=known)
+        [row] = _read("recall_fact_corpus", scope=probe.scope, known=known)
         found["fact_corpus"] = CorpusStats(int(row["documents"]), int(row["tokens"]))
     if probe.episodes and query:
-        rows = read("recall_episodes", query=query, scope=probe.scope)
+        rows = _read("recall_episodes", query=query, scope=probe.scope)
         found["episodes"] = tuple(episode_from_props(r["episode"]) for r in rows)
-        [row] = read("recall_episode_corpus", scope=probe.scope, known=known)
+        [row] = _read("recall_episode_corpus", scope=probe.scope, known=known)
         found["episode_corpus"] = CorpusStats(int(row["documents"]), int(row["tokens"]))
     return RecallCandidates(**found)
 
 
-def conversation(read: Read, query: ConversationQuery) -> list[Episode]:
-    rows = read(
+def conversation(_read: Read, query: ConversationQuery) -> list[Episode]:
+    rows = _read(
         "recall_conversation", scope=query.scope, channel=query.channel, source=query.source,
         around=to_micros(query.around), episode_id=query.episode_id,
         known=to_micros(query.known_at), size=query.size)
     return [episode_from_props(r["episode"]) for r in rows]
 
 
-def index_report(read: Read, location: str) -> dict[str, Any]:
+def index_report(_read: Read, location: str) -> dict[str, Any]:
     """Recall's full-text indexes as a destination of erasure.
 
     What can be verified from a client: both indexes are online and transactional, so a node
@@ -57,7 +57,7 @@ def index_report(read: Read, location: str) -> dict[str, Any]:
     """
     report: dict[str, Any] = {"destination": "neo4j-fulltext", "location": location}
     try:
-        rows = read("recall_indexes")
+        rows = _read("recall_indexes")
     except StoreUnavailable as exc:
         return {**report, "status": "incomplete", "reason": str(exc)}
     report["indexes"] = {r["name"]: r["state"] for r in rows}
