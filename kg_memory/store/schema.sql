@@ -199,10 +199,13 @@ BEGIN INSERT INTO outbox (tbl, key) VALUES ('tombstones', NEW.key); END;
 -- currently believed documents, so a search "now" need not count the corpus. Rows are added by
 -- the write path in the episode's transaction and removed by the triggers below in the forget
 -- run's transaction; the scrub then merges the FTS segments so no erased term survives there.
+-- The scope column holds one token naming the tenant (see sqlite_recall.scope_token), so a
+-- search intersects the tenant's doclist inside FTS5 instead of filtering every tenant's
+-- matches afterwards: its cost follows the tenant's memory, not the whole store's.
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_facts USING fts5(
-    text, tokenize = 'unicode61 remove_diacritics 0');
+    scope, text, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_episodes USING fts5(
-    text, tokenize = 'unicode61 remove_diacritics 0');
+    scope, text, tokenize = 'unicode61 remove_diacritics 0');
 CREATE TABLE IF NOT EXISTS recall_fact_docs (
     vid    INTEGER PRIMARY KEY,
     length INTEGER NOT NULL

@@ -9,6 +9,7 @@ that a deleted term is not left behind in an older segment, where FTS5 keeps it 
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from typing import Any
 
@@ -25,12 +26,19 @@ __all__ = [
     "index_episode",
     "index_fact",
     "index_missing",
+    "match_expression",
     "merge_segments",
     "recall_candidates",
+    "scope_token",
 ]
 
 #: Lucene's default cap on OR clauses; a longer question is cut to its first terms.
 MAX_TERMS = 64
+
+
+def scope_token(scope: str) -> str:
+    """The one index token that names ``scope`` (letters and digits, whatever the scope is)."""
+    return "s" + hashlib.sha256(scope.encode("utf-8")).hexdigest()[:24]
 
 
 def _count(conn: sqlite3.Connection, scope: str, corpus: str, length: int) -> None:
@@ -46,7 +54,8 @@ def index_fact(conn: sqlite3.Connection, vid: int, fact: Assertion) -> None:
     if not text:
         return
     length = text.count(" ") + 1
-    conn.execute("INSERT INTO recall_facts (rowid, text) VALUES (?, ?)", (vid, text))
+    conn.execute("INSERT INTO recall_facts (rowid, scope, text) VALUES (?, ?, ?)",
+                 (vid, scope_token(fact.scope), text))
     conn.execute("INSERT INTO recall_fact_docs (vid, length) VALUES (?, ?)", (vid, length))
     _count(conn, fact.scope, "fact", length)
 
@@ -59,7 +68,8 @@ def index_episode(conn: sqlite3.Connection, episode: Episode) -> None:
     rid = conn.execute(
         "INSERT INTO recall_episode_docs (episode_id, length) VALUES (?, ?) RETURNING rid",
         (episode.episode_id, length)).fetchone()[0]
-    conn.execute("INSERT INTO recall_episodes (rowid, text) VALUES (?, ?)", (rid, text))
+    conn.execute("INSERT INTO recall_episodes (rowid, scope, text) VALUES (?, ?, ?)",
+                 (rid, scope_token(episode.scope), text))
     _count(conn, episode.scope, "episode", length)
 
 
@@ -102,10 +112,17 @@ def ensure_index(conn: sqlite3.Connection) -> None:
     conn.execute("COMMIT")
 
 
-def _match(terms: tuple[str, ...]) -> str:
-    # Terms are runs of letters and digits (recall_text.tokens), so quoting is all the FTS5
-    # query syntax they need; nothing else of the request reaches the MATCH string.
-    return " OR ".join(f'"{t}"' for t in terms[:MAX_TERMS])
+def match_expression(scope: str, terms: tuple[str, ...]) -> str:
+    """The FTS5 query: the tenant's token AND any of the terms.
+
+    Terms are runs of letters and digits (recall_text.tokens) and the scope token is hex, so
+    quoting is all the FTS5 query syntax they need; nothing else reaches the MATCH string.
+    """
+    if not terms:
+        return ""
+    any_term = " OR ".join(f'"{t}"' for t in terms[:MAX_TERMS])
+    return f'scope : "{scope_token(scope)}" AND text : ({any_term})'
+
 
 
 def _stats(conn: sqlite3.Connection, probe: RecallProbe, corpus: str, live: bool,
@@ -139,7 +156,7 @@ def recall_candidates(conn: sqlite3.Connection, probe: RecallProbe, last_system_
     open can close, and nothing newer exists); before it, the snapshot is counted.
     """
     live = to_micros(probe.known_at) >= last_system_time
-    match = _match(probe.terms)
+    match = match_expression(probe.scope, probe.terms)
     found: dict[str, Any] = {}
     if probe.facts and match:
         rows = conn.execute(
