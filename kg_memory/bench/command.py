@@ -102,6 +102,13 @@ def _rows(s: ScaleResult) -> list[tuple[str, str, str]]:
           if s.lineage else []),
         *([("forget 1,000 derivatives, median / p99", _us(s.forget_cascade),
             "plan, erase, tombstones, scrub")] if s.forget_cascade else []),
+        *([("recall median / p99", _us(s.recall.recall),
+            f"plain FTS5 {_us(s.recall.fts5)} ({s.recall.median_vs_fts5:.1f}x; p99 "
+            f"{s.recall.p99_vs_fts5:.1f}x)"),
+           ("  recall results and exclusions",
+            f"{s.recall.hit_rate:.0%} found",
+            f"{s.recall.mean_candidates:.1f} matches, {s.recall.mean_excluded:.1f} excluded "
+            "before ranking")] if s.recall else []),
         *([("neo4j sync", f"{s.neo4j.sync_records_per_second:,.0f} records/s",
             f"{s.neo4j.sync_records:,} records in {s.neo4j.sync_seconds:.1f} s"),
            ("neo4j as-of lookup median / p99", _us(s.neo4j.lookup),

@@ -1,0 +1,74 @@
+"""Recall in ``kg-memory bench``: ``Memory.recall`` beside a plain FTS5 query over the same rows.
+
+Probes are questions a user of the workload could ask, built from that user's own values
+("vegetarian food", "moving to Porto", "booth seat", "job at Globex"), each searched in the
+user's scope "now" (lexical: no embedder). The reference is what a hand-written search would
+run on the same file in the same process: the same FTS5 MATCH expression (tenant token AND any
+term) on both recall tables, ``ORDER BY rank LIMIT 10``, through a plain ``sqlite3``
+connection. It ranks with FTS5's own bm25 and applies no eligibility, so the ratio is the
+price of eligibility, as-of corpus statistics, supports and labels.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+
+from kg_memory.bench.latency import time_each
+from kg_memory.bench.result import RecallFigures, _Frozen
+from kg_memory.bench.workload import Workload, _Script
+from kg_memory.domain.recall_answer import RecallAnswer
+from kg_memory.domain.recall_text import query_terms
+from kg_memory.memory import Memory
+from kg_memory.store.sqlite_recall import match_expression
+
+__all__ = ["RecallFigures", "RecallProbe", "measure_recall", "recall_probes"]
+
+
+class RecallProbe(_Frozen):
+    scope: str
+    query: str
+
+
+def recall_probes(workload: Workload, count: int, *, seed: int = 3) -> list[RecallProbe]:
+    rng = random.Random(workload.seed * 7919 + seed)
+    probes = []
+    for _ in range(count):
+        s = _Script(workload.seed, rng.randrange(workload.users), workload.users)
+        question = rng.choice((
+            f"what food, {s.diet}?", f"moving to {s.new_city}", f"do I live in {s.city}",
+            f"my {s.seat} seat", f"job at {s.new_employer}", f"table at {s.restaurants[0]}",
+            "booking cancelled by the venue", f"timezone {s.zone}",
+        ))
+        probes.append(RecallProbe(scope=s.scope, query=question))
+    return probes
+
+
+def measure_recall(memory: Memory, store_file: Path, probes: list[RecallProbe]
+                   ) -> RecallFigures:
+    def ours(p: RecallProbe) -> RecallAnswer:
+        return memory.recall(p.query, scope=p.scope, limit=10)
+
+    stats, answers = time_each(ours, probes, warmup=min(50, len(probes)))
+    raw = sqlite3.connect(f"file:{store_file}?mode=ro", uri=True)
+    try:
+        def plain(p: RecallProbe) -> int:
+            match = match_expression(p.scope, query_terms(p.query))
+            facts = raw.execute("SELECT rowid FROM recall_facts WHERE recall_facts MATCH ? "
+                                "ORDER BY rank LIMIT 10", (match,)).fetchall()
+            episodes = raw.execute("SELECT rowid FROM recall_episodes WHERE recall_episodes "
+                                   "MATCH ? ORDER BY rank LIMIT 10", (match,)).fetchall()
+            return len(facts) + len(episodes)
+
+        reference, _ = time_each(plain, probes, warmup=min(50, len(probes)))
+    finally:
+        raw.close()
+    return RecallFigures(
+        queries=len(probes), recall=stats, fts5=reference,
+        median_vs_fts5=stats.median_us / reference.median_us,
+        p99_vs_fts5=stats.p99_us / reference.p99_us,
+        hit_rate=sum(1 for a in answers if a.results) / len(answers),
+        mean_candidates=sum(a.candidates for a in answers) / len(answers),
+        mean_excluded=sum(sum(a.excluded.values()) for a in answers) / len(answers),
+    )
