@@ -130,7 +130,8 @@ def test_neo4j_backend_syncs_and_answers_the_same() -> None:
 def test_recall_is_measured_beside_a_plain_fts5_query(result: BenchResult) -> None:
     for scale in result.scales:
         figures = scale.recall
-        assert figures is not None and figures.queries == 100
+        assert figures is not None
+        assert figures.queries == 100
         # Every probe asks about its own user's values: most find something, and the
         # workload's superseded and retracted facts are excluded before ranking.
         assert figures.hit_rate > 0.8

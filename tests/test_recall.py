@@ -32,11 +32,16 @@ def test_a_just_written_fact_is_recallable_on_the_next_call(
     [hit] = answer.results
     assert (hit.type, hit.subject, hit.predicate, hit.value) == ("fact", "ana", "diet",
                                                                  "vegetarian")
-    assert hit.revision == 1 and hit.kind is Kind.STATED and hit.writer == "user"
-    assert hit.own_words and not hit.historical_only
+    assert hit.revision == 1
+    assert hit.kind is Kind.STATED
+    assert hit.writer == "user"
+    assert hit.own_words
+    assert not hit.historical_only
     assert [s.source for s in hit.supported_by] == ["user"]
-    assert hit.valid.start == day(0) and hit.system.end is None
-    assert hit.score.bm25 > 0 and hit.score.lexical_rank == 1
+    assert hit.valid.start == day(0)
+    assert hit.system.end is None
+    assert hit.score.bm25 > 0
+    assert hit.score.lexical_rank == 1
     assert any("believed at known_at" in r for r in hit.eligible_because)
 
 
@@ -50,7 +55,8 @@ def test_other_tenants_never_crowd_out_nor_show_in_counts(
     clock.now = day(1)
     answer = memory.recall("sushi", scope="u1", limit=1, include_episodes=False)
     assert [h.subject for h in answer.results] == ["u1"]
-    assert answer.candidates == 1 and sum(answer.excluded.values()) == 0
+    assert answer.candidates == 1
+    assert sum(answer.excluded.values()) == 0
 
 
 def test_superseded_and_future_facts_are_excluded_before_ranking_and_counted(
@@ -97,10 +103,12 @@ def test_a_claim_is_labelled_as_someone_elses_words(memory: Memory, clock: Manua
          fact("u1", "seat_pref", "window", kind="claim"), source="crm", channel="api")
     clock.now = day(1)
     answer = memory.recall("window seat", scope="u1")
-    assert answer.status == "ok" and answer.results
+    assert answer.status == "ok"
+    assert answer.results
     for hit in answer.results:
         assert not hit.own_words
-        assert "crm" in hit.label and "not the user" in hit.label
+        assert "crm" in hit.label
+        assert "not the user" in hit.label
 
 
 def test_a_remembered_approval_is_historical_evidence_not_permission(
@@ -127,8 +135,10 @@ def test_episodes_come_with_their_neighbours_in_the_conversation(
     clock.now = day(1)
     answer = memory.recall("chez lili table eight", scope="u1")
     top = answer.results[0]
-    assert top.type == "episode" and top.content == "Chez Lili has a table at eight"
-    assert top.writer == "agent" and not top.own_words
+    assert top.type == "episode"
+    assert top.content == "Chez Lili has a table at eight"
+    assert top.writer == "agent"
+    assert not top.own_words
     # The chat around it, not the restaurant's webhook message in between.
     assert [c.content for c in top.context] == ["Can you find us a place for Friday?",
                                                 "Perfect, book it"]
@@ -156,9 +166,11 @@ def test_empty_is_a_search_that_found_nothing_eligible(
     _say(memory, "op-1", 0, "Ana is vegetarian", fact("ana", "diet", "vegetarian"))
     clock.now = day(1)
     answer = memory.recall("cryptocurrency", scope="u1")
-    assert answer.status == "empty" and answer.results == ()
+    assert answer.status == "empty"
+    assert answer.results == ()
     other = memory.recall("vegetarian", scope="u2")
-    assert other.status == "empty" and other.candidates == 0
+    assert other.status == "empty"
+    assert other.candidates == 0
 
 
 def test_a_query_with_nothing_to_search_is_bad_input(memory: Memory) -> None:
@@ -177,7 +189,8 @@ def test_an_unsearchable_store_is_unavailable_never_empty(make_memory: MemoryFac
         memory.recall("vegetarian", scope="u1")
     answer = caught.value.answer
     assert isinstance(answer, RecallAnswer)
-    assert answer.status == "unavailable" and answer.error
+    assert answer.status == "unavailable"
+    assert answer.error
 
 
 def test_specificity_ranks_the_asked_subject_and_project_first(

@@ -82,7 +82,7 @@ def reference(memory: Memory, scope: str, query: str, at: datetime, known_at: da
         score = _bm25(fact_docs[key], terms, list(fact_docs.values()))
         if v.valid.contains(at) and score > 0:
             out[key] = score
-    ids = [i for i in memory.store.find_episodes("user", scope)]
+    ids = list(memory.store.find_episodes("user", scope))
     episodes = [e for e in memory.store.episodes(ids) if e.recorded_at <= known_at]
     docs = {e.episode_id: episode_document(e.content).split() for e in episodes}
     for e in episodes:

@@ -114,6 +114,7 @@ class RecallHit(BaseModel):
     type: Literal["fact", "episode"]
     id: str  # assertion id or episode id
     revision: int | None  # None for an episode
+    scope: str
     content: str  # the value as text, or the message as received
     value: Value | None
     subject: str | None

@@ -9,9 +9,9 @@ Terms are stemmed lightly (plural and verb endings), on both sides, so "deposit"
 "pre-approves deposits" and "booking" finds "booked":
 
 >>> terms("Jo prefers CONCISE reports, except for audits (Cedar-only)")
-['jo', 'prefer', 'concise', 'report', 'except', 'for', 'audit', 'cedar', 'only']
+['jo', 'pref', 'concis', 'report', 'except', 'for', 'audit', 'cedar', 'only']
 >>> query_terms("What does Jo prefer for the Cedar reports?")
-('jo', 'prefer', 'cedar', 'report')
+('jo', 'pref', 'cedar', 'report')
 """
 
 from __future__ import annotations
@@ -58,16 +58,22 @@ def stem(token: str) -> str:
 
     >>> [stem(t) for t in ("deposits", "booked", "booking", "stories", "class", "bus")]
     ['deposit', 'book', 'book', 'story', 'class', 'bus']
+    >>> [stem(t) for t in ("approves", "approved", "approver", "approve", "tea", "prefer")]
+    ['approv', 'approv', 'approv', 'approv', 'tea', 'pref']
     """
     if len(token) > 4 and token.endswith("ies"):
         return token[:-3] + "y"
     if len(token) > 5 and token.endswith("ing"):
-        return token[:-3]
-    if len(token) > 4 and token.endswith("ed"):
-        return token[:-2]
-    if len(token) > 3 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
-        return token[:-1]
-    return token
+        token = token[:-3]
+    elif len(token) > 4 and token.endswith("ed"):
+        token = token[:-2]
+    elif len(token) > 3 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        token = token[:-1]
+    # Then an agent's -er and a final e, so "approves", "approved" and "approver" meet at
+    # "approv" (and "prefer", "prefers" at "pref").
+    if len(token) > 5 and token.endswith("er"):
+        token = token[:-2]
+    return token[:-1] if len(token) > 4 and token.endswith("e") else token
 
 
 def terms(text: str) -> list[str]:
@@ -93,8 +99,11 @@ class FactText(Protocol):
     def value(self) -> object: ...
 
 
-def fact_document(fact: FactText, project: str | None, exceptions: tuple[str, ...]) -> str:
-    """The indexed text of a fact revision: subject, predicate, value, project, exceptions.
+def fact_document(fact: FactText, project: str | None, exceptions: tuple[str, ...],
+                  names: tuple[str, ...] = ()) -> str:
+    """The indexed text of a fact revision: subject, predicate, value, project, exceptions,
+    and the ``names`` of its subject and project entities as known when it was written (so
+    "Jo" finds ``j17.report_style`` and "Cedar" its ``c1`` project).
 
     Writer, kind and times are not text: they are eligibility and ranking inputs, and indexing
     them would let a query for "user" match every fact the user stated.
@@ -103,6 +112,7 @@ def fact_document(fact: FactText, project: str | None, exceptions: tuple[str, ..
     if project:
         parts.append(project)
     parts.extend(exceptions)
+    parts.extend(names)
     return " ".join(terms(" ".join(parts)))
 
 

@@ -51,7 +51,7 @@ from kg_memory.domain.recall_answer import (
     episode_label,
     fact_label,
 )
-from kg_memory.domain.recall_text import episode_document, fact_document, query_terms, tokens
+from kg_memory.domain.recall_text import query_terms, tokens
 from kg_memory.errors import RecallError, RecallUnavailable, StoreUnavailable
 from kg_memory.interval import Interval
 from kg_memory.model import Assertion, Channel, Episode, Kind, Support, trusted
@@ -158,7 +158,8 @@ def _fact_hit(fact: Assertion, supports: tuple[Support, ...], ranked: Ranked,
               context: RecallContext) -> RecallHit:
     label, own, historical = fact_label(fact)
     return RecallHit(
-        type="fact", id=fact.assertion_id, revision=fact.revision, content=str(fact.value),
+        type="fact", id=fact.assertion_id, revision=fact.revision, scope=fact.scope,
+        content=str(fact.value),
         value=fact.value, subject=fact.subject, predicate=fact.predicate,
         qualifiers=fact.qualifiers, kind=fact.kind, writer=fact.writer, valid=fact.valid,
         system=fact.system, supported_by=supports,
@@ -188,7 +189,8 @@ def _episode_hit(store: Store, episode: Episode, ranked: Ranked, request: Recall
     supports = (trusted(Support, {"episode_id": episode.episode_id, "source": episode.source,
                                   "occurred_at": episode.occurred_at}),)
     return RecallHit(
-        type="episode", id=episode.episode_id, revision=None, content=episode.content,
+        type="episode", id=episode.episode_id, revision=None, scope=episode.scope,
+        content=episode.content,
         value=None, subject=None, predicate=None, qualifiers=None, kind=None,
         writer=episode.source, valid=Interval(start=episode.occurred_at),
         system=Interval(start=episode.recorded_at), supported_by=supports,
@@ -232,13 +234,14 @@ def recall(store: Store, request: RecallRequest) -> RecallAnswer:
 
         # Document frequencies over the corpus as held at known_at (believed revisions,
         # recorded episodes), like N and the average length the store counted.
-        fact_docs = {id(f): fact_document(f, f.qualifiers.project, f.qualifiers.exceptions
-                                          ).split() for f in found.facts}
+        # The indexed text, as written: it may hold entity names the revision itself lacks.
+        fact_docs = {id(f): text.split()
+                     for f, text in zip(found.facts, found.fact_texts, strict=True)}
         believed = [fact_docs[id(f)] for f in found.facts
                     if f.system.contains(request.known_at)]
         fact_df = document_frequencies(believed, terms)
-        episode_docs = {e.episode_id: episode_document(e.content).split()
-                        for e in found.episodes}
+        episode_docs = {e.episode_id: text.split()
+                        for e, text in zip(found.episodes, found.episode_texts, strict=True)}
         recorded = [episode_docs[e.episode_id] for e in found.episodes
                     if e.recorded_at <= request.known_at]
         episode_df = document_frequencies(recorded, terms)

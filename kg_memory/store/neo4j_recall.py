@@ -29,11 +29,13 @@ def recall_candidates(_read: Read, probe: RecallProbe) -> RecallCandidates:
     if probe.facts and query:
         rows = _read("recall_facts", query=query, scope=probe.scope)
         found["facts"] = tuple(version_from_props(r["version"]) for r in rows)
+        found["fact_texts"] = tuple(r["version"]["recall_text"] for r in rows)
         [row] = _read("recall_fact_corpus", scope=probe.scope, known=known)
         found["fact_corpus"] = CorpusStats(int(row["documents"]), int(row["tokens"]))
     if probe.episodes and query:
         rows = _read("recall_episodes", query=query, scope=probe.scope)
         found["episodes"] = tuple(episode_from_props(r["episode"]) for r in rows)
+        found["episode_texts"] = tuple(r["episode"]["recall_text"] for r in rows)
         [row] = _read("recall_episode_corpus", scope=probe.scope, known=known)
         found["episode_corpus"] = CorpusStats(int(row["documents"]), int(row["tokens"]))
     return RecallCandidates(**found)

@@ -157,7 +157,13 @@ class Neo4jTransaction:
 
     def insert_version(self, draft: Draft) -> Assertion:
         [row] = self._rows("insert_version", **version_params(draft, self.now_us))
-        text = fact_document(draft, draft.qualifiers.project, draft.qualifiers.exceptions)
+        # The subject's and project's names as known now, in the fact's scope only (as on the
+        # embedded store: another tenant's entity of the same id must not lend its name).
+        ids = [draft.subject, *([draft.qualifiers.project] if draft.qualifiers.project else [])]
+        names = tuple(sorted((e.entity_id, e.name) for e in map(self.entity, ids)
+                              if e is not None and e.name and e.scope == draft.scope))
+        text = fact_document(draft, draft.qualifiers.project, draft.qualifiers.exceptions,
+                             tuple(name for _, name in names))
         if text:
             self._rows("recall_index_fact", assertion_id=draft.assertion_id,
                        revision=row["revision"], text=text, length=text.count(" ") + 1)

@@ -94,7 +94,9 @@ class RecallCandidates(BaseModel):
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
     facts: tuple[Assertion, ...] = ()
+    fact_texts: tuple[str, ...] = ()  # the indexed text of each fact, in order
     episodes: tuple[Episode, ...] = ()
+    episode_texts: tuple[str, ...] = ()
     fact_corpus: CorpusStats = CorpusStats(0, 0)
     episode_corpus: CorpusStats = CorpusStats(0, 0)
 

@@ -23,6 +23,7 @@ from kg_memory.store.sqlite_rows import VERSION_COLUMNS, episode_from_row, versi
 __all__ = [
     "conversation",
     "ensure_index",
+    "entity_names",
     "index_episode",
     "index_fact",
     "index_missing",
@@ -48,9 +49,20 @@ def _count(conn: sqlite3.Connection, scope: str, corpus: str, length: int) -> No
         "tokens = tokens + excluded.tokens", (scope, corpus, length))
 
 
+def entity_names(conn: sqlite3.Connection, fact: Assertion) -> tuple[str, ...]:
+    """Names of the fact's subject and project entities, as the store knows them now, in the
+    fact's own scope only (an entity id another tenant also uses must not lend its name)."""
+    ids = [fact.subject, *([fact.qualifiers.project] if fact.qualifiers.project else [])]
+    rows = conn.execute(
+        f"SELECT name FROM entities WHERE entity_id IN ({', '.join('?' for _ in ids)}) "
+        "AND scope = ? AND name IS NOT NULL ORDER BY entity_id", (*ids, fact.scope)).fetchall()
+    return tuple(r[0] for r in rows)
+
+
 def index_fact(conn: sqlite3.Connection, vid: int, fact: Assertion) -> None:
-    """Index a just-inserted (open) revision."""
-    text = fact_document(fact, fact.qualifiers.project, fact.qualifiers.exceptions)
+    """Index a just-inserted (open) revision, with its entities' names as known now."""
+    text = fact_document(fact, fact.qualifiers.project, fact.qualifiers.exceptions,
+                         entity_names(conn, fact))
     if not text:
         return
     length = text.count(" ") + 1
@@ -160,18 +172,22 @@ def recall_candidates(conn: sqlite3.Connection, probe: RecallProbe, last_system_
     found: dict[str, Any] = {}
     if probe.facts and match:
         rows = conn.execute(
-            f"SELECT {VERSION_COLUMNS} FROM versions WHERE vid IN (SELECT rowid FROM "
-            "recall_facts WHERE recall_facts MATCH ?) AND scope = ? ORDER BY vid",
+            "WITH m AS (SELECT rowid AS vid, text AS recall_text FROM recall_facts "
+            f"WHERE recall_facts MATCH ?) SELECT {VERSION_COLUMNS}, m.recall_text "
+            "FROM m JOIN versions USING (vid) WHERE versions.scope = ? ORDER BY vid",
             (match, probe.scope)).fetchall()
         found["facts"] = tuple(version_from_row(r) for r in rows)
+        found["fact_texts"] = tuple(r["recall_text"] for r in rows)
         found["fact_corpus"] = _stats(conn, probe, "fact", live, _FACT_SNAPSHOT)
     if probe.episodes and match:
         rows = conn.execute(
-            "SELECT e.* FROM recall_episodes f JOIN recall_episode_docs d ON d.rid = f.rowid "
+            "SELECT e.*, f.text AS recall_text FROM recall_episodes f "
+            "JOIN recall_episode_docs d ON d.rid = f.rowid "
             "JOIN episodes e ON e.episode_id = d.episode_id "
             "WHERE recall_episodes MATCH ? AND e.scope = ? ORDER BY d.rid",
             (match, probe.scope)).fetchall()
         found["episodes"] = tuple(episode_from_row(r) for r in rows)
+        found["episode_texts"] = tuple(r["recall_text"] for r in rows)
         found["episode_corpus"] = _stats(conn, probe, "episode", live, _EPISODE_SNAPSHOT)
     return RecallCandidates(**found)
 
