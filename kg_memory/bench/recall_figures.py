@@ -20,8 +20,8 @@ from kg_memory.bench.result import RecallFigures, _Frozen
 from kg_memory.bench.workload import Workload, _Script
 from kg_memory.domain.recall_answer import RecallAnswer
 from kg_memory.domain.recall_text import query_terms
-from kg_memory.memory import Memory
-from kg_memory.store.sqlite_recall import match_expression
+from kg_memory.services.memory import Memory
+from kg_memory.store.sqlite.recall import match_expression
 
 __all__ = ["RecallFigures", "RecallProbe", "measure_recall", "recall_probes"]
 

@@ -21,12 +21,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from kg_memory.clock import Clock, parse_instant
+from kg_memory.domain.gate import GateRule, WriterPolicy
+from kg_memory.domain.instant import Clock, parse_instant
+from kg_memory.domain.model import Kind
 from kg_memory.domain.recall_answer import RecallHit
-from kg_memory.gate import GateRule, WriterPolicy
-from kg_memory.memory import Memory
-from kg_memory.model import Kind
-from kg_memory.record import read_records
+from kg_memory.domain.record import read_records
+from kg_memory.services.memory import Memory
 
 __all__ = ["QuestionResult", "RecallQuality", "evaluate"]
 

@@ -7,3 +7,5 @@ data (a :class:`~kg_memory.domain.change.ChangePlan`, a forget plan, a resolutio
 the service layer carries out inside a store transaction. An import-linter contract in
 ``pyproject.toml`` keeps this package from importing anything of kg-memory outside it.
 """
+
+__all__: list[str] = []

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from kg_memory.model import Assertion, Block, Episode, Kind
+from kg_memory.domain.model import Assertion, Block, Episode, Kind
 
 __all__ = [
     "ALL_KINDS",

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from kg_memory.model import Kind
+from kg_memory.domain.model import Kind
 
 __all__ = [
     "AUTHORITY",

@@ -2,7 +2,7 @@
 
 A :class:`RecallAnswer` says what happened: ``ok`` (results), ``empty`` (the search ran and
 nothing eligible matched) or ``unavailable`` (the search could not run: an error, carried by
-:class:`~kg_memory.errors.RecallUnavailable`, never an empty list). ``excluded`` counts, per
+:class:`~kg_memory.domain.errors.RecallUnavailable`, never an empty list). ``excluded`` counts, per
 eligibility rule, the in-scope candidates it kept from being ranked.
 
 Two labels keep words from changing owner on the way out (seed 002):
@@ -20,10 +20,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.clock import UtcDatetime
+from kg_memory.domain.instant import UtcDatetime
+from kg_memory.domain.interval import Interval
+from kg_memory.domain.model import Assertion, Episode, Kind, Qualifiers, Support, Value
 from kg_memory.domain.recall_text import tokens
-from kg_memory.interval import Interval
-from kg_memory.model import Assertion, Episode, Kind, Qualifiers, Support, Value
 
 __all__ = [
     "APPROVAL_WORDS",

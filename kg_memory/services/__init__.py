@@ -5,3 +5,5 @@ rules what to do, and applies their plan (ingestion, forgetting, consolidation, 
 lineage, PROV export). :class:`~kg_memory.services.memory.Memory` is the facade that
 :mod:`kg_memory` exports; it names no backend.
 """
+
+__all__: list[str] = []

@@ -33,6 +33,9 @@ from kg_memory.domain.eligibility import (
     fact_exclusion,
     fact_reasons,
 )
+from kg_memory.domain.errors import RecallError, RecallUnavailable, StoreUnavailable
+from kg_memory.domain.interval import Interval
+from kg_memory.domain.model import Assertion, Channel, Episode, Kind, Support, trusted
 from kg_memory.domain.ranking import (
     Ranked,
     RankingWeights,
@@ -52,9 +55,6 @@ from kg_memory.domain.recall_answer import (
     fact_label,
 )
 from kg_memory.domain.recall_text import query_terms, tokens
-from kg_memory.errors import RecallError, RecallUnavailable, StoreUnavailable
-from kg_memory.interval import Interval
-from kg_memory.model import Assertion, Channel, Episode, Kind, Support, trusted
 from kg_memory.store.protocol import ConversationQuery, RecallProbe, Store
 
 __all__ = ["MAX_LIMIT", "RecallRequest", "recall"]
@@ -202,8 +202,8 @@ def _episode_hit(store: Store, episode: Episode, ranked: Ranked, request: Recall
 def recall(store: Store, request: RecallRequest) -> RecallAnswer:
     """Search ``store`` for ``request``; see the module docstring.
 
-    Raises :class:`~kg_memory.errors.RecallError` for a request that cannot be searched and
-    :class:`~kg_memory.errors.RecallUnavailable` (with its ``unavailable`` answer) when the
+    Raises :class:`~kg_memory.domain.errors.RecallError` for a request that cannot be searched and
+    :class:`~kg_memory.domain.errors.RecallUnavailable` (with its ``unavailable`` answer) when the
     store cannot be searched: never an empty answer in its place.
     """
     terms = _check(request)

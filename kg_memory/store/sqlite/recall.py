@@ -1,0 +1,226 @@
+"""The embedded store's recall index: SQLite FTS5, written in the episode's transaction.
+
+Facts are indexed per revision and stay indexed when closed (the index is bitemporal; see
+``schema.sql``), episodes while they have content. Erasure needs no code here: triggers on
+``versions`` and ``episodes`` delete index rows with the rows they index, inside the forget
+run's transaction, and :func:`merge_segments` (called by the scrub) rewrites the FTS b-tree so
+that a deleted term is not left behind in an older segment, where FTS5 keeps it until a merge.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from typing import Any
+
+from kg_memory.domain.instant import to_micros
+from kg_memory.domain.model import Assertion, Episode
+from kg_memory.domain.ranking import CorpusStats
+from kg_memory.domain.recall_text import episode_document, fact_document
+from kg_memory.store.protocol import ConversationQuery, RecallCandidates, RecallProbe
+from kg_memory.store.sqlite.rows import VERSION_COLUMNS, episode_from_row, version_from_row
+
+__all__ = [
+    "conversation",
+    "ensure_index",
+    "entity_names",
+    "index_episode",
+    "index_fact",
+    "index_missing",
+    "match_expression",
+    "merge_segments",
+    "recall_candidates",
+    "scope_token",
+]
+
+#: Lucene's default cap on OR clauses; a longer question is cut to its first terms.
+MAX_TERMS = 64
+
+
+def scope_token(scope: str) -> str:
+    """The one index token that names ``scope`` (letters and digits, whatever the scope is)."""
+    return "s" + hashlib.sha256(scope.encode("utf-8")).hexdigest()[:24]
+
+
+def _count(conn: sqlite3.Connection, scope: str, corpus: str, length: int) -> None:
+    conn.execute(
+        "INSERT INTO recall_stats (scope, corpus, documents, tokens) VALUES (?, ?, 1, ?) "
+        "ON CONFLICT (scope, corpus) DO UPDATE SET documents = documents + 1, "
+        "tokens = tokens + excluded.tokens", (scope, corpus, length))
+
+
+def entity_names(conn: sqlite3.Connection, fact: Assertion) -> tuple[str, ...]:
+    """Names of the fact's subject and project entities, as the store knows them now, in the
+    fact's own scope only (an entity id another tenant also uses must not lend its name)."""
+    ids = [fact.subject, *([fact.qualifiers.project] if fact.qualifiers.project else [])]
+    rows = conn.execute(
+        f"SELECT name FROM entities WHERE entity_id IN ({', '.join('?' for _ in ids)}) "
+        "AND scope = ? AND name IS NOT NULL ORDER BY entity_id", (*ids, fact.scope)).fetchall()
+    return tuple(r[0] for r in rows)
+
+
+def index_fact(conn: sqlite3.Connection, vid: int, fact: Assertion) -> None:
+    """Index a just-inserted (open) revision, with its entities' names as known now."""
+    text = fact_document(fact, fact.qualifiers.project, fact.qualifiers.exceptions,
+                         entity_names(conn, fact))
+    if not text:
+        return
+    length = text.count(" ") + 1
+    conn.execute("INSERT INTO recall_facts (rowid, scope, text) VALUES (?, ?, ?)",
+                 (vid, scope_token(fact.scope), text))
+    conn.execute("INSERT INTO recall_fact_docs (vid, length) VALUES (?, ?)", (vid, length))
+    _count(conn, fact.scope, "fact", length)
+
+
+def index_episode(conn: sqlite3.Connection, episode: Episode) -> None:
+    text = episode_document(episode.content)
+    if not text:
+        return
+    length = text.count(" ") + 1
+    rid = conn.execute(
+        "INSERT INTO recall_episode_docs (episode_id, length) VALUES (?, ?) RETURNING rid",
+        (episode.episode_id, length)).fetchone()[0]
+    conn.execute("INSERT INTO recall_episodes (rowid, scope, text) VALUES (?, ?, ?)",
+                 (rid, scope_token(episode.scope), text))
+    _count(conn, episode.scope, "episode", length)
+
+
+def index_missing(conn: sqlite3.Connection) -> int:
+    """Index what a store written before recall existed holds (idempotent); how many rows."""
+    done = 0
+    rows = conn.execute(
+        f"SELECT vid, sys_to, {VERSION_COLUMNS} FROM versions WHERE vid NOT IN "
+        "(SELECT vid FROM recall_fact_docs)").fetchall()
+    for row in rows:
+        fact = version_from_row(row)
+        index_fact(conn, row["vid"], fact)
+        if row["sys_to"] is not None:  # indexed as closed: not in the live statistics
+            conn.execute(
+                "UPDATE recall_stats SET documents = documents - 1, tokens = tokens - "
+                "(SELECT length FROM recall_fact_docs WHERE vid = ?) WHERE scope = ? AND "
+                "corpus = 'fact' AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = ?)",
+                (row["vid"], fact.scope, row["vid"]))
+        done += 1
+    rows = conn.execute(
+        "SELECT * FROM episodes WHERE content <> '' AND episode_id NOT IN "
+        "(SELECT episode_id FROM recall_episode_docs)").fetchall()
+    for row in rows:
+        index_episode(conn, episode_from_row(row))
+        done += 1
+    return done
+
+
+def ensure_index(conn: sqlite3.Connection) -> None:
+    """Index, once, what a store written before recall existed already holds."""
+    if conn.execute("SELECT 1 FROM meta WHERE key = 'recall_index'").fetchone():
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        index_missing(conn)
+        conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('recall_index', '1')")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def match_expression(scope: str, terms: tuple[str, ...]) -> str:
+    """The FTS5 query: the tenant's token AND any of the terms.
+
+    Terms are runs of letters and digits (recall_text.tokens) and the scope token is hex, so
+    quoting is all the FTS5 query syntax they need; nothing else reaches the MATCH string.
+    """
+    if not terms:
+        return ""
+    any_term = " OR ".join(f'"{t}"' for t in terms[:MAX_TERMS])
+    return f'scope : "{scope_token(scope)}" AND text : ({any_term})'
+
+
+
+def _stats(conn: sqlite3.Connection, probe: RecallProbe, corpus: str, live: bool,
+           snapshot_sql: str) -> CorpusStats:
+    if live:
+        row = conn.execute(
+            "SELECT documents, tokens FROM recall_stats WHERE scope = ? AND corpus = ?",
+            (probe.scope, corpus)).fetchone()
+        return CorpusStats(0, 0) if row is None else CorpusStats(row[0], row[1])
+    known = to_micros(probe.known_at)
+    row = conn.execute(snapshot_sql, (probe.scope, known, known)).fetchone()
+    return CorpusStats(row[0], row[1] or 0)
+
+
+_FACT_SNAPSHOT = (
+    "SELECT count(*), sum(d.length) FROM versions v JOIN recall_fact_docs d ON d.vid = v.vid "
+    "WHERE v.scope = ? AND v.sys_from <= ? AND (v.sys_to IS NULL OR v.sys_to > ?)"
+)
+_EPISODE_SNAPSHOT = (
+    "SELECT count(*), sum(d.length) FROM episodes e "
+    "JOIN recall_episode_docs d ON d.episode_id = e.episode_id "
+    "WHERE e.scope = ? AND e.recorded_at <= ? AND ? IS NOT NULL"
+)
+
+
+def recall_candidates(conn: sqlite3.Connection, probe: RecallProbe, last_system_time: int
+                      ) -> RecallCandidates:
+    """Matching rows of the scope and the corpus statistics at ``probe.known_at``.
+
+    At or after the last system time the store assigned, the live counters are exact (nothing
+    open can close, and nothing newer exists); before it, the snapshot is counted.
+    """
+    live = to_micros(probe.known_at) >= last_system_time
+    match = match_expression(probe.scope, probe.terms)
+    found: dict[str, Any] = {}
+    if probe.facts and match:
+        rows = conn.execute(
+            "WITH m AS (SELECT rowid AS vid, text AS recall_text FROM recall_facts "
+            f"WHERE recall_facts MATCH ?) SELECT {VERSION_COLUMNS}, m.recall_text "
+            "FROM m JOIN versions USING (vid) WHERE versions.scope = ? ORDER BY vid",
+            (match, probe.scope)).fetchall()
+        found["facts"] = tuple(version_from_row(r) for r in rows)
+        found["fact_texts"] = tuple(r["recall_text"] for r in rows)
+        found["fact_corpus"] = _stats(conn, probe, "fact", live, _FACT_SNAPSHOT)
+    if probe.episodes and match:
+        rows = conn.execute(
+            "SELECT e.*, f.text AS recall_text FROM recall_episodes f "
+            "JOIN recall_episode_docs d ON d.rid = f.rowid "
+            "JOIN episodes e ON e.episode_id = d.episode_id "
+            "WHERE recall_episodes MATCH ? AND e.scope = ? ORDER BY d.rid",
+            (match, probe.scope)).fetchall()
+        found["episodes"] = tuple(episode_from_row(r) for r in rows)
+        found["episode_texts"] = tuple(r["recall_text"] for r in rows)
+        found["episode_corpus"] = _stats(conn, probe, "episode", live, _EPISODE_SNAPSHOT)
+    return RecallCandidates(**found)
+
+
+def conversation(conn: sqlite3.Connection, query: ConversationQuery) -> list[Episode]:
+    around, known = to_micros(query.around), to_micros(query.known_at)
+    where = ("scope = ? AND channel = ? AND (? IS NULL OR source = ?) AND recorded_at <= ? "
+             "AND content <> '' AND episode_id <> ?")
+    params = (query.scope, query.channel, query.source, query.source, known, query.episode_id)
+    before = conn.execute(
+        f"SELECT * FROM episodes WHERE {where} AND (occurred_at < ? OR (occurred_at = ? AND "
+        "episode_id < ?)) ORDER BY occurred_at DESC, episode_id DESC LIMIT ?",
+        (*params, around, around, query.episode_id, query.size)).fetchall()
+    after = conn.execute(
+        f"SELECT * FROM episodes WHERE {where} AND (occurred_at > ? OR (occurred_at = ? AND "
+        "episode_id > ?)) ORDER BY occurred_at, episode_id LIMIT ?",
+        (*params, around, around, query.episode_id, query.size)).fetchall()
+    return [episode_from_row(r) for r in (*reversed(before), *after)]
+
+
+def merge_segments(conn: sqlite3.Connection) -> bool:
+    """Merge every FTS5 segment into one, dropping deleted entries (and, with
+    ``secure_delete``, zeroing the pages the old segments freed). Only after an erasure (the
+    delete triggers mark it): a merge rewrites the whole index. True if it ran."""
+    if conn.execute("SELECT 1 FROM meta WHERE key = 'recall_erased'").fetchone() is None:
+        return False
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("INSERT INTO recall_facts (recall_facts) VALUES ('optimize')")
+        conn.execute("INSERT INTO recall_episodes (recall_episodes) VALUES ('optimize')")
+        conn.execute("DELETE FROM meta WHERE key = 'recall_erased'")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return True
