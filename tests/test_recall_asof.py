@@ -18,6 +18,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -110,11 +111,12 @@ def test_a_replay_at_known_at_is_the_search_run_then(make_memory: MemoryFactory,
     live: list[tuple[Step, datetime, RecallAnswer]] = []
     for n, step in enumerate(log):
         clock.now += timedelta(hours=step.advance)
-        assertions = [
-            fact(s, p, " ".join(w), **({} if start is None else
-                                       {"valid_from": clock.now + timedelta(hours=start)}))
-            for s, p, w, start in step.facts
-        ]
+        assertions = []
+        for s, p, w, start in step.facts:
+            extra: dict[str, Any] = {}
+            if start is not None:
+                extra["valid_from"] = clock.now + timedelta(hours=start)
+            assertions.append(fact(s, p, " ".join(w), **extra))
         memory.ingest(episode(f"op-{n}", "user", clock.now, scope=step.scope,
                               content=" ".join(step.content), assertions=assertions))
         # A live search right after the write, "now" on both axes.

@@ -126,7 +126,7 @@ def recency(last: datetime | None, at: datetime, half_life_days: float) -> float
     if last is None:
         return 0.0
     age = max((at - last).total_seconds(), 0.0) / 86400
-    return 0.5 ** (age / half_life_days)
+    return float(0.5 ** (age / half_life_days))
 
 
 def evidence_quality(kind: Kind | None, independent_sources: int) -> float:
