@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from kg_memory.domain.change import ChangePlan, Effect
 from kg_memory.domain.consolidation import Evidence
 from kg_memory.domain.eligibility import EligibilityRule
+from kg_memory.domain.embedding import Embedder, HashingEmbedder
 from kg_memory.domain.errors import (
     EXIT_CODES,
     ConcurrencyError,
@@ -114,6 +115,7 @@ __all__ = [
     "EdgeType",
     "Effect",
     "EligibilityRule",
+    "Embedder",
     "EndReason",
     "Entity",
     "Episode",
@@ -123,6 +125,7 @@ __all__ = [
     "ForgetReport",
     "ForgottenError",
     "GateRule",
+    "HashingEmbedder",
     "HistoryEntry",
     "IdempotencyConflict",
     "IngestError",

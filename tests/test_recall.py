@@ -6,6 +6,7 @@ import pytest
 
 from kg_memory import (
     GateRule,
+    HashingEmbedder,
     Kind,
     Memory,
     RecallAnswer,
@@ -209,3 +210,25 @@ def test_specificity_ranks_the_asked_subject_and_project_first(
     assert (first.subject, first.qualifiers and first.qualifiers.project) == ("j17", "c1")
     assert first.score.specificity == 1.0
     assert {h.score.specificity for h in answer.results[1:]} == {0.5}
+
+
+def test_hybrid_recall_finds_by_vector_only_what_is_eligible(
+    memory: Memory, clock: ManualClock
+) -> None:
+    _say(memory, "op-1", 0, "Ana is vegetarian", fact("ana", "diet", "vegetarian"))
+    _say(memory, "op-2", 0, "Ana's old diet", fact("ana", "old_diet", "vegetables only",
+                                                   valid_to=day(0.5)))
+    clock.now = day(1)
+    lexical = memory.recall("vegetable", scope="u1", include_episodes=False)
+    assert lexical.mode == "lexical"
+    assert lexical.excluded["not_valid_at"] == 1  # the old diet matches, but ended
+    hybrid = memory.recall("vegetable", scope="u1", include_episodes=False,
+                           embedder=HashingEmbedder())
+    assert hybrid.mode == "hybrid"
+    # "vegetarian" shares trigrams with "vegetable": found by its vector alone, BM25 0.
+    [hit] = [h for h in hybrid.results if h.value == "vegetarian"]
+    assert hit.score.bm25 == 0
+    assert hit.score.vector is not None
+    assert hit.score.vector_rank == 1
+    # The ended fact is never brought back by its vector either.
+    assert all(h.value != "vegetables only" for h in hybrid.results)

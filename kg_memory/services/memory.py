@@ -23,6 +23,7 @@ import networkx as nx
 from prov.model import ProvDocument
 
 from kg_memory.domain.eligibility import ALL_KINDS, EligibilityRule
+from kg_memory.domain.embedding import Embedder
 from kg_memory.domain.errors import ConcurrencyError, ForgottenError, IngestError, NotFound
 from kg_memory.domain.forgetting import Selector
 from kg_memory.domain.gate import WriterPolicy
@@ -65,6 +66,11 @@ class Memory:
         self.store = store
         self.policy = policy or WriterPolicy.default()
         self._clock = clock
+        #: Recall's vector similarity (none: lexical recall only); see kg_memory.domain.embedding.
+        self.embedder: Embedder | None = None
+        # Document vectors by revision, in this process only; a forget run clears them, so no
+        # vector of erased content outlives the run.
+        self._vectors: dict[str, list[float]] = {}
         # Read once, outside any transaction: a rolled-back episode must not take the key
         # of every tombstone with it.
         self._secret = store.secret
@@ -184,6 +190,7 @@ class Memory:
         include_episodes: bool = True,
         limit: int = 10,
         rules: Iterable[EligibilityRule] = (),
+        embedder: Embedder | None = None,
     ) -> RecallAnswer:
         """What this memory holds that bears on ``query``, in ``scope``, at ``at`` (valid
         time, default now) as believed at ``known_at`` (default now).
@@ -192,6 +199,8 @@ class Memory:
         stale, not yet known, blocked or of a kind not asked for is ever scored. ``subject``
         and ``project`` describe the request and rank matching records first; they do not
         filter. ``rules`` adds eligibility rules (a decay floor, a pending status).
+        ``embedder`` (default: the memory's, normally none) adds vector similarity over the
+        eligible facts, fused with BM25 by reciprocal rank.
 
         Returns an ``ok`` or ``empty`` :class:`~kg_memory.domain.recall_answer.RecallAnswer`;
         raises :class:`~kg_memory.domain.errors.RecallUnavailable` when the store cannot be
@@ -203,7 +212,8 @@ class Memory:
             at=ensure_utc(at, what="at") if at else now,
             known_at=ensure_utc(known_at, what="known_at") if known_at else now,
             now=now, kinds=frozenset(Kind(k) for k in kinds),
-            include_episodes=include_episodes, limit=limit, rules=tuple(rules))
+            include_episodes=include_episodes, limit=limit, rules=tuple(rules),
+            embedder=embedder or self.embedder, vector_cache=self._vectors)
         return run_recall(self.store, request)
 
     def _same_as_group(self, subject: str, query: AsOfQuery) -> set[str]:
@@ -277,6 +287,8 @@ class Memory:
         """Forget what ``selector`` names and everything derived only from it; see
         :mod:`kg_memory.services.forget_run`. Run with ``dry_run=True`` first."""
         chosen = selector if isinstance(selector, Selector) else Selector.parse(selector)
+        if not dry_run:
+            self._vectors.clear()
         return forget(self.store, chosen, dry_run=dry_run, block=block)
 
     def blocks(self, scope: str | None = None) -> list[Block]:

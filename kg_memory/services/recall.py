@@ -33,6 +33,7 @@ from kg_memory.domain.eligibility import (
     fact_exclusion,
     fact_reasons,
 )
+from kg_memory.domain.embedding import Embedder, cosine
 from kg_memory.domain.errors import RecallError, RecallUnavailable, StoreUnavailable
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Assertion, Channel, Episode, Kind, Support, trusted
@@ -54,8 +55,8 @@ from kg_memory.domain.recall_answer import (
     episode_label,
     fact_label,
 )
-from kg_memory.domain.recall_text import query_terms, tokens
-from kg_memory.store.protocol import ConversationQuery, RecallProbe, Store
+from kg_memory.domain.recall_text import fact_document, query_terms, tokens
+from kg_memory.store.protocol import AsOfQuery, ConversationQuery, RecallProbe, Store
 
 __all__ = ["MAX_LIMIT", "RecallRequest", "recall"]
 
@@ -80,6 +81,10 @@ class RecallRequest:
     rules: Sequence[EligibilityRule] = ()
     weights: RankingWeights = DEFAULT_WEIGHTS
     context_size: int = 1
+    embedder: Embedder | None = None
+    vector_candidates: int = 50
+    #: Vectors by ``fact:id#revision``, kept by the caller between recalls (cleared on forget).
+    vector_cache: dict[str, list[float]] | None = None
 
 
 def _answer(request: RecallRequest, terms: tuple[str, ...], **fields: object) -> RecallAnswer:
@@ -199,6 +204,31 @@ def _episode_hit(store: Store, episode: Episode, ranked: Ranked, request: Recall
         score=_components(ranked))
 
 
+def _vector_hits(store: Store, request: RecallRequest, context: RecallContext,
+                 embedder: Embedder) -> tuple[dict[str, Assertion], dict[str, float]]:
+    """The eligible facts closest to the query by vector, brute force (the documented
+    fallback: no vector index ships here). The pool is the scope's as-of snapshot (believed at
+    known_at, valid at at), judged by the same eligibility rules, so a vector can never bring
+    back an ineligible record either."""
+    pool = [f for f in store.asof(AsOfQuery(valid_at=request.at, known_at=request.known_at,
+                                            scope=request.scope))
+            if fact_exclusion(f, context) is None]
+    cache = request.vector_cache if request.vector_cache is not None else {}
+    keys = [f"fact:{f.assertion_id}#{f.revision}" for f in pool]
+    missing = [(k, f) for k, f in zip(keys, pool, strict=True) if k not in cache]
+    if missing:
+        docs = [fact_document(f, f.qualifiers.project, f.qualifiers.exceptions)
+                for _, f in missing]
+        for (key, _), vector in zip(missing, embedder.embed(docs), strict=True):
+            cache[key] = vector
+    [query] = embedder.embed([request.query])
+    sims = {k: cosine(query, cache[k]) for k in keys}
+    best = sorted((k for k in keys if sims[k] > 0), key=lambda k: (-sims[k], k))
+    chosen = best[:request.vector_candidates]
+    by_key = dict(zip(keys, pool, strict=True))
+    return {k: by_key[k] for k in chosen}, {k: sims[k] for k in chosen}
+
+
 def recall(store: Store, request: RecallRequest) -> RecallAnswer:
     """Search ``store`` for ``request``; see the module docstring.
 
@@ -246,11 +276,22 @@ def recall(store: Store, request: RecallRequest) -> RecallAnswer:
                     if e.recorded_at <= request.known_at]
         episode_df = document_frequencies(recorded, terms)
 
+        vectors: dict[str, float] | None = None
+        if request.embedder is not None:
+            near, vectors = _vector_hits(store, request, context, request.embedder)
+            known = {f"fact:{f.assertion_id}#{f.revision}" for f in facts}
+            for key, fact in near.items():
+                if key not in known:  # found by its vector only: no query term in it
+                    facts.append(fact)
+                    fact_docs[id(fact)] = fact_document(
+                        fact, fact.qualifiers.project, fact.qualifiers.exceptions).split()
+
         supports = store.supports((f.assertion_id for f in facts), request.known_at)
         by_key = {f"fact:{f.assertion_id}#{f.revision}": f for f in facts}
         scored = [_fact_scored(f, fact_docs[id(f)], supports.get(f.assertion_id, ()), request)
                   for f in facts]
-        ranked = rank(scored, terms, fact_df, found.fact_corpus, weights=request.weights)
+        ranked = rank(scored, terms, fact_df, found.fact_corpus, vectors=vectors,
+                      weights=request.weights)
         episode_by_key = {f"episode:{e.episode_id}": e for e in episodes}
         ranked += rank([_episode_scored(e, episode_docs[e.episode_id], request)
                         for e in episodes], terms, episode_df, found.episode_corpus,
@@ -270,5 +311,6 @@ def recall(store: Store, request: RecallRequest) -> RecallAnswer:
         raise RecallUnavailable(f"recall could not search: {exc}", answer) from exc
     return _answer(
         request, terms, status="ok" if hits else "empty",
+        mode="lexical" if request.embedder is None else "hybrid",
         candidates=len(found.facts) + len(found.episodes), eligible=len(facts) + len(episodes),
         excluded=excluded, results=tuple(hits))
