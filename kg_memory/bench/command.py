@@ -108,7 +108,10 @@ def _rows(s: ScaleResult) -> list[tuple[str, str, str]]:
            ("  recall results and exclusions",
             f"{s.recall.hit_rate:.0%} found",
             f"{s.recall.mean_candidates:.1f} matches, {s.recall.mean_excluded:.1f} excluded "
-            "before ranking")] if s.recall else []),
+            "before ranking"),
+           *([("hybrid recall median / p99", _us(s.recall.hybrid),
+               f"trigram vectors, brute force ({s.recall.hybrid_vs_lexical or 0:.1f}x "
+               "lexical)")] if s.recall.hybrid else [])] if s.recall else []),
         *([("neo4j sync", f"{s.neo4j.sync_records_per_second:,.0f} records/s",
             f"{s.neo4j.sync_records:,} records in {s.neo4j.sync_seconds:.1f} s"),
            ("neo4j as-of lookup median / p99", _us(s.neo4j.lookup),

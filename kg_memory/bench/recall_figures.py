@@ -18,6 +18,7 @@ from pathlib import Path
 from kg_memory.bench.latency import time_each
 from kg_memory.bench.result import RecallFigures, _Frozen
 from kg_memory.bench.workload import Workload, _Script
+from kg_memory.domain.embedding import HashingEmbedder
 from kg_memory.domain.recall_answer import RecallAnswer
 from kg_memory.domain.recall_text import query_terms
 from kg_memory.services.memory import Memory
@@ -51,6 +52,14 @@ def measure_recall(memory: Memory, store_file: Path, probes: list[RecallProbe]
         return memory.recall(p.query, scope=p.scope, limit=10)
 
     stats, answers = time_each(ours, probes, warmup=min(50, len(probes)))
+    embedder = HashingEmbedder()
+
+    def hybrid(p: RecallProbe) -> RecallAnswer:
+        return memory.recall(p.query, scope=p.scope, limit=10, embedder=embedder)
+
+    # Warm-up embeds the probed scopes' documents once (the per-revision cache a long-running
+    # agent process keeps); the timed calls embed the query and compare brute force.
+    hybrid_stats, _ = time_each(hybrid, probes, warmup=len(probes))
     raw = sqlite3.connect(f"file:{store_file}?mode=ro", uri=True)
     try:
         def plain(p: RecallProbe) -> int:
@@ -71,4 +80,5 @@ def measure_recall(memory: Memory, store_file: Path, probes: list[RecallProbe]
         hit_rate=sum(1 for a in answers if a.results) / len(answers),
         mean_candidates=sum(a.candidates for a in answers) / len(answers),
         mean_excluded=sum(sum(a.excluded.values()) for a in answers) / len(answers),
+        hybrid=hybrid_stats, hybrid_vs_lexical=hybrid_stats.median_us / stats.median_us,
     )

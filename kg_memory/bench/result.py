@@ -93,6 +93,8 @@ class RecallFigures(_Frozen):
     hit_rate: float  # share of probes with at least one result
     mean_candidates: float  # index matches per probe, before eligibility
     mean_excluded: float  # of which excluded by an eligibility rule
+    hybrid: LatencyStats | None = None  # + HashingEmbedder vectors, brute-force cosine, RRF
+    hybrid_vs_lexical: float | None = None
 
 
 class ScaleResult(_Frozen):
