@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from array import array
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
@@ -31,7 +32,7 @@ class Embedder(Protocol):
     @property
     def dimensions(self) -> int: ...
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+    def embed(self, texts: Sequence[str]) -> list[Sequence[float]]: ...
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -59,10 +60,12 @@ class HashingEmbedder:
         digest = hashlib.blake2b(gram.encode("utf-8"), digest_size=8).digest()
         return int.from_bytes(digest, "big") % self.dimensions
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        out = []
+    def embed(self, texts: Sequence[str]) -> list[Sequence[float]]:
+        out: list[Sequence[float]] = []
         for text in texts:
-            vector = [0.0] * self.dimensions
+            # Counts in a float32 array: 4 bytes a dimension, not a Python float object each
+            # (a cache of many vectors would otherwise cost ~8 KiB apiece).
+            vector = array("f", bytes(4 * self.dimensions))
             for token in tokens(text):
                 padded = f"#{token}#"
                 for i in range(len(padded) - 2):

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -70,7 +70,7 @@ class Memory:
         self.embedder: Embedder | None = None
         # Document vectors by revision, in this process only; a forget run clears them, so no
         # vector of erased content outlives the run.
-        self._vectors: dict[str, list[float]] = {}
+        self._vectors: dict[str, Sequence[float]] = {}
         # Read once, outside any transaction: a rolled-back episode must not take the key
         # of every tombstone with it.
         self._secret = store.secret

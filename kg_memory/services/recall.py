@@ -84,7 +84,7 @@ class RecallRequest:
     embedder: Embedder | None = None
     vector_candidates: int = 50
     #: Vectors by ``fact:id#revision``, kept by the caller between recalls (cleared on forget).
-    vector_cache: dict[str, list[float]] | None = None
+    vector_cache: dict[str, Sequence[float]] | None = None
 
 
 def _answer(request: RecallRequest, terms: tuple[str, ...], **fields: object) -> RecallAnswer:
