@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kg_memory.errors import ExtraMissing
+from kg_memory.domain.errors import ExtraMissing
 from kg_memory.sim.dinner import Verdict
 from kg_memory.sim.grid import ReadsGrid
 

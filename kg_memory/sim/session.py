@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.model import Value
+from kg_memory.domain.model import Value
 from kg_memory.sim.baseline import Settings
 from kg_memory.sim.dinner import Run, Served, Verdict
 from kg_memory.store.protocol import AsOfQuery
