@@ -1,9 +1,9 @@
 """The dinner study as a lab (issue 17): other lengths, every input, every session day.
 
 The sensitivity figures are seed 000's own ("Try other settings"), kept in
-fixtures/dinner/sensitivity.json with the sentence they come from. The baselines are also checked
-against a small reference model of the seed's rules, restated below from the seed's prose and
-sharing no code with kg_memory.sim.
+fixtures/dinner/expected/sensitivity.json with the sentence they come from. The baselines are
+also checked against a small reference model of the seed's rules, restated below from the seed's
+prose and sharing no code with kg_memory.sim.
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ from kg_memory.sim.scenario import Scenario, ScenarioClock
 from tests.conftest import ROOT
 
 runner = CliRunner()
-FIGURES = json.loads((ROOT / "fixtures" / "dinner" / "sensitivity.json").read_text("utf-8"))
+FIGURES = json.loads(
+    (ROOT / "fixtures" / "dinner" / "expected" / "sensitivity.json").read_text("utf-8")
+)
 BASELINE_SLUGS = ("keep", "ttl-refresh", "ttl-fixed", "unused", "contra-chat", "contra-all")
 
 
