@@ -40,7 +40,9 @@ JsonOption = Annotated[bool, typer.Option("--json", help="JSON instead of text."
 # subcommands; None there means "as given before the subcommand, else the seed's".
 TtlOption = Annotated[
     int | None,
-    typer.Option("--ttl", min=1, metavar="DAYS", help="TTL of the two TTL runs [default: 7]."),
+    typer.Option(
+        "--ttl", min=1, metavar="DAYS", help="TTL of the two TTL runs, in days (default 7)."
+    ),
 ]
 UnusedOption = Annotated[
     int | None,
@@ -48,7 +50,7 @@ UnusedOption = Annotated[
         "--unused-days",
         min=1,
         metavar="DAYS",
-        help="Disuse window of 'Delete if unused' [default: 30].",
+        help="Disuse window of 'Delete if unused', in days (default 30).",
     ),
 ]
 _VERDICT_STYLE = {
@@ -122,8 +124,11 @@ def prompt(
 
 @dinner_app.command()
 def inputs(json_out: JsonOption = False) -> None:
-    """Print every input of the study: its day, who sent it, through which channel, and what
-    it carries (events and candidate facts). Every run receives exactly these."""
+    """Print every input: its day, who sent it, through which channel, what it carries.
+
+    What it carries are its events (R1.cancelled) and candidate facts (key = value, kind). Every
+    run receives exactly these inputs.
+    """
     with render.errors():
         items = Scenario.load().inputs()
     if json_out:
@@ -149,9 +154,12 @@ def day(
     unused_days: UnusedOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """What memory answers on session day N under POLICY: each read, what was true that day,
-    and the verdict (right, stale, missing, injected). For the writer + dependency runs, also
-    the as-of query that produced each answer, as a kg-memory asof command."""
+    """Print what memory answers on session day N under POLICY, read by read.
+
+    Each read shows what was served and who wrote it, what was true that day and the verdict
+    (right, stale, missing, injected). For the writer + dependency runs, also the as-of query
+    that produced each answer, as a kg-memory asof command.
+    """
     settings = _settings(ctx, ttl, unused_days)
     scenario = Scenario.load()
     if n not in scenario.session_days():
@@ -195,25 +203,29 @@ def reads(
     policy: Annotated[
         list[str] | None,
         typer.Option(
-            "--policy", "-p", metavar="POLICY", help="Only this run (repeatable) [default: all]."
+            "--policy",
+            "-p",
+            metavar="POLICY",
+            help="Only this run (repeatable; default all eight).",
         ),
     ] = None,
     plot: Annotated[
         Path | None,
         typer.Option(
             metavar="FILE.png",
-            help="Draw the picture into this PNG (needs the extra: pip install 'kg-memory[lab]').",
+            help="Draw the picture into this PNG (needs matplotlib: the extra 'lab').",
         ),
     ] = None,
     ttl: TtlOption = None,
     unused_days: UnusedOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="The grid as JSON.")] = False,
 ) -> None:
-    """Every read as a grid: one panel per run, one row per memory (Ana's diet, next dinner,
-    deposit approval, favourite), one block per read from day 3 to day 87.
+    """Print every read as a grid, or draw seed 000's picture of them with --plot.
 
-    In the picture a short grey block is right, red is stale, a hollow amber block is missing
-    and violet is the restaurant's claim; the panels are stacked so the rows line up.
+    One panel per run, one row per memory (Ana's diet, next dinner, deposit approval,
+    favourite), one block per read from day 3 to day 87. In the picture a short grey block is
+    right, red is stale, a hollow amber block is missing and violet is the restaurant's claim;
+    the panels are stacked so the rows line up.
     """
     settings = _settings(ctx, ttl, unused_days)
     slugs = [_policy(p) for p in policy] if policy else list(POLICIES)
