@@ -42,7 +42,8 @@ __all__ = [
 
 GRAPH = "provenance"
 MISFILED = "provenance-misfiled"
-#: Every run, in the seed's order: slug -> title.
+
+
 def policies(settings: Settings | None = None) -> dict[str, str]:
     """Every run at ``settings``, in the seed's order: slug -> title (titles name lengths)."""
     return {
