@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.table import Table
+from rich.text import Text
 
 from kg_memory.cli import render
-from kg_memory.cli.options import JsonOption, StoreOption, open_memory
+from kg_memory.cli.options import JsonOption, StoreOption, WideOption, open_memory
+from kg_memory.cli.sheet import Column, Ident, Sheet
 from kg_memory.identity import Resolved, preview
 from kg_memory.record import MentionCandidate
 
@@ -21,16 +22,18 @@ ByOption = Annotated[str, typer.Option("--by", help="Who decides (a person, for 
 ReasonOption = Annotated[str, typer.Option(help="Why, in their words.")]
 
 
-def _decisions_table(title: str, rows: list[Resolved]) -> Table:
-    table = Table(title=title)
-    for column in ("decision", "mention", "outcome", "entity", "posterior", "by", "reason"):
-        table.add_column(column, overflow="fold")
+def _decisions_sheet(title: str, rows: list[Resolved]) -> Sheet:
+    sheet = Sheet(title=title, caption=f"{len(rows)} decision(s)", columns=[
+        Column("decision", priority=1, cut="middle"), Column("mention", cut="middle"),
+        Column("outcome"),
+        Column("entity", cut="middle"), Column("posterior", justify="right"),
+        Column("by", cut="middle"), Column("reason", cut="end")])
     for r in rows:
         d = r.decision
-        table.add_row(d.decision_id[:16], d.mention.name, d.outcome.value, r.entity_id,
+        sheet.add_row(Ident(d.decision_id), d.mention.name, d.outcome.value, Ident(r.entity_id),
                       "" if d.posterior is None else f"{d.posterior:.3f}", d.decided_by,
                       d.reason)
-    return table
+    return sheet
 
 
 @entities_app.command("list")
@@ -38,6 +41,7 @@ def list_entities(
     scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
     store: StoreOption = None,
     json_out: JsonOption = False,
+    wide: WideOption = False,
 ) -> None:
     """List entities with their type and name."""
     with render.errors(), open_memory(store, create=False) as memory:
@@ -45,12 +49,12 @@ def list_entities(
     if json_out:
         render.emit_json(found)
         return
-    table = Table(title="entities")
-    for column in ("id", "type", "name", "scope"):
-        table.add_column(column)
+    sheet = Sheet(title="entities", caption=f"{len(found)} entit(ies)", columns=[
+        Column("id", cut="middle"), Column("type", cut="middle"), Column("name", cut="middle"),
+        Column("scope", cut="middle"), Column("owners", priority=1, cut="end")])
     for e in found:
-        table.add_row(e.entity_id, e.type, e.name or "", e.scope)
-    render.console.print(table)
+        sheet.add_row(Ident(e.entity_id), e.type, e.name or "", e.scope, ", ".join(e.owners))
+    render.show(sheet, wide=wide)
 
 
 @entities_app.command()
@@ -58,6 +62,7 @@ def show(
     entity_id: Annotated[str, typer.Argument(metavar="ID")],
     store: StoreOption = None,
     json_out: JsonOption = False,
+    wide: WideOption = False,
 ) -> None:
     """An entity's profile, the decisions that concern it and its current facts."""
     with render.errors(), open_memory(store, create=False) as memory:
@@ -71,11 +76,13 @@ def show(
                           "facts": facts.model_dump(mode="json")["facts"]})
         return
     if profile:
-        render.console.print(f"[bold]{entity_id}[/] {profile.type}: {', '.join(profile.names)}")
+        # Plain text, not markup: names and identifiers are stored input.
+        render.console.print(Text(f"{entity_id} {profile.type}: {', '.join(profile.names)}",
+                                  style="bold"))
         for identifier in profile.identifiers:
-            render.console.print(f"  {identifier.kind.value}: {identifier.value}")
-    render.console.print(_decisions_table("decisions", decisions))
-    render.console.print(render.asof_table(facts))
+            render.console.print(Text(f"  {identifier.kind.value}: {identifier.value}"))
+    render.show(_decisions_sheet("decisions", decisions), wide=wide)
+    render.show(render.asof_sheet(facts), wide=wide)
 
 
 @entities_app.command("resolve")
@@ -88,6 +95,7 @@ def resolve_cmd(
         "--context", help="FIELD=VALUE: employer, role, city, relation, project.")] = None,
     store: StoreOption = None,
     json_out: JsonOption = False,
+    wide: WideOption = False,
 ) -> None:
     """How NAME would resolve now, with per-field evidence; records nothing."""
     try:
@@ -101,15 +109,17 @@ def resolve_cmd(
     if json_out:
         render.emit_json(decision)
         return
-    render.console.print(f"{decision.outcome.value}: {decision.reason}")
-    table = Table(title="candidates")
-    for column in ("entity", "prior", "bits", "posterior", "outcome", "agreeing", "vetoes"):
-        table.add_column(column, overflow="fold")
+    render.console.print(Text(f"{decision.outcome.value}: {decision.reason}"))
+    sheet = Sheet(title="candidates", caption=f"{len(decision.candidates)} candidate(s)", columns=[
+        Column("entity", cut="middle"), Column("prior", justify="right"),
+        Column("bits", justify="right"), Column("posterior", justify="right"),
+        Column("outcome"), Column("agreeing", cut="end"), Column("vetoes", cut="end")])
     for c in decision.candidates:
-        table.add_row(c.entity_id, f"{c.prior:.3f}", f"{c.weight:+.1f}", f"{c.posterior:.3f}",
-                      c.outcome.value, ", ".join(f.value for f in c.corroborated_by),
+        sheet.add_row(Ident(c.entity_id), f"{c.prior:.3f}", f"{c.weight:+.1f}",
+                      f"{c.posterior:.3f}", c.outcome.value,
+                      ", ".join(f.value for f in c.corroborated_by),
                       ", ".join(v.reason.value for v in c.vetoes))
-    render.console.print(table)
+    render.show(sheet, wide=wide)
 
 
 @entities_app.command()
@@ -166,6 +176,7 @@ def review(
     by: Annotated[str | None, typer.Option("--by", help="Who settles it.")] = None,
     store: StoreOption = None,
     json_out: JsonOption = False,
+    wide: WideOption = False,
 ) -> None:
     """List open REVIEW decisions, or settle them with --merge / --apart and --by."""
     with render.errors(), open_memory(store, create=False) as memory:
@@ -184,7 +195,7 @@ def review(
     if json_out:
         render.emit_json(open_items)
     else:
-        render.console.print(_decisions_table("open for review", open_items))
+        render.show(_decisions_sheet("open for review", open_items), wide=wide)
 
 
 @entities_app.command()

@@ -10,7 +10,7 @@ import typer
 from kg_memory.memory import Memory
 from kg_memory.store.sqlite import default_path
 
-__all__ = ["JsonOption", "StoreOption", "open_memory"]
+__all__ = ["JsonOption", "StoreOption", "WideOption", "open_memory"]
 
 StoreOption = Annotated[
     str | None,
@@ -18,6 +18,11 @@ StoreOption = Annotated[
                  "$KG_MEMORY_STORE or the user data dir)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+WideOption = Annotated[
+    bool,
+    typer.Option("--wide", help="Every column, full ids and whole values, even past the "
+                 "terminal's width."),
+]
 
 
 def open_memory(store: str | Path | None, *, create: bool) -> Memory:
