@@ -18,9 +18,8 @@ import typer
 from pydantic import BaseModel
 from rich.console import Console
 
-from kg_memory import AsOfAnswer, HistoryEntry, KgMemoryError, Refusal
+from kg_memory import EXIT_CODES, AsOfAnswer, HistoryEntry, KgMemoryError, Refusal
 from kg_memory.cli.sheet import Column, Ident, Sheet, text
-from kg_memory.errors import EXIT_CODES
 
 __all__ = [
     "asof_sheet",
