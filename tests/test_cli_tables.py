@@ -275,3 +275,19 @@ def test_a_column_reads_in_the_stores_order_and_whole_seconds_apart_read_differe
 def test_exact_instants_carry_every_digit(a: datetime, b: datetime) -> None:
     fmt = TimeFormat(year=2026, precision=Precision.EXACT)
     assert (fmt.instant(a) == fmt.instant(b)) == (a == b)
+
+
+def test_a_stored_entity_id_prints_as_written_in_a_lineage_tree(tmp_path: Path) -> None:
+    """Entity ids are a sender's input: on today's main ``[/]R9`` raised MarkupError."""
+    line = {"operation_id": "x2", "source": "agent", "channel": "chat", "scope": "u1",
+            "occurred_at": "2026-01-05T09:00:00Z",
+            "entities": [{"entity_id": "[/]R9", "type": "booking", "owners": ["restaurant"]}],
+            "assertions": [{"subject": "u1", "predicate": "next_dinner", "value": "R9 Fri",
+                            "kind": "world", "depends_on": ["[/]R9"]}]}
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    store = str(tmp_path / "m.db")
+    run(80, "ingest", str(path), "--store", store)
+    out = run(80, "lineage", "[/]R9", "--store", store)
+    assert lines_of(out)[0] == "[/]R9 (entity)"
+    assert "DEPENDS_ON" in out

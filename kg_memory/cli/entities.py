@@ -134,7 +134,7 @@ def merge(
     """A person's merge, recorded as SAME_AS with system time: facts pool, nothing moves."""
     with render.errors(), open_memory(store, create=False) as memory:
         resolved = memory.merge(keep, other, by=by, reason=reason, scope=scope)
-    render.emit_json(resolved) if json_out else render.console.print(
+    render.emit_json(resolved) if json_out else render.say(
         f"merged {other} into {keep} ({resolved.decision.decision_id})")
 
 
@@ -161,7 +161,7 @@ def unmerge(
             resolved = memory.unmerge(keep, other, by=by, reason=reason, scope=scope)
         else:
             raise typer.BadParameter("give KEEP OTHER, or --decision ID")
-    render.emit_json(resolved) if json_out else render.console.print(
+    render.emit_json(resolved) if json_out else render.say(
         f"kept apart: {resolved.entity_id} ({resolved.decision.decision_id})")
 
 

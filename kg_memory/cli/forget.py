@@ -59,8 +59,8 @@ def forget(
             sheet.add_row(action, Ident(node))
     render.show(sheet, wide=wide)
     for destination in report.destinations:
-        render.console.print(f"{destination['destination']}: {destination['status']}")
-    render.console.print(f"status: {report.status}")
+        render.say(f"{destination['destination']}: {destination['status']}")
+    render.say(f"status: {report.status}")
 
 
 @blocks_app.command("list")
@@ -94,4 +94,4 @@ def revoke_block(
     """Re-enable collection for a blocked category."""
     with render.errors(), open_memory(store, create=False) as memory:
         memory.revoke_block(block_id)
-    render.console.print(f"revoked {block_id}")
+    render.say(f"revoked {block_id}")

@@ -97,4 +97,4 @@ def consolidate(
     if json_out:
         render.emit_json(published)
     else:
-        render.console.print(f"{published.status}: {published.etag} = {published.value}")
+        render.say(f"{published.status}: {published.etag} = {published.value}")

@@ -17,6 +17,7 @@ from typing import Any
 import typer
 from pydantic import BaseModel
 from rich.console import Console
+from rich.text import Text
 
 from kg_memory import EXIT_CODES, AsOfAnswer, HistoryEntry, KgMemoryError, Refusal
 from kg_memory.cli.sheet import Column, Ident, Sheet, text
@@ -28,6 +29,7 @@ __all__ = [
     "errors",
     "history_sheet",
     "refusals_sheet",
+    "say",
     "show",
 ]
 
@@ -58,6 +60,11 @@ def emit_json(data: BaseModel | list[Any] | dict[str, Any]) -> None:
             else data
         )
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+
+
+def say(message: str) -> None:
+    """Print one line for people as written: stored ids and values are never read as markup."""
+    console.print(Text(text(message)), highlight=False)
 
 
 def show(sheet: Sheet, *, wide: bool = False) -> None:
