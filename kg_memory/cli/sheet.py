@@ -1,21 +1,24 @@
 """Tables for people that fit the terminal: no cell ever wraps onto a second line.
 
 A :class:`Sheet` holds typed cells (text, instants, intervals, ids) and is laid out for one
-width when it is printed. Laying out, in this order, until the table fits:
+terminal width when it is printed, because only then is the width known. While the table is too
+wide, in this order:
 
-1. free-text columns (values, reasons, names) longer than :data:`SOFT_WIDTH` are cut to it
-   with an ellipsis;
-2. optional columns are left out, the least important first (their ``priority`` is highest);
-   the caption names them and ``--wide`` brings them back;
+1. the widest free-text column (``cut``: facts, values, reasons, names) loses a character, down
+   to :data:`SOFT_WIDTH`; what is cut ends in an ellipsis, in the middle for names and ids;
+2. optional columns are left out, the least important first (the highest ``priority``); the
+   caption names them and says ``--wide``;
 3. free-text columns are cut further, down to their header's width (at least
-   :data:`MIN_WIDTH`).
+   :data:`MIN_WIDTH`), then columns are left out from the right: a terminal narrower than the
+   intervals themselves gets fewer columns, never garbled ones.
 
-Every cell is a single line: a value's own line breaks and control characters are shown as
-escapes (``\\n``, ``\\x1b``), so no stored text can split a row or drive the terminal, and
-rich markup in stored text is printed as written, never interpreted. Ids that are long hashes
-show their prefix and first :data:`ID_DIGITS` hex digits (``as_95e8991b``). With ``wide`` every
-column is shown whole, ids in full, even past the terminal's width; ``--json`` and the ``show``
-commands print values whole.
+Room freed by a hidden column goes back to what was cut. Instants and intervals are never cut
+(kg_memory.cli.instants makes them short instead). Every cell is one line: a value's own line
+breaks and control characters are shown as escapes (``\\n``, ``\\x1b``), so no stored text can
+split a row or drive the terminal, and rich markup in stored text prints as written. Ids that
+are long hashes show their prefix and first :data:`ID_DIGITS` hex digits. ``wide`` shows every
+column whole, ids and instants in full, even past the terminal's width. The user-facing summary
+of these rules is docs/cli.md, "Reading the tables" (generated from kg_memory.cli.docs).
 """
 
 from __future__ import annotations
