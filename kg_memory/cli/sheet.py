@@ -114,7 +114,7 @@ class Sheet:
         hidden: list[str] = []
         if not wide:
             shown, widths, hidden = self._fit(width, shown, widths)
-        caption = self._caption(hidden)
+        caption = self._caption(hidden, width)
         title = self._title()
         table = Table(
             title=title,
@@ -223,14 +223,17 @@ class Sheet:
         return "".join(exact(p) if isinstance(p, datetime) else text(p or "")
                        for p in _parts(self.title))
 
-    def _caption(self, hidden: list[str]) -> str:
+    def _caption(self, hidden: list[str], width: int) -> str:
         year, _ = self._formats(wide=False)
         notes = [self.caption] if self.caption else []
         if any(_instants(cell) for row in self.rows for cell in row):
             notes.append("UTC" if year is None else f"UTC, {year}")
-        if hidden:
-            notes.append(f"{', '.join(hidden)}: --wide")
-        return " · ".join(notes)
+        if not hidden:
+            return " · ".join(notes)
+        named = " · ".join([*notes, f"{', '.join(hidden)}: --wide"])
+        # The caption is one line too: name the hidden columns if they fit, else count them.
+        return named if cell_len(named) <= width else " · ".join(
+            [*notes, f"{len(hidden)} more column(s): --wide"])
 
 
 def _parts(cell: Cell) -> tuple[Part, ...]:
