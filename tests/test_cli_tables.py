@@ -291,3 +291,18 @@ def test_a_stored_entity_id_prints_as_written_in_a_lineage_tree(tmp_path: Path) 
     out = run(80, "lineage", "[/]R9", "--store", store)
     assert lines_of(out)[0] == "[/]R9 (entity)"
     assert "DEPENDS_ON" in out
+
+
+def test_no_table_of_the_demo_wraps_at_any_width_from_60_to_160(tmp_path: Path) -> None:
+    from kg_memory.cli import render as cli_render
+
+    with Memory.open(study_store(tmp_path), create=False) as memory:
+        sheets = [cli_render.asof_sheet(a) for a in demo_answers(memory, Scenario.load())
+                  if not isinstance(a, str)]
+        sheets += [cli_render.history_sheet(s, memory.history(s)) for s in ("ana", "u1", "R1")]
+        sheets.append(cli_render.refusals_sheet(memory.refusals(None)))
+    for width in range(60, 161, 5):
+        for sheet in sheets:
+            lines = render(sheet, width)
+            assert max(len(line) for line in lines) <= width
+            assert len(lines) == table_lines(len(sheet.rows)), (width, sheet.title)
