@@ -12,25 +12,33 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 
 import typer
 from pydantic import BaseModel
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
-from kg_memory import EXIT_CODES, AsOfAnswer, HistoryEntry, KgMemoryError, Refusal
+from kg_memory import EXIT_CODES, AsOfAnswer, HistoryEntry, Interval, KgMemoryError, Refusal
+from kg_memory.cli.instants import Precision, TimeFormat, exact
 from kg_memory.cli.sheet import Column, Ident, Sheet, text
 
 __all__ = [
     "asof_sheet",
+    "asof_table",
     "console",
     "emit_json",
     "errors",
     "history_sheet",
+    "history_table",
+    "interval",
     "refusals_sheet",
     "say",
+    "short",
     "show",
+    "when",
 ]
 
 console = Console()
@@ -70,6 +78,31 @@ def say(message: str) -> None:
 def show(sheet: Sheet, *, wide: bool = False) -> None:
     """Print a sheet for people on the CLI's console (see kg_memory.cli.sheet for the rules)."""
     sheet.print(console, wide=wide)
+
+
+# One instant, interval or id in a line of prose (tables format theirs as a whole, in Sheet).
+def when(value: datetime | None) -> str:
+    """An instant with its year and every digit it has: ``2026-02-04 09:00``, ``∞`` if open."""
+    return exact(value)
+
+
+def interval(value: Interval) -> str:
+    """An interval as one token with years: ``2026-02-04 09:00→∞``."""
+    return TimeFormat(precision=Precision.EXACT).interval(value)
+
+
+def short(node_id: str) -> str:
+    """A hash id's prefix and first 8 hex digits (``as_95e8991b``); other ids as they are."""
+    return Ident(node_id).show(wide=False)
+
+
+def asof_table(answer: AsOfAnswer) -> Table:
+    """The as-of table laid out for the CLI's console (commands print it with ``show``)."""
+    return asof_sheet(answer).render(console.width)
+
+
+def history_table(subject: str, entries: list[HistoryEntry]) -> Table:
+    return history_sheet(subject, entries).render(console.width)
 
 
 def _evidence(episode_ids: list[str]) -> Ident | None:
