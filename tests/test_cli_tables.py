@@ -306,3 +306,17 @@ def test_no_table_of_the_demo_wraps_at_any_width_from_60_to_160(tmp_path: Path) 
             lines = render(sheet, width)
             assert max(len(line) for line in lines) <= width
             assert len(lines) == table_lines(len(sheet.rows)), (width, sheet.title)
+
+
+def test_a_table_spanning_two_years_gives_every_instant_its_year() -> None:
+    new_year = datetime(2026, 1, 1, tzinfo=UTC)
+    eve = datetime(2025, 12, 31, 23, tzinfo=UTC)
+    one_year = Sheet(title="t", columns=[Column("valid")])
+    one_year.add_row(Interval(start=new_year, end=new_year.replace(hour=9, minute=30)))
+    assert render(one_year, 80)[3].strip() == "01-01→09:30"  # midnight is the date alone
+    assert "UTC, 2026" in render(one_year, 80)[-1]
+    two_years = Sheet(title="t", columns=[Column("valid"), Column("system")])
+    two_years.add_row(Interval(start=eve, end=new_year), Interval(start=new_year))
+    row, caption = render(two_years, 80)[3], render(two_years, 80)[-1]
+    assert row.split() == ["2025-12-31", "23:00→2026-01-01", "2026-01-01→∞"]
+    assert caption.strip() == "UTC"
