@@ -84,8 +84,13 @@ class Column:
 
 
 def text(value: object) -> str:
-    """A stored value as one line: strings as they are, anything else as JSON."""
-    shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    """A stored value as one line: strings as written, anything else as JSON; line breaks and
+    control characters as their escapes.
+
+    >>> text("a\\nb\\x1b[2J"), text({"kind": "fish"}), text(True)
+    ('a\\\\nb\\\\x1b[2J', '{"kind": "fish"}', 'true')
+    """
+    shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], shown)
 
 
@@ -220,7 +225,8 @@ class Sheet:
         ]
 
     def _title(self) -> str:
-        return "".join(exact(p) if isinstance(p, datetime) else text(p or "")
+        whole = TimeFormat(precision=Precision.EXACT)
+        return "".join(exact(p) if isinstance(p, datetime) else _show(p, whole, wide=True)
                        for p in _parts(self.title))
 
     def _caption(self, hidden: list[str], width: int) -> str:
