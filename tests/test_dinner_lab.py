@@ -38,6 +38,13 @@ def cli(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+def wide_cli(width: int, *args: str) -> str:
+    """The command's output on a terminal ``width`` columns wide."""
+    result = CliRunner(env={"COLUMNS": str(width)}).invoke(app, ["sim", "dinner", *args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
 @cache
 def scenario() -> Scenario:
     return Scenario.load()
@@ -234,11 +241,13 @@ def test_inputs_lists_every_input_with_sender_channel_and_day() -> None:
     webhook = items[3]
     assert webhook["carries"] == ["R1.cancelled", "deposit_preapproved = yes (stated)"]
     assert "pre-approves deposits" in webhook["content"]
-    code, table = cli("inputs")
-    assert code == 0
-    assert all(len(line) <= 80 for line in table.splitlines())
-    assert "restaurant" in table
-    assert "webhook" in table
+    for width in (80, 120):
+        table = wide_cli(width, "inputs")
+        # A title, a header, a rule, one line per input and a caption: no row wrapped.
+        assert len(table.rstrip("\n").split("\n")) == 4 + len(items)
+        assert all(len(line) <= width for line in table.splitlines())
+        assert "R1.cancelled; deposit_preapproved = yes (stated)" in table
+    assert "pre-approves deposits" in wide_cli(80, "inputs", "--wide")
 
 
 def test_day_shows_each_read_with_its_verdict() -> None:
@@ -253,10 +262,15 @@ def test_day_shows_each_read_with_its_verdict() -> None:
     assert got["deposit_preapproved"]["verdict"] == "injected"
     assert got["deposit_preapproved"]["served"][0]["writer"] == "restaurant"
     assert all(r["query"] is None for r in answer["reads"])  # a baseline asks no graph
-    code, table = cli("day", "keep", "30")
-    assert code == 0
-    assert "injected" in table
-    assert all(len(line) <= 80 for line in table.splitlines())
+    for width in (80, 120):
+        table = wide_cli(width, "day", "keep", "30")
+        lines = table.rstrip("\n").split("\n")
+        # One line per memory served (Ana's diet returns two), no row wrapped.
+        assert len(lines) == 4 + 4
+        assert all(len(line) <= width for line in lines)
+        last_words = [line.split()[-1] for line in lines[3:7]]
+        assert last_words == ["fish", "30)", "(nothing)", "(nothing)"]
+        assert "yes (restaurant, day 2)" in table
 
 
 def test_day_gives_the_asof_query_that_a_store_answers_the_same_way(tmp_path: Path) -> None:

@@ -6,13 +6,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from kg_memory.cli import render
+from kg_memory.cli.options import WideOption
+from kg_memory.cli.sheet import Column, Sheet
 from kg_memory.sim.baseline import Settings
 from kg_memory.sim.dinner import (
     POLICIES,
-    Verdict,
     format_log,
     format_prompt,
     format_table,
@@ -53,12 +53,6 @@ UnusedOption = Annotated[
         help="Disuse window of 'Delete if unused', in days (default 30).",
     ),
 ]
-_VERDICT_STYLE = {
-    Verdict.RIGHT: "green",
-    Verdict.STALE: "red",
-    Verdict.MISSING: "yellow",
-    Verdict.INJECTED: "magenta",
-}
 
 
 def _policy(slug: str) -> str:
@@ -123,7 +117,7 @@ def prompt(
 
 
 @dinner_app.command()
-def inputs(json_out: JsonOption = False) -> None:
+def inputs(json_out: JsonOption = False, wide: WideOption = False) -> None:
     """Print every input: its day, who sent it, through which channel, what it carries.
 
     What it carries are its events (R1.cancelled) and candidate facts (key = value, kind). Every
@@ -134,15 +128,22 @@ def inputs(json_out: JsonOption = False) -> None:
     if json_out:
         render.emit_json(items)
         return
-    table = Table(caption=f"{len(items)} input(s)")
-    table.add_column("day", justify="right", no_wrap=True)
-    table.add_column("sender", no_wrap=True)
-    table.add_column("channel", no_wrap=True)
-    table.add_column("input", overflow="fold")
+    sheet = Sheet(
+        title="every input of the dinner study",
+        columns=[
+            Column("day", justify="right"),
+            Column("sender"),
+            Column("channel"),
+            # What it carries is the point of the table: the text gives way first.
+            Column("carries"),
+            Column("text", cut="end", priority=1),
+        ],
+        caption=f"{len(items)} input(s)",
+    )
     for item in items:
-        carries = "\n".join(f"→ {c}" for c in item.carries)
-        table.add_row(str(item.day), item.sender, item.channel, f"{item.content}\n{carries}")
-    render.console.print(table)
+        carries = "; ".join(item.carries)
+        sheet.add_row(str(item.day), item.sender, item.channel, carries, item.content)
+    render.show(sheet, wide=wide)
 
 
 @dinner_app.command()
@@ -153,6 +154,7 @@ def day(
     ttl: TtlOption = None,
     unused_days: UnusedOption = None,
     json_out: JsonOption = False,
+    wide: WideOption = False,
 ) -> None:
     """Print what memory answers on session day N under POLICY, read by read.
 
@@ -174,21 +176,28 @@ def day(
     if json_out:
         render.emit_json(answer)
         return
-    table = Table(title=f"day {n}, {answer.title}")
-    table.add_column("memory", no_wrap=True)
-    table.add_column("memory answers", overflow="fold")
-    table.add_column("true that day", overflow="fold")
-    table.add_column("verdict", no_wrap=True)
+    sheet = Sheet(
+        title=f"day {n}, {answer.title}",
+        columns=[
+            Column("memory"),
+            Column("verdict"),
+            Column("memory answers", cut="end"),
+            Column("true that day", cut="end"),
+        ],
+        caption=f"{len(answer.reads)} read(s)",
+    )
     for read in answer.reads:
-        served = "\n".join(f"{s.value} ({s.writer}, day {s.day})" for s in read.served)
-        style = _VERDICT_STYLE[read.verdict]
-        table.add_row(
+        # One line per memory served, so a read that returns two values stays readable.
+        served = [f"{s.value} ({s.writer}, day {s.day})" for s in read.served] or ["(nothing)"]
+        sheet.add_row(
             LABELS.get(read.key, read.key),
-            served or "(nothing)",
+            read.verdict.value,
+            served[0],
             "(nothing)" if read.truth is None else str(read.truth),
-            f"[{style}]{read.verdict.value}[/]",
         )
-    render.console.print(table)
+        for more in served[1:]:
+            sheet.add_row("", "", more, "")
+    render.show(sheet, wide=wide)
     commands = [(read.key, read.command) for read in answer.reads if read.command]
     if commands:
         # One line per command, unwrapped, so it can be pasted as it is.
