@@ -19,7 +19,6 @@ from kg_memory.bench.latency import time_each
 from kg_memory.bench.result import RecallFigures, _Frozen
 from kg_memory.bench.workload import Workload, _Script
 from kg_memory.domain.embedding import HashingEmbedder
-from kg_memory.domain.recall_answer import RecallAnswer
 from kg_memory.domain.recall_text import query_terms
 from kg_memory.services.memory import Memory
 from kg_memory.store.sqlite.recall import match_expression
@@ -48,14 +47,17 @@ def recall_probes(workload: Workload, count: int, *, seed: int = 3) -> list[Reca
 
 def measure_recall(memory: Memory, store_file: Path, probes: list[RecallProbe]
                    ) -> RecallFigures:
-    def ours(p: RecallProbe) -> RecallAnswer:
-        return memory.recall(p.query, scope=p.scope, limit=10)
+    # Each call keeps a summary, not its answer: a thousand answers held at once would count
+    # towards the bench's peak RSS as if recall itself needed them.
+    def ours(p: RecallProbe) -> tuple[int, int, int]:
+        answer = memory.recall(p.query, scope=p.scope, limit=10)
+        return len(answer.results), answer.candidates, sum(answer.excluded.values())
 
     stats, answers = time_each(ours, probes, warmup=min(50, len(probes)))
     embedder = HashingEmbedder()
 
-    def hybrid(p: RecallProbe) -> RecallAnswer:
-        return memory.recall(p.query, scope=p.scope, limit=10, embedder=embedder)
+    def hybrid(p: RecallProbe) -> int:
+        return len(memory.recall(p.query, scope=p.scope, limit=10, embedder=embedder).results)
 
     # Warm-up embeds the probed scopes' documents once (the per-revision cache a long-running
     # agent process keeps); the timed calls embed the query and compare brute force.
@@ -77,8 +79,8 @@ def measure_recall(memory: Memory, store_file: Path, probes: list[RecallProbe]
         queries=len(probes), recall=stats, fts5=reference,
         median_vs_fts5=stats.median_us / reference.median_us,
         p99_vs_fts5=stats.p99_us / reference.p99_us,
-        hit_rate=sum(1 for a in answers if a.results) / len(answers),
-        mean_candidates=sum(a.candidates for a in answers) / len(answers),
-        mean_excluded=sum(sum(a.excluded.values()) for a in answers) / len(answers),
+        hit_rate=sum(1 for hits, _, _ in answers if hits) / len(answers),
+        mean_candidates=sum(c for _, c, _ in answers) / len(answers),
+        mean_excluded=sum(x for _, _, x in answers) / len(answers),
         hybrid=hybrid_stats, hybrid_vs_lexical=hybrid_stats.median_us / stats.median_us,
     )
