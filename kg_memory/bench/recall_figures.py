@@ -4,9 +4,9 @@ Probes are questions a user of the workload could ask, built from that user's ow
 ("vegetarian food", "moving to Porto", "booth seat", "job at Globex"), each searched in the
 user's scope "now" (lexical: no embedder). The reference is what a hand-written search would
 run on the same file in the same process: the same FTS5 MATCH expression (tenant token AND any
-term) on both recall tables, ``ORDER BY rank LIMIT 10``, through a plain ``sqlite3``
-connection. It ranks with FTS5's own bm25 and applies no eligibility, so the ratio is the
-price of eligibility, as-of corpus statistics, supports and labels.
+term) on both recall tables of the tenant's shard, ``ORDER BY rank LIMIT 10``, through a
+plain ``sqlite3`` connection. It ranks with FTS5's own bm25 and applies no eligibility, so
+the ratio is the price of eligibility, as-of corpus statistics, supports and labels.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from kg_memory.domain.embedding import HashingEmbedder
 from kg_memory.domain.recall_text import query_terms
 from kg_memory.services.memory import Memory
 from kg_memory.store.sqlite.recall import match_expression
+from kg_memory.store.sqlite.recall_shards import episodes_table, facts_table, shard
 
 __all__ = ["RecallFigures", "RecallProbe", "measure_recall", "recall_probes"]
 
@@ -66,10 +67,12 @@ def measure_recall(memory: Memory, store_file: Path, probes: list[RecallProbe]
     try:
         def plain(p: RecallProbe) -> int:
             match = match_expression(p.scope, query_terms(p.query))
-            facts = raw.execute("SELECT rowid FROM recall_facts WHERE recall_facts MATCH ? "
-                                "ORDER BY rank LIMIT 10", (match,)).fetchall()
-            episodes = raw.execute("SELECT rowid FROM recall_episodes WHERE recall_episodes "
-                                   "MATCH ? ORDER BY rank LIMIT 10", (match,)).fetchall()
+            k = shard(p.scope)
+            facts = raw.execute(f"SELECT rowid FROM {facts_table(k)} WHERE {facts_table(k)} "
+                                "MATCH ? ORDER BY rank LIMIT 10", (match,)).fetchall()
+            episodes = raw.execute(f"SELECT rowid FROM {episodes_table(k)} WHERE "
+                                   f"{episodes_table(k)} MATCH ? ORDER BY rank LIMIT 10",
+                                   (match,)).fetchall()
             return len(facts) + len(episodes)
 
         reference, _ = time_each(plain, probes, warmup=min(50, len(probes)))

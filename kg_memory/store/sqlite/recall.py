@@ -1,10 +1,13 @@
 """The embedded store's recall index: SQLite FTS5, written in the episode's transaction.
 
-Facts are indexed per revision and stay indexed when closed (the index is bitemporal; see
-``schema.sql``), episodes while they have content. Erasure needs no code here: triggers on
-``versions`` and ``episodes`` delete index rows with the rows they index, inside the forget
-run's transaction, and :func:`merge_segments` (called by the scrub) rewrites the FTS b-tree so
-that a deleted term is not left behind in an older segment, where FTS5 keeps it until a merge.
+Facts are indexed per revision and stay indexed when closed (the index is bitemporal),
+episodes while they have content, each in the FTS5 tables of its tenant's shard
+(:mod:`.recall_shards`), holding the tokens of :mod:`kg_memory.domain.recall_text` and one
+token naming the tenant, so a search intersects the tenant's doclist inside FTS5. Erasure
+needs no code here: triggers on ``versions`` and ``episodes`` delete index rows with the rows
+they index, inside the forget run's transaction, and :func:`merge_segments` (called by the
+scrub) rewrites the shards they marked, so that a deleted term is not left behind in an older
+segment, where FTS5 keeps it until a merge.
 """
 
 from __future__ import annotations
@@ -18,6 +21,13 @@ from kg_memory.domain.model import Assertion, Episode
 from kg_memory.domain.ranking import CorpusStats
 from kg_memory.domain.recall_text import episode_document, fact_document
 from kg_memory.store.protocol import ConversationQuery, RecallCandidates, RecallProbe
+from kg_memory.store.sqlite.recall_shards import (
+    SHARDS,
+    ddl,
+    episodes_table,
+    facts_table,
+    shard,
+)
 from kg_memory.store.sqlite.rows import VERSION_COLUMNS, episode_from_row, version_from_row
 
 __all__ = [
@@ -66,8 +76,8 @@ def index_fact(conn: sqlite3.Connection, vid: int, fact: Assertion) -> None:
     if not text:
         return
     length = text.count(" ") + 1
-    conn.execute("INSERT INTO recall_facts (rowid, scope, text) VALUES (?, ?, ?)",
-                 (vid, scope_token(fact.scope), text))
+    conn.execute(f"INSERT INTO {facts_table(shard(fact.scope))} (rowid, scope, text) "
+                 "VALUES (?, ?, ?)", (vid, scope_token(fact.scope), text))
     conn.execute("INSERT INTO recall_fact_docs (vid, length) VALUES (?, ?)", (vid, length))
     _count(conn, fact.scope, "fact", length)
 
@@ -80,8 +90,8 @@ def index_episode(conn: sqlite3.Connection, episode: Episode) -> None:
     rid = conn.execute(
         "INSERT INTO recall_episode_docs (episode_id, length) VALUES (?, ?) RETURNING rid",
         (episode.episode_id, length)).fetchone()[0]
-    conn.execute("INSERT INTO recall_episodes (rowid, scope, text) VALUES (?, ?, ?)",
-                 (rid, scope_token(episode.scope), text))
+    conn.execute(f"INSERT INTO {episodes_table(shard(episode.scope))} (rowid, scope, text) "
+                 "VALUES (?, ?, ?)", (rid, scope_token(episode.scope), text))
     _count(conn, episode.scope, "episode", length)
 
 
@@ -111,7 +121,9 @@ def index_missing(conn: sqlite3.Connection) -> int:
 
 
 def ensure_index(conn: sqlite3.Connection) -> None:
-    """Index, once, what a store written before recall existed already holds."""
+    """Create the shards' tables and triggers, and index, once, what a store written before
+    recall existed already holds."""
+    conn.executescript(ddl())
     if conn.execute("SELECT 1 FROM meta WHERE key = 'recall_index'").fetchone():
         return
     conn.execute("BEGIN IMMEDIATE")
@@ -171,20 +183,22 @@ def recall_candidates(conn: sqlite3.Connection, probe: RecallProbe, last_system_
     match = match_expression(probe.scope, probe.terms)
     found: dict[str, Any] = {}
     if probe.facts and match:
+        table = facts_table(shard(probe.scope))
         rows = conn.execute(
-            "WITH m AS (SELECT rowid AS vid, text AS recall_text FROM recall_facts "
-            f"WHERE recall_facts MATCH ?) SELECT {VERSION_COLUMNS}, m.recall_text "
+            f"WITH m AS (SELECT rowid AS vid, text AS recall_text FROM {table} "
+            f"WHERE {table} MATCH ?) SELECT {VERSION_COLUMNS}, m.recall_text "
             "FROM m JOIN versions USING (vid) WHERE versions.scope = ? ORDER BY vid",
             (match, probe.scope)).fetchall()
         found["facts"] = tuple(version_from_row(r) for r in rows)
         found["fact_texts"] = tuple(r["recall_text"] for r in rows)
         found["fact_corpus"] = _stats(conn, probe, "fact", live, _FACT_SNAPSHOT)
     if probe.episodes and match:
+        table = episodes_table(shard(probe.scope))
         rows = conn.execute(
-            "SELECT e.*, f.text AS recall_text FROM recall_episodes f "
+            f"SELECT e.*, f.text AS recall_text FROM {table} f "
             "JOIN recall_episode_docs d ON d.rid = f.rowid "
             "JOIN episodes e ON e.episode_id = d.episode_id "
-            "WHERE recall_episodes MATCH ? AND e.scope = ? ORDER BY d.rid",
+            f"WHERE {table} MATCH ? AND e.scope = ? ORDER BY d.rid",
             (match, probe.scope)).fetchall()
         found["episodes"] = tuple(episode_from_row(r) for r in rows)
         found["episode_texts"] = tuple(r["recall_text"] for r in rows)
@@ -208,19 +222,24 @@ def conversation(conn: sqlite3.Connection, query: ConversationQuery) -> list[Epi
     return [episode_from_row(r) for r in (*reversed(before), *after)]
 
 
-def merge_segments(conn: sqlite3.Connection) -> bool:
-    """Merge every FTS5 segment into one, dropping deleted entries (and, with
-    ``secure_delete``, zeroing the pages the old segments freed). Only after an erasure (the
-    delete triggers mark it): a merge rewrites the whole index. True if it ran."""
-    if conn.execute("SELECT 1 FROM meta WHERE key = 'recall_erased'").fetchone() is None:
-        return False
+def merge_segments(conn: sqlite3.Connection) -> list[int]:
+    """Merge every FTS5 segment of each shard an erasure touched (the delete triggers mark
+    them) into one, dropping deleted entries; ``secure_delete`` then zeroes the pages the old
+    segments freed. A merge rewrites its whole shard, so untouched shards are left alone.
+    Returns the shards merged."""
+    marked = [int(r[0].rsplit("_", 1)[1]) for r in conn.execute(
+        "SELECT key FROM meta WHERE key LIKE 'recall\\_erased\\_%' ESCAPE '\\'")]
+    shards = sorted(k for k in marked if 0 <= k < SHARDS)
+    if not shards:
+        return []
     conn.execute("BEGIN IMMEDIATE")
     try:
-        conn.execute("INSERT INTO recall_facts (recall_facts) VALUES ('optimize')")
-        conn.execute("INSERT INTO recall_episodes (recall_episodes) VALUES ('optimize')")
-        conn.execute("DELETE FROM meta WHERE key = 'recall_erased'")
+        for k in shards:
+            for table in (facts_table(k), episodes_table(k)):
+                conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+            conn.execute("DELETE FROM meta WHERE key = ?", (f"recall_erased_{k}",))
     except BaseException:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
-    return True
+    return shards

@@ -1,0 +1,111 @@
+"""The embedded recall index's shards: FTS5 tables per group of tenants, and their triggers.
+
+A forget run must merge the FTS5 segments it deleted from (FTS5 keeps a deleted term in older
+segments until they merge), and a merge rewrites its whole table. With one table that is the
+whole store's index on every forget; with :data:`SHARDS` tables, one shard's. A tenant's
+searches read its shard only. The shard of a scope is computed from its last three characters
+and its length, by SQL built-ins alone, so the triggers that erase from the right shard need no
+application function and fire on any connection.
+
+>>> [shard(s) for s in ("u1", "acme", "user-000042")] == [
+...     shard_in_sql(s) for s in ("u1", "acme", "user-000042")]
+True
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+__all__ = ["SHARDS", "ddl", "episodes_table", "facts_table", "shard", "shard_in_sql"]
+
+SHARDS = 16
+
+
+def _sql(column: str) -> str:
+    chars = " + ".join(f"coalesce(unicode(substr({column}, -{i}, 1)), 0)" for i in (1, 2, 3))
+    return f"(({chars} + length({column})) % {SHARDS})"
+
+
+def shard(scope: str) -> int:
+    """The shard of ``scope``: the same number as the triggers' SQL expression."""
+    return (sum(ord(scope[-i]) for i in (1, 2, 3) if len(scope) >= i) + len(scope)) % SHARDS
+
+
+def shard_in_sql(scope: str) -> int:
+    """The triggers' expression evaluated by SQLite (what :func:`shard` must agree with)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        return int(conn.execute(f"SELECT {_sql('?1')}", (scope,)).fetchone()[0])
+    finally:
+        conn.close()
+
+
+def facts_table(k: int) -> str:
+    return f"recall_facts_{int(k)}"
+
+
+def episodes_table(k: int) -> str:
+    return f"recall_episodes_{int(k)}"
+
+
+def _shard_ddl(k: int) -> str:
+    facts, episodes, old = facts_table(k), episodes_table(k), _sql("OLD.scope")
+    erased = f"INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_{k}', '1');"
+    fact_stats = (
+        "UPDATE recall_stats SET documents = documents - 1, tokens = tokens - "
+        "(SELECT length FROM recall_fact_docs WHERE vid = OLD.vid) "
+        "WHERE OLD.sys_to IS NULL AND scope = OLD.scope AND corpus = 'fact' "
+        "AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);")
+    episode_stats = (
+        "UPDATE recall_stats SET documents = documents - 1, tokens = tokens - "
+        "(SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) "
+        "WHERE scope = OLD.scope AND corpus = 'episode' "
+        "AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);")
+    drop_episode = (
+        f"DELETE FROM {episodes} WHERE rowid = "
+        "(SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); "
+        "DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;")
+    return f"""
+CREATE VIRTUAL TABLE IF NOT EXISTS {facts} USING fts5(
+    scope, text, tokenize = 'unicode61 remove_diacritics 0');
+CREATE VIRTUAL TABLE IF NOT EXISTS {episodes} USING fts5(
+    scope, text, tokenize = 'unicode61 remove_diacritics 0');
+CREATE TRIGGER IF NOT EXISTS recall_versions_del_{k} AFTER DELETE ON versions
+WHEN {old} = {k}
+BEGIN
+    {fact_stats}
+    DELETE FROM {facts} WHERE rowid = OLD.vid;
+    DELETE FROM recall_fact_docs WHERE vid = OLD.vid;
+    {erased}
+END;
+CREATE TRIGGER IF NOT EXISTS recall_episodes_redact_{k} AFTER UPDATE OF content ON episodes
+WHEN NEW.content IS NOT OLD.content AND {old} = {k}
+BEGIN
+    {episode_stats}
+    {drop_episode}
+    {erased}
+END;
+CREATE TRIGGER IF NOT EXISTS recall_episodes_del_{k} AFTER DELETE ON episodes
+WHEN {old} = {k}
+BEGIN
+    {episode_stats}
+    {drop_episode}
+    {erased}
+END;
+"""
+
+
+def ddl() -> str:
+    """Every shard's tables and erasure triggers, and the live counters' closing trigger
+    (``IF NOT EXISTS`` throughout: running it again changes nothing)."""
+    close = """
+CREATE TRIGGER IF NOT EXISTS recall_versions_close AFTER UPDATE OF sys_to ON versions
+WHEN OLD.sys_to IS NULL AND NEW.sys_to IS NOT NULL
+BEGIN
+    UPDATE recall_stats SET documents = documents - 1,
+        tokens = tokens - (SELECT length FROM recall_fact_docs WHERE vid = OLD.vid)
+    WHERE scope = OLD.scope AND corpus = 'fact'
+      AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
+END;
+"""
+    return "".join(_shard_ddl(k) for k in range(SHARDS)) + close
