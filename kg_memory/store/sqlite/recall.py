@@ -123,13 +123,14 @@ def index_missing(conn: sqlite3.Connection) -> int:
 def ensure_index(conn: sqlite3.Connection) -> None:
     """Create the shards' tables and triggers, and index, once, what a store written before
     recall existed already holds."""
+    if conn.execute("SELECT 1 FROM meta WHERE key = 'recall_shards'").fetchone():
+        return  # created and filled when first opened: parsing the DDL again costs ~5 ms
     conn.executescript(ddl())
-    if conn.execute("SELECT 1 FROM meta WHERE key = 'recall_index'").fetchone():
-        return
     conn.execute("BEGIN IMMEDIATE")
     try:
         index_missing(conn)
-        conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('recall_index', '1')")
+        conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('recall_shards', ?)",
+                     (str(SHARDS),))
     except BaseException:
         conn.execute("ROLLBACK")
         raise
