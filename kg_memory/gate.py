@@ -11,6 +11,21 @@ True
 
 Writers in a rule are source names, ``"*"`` for anyone, or ``"owner"`` for a source listed among
 the subject entity's owners (a restaurant may report on its own booking).
+
+**Ownership is authority.** An owner's events end facts that depend on what it owns, so
+declaring or widening who owns an entity is itself a write that passes this gate: only the
+``owner_assigners`` (by default the user's conversation: the user, or the agent acting for the
+user) may assign owners in an episode, the policy's ``owners`` grants assign them by
+configuration, and no sender may ever name itself an owner:
+
+>>> decision = may_assign(policy, source="restaurant", entity_id="u1", current=(),
+...                       declared=("restaurant",))
+>>> decision.admitted, decision.reason
+(False, 'restaurant may not make itself an owner of u1')
+
+**Authority order.** ``authority`` ranks writers in tiers (see
+:mod:`kg_memory.domain.authority`): values of different tiers never supersede each other, and
+the lower one is kept as a visible conflict.
 """
 
 from __future__ import annotations
@@ -21,10 +36,20 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from kg_memory.domain.authority import DEFAULT_AUTHORITY, AuthorityTier
 from kg_memory.errors import PolicyError
 from kg_memory.model import Entity, Kind
 
-__all__ = ["GateDecision", "GateRule", "WriterPolicy", "admit", "may_end"]
+__all__ = [
+    "GateDecision",
+    "GateRule",
+    "OwnerGrant",
+    "WriterPolicy",
+    "admit",
+    "may_assign",
+    "may_end",
+    "owners_of",
+]
 
 OWNER = "owner"
 
@@ -50,14 +75,34 @@ class GateRule(BaseModel):
         )
 
 
+class OwnerGrant(BaseModel):
+    """Configured ownership: ``owners`` own every entity whose id matches ``entities`` (globs).
+
+    This is how a deployment says "the restaurant owns the bookings made with it" without any
+    episode having to declare it.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    entities: tuple[str, ...]
+    owners: tuple[str, ...]
+
+
 class WriterPolicy(BaseModel):
-    """An ordered list of allow rules; anything no rule allows is refused."""
+    """An ordered list of allow rules; anything no rule allows is refused.
+
+    ``authority`` ranks writers (highest first), ``owner_assigners`` may declare owners in an
+    episode, and ``owners`` grants ownership by configuration.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = "custom"
     version: int = 1
     rules: tuple[GateRule, ...] = Field(default=())
+    authority: tuple[AuthorityTier, ...] = DEFAULT_AUTHORITY
+    owner_assigners: tuple[str, ...] = ("user", "agent")
+    owners: tuple[OwnerGrant, ...] = ()
 
     @classmethod
     def default(cls) -> WriterPolicy:
@@ -82,6 +127,8 @@ class WriterPolicy(BaseModel):
         return cls(
             name="permissive",
             rules=tuple(GateRule(kind=k, writers=("*",)) for k in Kind),
+            authority=(AuthorityTier(name="everyone", writers=("*",)),),
+            owner_assigners=("*",),
         )
 
     @classmethod
@@ -118,10 +165,57 @@ def admit(
     )
 
 
-def may_end(entity: Entity | None, source: str) -> GateDecision:
-    """Whether ``source`` may emit a lifecycle event on ``entity`` (it must own it)."""
+def owners_of(
+    policy: WriterPolicy, entity_id: str, stored: tuple[str, ...] = ()
+) -> tuple[str, ...]:
+    """Who owns ``entity_id``: the owners stored with it plus those the policy grants."""
+    granted = (
+        owner
+        for grant in policy.owners
+        if any(fnmatchcase(entity_id, pattern) for pattern in grant.entities)
+        for owner in grant.owners
+    )
+    return tuple(dict.fromkeys((*stored, *granted)))
+
+
+def may_assign(
+    policy: WriterPolicy,
+    *,
+    source: str,
+    entity_id: str,
+    current: tuple[str, ...],
+    declared: tuple[str, ...],
+) -> GateDecision:
+    """Whether ``source`` may add the owners in ``declared`` that ``entity_id`` lacks.
+
+    Declaring owners an entity already has is no change and always passes. Adding any is an
+    ownership write: refused unless ``source`` is an owner assigner, and refused for everyone
+    when ``source`` would add itself (a third party making itself an owner is the attack).
+    """
+    added = tuple(o for o in declared if o not in current)
+    if not added:
+        return GateDecision(admitted=True, reason="no new owners")
+    if source in added:
+        return GateDecision(
+            admitted=False, reason=f"{source} may not make itself an owner of {entity_id}"
+        )
+    if not any(a == "*" or a == source for a in policy.owner_assigners):
+        return GateDecision(
+            admitted=False,
+            reason=f"{source} may not assign owners ({', '.join(added)}) of {entity_id}",
+        )
+    return GateDecision(admitted=True, reason=f"{policy.name}: {source} assigns owners")
+
+
+def may_end(
+    entity: Entity | None, source: str, owners: tuple[str, ...] | None = None
+) -> GateDecision:
+    """Whether ``source`` may emit a lifecycle event on ``entity`` (it must own it).
+
+    ``owners`` overrides the entity's stored owners (pass :func:`owners_of` to include the
+    policy's grants)."""
     if entity is None:
         return GateDecision(admitted=False, reason="unknown entity")
-    if source not in entity.owners:
+    if source not in (entity.owners if owners is None else owners):
         return GateDecision(admitted=False, reason=f"{source} does not own {entity.entity_id}")
     return GateDecision(admitted=True, reason=f"{source} owns {entity.entity_id}")

@@ -5,9 +5,14 @@
 1. idempotency by operation id (same payload: a reported duplicate with no effect; a different
    payload under a used id: :class:`~kg_memory.errors.IdempotencyConflict`);
 2. the episode itself, exactly as received;
-3. owners' events (``R1.cancelled``), checked against the entity's owners;
-4. retractions, then each candidate through the writer gate and supersession;
-5. dependency retirement, transitively, for everything that stopped holding.
+3. the envelope against the channel policy (:mod:`kg_memory.domain.channel`): a source that may
+   not arrive over this channel, or one of kg-memory's own worker identities, refuses the whole
+   episode (audited; nothing in it is applied);
+4. entities, with any owners they declare passing the gate as an ownership write;
+5. owners' events (``R1.cancelled``), checked against the entity's owners;
+6. retractions, then each candidate through the writer gate and supersession *within the
+   writer's authority tier* (a value from another tier is kept beside, as a visible conflict);
+7. dependency retirement, transitively, for everything that stopped holding.
 
 All of it happens inside the caller's transaction, so a failure leaves no partial episode.
 """
@@ -23,9 +28,11 @@ from pydantic import BaseModel, ConfigDict
 from kg_memory.change import Draft, Effect, PlannedEdge, apply_plan
 from kg_memory.clock import UtcDatetime
 from kg_memory.dependency import parse_fact_ref, plan_retirement
+from kg_memory.domain.authority import rank, ranks_at_least, same_tier
+from kg_memory.domain.channel import ChannelPolicy, bind
 from kg_memory.errors import ForgottenError, IdempotencyConflict
 from kg_memory.forgetting import content_key, tombstone_key
-from kg_memory.gate import WriterPolicy, admit, may_end
+from kg_memory.gate import WriterPolicy, admit, may_assign, may_end, owners_of
 from kg_memory.identity import resolve_mentions
 from kg_memory.interval import Interval
 from kg_memory.model import EdgeType, EndReason, Entity, Episode, Refusal, Value
@@ -67,7 +74,7 @@ class IngestReport(BaseModel):
 
     operation_id: str
     episode_id: str
-    status: str  # accepted | duplicate
+    status: str  # accepted | duplicate | refused (the envelope broke the channel policy)
     system_time: UtcDatetime | None = None
     effects: tuple[Effect, ...] = ()
 
@@ -110,7 +117,11 @@ def _refuse(
 
 
 def _resolve_dependencies(
-    tx: Transaction, record: IngestRecord, candidate: AssertionCandidate, valid: Interval
+    tx: Transaction,
+    record: IngestRecord,
+    candidate: AssertionCandidate,
+    valid: Interval,
+    policy: WriterPolicy,
 ) -> tuple[str, ...] | str:
     """Entity ids stay as they are; ``fact:`` references become the assertion id holding then.
 
@@ -131,6 +142,8 @@ def _resolve_dependencies(
         holding = [v for v in tx.live_versions(slot) if v.valid.contains(valid.start)]
         if not holding:
             return f"depends on {ref}, which has no value at {valid.start.isoformat()}"
+        # The value an as-of answer serves, not a lower-authority conflict beside it.
+        holding.sort(key=lambda v: rank(policy.authority, v.writer))
         resolved.append(holding[0].assertion_id)
     return tuple(resolved)
 
@@ -151,12 +164,12 @@ def _write(
         kind=candidate.kind,
         subject=candidate.subject,
         predicate=candidate.predicate,
-        owners=subject.owners if subject else (),
+        owners=owners_of(policy, candidate.subject, subject.owners if subject else ()),
     )
     if not decision.admitted:
         return [_refuse(tx, episode, key, decision.reason, candidate.value)]
     valid = Interval(start=candidate.valid_from or record.occurred_at, end=candidate.valid_to)
-    depends = _resolve_dependencies(tx, record, candidate, valid)
+    depends = _resolve_dependencies(tx, record, candidate, valid, policy)
     if isinstance(depends, str):
         return [_refuse(tx, episode, key, depends, candidate.value)]
     if subject is None:
@@ -182,14 +195,29 @@ def _write(
         predicate=candidate.predicate,
         project=candidate.qualifiers.project,
     )
-    plan = plan_write(tx.live_versions(slot), draft, episode_id=episode.episode_id)
+    live = tx.live_versions(slot)
+    # Only the writer's own tier is superseded; what other tiers hold stays, attributed.
+    mine = [v for v in live if same_tier(policy.authority, v.writer, record.source)]
+    plan = plan_write(mine, draft, episode_id=episode.episode_id)
     apply_plan(tx, plan)
     written = plan.drafts[-1].assertion_id if plan.drafts else None
     if written is not None:
         tx.add_edge(PlannedEdge(src=written, type=EdgeType.ABOUT, dst=candidate.subject))
         for dep in depends:
             tx.add_edge(PlannedEdge(src=written, type=EdgeType.DEPENDS_ON, dst=dep))
-    return [*plan.effects, *_retire_dependents(tx, plan.ended, episode.episode_id)]
+    conflicts = [
+        Effect(
+            action="conflicts",
+            key=v.key,
+            value=v.value,
+            assertion_id=v.assertion_id,
+            detail=f"kept beside {v.writer}'s value: writers of different authority never "
+            "supersede each other",
+        )
+        for v in live
+        if v not in mine and v.valid.overlaps(valid) and v.value != candidate.value
+    ]
+    return [*plan.effects, *conflicts, *_retire_dependents(tx, plan.ended, episode.episode_id)]
 
 
 def _retract(
@@ -208,28 +236,41 @@ def _retract(
     portion = Interval(start=retraction.valid_from or record.occurred_at, end=retraction.valid_to)
     current = tx.live_versions(slot)
     subject = tx.entity(retraction.subject)
+    owners = owners_of(policy, retraction.subject, subject.owners if subject else ())
     for version in current:
+        if not version.valid.overlaps(portion):
+            continue
         decision = admit(
             policy,
             source=record.source,
             kind=version.kind,
             subject=version.subject,
             predicate=version.predicate,
-            owners=subject.owners if subject else (),
+            owners=owners,
         )
-        if version.valid.overlaps(portion) and not decision.admitted:
+        if not decision.admitted:
             return [_refuse(tx, episode, f"retract {version.key}", decision.reason)]
+        if not ranks_at_least(policy.authority, record.source, version.writer):
+            return [_refuse(tx, episode, f"retract {version.key}",
+                            f"{record.source} may not withdraw {version.writer}'s value: "
+                            "it has less authority")]
     plan = plan_retraction(current, portion, episode_id=episode.episode_id)
     apply_plan(tx, plan)
     return [*plan.effects, *_retire_dependents(tx, plan.ended, episode.episode_id)]
 
 
 def _event(
-    tx: Transaction, record: IngestRecord, episode: Episode, event: EventCandidate
+    tx: Transaction,
+    record: IngestRecord,
+    episode: Episode,
+    event: EventCandidate,
+    policy: WriterPolicy,
 ) -> list[Effect]:
     """An owner's lifecycle event retires what depends on the entity, from the event on."""
     label = f"{event.target}.{event.name}"
-    decision = may_end(tx.entity(event.target), record.source)
+    target = tx.entity(event.target)
+    owners = owners_of(policy, event.target, target.owners if target else ())
+    decision = may_end(target, record.source, owners)
     if not decision.admitted:
         return [_refuse(tx, episode, label, decision.reason)]
     plan = plan_retirement(
@@ -267,10 +308,51 @@ def _check_forgotten(tx: Transaction, record: IngestRecord, secret: bytes) -> No
                 f"{found[key].isoformat()} was forgotten; this late write is refused")
 
 
+def _entities(
+    tx: Transaction, record: IngestRecord, episode: Episode, policy: WriterPolicy
+) -> list[Effect]:
+    """Introduce the episode's entities; owners they declare are an ownership write.
+
+    A refused declaration still records the entity (a name is harmless), without the new owners.
+    """
+    effects: list[Effect] = []
+    for entity in record.entities:
+        known = tx.entity(entity.entity_id)
+        current = owners_of(policy, entity.entity_id, known.owners if known else ())
+        decision = may_assign(
+            policy,
+            source=record.source,
+            entity_id=entity.entity_id,
+            current=current,
+            declared=entity.owners,
+        )
+        owners = entity.owners
+        if not decision.admitted:
+            added = ", ".join(o for o in entity.owners if o not in current)
+            effects.append(
+                _refuse(tx, episode, f"{entity.entity_id}.owners", decision.reason, added)
+            )
+            owners = ()
+        tx.put_entity(
+            Entity(scope=record.scope, **entity.model_dump(exclude={"owners"}), owners=owners)
+        )
+        tx.add_edge(
+            PlannedEdge(src=episode.episode_id, type=EdgeType.MENTIONS, dst=entity.entity_id)
+        )
+    return effects
+
+
 def ingest_record(
-    tx: Transaction, record: IngestRecord, policy: WriterPolicy, secret: bytes
+    tx: Transaction,
+    record: IngestRecord,
+    policy: WriterPolicy,
+    secret: bytes,
+    channels: ChannelPolicy | None = None,
 ) -> IngestReport:
-    """Write one episode and everything it implies, inside ``tx``."""
+    """Write one episode and everything it implies, inside ``tx``.
+
+    ``channels`` binds sources to channels (default :meth:`ChannelPolicy.default`).
+    """
     episode_id = episode_id_for(record.operation_id)
     payload_hash = record.payload_hash()
     _check_forgotten(tx, record, secret)
@@ -298,17 +380,22 @@ def ingest_record(
         scope=record.scope,
     )
     tx.add_episode(episode, payload_hash)
-    for entity in record.entities:
-        tx.put_entity(Entity(scope=record.scope, **entity.model_dump()))
-        tx.add_edge(PlannedEdge(src=episode_id, type=EdgeType.MENTIONS, dst=entity.entity_id))
+    binding = bind(channels or ChannelPolicy.default(), source=record.source,
+                   channel=record.channel)
+    if not binding.admitted:
+        # The envelope is what every other check trusts, so none of its candidates is looked at.
+        refused = _refuse(tx, episode, f"envelope {record.source} over {record.channel.value}",
+                          binding.reason)
+        return IngestReport(operation_id=record.operation_id, episode_id=episode_id,
+                            status="refused", system_time=tx.now, effects=(refused,))
+    effects = _entities(tx, record, episode, policy)
     for mention in record.mentions:
         tx.add_edge(PlannedEdge(src=episode_id, type=EdgeType.MENTIONS, dst=mention))
     resolved = resolve_mentions(tx, record, episode_id) if record.resolve else {}
 
-    effects: list[Effect] = []
     # What happened in the world comes first, then what is withdrawn, then what is claimed.
     for event in record.events:
-        effects.extend(_event(tx, record, episode, event))
+        effects.extend(_event(tx, record, episode, event, policy))
     for retraction in record.retractions:
         effects.extend(_retract(tx, record, episode, retraction, policy))
     blocks = tx.active_blocks(record.scope) if record.assertions else []

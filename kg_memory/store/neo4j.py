@@ -42,6 +42,7 @@ from neo4j.exceptions import DriverError, Neo4jError
 
 from kg_memory.clock import Clock, from_micros, system_clock, to_micros
 from kg_memory.cypher import statements
+from kg_memory.domain.corroboration import fingerprint
 from kg_memory.errors import StoreUnavailable
 from kg_memory.model import (
     Activity,
@@ -286,6 +287,7 @@ class Neo4jStore:
                     episode_id=row["episode_id"],
                     source=row["source"],
                     occurred_at=from_micros(row["occurred_at"]),
+                    fingerprint=fingerprint(row["content"] or ""),
                 )
             )
         return {k: tuple(v) for k, v in found.items()}
