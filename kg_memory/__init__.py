@@ -7,6 +7,9 @@ ask ``asof(valid_at, known_at)`` and read ``history``.
 from kg_memory.change import ChangePlan, Effect
 from kg_memory.clock import Clock, parse_instant, system_clock
 from kg_memory.consolidation import Evidence
+from kg_memory.domain.authority import DEFAULT_AUTHORITY, AuthorityTier
+from kg_memory.domain.channel import ChannelPolicy, ChannelRule
+from kg_memory.domain.corroboration import Corroboration, corroboration, mentioned
 from kg_memory.errors import (
     ConcurrencyError,
     ConsolidationRefused,
@@ -23,7 +26,7 @@ from kg_memory.errors import (
 )
 from kg_memory.forget_run import ForgetReport
 from kg_memory.forgetting import ForgetPlan, Selector
-from kg_memory.gate import GateRule, WriterPolicy, admit
+from kg_memory.gate import GateRule, OwnerGrant, WriterPolicy, admit
 from kg_memory.identity import Resolved
 from kg_memory.ingestion import IngestReport
 from kg_memory.interval import Interval
@@ -44,7 +47,7 @@ from kg_memory.model import (
 )
 from kg_memory.publication import Basis, Published
 from kg_memory.record import IngestRecord, ingest_schema, parse_record, read_records
-from kg_memory.result import AsOfAnswer, Fact, HistoryEntry
+from kg_memory.result import AsOfAnswer, Conflict, Fact, HistoryEntry
 from kg_memory.store import (
     AsOfQuery,
     SqliteStore,
@@ -57,15 +60,21 @@ from kg_memory.store import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_AUTHORITY",
     "AsOfAnswer",
     "AsOfQuery",
     "Assertion",
+    "AuthorityTier",
     "Basis",
     "ChangePlan",
     "Channel",
+    "ChannelPolicy",
+    "ChannelRule",
     "Clock",
     "ConcurrencyError",
+    "Conflict",
     "ConsolidationRefused",
+    "Corroboration",
     "Edge",
     "EdgeType",
     "Effect",
@@ -90,6 +99,7 @@ __all__ = [
     "Memory",
     "NaiveDatetimeError",
     "NotFound",
+    "OwnerGrant",
     "PolicyError",
     "Published",
     "Qualifiers",
@@ -106,8 +116,10 @@ __all__ = [
     "WriterPolicy",
     "__version__",
     "admit",
+    "corroboration",
     "default_path",
     "ingest_schema",
+    "mentioned",
     "open_store",
     "parse_instant",
     "parse_record",

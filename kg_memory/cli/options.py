@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from kg_memory import ChannelPolicy
 from kg_memory.memory import Memory
 from kg_memory.store.sqlite import default_path
 
@@ -20,5 +21,7 @@ StoreOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
 
-def open_memory(store: str | Path | None, *, create: bool) -> Memory:
-    return Memory.open(store or default_path(), create=create)
+def open_memory(
+    store: str | Path | None, *, create: bool, channels: ChannelPolicy | None = None
+) -> Memory:
+    return Memory.open(store or default_path(), create=create, channels=channels)

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from kg_memory.errors import EXIT_CODES, KgMemoryError
 from kg_memory.interval import Interval
-from kg_memory.result import AsOfAnswer, HistoryEntry
+from kg_memory.result import AsOfAnswer, Fact, HistoryEntry
 
 __all__ = ["asof_table", "console", "emit_json", "errors", "history_table", "interval", "when"]
 
@@ -74,31 +74,47 @@ def _evidence(episode_ids: list[str]) -> str:
     return short(episode_ids[-1]) + more
 
 
+def _fact_row(fact: Fact, mark: str = "") -> list[str]:
+    qualifiers = fact.qualifiers
+    label = mark + fact.key
+    if qualifiers.project:
+        label += f" @{qualifiers.project}"
+    value = str(fact.value)
+    if qualifiers.exceptions:
+        value += f" (except {', '.join(qualifiers.exceptions)})"
+    evidence = _evidence([s.episode_id for s in fact.supported_by])
+    if len(fact.supported_by) > 1:
+        # Episodes are not corroboration: say how many independent sources there are.
+        evidence += f" ({fact.corroboration.sources} src)"
+    return [
+        label,
+        value,
+        fact.kind.value,
+        fact.writer,
+        interval(fact.valid),
+        interval(fact.system),
+        evidence,
+        f"{short(fact.assertion_id)}#{fact.revision}",
+    ]
+
+
 def asof_table(answer: AsOfAnswer) -> Table:
+    caption = f"{len(answer.facts)} fact(s)"
+    if answer.conflicts:
+        caption += (
+            f"; {len(answer.conflicts)} conflict(s) (!): a writer of lower authority holds "
+            "another value, kept and shown, not served"
+        )
     table = Table(
         title=f"valid at {when(answer.valid_at)} · known at {when(answer.known_at)}",
-        caption=f"{len(answer.facts)} fact(s)",
+        caption=caption,
     )
     for column in ("fact", "value", "kind", "writer", "valid", "system", "evidence", "id"):
         table.add_column(column, overflow="fold")
     for fact in answer.facts:
-        qualifiers = fact.qualifiers
-        label = fact.key
-        if qualifiers.project:
-            label += f" @{qualifiers.project}"
-        value = str(fact.value)
-        if qualifiers.exceptions:
-            value += f" (except {', '.join(qualifiers.exceptions)})"
-        table.add_row(
-            label,
-            value,
-            fact.kind.value,
-            fact.writer,
-            interval(fact.valid),
-            interval(fact.system),
-            _evidence([s.episode_id for s in fact.supported_by]),
-            f"{short(fact.assertion_id)}#{fact.revision}",
-        )
+        table.add_row(*_fact_row(fact))
+    for conflict in answer.conflicts:
+        table.add_row(*_fact_row(conflict.fact, mark="! "), style="yellow")
     return table
 
 
