@@ -11,7 +11,7 @@ before any of its candidates is looked at:
 >>> bind(policy, source="user", channel=Channel.CHAT).admitted
 True
 >>> bind(policy, source="user", channel=Channel.WEBHOOK).reason
-'source user may not arrive over webhook'
+'source user may not arrive over webhook (default channels)'
 >>> bind(policy, source="consolidator", channel=Channel.TIMER).reason
 "source consolidator is kg-memory's own worker identity; ingest cannot claim it"
 
@@ -124,4 +124,7 @@ def bind(policy: ChannelPolicy, *, source: str, channel: Channel) -> Binding:
             if channel in rule.channels:
                 return Binding(admitted=True, reason=f"{policy.name}: {source} over {channel}")
             break
-    return Binding(admitted=False, reason=f"source {source} may not arrive over {channel.value}")
+    return Binding(
+        admitted=False,
+        reason=f"source {source} may not arrive over {channel.value} ({policy.name} channels)",
+    )
