@@ -27,6 +27,8 @@ from kg_memory import (
 from kg_memory.domain.channel import INTERNAL_IDENTITIES, is_internal
 from tests.conftest import ManualClock, day, episode, fact
 
+CANCEL_R1 = [{"target": "R1", "name": "cancelled"}]
+
 
 def _send(memory: Memory, clock: ManualClock, op: str, source: str, when: float,
           **fields: Any) -> IngestReport:
@@ -67,7 +69,7 @@ def test_a_sender_cannot_make_itself_owner_of_the_user(memory: Memory, clock: Ma
                    assertions=[fact("u1", "deposit_preapproved", "yes", "world")])
 
     assert memory.asof(subject="u1", predicate="deposit_preapproved").values() == ["no"]
-    assert [e for e in memory.entities() if e.entity_id == "u1"][0].owners == ()
+    assert next(e for e in memory.entities() if e.entity_id == "u1").owners == ()
     refused = _refused(memory)
     assert refused["u1.owners = restaurant"] == "restaurant may not make itself an owner of u1"
     assert "u1.deposit_preapproved = yes" in refused
@@ -83,12 +85,12 @@ def test_a_stranger_claiming_a_booking_cannot_cancel_it(
           events=[{"target": "R1", "name": "cancelled"}])
 
     assert memory.asof(subject="u1", predicate="dinner_plan").values() == ["bring flowers"]
-    assert [e for e in memory.entities() if e.entity_id == "R1"][0].owners == ("restaurant",)
+    assert next(e for e in memory.entities() if e.entity_id == "R1").owners == ("restaurant",)
     refused = _refused(memory)
     assert refused["R1.owners = stranger"] == "stranger may not make itself an owner of R1"
     assert refused["R1.cancelled"] == "stranger does not own R1"
     # The real owner still can.
-    _send(memory, clock, "r-cancel", "restaurant", 2, events=[{"target": "R1", "name": "cancelled"}])
+    _send(memory, clock, "r-cancel", "restaurant", 2, events=CANCEL_R1)
     assert memory.asof(subject="u1", predicate="dinner_plan").values() == []
 
 
@@ -98,14 +100,14 @@ def test_only_owner_assigners_may_assign_owners_to_others(
     # A registry naming someone else the owner is still an ownership write it may not make.
     _send(memory, clock, "g-assign", "registry", 0, channel="document",
           entities=[{"entity_id": "R7", "type": "booking", "owners": ["accomplice"]}])
-    assert [e for e in memory.entities() if e.entity_id == "R7"][0].owners == ()
+    assert next(e for e in memory.entities() if e.entity_id == "R7").owners == ()
     assert "registry may not assign owners (accomplice) of R7" in _refused(memory).values()
     # The user's own conversation may, and restating known owners is no change for anyone.
     _send(memory, clock, "u-assign", "user", 1,
           entities=[{"entity_id": "R7", "type": "booking", "owners": ["restaurant"]}])
     report = _send(memory, clock, "r-restate", "restaurant", 2,
                    entities=[{"entity_id": "R7", "type": "booking", "owners": ["restaurant"]}])
-    assert [e for e in memory.entities() if e.entity_id == "R7"][0].owners == ("restaurant",)
+    assert next(e for e in memory.entities() if e.entity_id == "R7").owners == ("restaurant",)
     assert report.effects == ()
 
 
@@ -129,7 +131,7 @@ def test_an_owners_event_touches_only_what_depends_on_its_entity(
     _send(memory, clock, "a-book2", "agent", 0.7,
           entities=[{"entity_id": "R2", "type": "booking", "owners": ["bistro"]}],
           assertions=[fact("u1", "lunch", "R2 Sat", "world", depends_on=["R2"])])
-    _send(memory, clock, "r-cancel", "restaurant", 2, events=[{"target": "R1", "name": "cancelled"}])
+    _send(memory, clock, "r-cancel", "restaurant", 2, events=CANCEL_R1)
     values = {f.predicate: f.value for f in memory.asof(subject="u1").facts}
     assert values == {"deposit_preapproved": "no", "lunch": "R2 Sat"}
     # The restaurant owns R1, not R2: its event on R2 is refused.
@@ -187,7 +189,8 @@ def test_within_the_users_tier_a_new_value_supersedes_and_conflicts_clear(
     assert answer.conflicts == ()  # the tool now agrees with what is served
     # Asked about day 1.5 as known then, the conflict was there.
     before = memory.asof(day(1.5), day(1.5), subject="u1", predicate="deposit_preapproved")
-    assert before.values() == ["no"] and [c.fact.value for c in before.conflicts] == ["yes"]
+    assert before.values() == ["no"]
+    assert [c.fact.value for c in before.conflicts] == ["yes"]
 
 
 def test_the_authority_order_is_policy_data(memory: Memory, clock: ManualClock) -> None:
@@ -200,7 +203,8 @@ def test_the_authority_order_is_policy_data(memory: Memory, clock: ManualClock) 
     _send(mem, clock, "t-yes", "tool", 1, channel="tool",
           assertions=[fact("u1", "deposit_preapproved", "yes", "world")])
     answer = mem.asof(subject="u1", predicate="deposit_preapproved")
-    assert answer.values() == ["yes"] and answer.conflicts == ()
+    assert answer.values() == ["yes"]
+    assert answer.conflicts == ()
     assert WriterPolicy.model_validate_json(policy.model_dump_json()) == policy
 
 
@@ -221,7 +225,8 @@ def test_an_envelope_the_channel_cannot_vouch_for_is_refused_and_audited(
                    entities=[{"entity_id": "R1", "type": "booking", "owners": ["x"]}],
                    assertions=[fact("u1", "deposit_preapproved", "yes")])
     assert report.status == "refused"
-    assert memory.asof().facts == () and memory.entities() == []
+    assert memory.asof().facts == ()
+    assert memory.entities() == []
     [refusal] = memory.refusals()
     assert refusal.source == source
     assert refusal.what == f"envelope {source} over {channel}"
@@ -231,7 +236,8 @@ def test_an_envelope_the_channel_cannot_vouch_for_is_refused_and_audited(
                                   entities=[{"entity_id": "R1", "type": "booking",
                                              "owners": ["x"]}],
                                   assertions=[fact("u1", "deposit_preapproved", "yes")]))
-    assert again.status == "duplicate" and len(memory.refusals()) == 1
+    assert again.status == "duplicate"
+    assert len(memory.refusals()) == 1
 
 
 def test_no_channel_policy_admits_an_internal_identity(memory: Memory, clock: ManualClock) -> None:
@@ -246,12 +252,13 @@ def test_no_channel_policy_admits_an_internal_identity(memory: Memory, clock: Ma
 
 
 def test_every_internal_worker_name_is_reserved() -> None:
-    from kg_memory.forget_run import FORGETTER
-    from kg_memory.publication import CONSOLIDATOR
-    from kg_memory.resolution import RESOLVER
+    from kg_memory.domain.resolution import RESOLVER
+    from kg_memory.services.forget_run import FORGETTER
+    from kg_memory.services.publication import CONSOLIDATOR
 
     assert {FORGETTER, CONSOLIDATOR, RESOLVER} <= INTERNAL_IDENTITIES
-    assert is_internal("KG-Memory-Forget") and not is_internal("user")
+    assert is_internal("KG-Memory-Forget")
+    assert not is_internal("user")
 
 
 # -- 4. corroboration --------------------------------------------------------------------------

@@ -46,9 +46,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.gate import GateRule, WriterPolicy
-from kg_memory.model import Kind
-from kg_memory.record import IngestRecord
+from kg_memory.domain.gate import GateRule, WriterPolicy
+from kg_memory.domain.model import Kind
+from kg_memory.domain.record import IngestRecord
 
 __all__ = [
     "EPISODES_PER_USER",

@@ -5,7 +5,7 @@ supersedes the older one as usual; across tiers nothing supersedes silently (see
 "conflicting sources should remain visible rather than being silently collapsed"). A tool that
 reports ``deposit_preapproved = yes`` over the user's stated ``no`` does not end the user's
 statement: both are kept, each attributed to its writer, and an as-of answer serves the user's
-value and lists the tool's as a :class:`~kg_memory.result.Conflict`.
+value and lists the tool's as a :class:`~kg_memory.domain.result.Conflict`.
 
 >>> tiers = DEFAULT_AUTHORITY
 >>> [tier_of(tiers, w).name for w in ("user", "agent", "registry", "restaurant", "consolidator")]
@@ -25,7 +25,7 @@ from fnmatch import fnmatchcase
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.result import Conflict, Fact
+from kg_memory.domain.result import Conflict, Fact
 
 __all__ = [
     "DEFAULT_AUTHORITY",

@@ -27,8 +27,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from kg_memory.errors import PolicyError
-from kg_memory.model import Channel
+from kg_memory.domain.errors import PolicyError
+from kg_memory.domain.model import Channel
 
 __all__ = [
     "INTERNAL_IDENTITIES",

@@ -29,7 +29,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.model import Support
+from kg_memory.domain.model import Support
 
 __all__ = ["Corroboration", "corroboration", "fingerprint", "mentioned"]
 

@@ -1,0 +1,221 @@
+"""The writer gate: who may write which kind of memory, as data.
+
+The gate is the check every candidate passes before anything is stored (seed 000). It decides on
+the *source the ingest channel established*, never on anything the payload says about itself:
+
+>>> policy = WriterPolicy.default()
+>>> admit(policy, source="restaurant", kind=Kind.STATED, subject="u1", predicate="deposit").admitted
+False
+>>> admit(policy, source="user", kind=Kind.STATED, subject="ana", predicate="diet").admitted
+True
+
+Writers in a rule are source names, ``"*"`` for anyone, or ``"owner"`` for a source listed among
+the subject entity's owners (a restaurant may report on its own booking).
+
+**Ownership is authority.** An owner's events end facts that depend on what it owns, so
+declaring or widening who owns an entity is itself a write that passes this gate: only the
+``owner_assigners`` (by default the user's conversation: the user, or the agent acting for the
+user) may assign owners in an episode, the policy's ``owners`` grants assign them by
+configuration, and no sender may ever name itself an owner:
+
+>>> decision = may_assign(policy, source="restaurant", entity_id="u1", current=(),
+...                       declared=("restaurant",))
+>>> decision.admitted, decision.reason
+(False, 'restaurant may not make itself an owner of u1')
+
+**Authority order.** ``authority`` ranks writers in tiers (see
+:mod:`kg_memory.domain.authority`): values of different tiers never supersede each other, and
+the lower one is kept as a visible conflict.
+"""
+
+from __future__ import annotations
+
+import json
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from kg_memory.domain.authority import DEFAULT_AUTHORITY, AuthorityTier
+from kg_memory.domain.errors import PolicyError
+from kg_memory.domain.model import Entity, Kind
+
+__all__ = [
+    "GateDecision",
+    "GateRule",
+    "OwnerGrant",
+    "WriterPolicy",
+    "admit",
+    "may_assign",
+    "may_end",
+    "owners_of",
+]
+
+OWNER = "owner"
+
+
+class GateRule(BaseModel):
+    """Allow ``writers`` to write ``kind`` for subjects and predicates matching the globs."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Kind
+    writers: tuple[str, ...]
+    subjects: tuple[str, ...] = ("*",)
+    predicates: tuple[str, ...] = ("*",)
+
+    def allows(self, source: str, subject: str, predicate: str, owners: tuple[str, ...]) -> bool:
+        writer_ok = any(
+            w == "*" or w == source or (w == OWNER and source in owners) for w in self.writers
+        )
+        return (
+            writer_ok
+            and any(fnmatchcase(subject, s) for s in self.subjects)
+            and any(fnmatchcase(predicate, p) for p in self.predicates)
+        )
+
+
+class OwnerGrant(BaseModel):
+    """Configured ownership: ``owners`` own every entity whose id matches ``entities`` (globs).
+
+    This is how a deployment says "the restaurant owns the bookings made with it" without any
+    episode having to declare it.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    entities: tuple[str, ...]
+    owners: tuple[str, ...]
+
+
+class WriterPolicy(BaseModel):
+    """An ordered list of allow rules; anything no rule allows is refused.
+
+    ``authority`` ranks writers (highest first), ``owner_assigners`` may declare owners in an
+    episode, and ``owners`` grants ownership by configuration.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = "custom"
+    version: int = 1
+    rules: tuple[GateRule, ...] = Field(default=())
+    authority: tuple[AuthorityTier, ...] = DEFAULT_AUTHORITY
+    owner_assigners: tuple[str, ...] = ("user", "agent")
+    owners: tuple[OwnerGrant, ...] = ()
+
+    @classmethod
+    def default(cls) -> WriterPolicy:
+        """Seed 000's rule: only the user's own conversation states facts; claims are refused.
+
+        The agent may write stated facts because it records what the user told it, and world
+        facts because it acts (it books the table). Owners report on their own entities.
+        """
+        return cls(
+            name="seed-000",
+            version=1,
+            rules=(
+                GateRule(kind=Kind.STATED, writers=("user", "agent")),
+                GateRule(kind=Kind.WORLD, writers=("agent", "tool", "registry", OWNER)),
+                GateRule(kind=Kind.DERIVED, writers=("consolidator",)),
+            ),
+        )
+
+    @classmethod
+    def permissive(cls) -> WriterPolicy:
+        """Admit everything: the "every input" baselines of the dinner study, never a default."""
+        return cls(
+            name="permissive",
+            rules=tuple(GateRule(kind=k, writers=("*",)) for k in Kind),
+            authority=(AuthorityTier(name="everyone", writers=("*",)),),
+            owner_assigners=("*",),
+        )
+
+    @classmethod
+    def load(cls, path: Path) -> WriterPolicy:
+        """Read a policy from a JSON file shaped like ``WriterPolicy.default().model_dump()``."""
+        try:
+            return cls.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, json.JSONDecodeError, ValidationError) as exc:
+            raise PolicyError(f"writer policy {path}: {exc}") from exc
+
+
+class GateDecision(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    admitted: bool
+    reason: str
+
+
+def admit(
+    policy: WriterPolicy,
+    *,
+    source: str,
+    kind: Kind,
+    subject: str,
+    predicate: str,
+    owners: tuple[str, ...] = (),
+) -> GateDecision:
+    """Decide whether ``source`` may write a ``kind`` fact ``subject.predicate``."""
+    for rule in policy.rules:
+        if rule.kind == kind and rule.allows(source, subject, predicate, owners):
+            return GateDecision(admitted=True, reason=f"{policy.name}: {kind.value} by {source}")
+    return GateDecision(
+        admitted=False, reason=f"{source} may not write {kind.value} {subject}.{predicate}"
+    )
+
+
+def owners_of(
+    policy: WriterPolicy, entity_id: str, stored: tuple[str, ...] = ()
+) -> tuple[str, ...]:
+    """Who owns ``entity_id``: the owners stored with it plus those the policy grants."""
+    granted = (
+        owner
+        for grant in policy.owners
+        if any(fnmatchcase(entity_id, pattern) for pattern in grant.entities)
+        for owner in grant.owners
+    )
+    return tuple(dict.fromkeys((*stored, *granted)))
+
+
+def may_assign(
+    policy: WriterPolicy,
+    *,
+    source: str,
+    entity_id: str,
+    current: tuple[str, ...],
+    declared: tuple[str, ...],
+) -> GateDecision:
+    """Whether ``source`` may add the owners in ``declared`` that ``entity_id`` lacks.
+
+    Declaring owners an entity already has is no change and always passes. Adding any is an
+    ownership write: refused unless ``source`` is an owner assigner, and refused for everyone
+    when ``source`` would add itself (a third party making itself an owner is the attack).
+    """
+    added = tuple(o for o in declared if o not in current)
+    if not added:
+        return GateDecision(admitted=True, reason="no new owners")
+    if source in added:
+        return GateDecision(
+            admitted=False, reason=f"{source} may not make itself an owner of {entity_id}"
+        )
+    if not any(a == "*" or a == source for a in policy.owner_assigners):
+        return GateDecision(
+            admitted=False,
+            reason=f"{source} may not assign owners ({', '.join(added)}) of {entity_id}",
+        )
+    return GateDecision(admitted=True, reason=f"{policy.name}: {source} assigns owners")
+
+
+def may_end(
+    entity: Entity | None, source: str, owners: tuple[str, ...] | None = None
+) -> GateDecision:
+    """Whether ``source`` may emit a lifecycle event on ``entity`` (it must own it).
+
+    ``owners`` overrides the entity's stored owners (pass :func:`owners_of` to include the
+    policy's grants)."""
+    if entity is None:
+        return GateDecision(admitted=False, reason="unknown entity")
+    if source not in (entity.owners if owners is None else owners):
+        return GateDecision(admitted=False, reason=f"{source} does not own {entity.entity_id}")
+    return GateDecision(admitted=True, reason=f"{source} owns {entity.entity_id}")
