@@ -339,7 +339,7 @@ def test_no_credential_in_locations_exports_or_cli_output(
         memory.store.wipe()  # type: ignore[attr-defined]
         memory.ingest(episode("a", "user", day(0), assertions=[fact("ana", "diet", "veg")]))
         clock.now = day(1)
-        exports = [memory.prov().serialize(format=f) for f in ("json", "provn")]
+        exports = [str(memory.prov().serialize(format=f)) for f in ("json", "provn")]
         texts = [str(memory.store.location), repr(memory.store), memory.asof().model_dump_json(),
                  *exports]
     runner = CliRunner(env={"COLUMNS": "200", "NEO4J_PASSWORD": SECRET})
