@@ -284,3 +284,24 @@ def test_redelivered_copies_count_once(memory: Memory, clock: ManualClock) -> No
     assert mentioned(served.supported_by, times=2)
     assert not mentioned(served.supported_by, times=2, since=day(4.5))
     assert served.model_dump()["corroboration"]["sources"] == 2  # in the API's JSON too
+
+
+def test_a_derived_record_never_supersedes_what_the_user_stated(
+    memory: Memory, clock: ManualClock
+) -> None:
+    report = _send(memory, clock, "u-diet", "user", 0, scope="default",
+                   assertions=[fact("ana", "diet", "vegetarian")])
+    _send(memory, clock, "u-prof", "user", 0.5, scope="default",
+          assertions=[fact("ana", "profile", "ask me")])
+    evidence = [e.assertion_id for e in report.effects if e.assertion_id]
+    clock.now = day(1)
+    published = memory.consolidate("ana", "profile", evidence)
+    clock.now = day(2)
+    answer = memory.asof(subject="ana", predicate="profile")
+    assert [(f.value, f.writer) for f in answer.facts] == [("ask me", "user")]
+    assert [c.fact.assertion_id for c in answer.conflicts] == [published.assertion_id]
+    assert [c.tier for c in answer.conflicts] == ["workers"]
+    # A second run still finds its own record as the basis (no endless precondition failure).
+    clock.now = day(3)
+    again = memory.consolidate("ana", "profile", evidence)
+    assert again.value == published.value
