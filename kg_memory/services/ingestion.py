@@ -27,14 +27,14 @@ from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.authority import rank, ranks_at_least, same_tier
 from kg_memory.domain.change import Draft, Effect, PlannedEdge
-from kg_memory.domain.channel import ChannelPolicy, bind
+from kg_memory.domain.channel import ChannelPolicy
 from kg_memory.domain.dependency import parse_fact_ref, plan_retirement
 from kg_memory.domain.errors import ForgottenError, IdempotencyConflict
 from kg_memory.domain.forgetting import content_key, tombstone_key
-from kg_memory.domain.gate import WriterPolicy, admit, may_assign, may_end, owners_of
+from kg_memory.domain.gate import WriterPolicy, admit, may_end, owners_of
 from kg_memory.domain.instant import UtcDatetime
 from kg_memory.domain.interval import Interval
-from kg_memory.domain.model import EdgeType, EndReason, Entity, Episode, Refusal, Value
+from kg_memory.domain.model import EdgeType, EndReason, Entity, Episode
 from kg_memory.domain.record import (
     AssertionCandidate,
     EventCandidate,
@@ -42,6 +42,7 @@ from kg_memory.domain.record import (
     RetractionCandidate,
 )
 from kg_memory.domain.supersession import plan_retraction, plan_write
+from kg_memory.services.admission import admit_entities, check_envelope, refuse
 from kg_memory.services.identity import resolve_mentions
 from kg_memory.store.protocol import Slot, Transaction, apply_plan
 
@@ -100,22 +101,6 @@ def _retire_dependents(
     return effects
 
 
-def _refuse(
-    tx: Transaction, episode: Episode, key: str, reason: str, value: Value | None = None
-) -> Effect:
-    what = key if value is None else f"{key} = {value}"
-    tx.add_refusal(
-        Refusal(
-            episode_id=episode.episode_id,
-            source=episode.source,
-            what=what,
-            reason=reason,
-            at=tx.now,
-        )
-    )
-    return Effect(action="refused", key=key, value=value, detail=reason)
-
-
 def _resolve_dependencies(
     tx: Transaction,
     record: IngestRecord,
@@ -167,11 +152,11 @@ def _write(
         owners=owners_of(policy, candidate.subject, subject.owners if subject else ()),
     )
     if not decision.admitted:
-        return [_refuse(tx, episode, key, decision.reason, candidate.value)]
+        return [refuse(tx, episode, key, decision.reason, candidate.value)]
     valid = Interval(start=candidate.valid_from or record.occurred_at, end=candidate.valid_to)
     depends = _resolve_dependencies(tx, record, candidate, valid, policy)
     if isinstance(depends, str):
-        return [_refuse(tx, episode, key, depends, candidate.value)]
+        return [refuse(tx, episode, key, depends, candidate.value)]
     if subject is None:
         tx.put_entity(Entity(entity_id=candidate.subject, scope=record.scope))
     draft = Draft(
@@ -249,9 +234,9 @@ def _retract(
             owners=owners,
         )
         if not decision.admitted:
-            return [_refuse(tx, episode, f"retract {version.key}", decision.reason)]
+            return [refuse(tx, episode, f"retract {version.key}", decision.reason)]
         if not ranks_at_least(policy.authority, record.source, version.writer):
-            return [_refuse(tx, episode, f"retract {version.key}",
+            return [refuse(tx, episode, f"retract {version.key}",
                             f"{record.source} may not withdraw {version.writer}'s value: "
                             "it has less authority")]
     plan = plan_retraction(current, portion, episode_id=episode.episode_id)
@@ -272,7 +257,7 @@ def _event(
     owners = owners_of(policy, event.target, target.owners if target else ())
     decision = may_end(target, record.source, owners)
     if not decision.admitted:
-        return [_refuse(tx, episode, label, decision.reason)]
+        return [refuse(tx, episode, label, decision.reason)]
     plan = plan_retirement(
         tx.live_dependents(event.target),
         at=event.at or record.occurred_at,
@@ -306,40 +291,6 @@ def _check_forgotten(tx: Transaction, record: IngestRecord, secret: bytes) -> No
             raise ForgottenError(
                 f"{candidate.subject}.{candidate.predicate} from before "
                 f"{found[key].isoformat()} was forgotten; this late write is refused")
-
-
-def _entities(
-    tx: Transaction, record: IngestRecord, episode: Episode, policy: WriterPolicy
-) -> list[Effect]:
-    """Introduce the episode's entities; owners they declare are an ownership write.
-
-    A refused declaration still records the entity (a name is harmless), without the new owners.
-    """
-    effects: list[Effect] = []
-    for entity in record.entities:
-        known = tx.entity(entity.entity_id)
-        current = owners_of(policy, entity.entity_id, known.owners if known else ())
-        decision = may_assign(
-            policy,
-            source=record.source,
-            entity_id=entity.entity_id,
-            current=current,
-            declared=entity.owners,
-        )
-        owners = entity.owners
-        if not decision.admitted:
-            added = ", ".join(o for o in entity.owners if o not in current)
-            effects.append(
-                _refuse(tx, episode, f"{entity.entity_id}.owners", decision.reason, added)
-            )
-            owners = ()
-        tx.put_entity(
-            Entity(scope=record.scope, **entity.model_dump(exclude={"owners"}), owners=owners)
-        )
-        tx.add_edge(
-            PlannedEdge(src=episode.episode_id, type=EdgeType.MENTIONS, dst=entity.entity_id)
-        )
-    return effects
 
 
 def ingest_record(
@@ -380,15 +331,12 @@ def ingest_record(
         scope=record.scope,
     )
     tx.add_episode(episode, payload_hash)
-    binding = bind(channels or ChannelPolicy.default(), source=record.source,
-                   channel=record.channel)
-    if not binding.admitted:
+    refused = check_envelope(tx, episode, channels or ChannelPolicy.default())
+    if refused is not None:
         # The envelope is what every other check trusts, so none of its candidates is looked at.
-        refused = _refuse(tx, episode, f"envelope {record.source} over {record.channel.value}",
-                          binding.reason)
         return IngestReport(operation_id=record.operation_id, episode_id=episode_id,
                             status="refused", system_time=tx.now, effects=(refused,))
-    effects = _entities(tx, record, episode, policy)
+    effects = admit_entities(tx, record, episode, policy)
     for mention in record.mentions:
         tx.add_edge(PlannedEdge(src=episode_id, type=EdgeType.MENTIONS, dst=mention))
     resolved = resolve_mentions(tx, record, episode_id) if record.resolve else {}
@@ -402,7 +350,7 @@ def ingest_record(
     for index, candidate in enumerate(record.assertions):
         if candidate.subject.startswith("@"):
             if candidate.subject[1:] not in resolved:
-                effects.append(_refuse(tx, episode, f"{candidate.subject}.{candidate.predicate}",
+                effects.append(refuse(tx, episode, f"{candidate.subject}.{candidate.predicate}",
                                        f"no mention {candidate.subject} in this episode"))
                 continue
             candidate = candidate.model_copy(update={"subject": resolved[candidate.subject[1:]]})
@@ -410,7 +358,7 @@ def ingest_record(
         if any(b.covers(record.scope, candidate.subject, candidate.predicate,
                         candidate.qualifiers.project) for b in blocks):
             # Content-free on purpose: a blocked category is not collected, not even here.
-            effects.append(_refuse(tx, episode, key, "collection blocked by a forget request"))
+            effects.append(refuse(tx, episode, key, "collection blocked by a forget request"))
             continue
         effects.extend(_write(tx, record, episode, index, candidate, policy))
     return IngestReport(
