@@ -176,6 +176,22 @@ def test_a_lower_authority_cannot_retract_the_users_statement(
     assert "it has less authority" in _refused(mem)["retract u1.deposit_preapproved"]
 
 
+def test_a_writer_withdraws_its_own_conflicting_value_not_the_users(
+    memory: Memory, clock: ManualClock
+) -> None:
+    _user_says_no(memory, clock)
+    _send(memory, clock, "t-yes", "tool", 1, channel="tool",
+          assertions=[fact("u1", "deposit_preapproved", "yes", "world")])
+    report = _send(memory, clock, "t-undo", "tool", 2, channel="tool",
+                   retractions=[{"subject": "u1", "predicate": "deposit_preapproved"}])
+    answer = memory.asof(subject="u1", predicate="deposit_preapproved")
+    assert answer.values() == ["no"]
+    assert answer.conflicts == ()
+    assert [e.action for e in report.effects] == ["refused", "retracted"]
+    refused = _refused(memory)["retract u1.deposit_preapproved"]
+    assert "tool may not withdraw user's value" in refused
+
+
 def test_within_the_users_tier_a_new_value_supersedes_and_conflicts_clear(
     memory: Memory, clock: ManualClock
 ) -> None:

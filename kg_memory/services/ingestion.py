@@ -219,12 +219,18 @@ def _retract(
         project=retraction.project,
     )
     portion = Interval(start=retraction.valid_from or record.occurred_at, end=retraction.valid_to)
-    current = tx.live_versions(slot)
+    # A writer withdraws values of its own tier and lower ones; a higher tier's value in the
+    # portion stays, and the attempt on it is audited.
+    overlapping = [v for v in tx.live_versions(slot) if v.valid.overlaps(portion)]
+    current = [v for v in overlapping if ranks_at_least(policy.authority, record.source, v.writer)]
+    effects = [
+        refuse(tx, episode, f"retract {v.key}",
+               f"{record.source} may not withdraw {v.writer}'s value: it has less authority")
+        for v in overlapping if v not in current
+    ]
     subject = tx.entity(retraction.subject)
     owners = owners_of(policy, retraction.subject, subject.owners if subject else ())
     for version in current:
-        if not version.valid.overlaps(portion):
-            continue
         decision = admit(
             policy,
             source=record.source,
@@ -234,14 +240,10 @@ def _retract(
             owners=owners,
         )
         if not decision.admitted:
-            return [refuse(tx, episode, f"retract {version.key}", decision.reason)]
-        if not ranks_at_least(policy.authority, record.source, version.writer):
-            return [refuse(tx, episode, f"retract {version.key}",
-                            f"{record.source} may not withdraw {version.writer}'s value: "
-                            "it has less authority")]
+            return [*effects, refuse(tx, episode, f"retract {version.key}", decision.reason)]
     plan = plan_retraction(current, portion, episode_id=episode.episode_id)
     apply_plan(tx, plan)
-    return [*plan.effects, *_retire_dependents(tx, plan.ended, episode.episode_id)]
+    return [*effects, *plan.effects, *_retire_dependents(tx, plan.ended, episode.episode_id)]
 
 
 def _event(
