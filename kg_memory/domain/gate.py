@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kg_memory.domain.authority import DEFAULT_AUTHORITY, AuthorityTier
 from kg_memory.domain.errors import PolicyError
-from kg_memory.domain.model import Entity, Kind
+from kg_memory.domain.model import Channel, Entity, Kind
 
 __all__ = [
     "GateDecision",
@@ -55,7 +55,8 @@ OWNER = "owner"
 
 
 class GateRule(BaseModel):
-    """Allow ``writers`` to write ``kind`` for subjects and predicates matching the globs."""
+    """Allow ``writers`` to write ``kind`` for subjects and predicates matching the globs, over
+    ``channels`` (empty: any channel)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -63,13 +64,22 @@ class GateRule(BaseModel):
     writers: tuple[str, ...]
     subjects: tuple[str, ...] = ("*",)
     predicates: tuple[str, ...] = ("*",)
+    channels: tuple[Channel, ...] = ()
 
-    def allows(self, source: str, subject: str, predicate: str, owners: tuple[str, ...]) -> bool:
+    def allows(
+        self,
+        source: str,
+        subject: str,
+        predicate: str,
+        owners: tuple[str, ...],
+        channel: Channel | None = None,
+    ) -> bool:
         writer_ok = any(
             w == "*" or w == source or (w == OWNER and source in owners) for w in self.writers
         )
         return (
             writer_ok
+            and (not self.channels or channel is None or channel in self.channels)
             and any(fnmatchcase(subject, s) for s in self.subjects)
             and any(fnmatchcase(predicate, p) for p in self.predicates)
         )
@@ -108,14 +118,16 @@ class WriterPolicy(BaseModel):
     def default(cls) -> WriterPolicy:
         """Seed 000's rule: only the user's own conversation states facts; claims are refused.
 
-        The agent may write stated facts because it records what the user told it, and world
-        facts because it acts (it books the table). Owners report on their own entities.
+        The agent may write stated facts because it records what the user told it, so only
+        over chat: what it relays from a tool call is tool output, not the user's words (seed
+        003: "reject writes that originate in tool output or retrieved content"). It writes
+        world facts because it acts (it books the table). Owners report on their own entities.
         """
         return cls(
             name="seed-000",
             version=1,
             rules=(
-                GateRule(kind=Kind.STATED, writers=("user", "agent")),
+                GateRule(kind=Kind.STATED, writers=("user", "agent"), channels=(Channel.CHAT,)),
                 GateRule(kind=Kind.WORLD, writers=("agent", "tool", "registry", OWNER)),
                 GateRule(kind=Kind.DERIVED, writers=("consolidator",)),
             ),
@@ -155,13 +167,19 @@ def admit(
     subject: str,
     predicate: str,
     owners: tuple[str, ...] = (),
+    channel: Channel | None = None,
 ) -> GateDecision:
-    """Decide whether ``source`` may write a ``kind`` fact ``subject.predicate``."""
+    """Decide whether ``source`` may write a ``kind`` fact ``subject.predicate``.
+
+    Ingest always passes the episode's ``channel``; without one (a preview, a worker's own
+    write) rules restricted to channels are judged on the writer alone.
+    """
     for rule in policy.rules:
-        if rule.kind == kind and rule.allows(source, subject, predicate, owners):
+        if rule.kind == kind and rule.allows(source, subject, predicate, owners, channel):
             return GateDecision(admitted=True, reason=f"{policy.name}: {kind.value} by {source}")
+    over = f" over {channel.value}" if channel is not None else ""
     return GateDecision(
-        admitted=False, reason=f"{source} may not write {kind.value} {subject}.{predicate}"
+        admitted=False, reason=f"{source} may not write {kind.value} {subject}.{predicate}{over}"
     )
 
 

@@ -150,6 +150,7 @@ def _write(
         subject=candidate.subject,
         predicate=candidate.predicate,
         owners=owners_of(policy, candidate.subject, subject.owners if subject else ()),
+        channel=record.channel,
     )
     if not decision.admitted:
         return [refuse(tx, episode, key, decision.reason, candidate.value)]
@@ -238,6 +239,7 @@ def _retract(
             subject=version.subject,
             predicate=version.predicate,
             owners=owners,
+            channel=record.channel,
         )
         if not decision.admitted:
             return [*effects, refuse(tx, episode, f"retract {version.key}", decision.reason)]
