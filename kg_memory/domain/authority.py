@@ -15,7 +15,8 @@ value and lists the tool's as a :class:`~kg_memory.domain.result.Conflict`.
 
 A stated fact is therefore ended only by its own tier (the user, or whom the policy puts in the
 user's tier: by default the agent, which records what the user said). Retractions follow the
-same order: a writer may withdraw values of its own tier or of a lower one, never a higher one.
+same partition: a writer withdraws its own tier's values; an attempt on a higher tier's value is
+refused, and a lower tier's value is left to its writer.
 """
 
 from __future__ import annotations

@@ -220,14 +220,15 @@ def _retract(
         project=retraction.project,
     )
     portion = Interval(start=retraction.valid_from or record.occurred_at, end=retraction.valid_to)
-    # A writer withdraws values of its own tier and lower ones; a higher tier's value in the
-    # portion stays, and the attempt on it is audited.
+    # Each authority tier is its own timeline, as for writes: a writer withdraws its own tier's
+    # values; a higher tier's value stays and the attempt on it is audited; a lower tier's value
+    # is another writer's attributed statement and is left as it is.
     overlapping = [v for v in tx.live_versions(slot) if v.valid.overlaps(portion)]
-    current = [v for v in overlapping if ranks_at_least(policy.authority, record.source, v.writer)]
+    current = [v for v in overlapping if same_tier(policy.authority, v.writer, record.source)]
     effects = [
         refuse(tx, episode, f"retract {v.key}",
                f"{record.source} may not withdraw {v.writer}'s value: it has less authority")
-        for v in overlapping if v not in current
+        for v in overlapping if not ranks_at_least(policy.authority, record.source, v.writer)
     ]
     subject = tx.entity(retraction.subject)
     owners = owners_of(policy, retraction.subject, subject.owners if subject else ())
