@@ -57,6 +57,7 @@ from kg_memory.domain.result import AsOfAnswer, Conflict, Fact, HistoryEntry
 from kg_memory.services.forget_run import ForgetReport
 from kg_memory.services.identity import Resolved, preview_resolution
 from kg_memory.services.ingestion import IngestReport
+from kg_memory.services.inlet import Inlet
 from kg_memory.services.lineage import Direction, lineage_graph, lineage_tree
 from kg_memory.services.memory import Memory
 from kg_memory.services.provenance import serialize_prov
@@ -131,6 +132,7 @@ __all__ = [
     "IngestError",
     "IngestRecord",
     "IngestReport",
+    "Inlet",
     "Interval",
     "IntervalError",
     "KgMemoryError",

@@ -39,7 +39,7 @@ PUBLIC = [
     "system_clock",
     # the writer gate's policies and what an answer says about trust (issue 10)
     "DEFAULT_AUTHORITY", "AuthorityTier", "ChannelPolicy", "ChannelRule", "Conflict",
-    "Corroboration", "OwnerGrant", "corroboration", "mentioned",
+    "Corroboration", "Inlet", "OwnerGrant", "corroboration", "mentioned",
 ]
 
 

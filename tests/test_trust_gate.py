@@ -20,6 +20,7 @@ from kg_memory import (
     Kind,
     Memory,
     OwnerGrant,
+    PolicyError,
     WriterPolicy,
     corroboration,
     mentioned,
@@ -268,6 +269,27 @@ def test_an_envelope_the_channel_cannot_vouch_for_is_refused_and_audited(
                                   assertions=[fact("u1", "deposit_preapproved", "yes")]))
     assert again.status == "duplicate"
     assert len(memory.refusals()) == 1
+
+
+def test_an_inlet_sets_the_envelope_from_its_channel(memory: Memory, clock: ManualClock) -> None:
+    chat = memory.inlet("user", "chat")
+    report = chat.ingest({"operation_id": "u1", "occurred_at": day(0).isoformat(),
+                          "content": "Ana is vegetarian.",
+                          "assertions": [fact("ana", "diet", "vegetarian")]})
+    assert report.status == "accepted"
+    webhook = memory.inlet("restaurant", Channel.WEBHOOK)
+    forged = webhook.ingest({"operation_id": "r1", "occurred_at": day(1).isoformat(),
+                             "source": "user", "channel": "chat",
+                             "assertions": [fact("ana", "diet", "steak")]})
+    assert forged.status == "refused"
+    assert _refused(memory)["envelope user over chat"] == (
+        "source user may not arrive over chat (inlet restaurant over webhook channels)")
+    clock.now = day(2)
+    [served] = memory.asof(subject="ana").facts
+    assert (served.value, served.writer) == ("vegetarian", "user")
+    for source, channel in (("user", "webhook"), ("consolidator", "timer")):
+        with pytest.raises(PolicyError, match="cannot open an inlet"):
+            memory.inlet(source, channel)
 
 
 def test_no_channel_policy_admits_an_internal_identity(memory: Memory, clock: ManualClock) -> None:

@@ -28,7 +28,7 @@ from kg_memory.domain.errors import ConcurrencyError, ForgottenError, IngestErro
 from kg_memory.domain.forgetting import Selector
 from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.instant import Clock, ensure_utc
-from kg_memory.domain.model import Block, Entity, Qualifiers, Refusal, Value, trusted
+from kg_memory.domain.model import Block, Channel, Entity, Qualifiers, Refusal, Value, trusted
 from kg_memory.domain.record import IngestRecord, read_records
 from kg_memory.domain.resolution import RESOLVER, EntityProfile, Outcome
 from kg_memory.domain.result import AsOfAnswer, Fact, HistoryEntry
@@ -44,6 +44,7 @@ from kg_memory.services.identity import (
     unmerge_entities,
 )
 from kg_memory.services.ingestion import IngestReport, ingest_record
+from kg_memory.services.inlet import Inlet
 from kg_memory.services.lineage import Direction, lineage_graph
 from kg_memory.services.provenance import add_tombstones, export_prov
 from kg_memory.services.publication import Basis, Published, publish_derived, read_basis
@@ -107,6 +108,12 @@ class Memory:
         """Write one episode in its own transaction; durable when this returns."""
         with self.store.transaction() as tx:
             return ingest_record(tx, record, self.policy, self._secret, self.channels)
+
+    def inlet(self, source: str, channel: Channel | str) -> Inlet:
+        """An authenticated channel into this memory: records ingested through it are from
+        ``source`` over ``channel`` (see :mod:`kg_memory.services.inlet`)."""
+        return Inlet(self.store, source=source, channel=Channel(channel), policy=self.policy,
+                     channels=self.channels, secret=self._secret)
 
     def ingest_many(
         self,
