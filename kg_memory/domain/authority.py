@@ -13,10 +13,13 @@ value and lists the tool's as a :class:`~kg_memory.domain.result.Conflict`.
 >>> ranks_at_least(tiers, "tool", "user"), ranks_at_least(tiers, "user", "tool")
 (False, True)
 
-A stated fact is therefore ended only by its own tier (the user, or whom the policy puts in the
-user's tier: by default the agent, which records what the user said). Retractions follow the
-same partition: a writer withdraws its own tier's values; an attempt on a higher tier's value is
-refused, and a lower tier's value is left to its writer.
+A stated fact is therefore ended only by a *statement* from its own tier (the user, or whom the
+policy puts in the user's tier: by default the agent, which records what the user said). Within
+a tier, statements and other kinds are separate timelines too, and statements rank first: the
+agent's world fact (a booking it made, a tool result it relays) never ends the user's statement
+in the same slot. :func:`standing` is that order. Retractions follow the
+tiers: a writer withdraws its own tier's values (of the kinds the gate lets it write); an attempt
+on a higher tier's value is refused, and a lower tier's value is left to its writer.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from fnmatch import fnmatchcase
 
 from pydantic import BaseModel, ConfigDict
 
+from kg_memory.domain.model import Kind
 from kg_memory.domain.result import Conflict, Fact
 
 __all__ = [
@@ -35,6 +39,7 @@ __all__ = [
     "rank",
     "ranks_at_least",
     "same_tier",
+    "standing",
     "tier_of",
 ]
 
@@ -80,6 +85,12 @@ def same_tier(tiers: Sequence[AuthorityTier], a: str, b: str) -> bool:
     return rank(tiers, a) == rank(tiers, b)
 
 
+def standing(tiers: Sequence[AuthorityTier], writer: str, kind: Kind) -> tuple[int, int]:
+    """The order values are served in, lowest first: the writer's tier, then statements before
+    every other kind. Values of equal standing share a timeline (the newer supersedes)."""
+    return rank(tiers, writer), 0 if kind is Kind.STATED else 1
+
+
 def ranks_at_least(tiers: Sequence[AuthorityTier], writer: str, other: str) -> bool:
     """Whether ``writer`` has at least the authority of ``other`` (may withdraw its values)."""
     return rank(tiers, writer) <= rank(tiers, other)
@@ -90,9 +101,9 @@ def arbitrate(
 ) -> tuple[tuple[Fact, ...], tuple[Conflict, ...]]:
     """Split the facts of an as-of answer into what is served and what conflicts with it.
 
-    Per slot (scope, subject, predicate, project) the facts of the highest tier present are
-    served. A lower tier's fact with another value is a :class:`Conflict` naming the served
-    facts it contradicts; one with the same value agrees and adds nothing to serve.
+    Per slot (scope, subject, predicate, project) the facts of the best :func:`standing`
+    present are served. A fact of lower standing with another value is a :class:`Conflict`
+    naming the served facts it contradicts; one with the same value agrees and adds nothing.
     """
     slots: dict[tuple[str, str, str, str | None], list[Fact]] = {}
     for fact in facts:
@@ -103,11 +114,13 @@ def arbitrate(
     served: list[Fact] = []
     conflicts: list[Conflict] = []
     for group in slots.values():
-        best = min(rank(tiers, f.writer) for f in group)
-        top = [f for f in group if rank(tiers, f.writer) == best]
+        best = min(standing(tiers, f.writer, f.kind) for f in group)
+        top = [f for f in group if standing(tiers, f.writer, f.kind) == best]
         served.extend(top)
         for fact in group:
-            if rank(tiers, fact.writer) == best or any(t.value == fact.value for t in top):
+            if standing(tiers, fact.writer, fact.kind) == best or any(
+                t.value == fact.value for t in top
+            ):
                 continue
             conflicts.append(Conflict(
                 fact=fact,

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.domain.authority import rank, ranks_at_least, same_tier
+from kg_memory.domain.authority import ranks_at_least, same_tier, standing
 from kg_memory.domain.change import Draft, Effect, PlannedEdge
 from kg_memory.domain.channel import ChannelPolicy
 from kg_memory.domain.dependency import parse_fact_ref, plan_retirement
@@ -34,7 +34,7 @@ from kg_memory.domain.forgetting import content_key, tombstone_key
 from kg_memory.domain.gate import WriterPolicy, admit, may_end, owners_of
 from kg_memory.domain.instant import UtcDatetime
 from kg_memory.domain.interval import Interval
-from kg_memory.domain.model import EdgeType, EndReason, Entity, Episode
+from kg_memory.domain.model import Assertion, EdgeType, EndReason, Entity, Episode
 from kg_memory.domain.record import (
     AssertionCandidate,
     EventCandidate,
@@ -128,7 +128,7 @@ def _resolve_dependencies(
         if not holding:
             return f"depends on {ref}, which has no value at {valid.start.isoformat()}"
         # The value an as-of answer serves, not a lower-authority conflict beside it.
-        holding.sort(key=lambda v: rank(policy.authority, v.writer))
+        holding.sort(key=lambda v: standing(policy.authority, v.writer, v.kind))
         resolved.append(holding[0].assertion_id)
     return tuple(resolved)
 
@@ -182,8 +182,10 @@ def _write(
         project=candidate.qualifiers.project,
     )
     live = tx.live_versions(slot)
-    # Only the writer's own tier is superseded; what other tiers hold stays, attributed.
-    mine = [v for v in live if same_tier(policy.authority, v.writer, record.source)]
+    # Only the writer's own timeline is superseded (its tier, statements apart from other
+    # kinds); what others hold stays, attributed, and an answer shows it as a conflict.
+    mine_at = standing(policy.authority, record.source, candidate.kind)
+    mine = [v for v in live if standing(policy.authority, v.writer, v.kind) == mine_at]
     plan = plan_write(mine, draft, episode_id=episode.episode_id)
     apply_plan(tx, plan)
     written = plan.drafts[-1].assertion_id if plan.drafts else None
@@ -221,18 +223,21 @@ def _retract(
     )
     portion = Interval(start=retraction.valid_from or record.occurred_at, end=retraction.valid_to)
     # Each authority tier is its own timeline, as for writes: a writer withdraws its own tier's
-    # values; a higher tier's value stays and the attempt on it is audited; a lower tier's value
-    # is another writer's attributed statement and is left as it is.
+    # values of the kinds it may write; a higher tier's value stays and the attempt on it is
+    # audited; a lower tier's value is another writer's attributed statement and is left alone.
     overlapping = [v for v in tx.live_versions(slot) if v.valid.overlaps(portion)]
-    current = [v for v in overlapping if same_tier(policy.authority, v.writer, record.source)]
-    effects = [
-        refuse(tx, episode, f"retract {v.key}",
-               f"{record.source} may not withdraw {v.writer}'s value: it has less authority")
-        for v in overlapping if not ranks_at_least(policy.authority, record.source, v.writer)
-    ]
     subject = tx.entity(retraction.subject)
     owners = owners_of(policy, retraction.subject, subject.owners if subject else ())
-    for version in current:
+    effects: list[Effect] = []
+    current: list[Assertion] = []
+    for version in overlapping:
+        if not ranks_at_least(policy.authority, record.source, version.writer):
+            effects.append(refuse(tx, episode, f"retract {version.key}",
+                                  f"{record.source} may not withdraw {version.writer}'s value: "
+                                  "it has less authority"))
+            continue
+        if not same_tier(policy.authority, version.writer, record.source):
+            continue
         decision = admit(
             policy,
             source=record.source,
@@ -242,8 +247,10 @@ def _retract(
             owners=owners,
             channel=record.channel,
         )
-        if not decision.admitted:
-            return [*effects, refuse(tx, episode, f"retract {version.key}", decision.reason)]
+        if decision.admitted:
+            current.append(version)
+        else:
+            effects.append(refuse(tx, episode, f"retract {version.key}", decision.reason))
     plan = plan_retraction(current, portion, episode_id=episode.episode_id)
     apply_plan(tx, plan)
     return [*effects, *plan.effects, *_retire_dependents(tx, plan.ended, episode.episode_id)]
