@@ -104,7 +104,7 @@ def test_asof_shows_a_conflict_beside_the_served_value(tmp_path: Path) -> None:
     code, out = run("asof", "--store", store, columns=80)
     assert code == 0, out
     assert "1 conflict(s)" in out
-    rows = [line for line in out.splitlines() if line.startswith("│")]
-    assert any(row.startswith("│ !") for row in rows)  # the conflict's row is marked
-    assert any("│ u1." in row for row in rows)
-    assert max(len(line) for line in out.splitlines()) <= 80
+    rows = out.splitlines()
+    assert any(row.startswith("u1.deposit_preapproved") and " no " in row for row in rows)
+    assert any(row.startswith("! u1.deposit_preapproved") and " yes " in row for row in rows)
+    assert max(len(line) for line in rows) <= 80
