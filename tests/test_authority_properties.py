@@ -62,11 +62,11 @@ class Reference:
 
     @staticmethod
     def answer(snapshot: list[list[str | None]], cell: int) -> tuple[list[str], list[str]]:
-        values = [row[cell] for row in snapshot if row[cell] is not None]
+        values = [value for row in snapshot if (value := row[cell]) is not None]
         if not values:
             return [], []
         served = values[0]
-        return [served], sorted(v for v in values[1:] if v is not None and v != served)
+        return [served], sorted(v for v in values[1:] if v != served)
 
 
 def _iso(n: int | None) -> str | None:
