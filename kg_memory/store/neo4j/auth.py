@@ -25,8 +25,10 @@ from kg_memory.domain.errors import StoreUnavailable
 
 __all__ = ["REPOSITORY", "credentials", "public_uri", "redact", "split_uri"]
 
-#: The source tree this package runs from (a checkout or an editable install).
-REPOSITORY = Path(__file__).resolve().parents[3]
+_PACKAGE = Path(__file__).resolve().parents[2]
+#: The source tree this package runs from: the checkout of an editable install, else the
+#: installed package itself (a wheel's site-packages is nobody's place for secrets either).
+REPOSITORY = _PACKAGE.parent if (_PACKAGE.parent / "pyproject.toml").is_file() else _PACKAGE
 
 
 def public_uri(uri: str) -> str:
