@@ -18,6 +18,7 @@ from kg_memory.errors import (
     NaiveDatetimeError,
     NotFound,
     PolicyError,
+    StoreBusy,
     StoreUnavailable,
     TimeError,
 )
@@ -98,6 +99,7 @@ __all__ = [
     "Selector",
     "SqliteStore",
     "Store",
+    "StoreBusy",
     "StoreUnavailable",
     "Support",
     "TimeError",

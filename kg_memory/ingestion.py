@@ -23,7 +23,8 @@ from pydantic import BaseModel, ConfigDict
 from kg_memory.change import Draft, Effect, PlannedEdge, apply_plan
 from kg_memory.clock import UtcDatetime
 from kg_memory.dependency import parse_fact_ref, plan_retirement
-from kg_memory.errors import ForgottenError, IdempotencyConflict
+from kg_memory.domain.precondition import precondition_failure
+from kg_memory.errors import ConcurrencyError, ForgottenError, IdempotencyConflict
 from kg_memory.forgetting import content_key, tombstone_key
 from kg_memory.gate import WriterPolicy, admit, may_end
 from kg_memory.identity import resolve_mentions
@@ -267,6 +268,24 @@ def _check_forgotten(tx: Transaction, record: IngestRecord, secret: bytes) -> No
                 f"{found[key].isoformat()} was forgotten; this late write is refused")
 
 
+def _check_preconditions(tx: Transaction, record: IngestRecord) -> None:
+    """Every ``if_match`` against its slot as it was before this episode, before any write.
+
+    All or nothing: one stale tag fails the episode, so a writer never half-applies a decision
+    it made on an outdated read.
+    """
+    for index, candidate in enumerate(record.assertions):
+        if candidate.if_match is None:
+            continue
+        slot = Slot(scope=record.scope, subject=candidate.subject,
+                    predicate=candidate.predicate, project=candidate.qualifiers.project)
+        failure = precondition_failure(tx.live_versions(slot), candidate.if_match)
+        if failure is not None:
+            raise ConcurrencyError(
+                f"operation {record.operation_id!r}, assertions.{index} "
+                f"({candidate.subject}.{candidate.predicate}): {failure}")
+
+
 def ingest_record(
     tx: Transaction, record: IngestRecord, policy: WriterPolicy, secret: bytes
 ) -> IngestReport:
@@ -287,6 +306,7 @@ def ingest_record(
             status="duplicate",
             system_time=prior[0].recorded_at,
         )
+    _check_preconditions(tx, record)
     episode = Episode(
         episode_id=episode_id,
         operation_id=record.operation_id,

@@ -15,15 +15,21 @@
 from __future__ import annotations
 
 import itertools
+import random
+import time
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, ExitStack
 from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
 import networkx as nx
 from prov.model import ProvDocument
 
 from kg_memory.clock import Clock, ensure_utc, system_clock
-from kg_memory.errors import ConcurrencyError, ForgottenError, IngestError, NotFound
+from kg_memory.domain.backoff import Backoff
+from kg_memory.domain.precondition import slot_tag
+from kg_memory.errors import ConcurrencyError, ForgottenError, IngestError, NotFound, StoreBusy
 from kg_memory.forget_run import ForgetReport, forget
 from kg_memory.forgetting import Selector
 from kg_memory.gate import WriterPolicy
@@ -46,23 +52,40 @@ from kg_memory.record import IngestRecord, read_records
 from kg_memory.resolution import RESOLVER, EntityProfile, Outcome
 from kg_memory.result import AsOfAnswer, Fact, HistoryEntry
 from kg_memory.store import open_store
-from kg_memory.store.protocol import AsOfQuery, Slot, Store
+from kg_memory.store.protocol import AsOfQuery, Slot, Store, Transaction
 
 __all__ = ["Memory"]
+
+_T = TypeVar("_T")
 
 
 class Memory:
     """A bitemporal memory over any :class:`~kg_memory.store.protocol.Store`."""
 
     def __init__(
-        self, store: Store, *, policy: WriterPolicy | None = None, clock: Clock = system_clock
+        self,
+        store: Store,
+        *,
+        policy: WriterPolicy | None = None,
+        clock: Clock = system_clock,
+        retry: Backoff | None = None,
     ) -> None:
         self.store = store
         self.policy = policy or WriterPolicy.default()
         self._clock = clock
-        # Read once, outside any transaction: a rolled-back episode must not take the key
-        # of every tombstone with it.
-        self._secret = store.secret
+        #: How the batch ingest path retries a store another writer holds (StoreBusy).
+        self.retry = retry or Backoff()
+        self._rng = random.Random()
+        self._secret_key: bytes | None = None
+
+    @property
+    def _secret(self) -> bytes:
+        # Read on the first write, not at open: opening for reading must not write, and the
+        # key may have to be created. Always outside any transaction, so a rolled-back episode
+        # cannot take the key of every tombstone with it.
+        if self._secret_key is None:
+            self._secret_key = self.store.secret
+        return self._secret_key
 
     @classmethod
     def open(
@@ -72,10 +95,19 @@ class Memory:
         policy: WriterPolicy | None = None,
         clock: Clock = system_clock,
         create: bool = True,
+        busy_timeout: float | None = None,
+        retry: Backoff | None = None,
     ) -> Memory:
         """Open the store at ``path``: an embedded store file (default
-        :func:`~kg_memory.store.default_path`) or a Neo4j Bolt URI."""
-        return cls(open_store(path, clock=clock, create=create), policy=policy, clock=clock)
+        :func:`~kg_memory.store.default_path`) or a Neo4j Bolt URI.
+
+        Opening never writes to an existing store, so readers open beside a running writer.
+        ``busy_timeout`` (seconds, default ``$KG_MEMORY_BUSY_TIMEOUT`` or 10) is how long a
+        write waits for another writer's lock before :class:`~kg_memory.errors.StoreBusy`;
+        ``retry`` is how often the batch path tries again (default :class:`Backoff`).
+        """
+        store = open_store(path, clock=clock, create=create, busy_timeout=busy_timeout)
+        return cls(store, policy=policy, clock=clock, retry=retry)
 
     def __enter__(self) -> Memory:
         return self
@@ -89,9 +121,34 @@ class Memory:
     # -- writes ----------------------------------------------------------------------------
 
     def ingest(self, record: IngestRecord) -> IngestReport:
-        """Write one episode in its own transaction; durable when this returns."""
+        """Write one episode in its own transaction; durable when this returns.
+
+        Raises :class:`~kg_memory.errors.StoreBusy` (nothing written) when another writer held
+        the lock past the busy timeout, and :class:`~kg_memory.errors.ConcurrencyError`
+        (nothing written) when an ``if_match`` precondition no longer holds.
+        """
+        secret = self._secret
         with self.store.transaction() as tx:
-            return ingest_record(tx, record, self.policy, self._secret)
+            return ingest_record(tx, record, self.policy, secret)
+
+    def etag(self, subject: str, predicate: str, *, scope: str = "default",
+             project: str | None = None) -> str:
+        """The If-Match tag of a slot now: its current revision's ``ASSERTION_ID#REVISION``,
+        or ``"absent"``. Write with ``if_match=`` this tag to update only what you read."""
+        live = [v for v in self.store.history(subject, predicate, scope)
+                if v.system.end is None and v.qualifiers.project == project]
+        return slot_tag(live)
+
+    def _retrying(self, attempt: Callable[[], _T]) -> _T:
+        """``attempt()``, tried again after a backoff while the store is busy (bounded)."""
+        for wait in [*self.retry.delays(self._rng), None]:
+            try:
+                return attempt()
+            except StoreBusy:
+                if wait is None:
+                    raise
+                time.sleep(wait)
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def ingest_many(
         self,
@@ -102,24 +159,51 @@ class Memory:
     ) -> list[IngestReport]:
         """Write many episodes, each atomic on its own, committed durably every ``batch_size``.
 
-        If an episode fails (bad input from a lazy reader, an idempotency conflict), the ones
-        before it are committed and stay accepted, and the error propagates.
+        **The batching contract.** Episodes are written in batches: on the embedded store one
+        transaction per batch of ``batch_size`` (one disk sync), each episode inside it a
+        savepoint that succeeds or fails alone; on Neo4j each episode commits on its own. An
+        episode is *acknowledged*, meaning passed to ``on_report`` and put in the returned
+        list, only after the commit that made it durable returned. So a crash can lose only
+        episodes nobody was told about; the batch in flight is lost whole, never in part, and
+        re-running the same input reports every acknowledged episode as a duplicate.
+
+        If an episode fails (bad input from a lazy reader, an idempotency conflict, a failed
+        ``if_match``), the ones before it are committed and acknowledged, then the error
+        propagates. A store that another writer holds is tried again with backoff
+        (:attr:`retry`) before :class:`~kg_memory.errors.StoreBusy` propagates, with nothing
+        of the refused batch written.
         """
         reports: list[IngestReport] = []
         iterator = iter(records)
+        secret = self._secret
         while True:
-            before = len(reports)
-            with self.store.batch():
-                # islice stays lazy: a bad line raises here, after the lines before it were
-                # written, and the batch still commits them on the way out.
-                for record in itertools.islice(iterator, batch_size):
-                    with self.store.transaction() as tx:
-                        report = ingest_record(tx, record, self.policy, self._secret)
-                    reports.append(report)
-                    if on_report is not None:
-                        on_report(report)
-            if len(reports) - before < batch_size:
+            pending: list[IngestReport] = []
+            failure: Exception | None = None
+            with ExitStack() as stack:
+                self._retrying(lambda: stack.enter_context(self.store.batch()))
+                try:
+                    # islice stays lazy: a bad line raises here, after the lines before it were
+                    # written, and the batch still commits them on the way out.
+                    for record in itertools.islice(iterator, batch_size):
+                        pending.append(self._retrying(
+                            lambda record=record: self._ingest_in(record, secret)))  # type: ignore[misc]
+                except Exception as exc:  # re-raised below, once the batch has committed
+                    failure = exc
+            # The batch committed (leaving the ``with`` raised otherwise): now acknowledge.
+            for report in pending:
+                reports.append(report)
+                if on_report is not None:
+                    on_report(report)
+            if failure is not None:
+                raise failure
+            if len(pending) < batch_size:
                 return reports
+
+    def _ingest_in(self, record: IngestRecord, secret: bytes) -> IngestReport:
+        unit: AbstractContextManager[Transaction]
+        unit = self.store.transaction()
+        with unit as tx:
+            return ingest_record(tx, record, self.policy, secret)
 
     def ingest_file(
         self, path: Path, *, on_report: Callable[[IngestReport], None] | None = None

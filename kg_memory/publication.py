@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kg_memory.change import Draft, PlannedEdge, apply_plan
 from kg_memory.consolidation import Evidence, derive_profile, etag, scope_problems
+from kg_memory.domain.precondition import current_record
 from kg_memory.errors import ConcurrencyError, ConsolidationRefused, ForgottenError, PolicyError
 from kg_memory.forgetting import tombstone_key
 from kg_memory.gate import WriterPolicy, admit
@@ -49,12 +50,6 @@ class Published(BaseModel):
     etag: str
     value: Value
     activity_id: str
-
-
-def current_record(tx_or_live: Sequence[Assertion], at_end: bool = True) -> Assertion | None:
-    """The open-ended live revision of a record's slot (the one new readers get)."""
-    live = [v for v in tx_or_live if v.valid.end is None] if at_end else list(tx_or_live)
-    return live[-1] if live else None
 
 
 def read_basis(store: Store, slot: Slot, evidence_ids: Sequence[str]) -> Basis:

@@ -22,7 +22,13 @@ from kg_memory.cli.entities import entities_app
 from kg_memory.cli.forget import blocks_app, forget
 from kg_memory.cli.lineage import consolidate, lineage, prov
 from kg_memory.cli.neo4j import neo4j_app
-from kg_memory.cli.options import JsonOption, StoreOption, open_memory
+from kg_memory.cli.options import (
+    BusyTimeoutOption,
+    JsonOption,
+    StoreOption,
+    open_memory,
+    settings,
+)
 from kg_memory.cli.sim import sim_app
 from kg_memory.clock import parse_instant
 from kg_memory.errors import StoreUnavailable
@@ -34,10 +40,21 @@ __all__ = ["app", "main"]
 
 app = typer.Typer(
     name="kg-memory",
-    help="A bitemporal memory graph for AI agents: ingest episodes, ask what held when.",
     no_args_is_help=True,
     add_completion=False,
 )
+
+
+@app.callback()
+def _global_options(busy_timeout: BusyTimeoutOption = None) -> None:
+    """A bitemporal memory graph for AI agents: ingest episodes, ask what held when.
+
+    Exit codes: 0 ok, 2 bad input, 3 store unavailable, 4 not found, 5 precondition failed,
+    75 store busy (another writer held the lock past --busy-timeout; retry later), 1 other.
+    """
+    settings.busy_timeout = busy_timeout
+
+
 app.add_typer(sim_app, name="sim")
 app.add_typer(blocks_app, name="blocks")
 app.add_typer(neo4j_app, name="neo4j")
@@ -54,12 +71,16 @@ def ingest(
     file: Annotated[Path, typer.Argument(help="JSONL file, one episode per line.")],
     store: StoreOption = None,
     json_out: JsonOption = False,
+    acks: Annotated[Path | None, typer.Option(
+        "--acks", help="Append each episode's operation id to this file once it is durable "
+        "(for a pipeline that must know what it can drop).")] = None,
 ) -> None:
-    """Ingest episodes from a JSONL file, one transaction per episode.
+    """Ingest episodes from a JSONL file, each episode atomic on its own.
 
     Re-running the same file is safe: known operation ids are reported as duplicates. On a bad
     line the command stops with an error naming the line and field; the lines before it stay
-    accepted.
+    accepted. Episodes commit in batches; the progress bar, the printed counts and --acks count
+    an episode only after its batch committed, so a crash never loses one already counted.
     """
     with render.errors():
         if not file.exists():
@@ -82,15 +103,21 @@ def ingest(
             ) as progress,
         ):
             task = progress.add_task("ingest", total=total)
+            ack_log = None if acks is None else acks.open("a", encoding="utf-8", buffering=1)
 
             def tally(report: IngestReport) -> None:
+                # Called by ingest_file only once the episode's batch committed.
                 counts[report.status] += 1
                 counts["refused"] += sum(1 for e in report.effects if e.action == "refused")
                 progress.advance(task)
+                if ack_log is not None:
+                    ack_log.write(f"{report.operation_id}\t{report.status}\n")
 
             try:
                 memory.ingest_file(file, on_report=tally)
             finally:
+                if ack_log is not None:
+                    ack_log.close()
                 summary = {"file": str(file), "store": str(memory.store.location), **counts}
                 if json_out:
                     render.emit_json(summary)
@@ -167,6 +194,26 @@ def refusals(
         for r in rows:
             table.add_row(render.when(r.at), r.source, r.what, r.reason, r.episode_id)
         render.console.print(table)
+
+
+@app.command()
+def migrate(store: StoreOption = None, json_out: JsonOption = False) -> None:
+    """Upgrade an embedded store's schema to this version of kg-memory (keeps every row).
+
+    Opening a store never changes its schema, so readers never wait for a writer; this command
+    is the one place an existing store's schema changes. It waits for a running writer.
+    """
+    from kg_memory.store.sqlite import SqliteStore, default_path
+
+    with render.errors():
+        target = store or default_path()
+        before, after = SqliteStore.migrate(target, busy_timeout=settings.busy_timeout)
+    result = {"store": str(target), "from": before, "to": after,
+              "status": "up-to-date" if before == after else "migrated"}
+    if json_out:
+        render.emit_json(result)
+    else:
+        render.console.print(f"{result['status']}: schema {before} → {after} ({target})")
 
 
 @app.command()

@@ -10,7 +10,7 @@ import typer
 from kg_memory.memory import Memory
 from kg_memory.store.sqlite import default_path
 
-__all__ = ["JsonOption", "StoreOption", "open_memory"]
+__all__ = ["BusyTimeoutOption", "JsonOption", "StoreOption", "open_memory", "settings"]
 
 StoreOption = Annotated[
     str | None,
@@ -18,7 +18,23 @@ StoreOption = Annotated[
                  "$KG_MEMORY_STORE or the user data dir)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+BusyTimeoutOption = Annotated[
+    float | None,
+    typer.Option("--busy-timeout", envvar="KG_MEMORY_BUSY_TIMEOUT", min=0, max=86_400,
+                 help="Seconds a write waits for another writer's lock before giving up "
+                 "with exit 75 (default 10)."),
+]
+
+
+class _Settings:
+    """Options given before the command (``kg-memory --busy-timeout 2 ingest ...``)."""
+
+    busy_timeout: float | None = None
+
+
+settings = _Settings()
 
 
 def open_memory(store: str | Path | None, *, create: bool) -> Memory:
-    return Memory.open(store or default_path(), create=create)
+    return Memory.open(store or default_path(), create=create,
+                       busy_timeout=settings.busy_timeout)

@@ -10,12 +10,12 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Protocol
 
-from neo4j.exceptions import ClientError, DriverError, Neo4jError
+from neo4j.exceptions import ClientError, DriverError, Neo4jError, TransientError
 
 from kg_memory.change import Closure, Draft, PlannedEdge
 from kg_memory.clock import from_micros
 from kg_memory.cypher import load
-from kg_memory.errors import StoreUnavailable
+from kg_memory.errors import StoreBusy, StoreUnavailable
 from kg_memory.interval import Interval
 from kg_memory.model import Activity, Assertion, Block, Entity, Episode, Refusal, Tombstone
 from kg_memory.store.neo4j_rows import (
@@ -49,6 +49,10 @@ def run_query(
     """
     try:
         rows: list[dict[str, Any]] = target.run(load(name), dict(params)).data()
+    except TransientError as exc:
+        # A lock wait that timed out or a deadlock the server broke: nothing of the unit is
+        # committed, and the same unit may succeed when retried.
+        raise StoreBusy(f"the Neo4j store at {where} is busy ({name}): {exc}") from exc
     except ClientError as exc:
         if not reads:
             raise

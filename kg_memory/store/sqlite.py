@@ -14,13 +14,13 @@ import os
 import secrets
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from kg_memory.clock import Clock, from_micros, system_clock, to_micros
-from kg_memory.errors import StoreUnavailable
+from kg_memory.errors import StoreBusy, StoreUnavailable
 from kg_memory.model import (
     Activity,
     Assertion,
@@ -45,9 +45,16 @@ from kg_memory.store.sqlite_rows import (
 )
 from kg_memory.store.sqlite_tx import SqliteTransaction
 
-__all__ = ["SqliteStore", "default_path"]
+__all__ = [
+    "DEFAULT_BUSY_TIMEOUT",
+    "SqliteStore",
+    "busy_timeout_seconds",
+    "default_path",
+    "store_error",
+]
 
 SCHEMA_VERSION = "1"
+DEFAULT_BUSY_TIMEOUT = 10.0
 _SCHEMA = Path(__file__).with_name("schema.sql")
 
 
@@ -58,6 +65,65 @@ def default_path() -> Path:
         return Path(explicit)
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "kg-memory" / "memory.db"
+
+
+def busy_timeout_seconds(explicit: float | None = None) -> float:
+    """The busy timeout: ``explicit``, else ``$KG_MEMORY_BUSY_TIMEOUT`` (seconds), else 10."""
+    if explicit is None:
+        raw = os.environ.get("KG_MEMORY_BUSY_TIMEOUT", "").strip()
+        if not raw:
+            return DEFAULT_BUSY_TIMEOUT
+        try:
+            explicit = float(raw)
+        except ValueError:
+            raise StoreUnavailable(
+                f"KG_MEMORY_BUSY_TIMEOUT must be a number of seconds, not {raw!r}") from None
+    if not 0 <= explicit <= 86_400 or explicit != explicit:  # NaN fails both comparisons
+        raise StoreUnavailable(f"the busy timeout must be 0 to 86400 seconds, not {explicit}")
+    return explicit
+
+
+def store_error(exc: sqlite3.Error, what: str) -> StoreUnavailable:
+    """SQLite's error as kg-memory's: a held lock is :class:`StoreBusy` (retry later)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    busy = code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    if busy or "database is locked" in str(exc):
+        return StoreBusy(f"{what}: another writer holds the store's lock ({exc})")
+    return StoreUnavailable(f"{what}: {exc}")
+
+
+def _schema_version(conn: sqlite3.Connection, target: Path) -> str | None:
+    """The kg-memory schema version of the file, ``None`` for an empty file; refuses others.
+
+    Reads only: the tables another application keeps in its file are never touched.
+    """
+    try:
+        tables = {r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as exc:
+        if isinstance(exc, sqlite3.OperationalError):
+            raise
+        raise StoreUnavailable(f"{target} is not a kg-memory store: {exc}") from exc
+    if not tables:
+        return None
+    row = conn.execute(
+        "SELECT value FROM meta WHERE key = 'schema_version'").fetchone() if "meta" in tables \
+        else None
+    if row is None or not {"episodes", "versions"} <= tables:
+        raise StoreUnavailable(f"{target} is not a kg-memory store (it has other tables)")
+    return str(row[0])
+
+
+def _initialise(conn: sqlite3.Connection) -> None:
+    """Create (or complete) the schema, the version row and the tombstone key, atomically."""
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.executescript(
+        "BEGIN IMMEDIATE;\n" + _SCHEMA.read_text(encoding="utf-8")
+        + f"\nINSERT INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}') "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value;\n"
+        f"INSERT OR IGNORE INTO meta (key, value) VALUES ('tombstone_secret', "
+        f"'{secrets.token_hex(32)}');\nCOMMIT;"
+    )
 
 
 class SqliteStore:
@@ -72,39 +138,97 @@ class SqliteStore:
 
     @classmethod
     def open(
-        cls, path: Path | str | None = None, *, clock: Clock = system_clock, create: bool = True
+        cls,
+        path: Path | str | None = None,
+        *,
+        clock: Clock = system_clock,
+        create: bool = True,
+        busy_timeout: float | None = None,
     ) -> SqliteStore:
-        """Open (and with ``create``, initialise) the store file at ``path``.
+        """Open the store file at ``path``; with ``create``, make a new one if there is none.
+
+        Opening an existing store never writes to it (no schema script, no ``meta`` row, no
+        journal-mode switch), so a reader opens and answers beside a writer holding a long
+        transaction: the file is in WAL mode, where readers take no lock a writer holds. Only
+        a new, empty file is initialised; a store of an older schema is refused until
+        :meth:`migrate` (``kg-memory migrate``) upgrades it on purpose.
+
+        ``busy_timeout`` (seconds; default ``$KG_MEMORY_BUSY_TIMEOUT``, else 10) is how long a
+        write waits for another writer's lock before :class:`StoreBusy`.
 
         Raises :class:`StoreUnavailable` when the file is missing and ``create`` is false, or
-        when it is not a kg-memory store.
+        when it is not a kg-memory store (which is then left exactly as it was).
         """
         target = Path(path) if path is not None else default_path()
+        timeout = busy_timeout_seconds(busy_timeout)
         if not create and not target.exists():
             raise StoreUnavailable(f"no kg-memory store at {target}")
+        if target.is_dir():
+            raise StoreUnavailable(f"{target} is a directory, not a kg-memory store")
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False)
+            if create:
+                target.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                target, isolation_level=None, check_same_thread=False, timeout=timeout
+            )
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreUnavailable(f"cannot open kg-memory store at {target}: {exc}") from exc
+        try:
             conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode = WAL")
+            # Connection settings only: none of these writes to the file.
+            conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
             conn.execute("PRAGMA synchronous = FULL")
             conn.execute("PRAGMA secure_delete = ON")
             conn.execute("PRAGMA foreign_keys = ON")
-            conn.execute("PRAGMA busy_timeout = 10000")
-            conn.executescript(_SCHEMA.read_text(encoding="utf-8"))
-            conn.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
-                (SCHEMA_VERSION,),
-            )
-            version = conn.execute(
-                "SELECT value FROM meta WHERE key = 'schema_version'"
-            ).fetchone()[0]
-        except (sqlite3.Error, OSError) as exc:
-            raise StoreUnavailable(f"cannot open kg-memory store at {target}: {exc}") from exc
+            version = _schema_version(conn, target)
+            if version is None:
+                if not create:
+                    raise StoreUnavailable(f"{target} is empty, not a kg-memory store")
+                _initialise(conn)
+                version = SCHEMA_VERSION
+        except sqlite3.Error as exc:
+            conn.close()
+            raise store_error(exc, f"cannot open kg-memory store at {target}") from exc
+        except BaseException:
+            conn.close()
+            raise
         if version != SCHEMA_VERSION:
             conn.close()
-            raise StoreUnavailable(f"{target} has schema {version}, expected {SCHEMA_VERSION}")
+            raise StoreUnavailable(
+                f"{target} has schema {version}, this kg-memory uses {SCHEMA_VERSION}; "
+                "run `kg-memory migrate` to upgrade it"
+            )
         return cls(conn, target, clock)
+
+    @classmethod
+    def migrate(cls, path: Path | str | None = None, *, busy_timeout: float | None = None
+                ) -> tuple[str, str]:
+        """Bring an existing store's schema up to this version; ``(from, to)``.
+
+        The one operation besides creation that runs the schema script: every statement in it
+        is idempotent (``IF NOT EXISTS``), so re-running it adds what a newer version defines
+        and keeps every row. It takes the write lock, so it waits for (or, past the busy
+        timeout, fails on) a running writer instead of racing it.
+        """
+        target = Path(path) if path is not None else default_path()
+        if not target.exists():
+            raise StoreUnavailable(f"no kg-memory store at {target}")
+        conn = sqlite3.connect(target, isolation_level=None,
+                               timeout=busy_timeout_seconds(busy_timeout))
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_seconds(busy_timeout) * 1000)}")
+            before = _schema_version(conn, target)
+            if before is None:
+                raise StoreUnavailable(f"{target} is empty, not a kg-memory store")
+            if int(before) > int(SCHEMA_VERSION):
+                raise StoreUnavailable(
+                    f"{target} has schema {before}, newer than this kg-memory's {SCHEMA_VERSION}")
+            _initialise(conn)
+            return before, SCHEMA_VERSION
+        except sqlite3.Error as exc:
+            raise store_error(exc, f"cannot migrate {target}") from exc
+        finally:
+            conn.close()
 
     @property
     def outbox(self) -> Outbox:
@@ -157,23 +281,44 @@ class SqliteStore:
             (str(now),),
         )
 
+    def _execute(self, sql: str, what: str) -> None:
+        """A transaction-control statement, with a held lock reported as :class:`StoreBusy`."""
+        try:
+            self._conn.execute(sql)
+        except sqlite3.Error as exc:
+            raise store_error(exc, f"{what} {self.path}") from exc
+
+    def _commit(self) -> None:
+        try:
+            self._conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            # Not committed, so nothing of it may be acknowledged: roll back and say so.
+            with suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+            raise store_error(exc, f"cannot commit to {self.path}") from exc
+
     @contextmanager
     def batch(self) -> Iterator[None]:
+        """Hold the write lock and commit once for many transactions (savepoints inside).
+
+        Beginning waits up to the busy timeout for another writer, then raises
+        :class:`StoreBusy` with nothing written. Leaving commits, even on an error: each
+        episode inside was its own savepoint, so what was accepted before the failure stays.
+        The commit is the durability point: nothing inside is durable before this returns.
+        """
         if self._in_batch:
             yield
             return
-        self._conn.execute("BEGIN IMMEDIATE")
+        self._execute("BEGIN IMMEDIATE", "cannot write to")
         self._in_batch = True
         try:
             yield
         finally:
-            # Commit even when leaving with an error: each episode inside was its own savepoint,
-            # so what was accepted before the failure stays accepted.
             self._in_batch = False
             if self._batch_time is not None:
                 self._store_system_time(self._batch_time)
                 self._batch_time = None
-            self._conn.execute("COMMIT")
+            self._commit()
 
     @contextmanager
     def transaction(self) -> Iterator[SqliteTransaction]:
@@ -188,14 +333,14 @@ class SqliteStore:
                 raise
             self._conn.execute("RELEASE episode")
             return
-        self._conn.execute("BEGIN IMMEDIATE")
+        self._execute("BEGIN IMMEDIATE", "cannot write to")
         try:
             tx = SqliteTransaction(self._conn, self._next_system_time())
             yield tx
         except BaseException:
             self._conn.execute("ROLLBACK")
             raise
-        self._conn.execute("COMMIT")
+        self._commit()
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -203,7 +348,7 @@ class SqliteStore:
         try:
             return self._conn.execute(sql, params).fetchall()
         except sqlite3.Error as exc:
-            raise StoreUnavailable(f"cannot read {self.path}: {exc}") from exc
+            raise store_error(exc, f"cannot read {self.path}") from exc
 
     def asof(self, query: AsOfQuery) -> list[Assertion]:
         known, valid = to_micros(query.known_at), to_micros(query.valid_at)
@@ -348,8 +493,13 @@ class SqliteStore:
 
     @property
     def secret(self) -> bytes:
-        """The key of this store's tombstone hashes, created once and kept in the file."""
-        row = self._conn.execute("SELECT value FROM meta WHERE key = 'tombstone_secret'").fetchone()
+        """The key of this store's tombstone hashes, created with the store and kept in the file.
+
+        A store made by an older kg-memory may lack it; it is then created on first use (a
+        write, so callers read it before they need it, never on a read-only path).
+        """
+        found = self._rows("SELECT value FROM meta WHERE key = 'tombstone_secret'", ())
+        row = found[0] if found else None
         if row is None:
             self._conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
                                ("tombstone_secret", secrets.token_hex(32)))

@@ -1,0 +1,1 @@
+"""The domain layer: frozen models and pure rules (time passed in, no store, no clock)."""

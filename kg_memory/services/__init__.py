@@ -1,0 +1,1 @@
+"""The service layer: one use case per module, over the store protocol."""
