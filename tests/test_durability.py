@@ -22,9 +22,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kg_memory import ConcurrencyError, Memory, StoreBusy, StoreUnavailable
+from kg_memory import Memory, StoreBusy, StoreUnavailable
 from kg_memory.domain.backoff import Backoff
-from kg_memory.errors import STORE_BUSY_EXIT
+from kg_memory.domain.errors import STORE_BUSY_EXIT
 from tests.conftest import ManualClock, day, episode, fact
 from tests.procs import ROOT, read_acks, spawn, wait_for, write_input
 
@@ -105,9 +105,8 @@ def test_a_failing_line_acknowledges_the_lines_before_it(tmp_path: Path) -> None
     with source.open("a", encoding="utf-8") as handle:
         handle.write('{"operation_id": "bad"}\n')
     seen: list[str] = []
-    with Memory.open(tmp_path / "m.db") as memory:
-        with pytest.raises(Exception, match="line 6"):
-            memory.ingest_file(source, on_report=lambda r: seen.append(r.operation_id))
+    with Memory.open(tmp_path / "m.db") as memory, pytest.raises(Exception, match="line 6"):
+        memory.ingest_file(source, on_report=lambda r: seen.append(r.operation_id))
     assert seen == [f"op-{n:06d}" for n in range(5)]
     assert set(seen) == _stored_operations(tmp_path / "m.db")
 
@@ -247,9 +246,8 @@ def test_the_batch_path_gives_up_after_its_bounded_retries(tmp_path: Path) -> No
     try:
         wait_for(holder, "locked")
         with Memory.open(db, create=False, busy_timeout=0.01,
-                         retry=Backoff(attempts=3, first=0.01)) as memory:
-            with pytest.raises(StoreBusy):
-                memory.ingest_file(source)
+                         retry=Backoff(attempts=3, first=0.01)) as memory, pytest.raises(StoreBusy):
+            memory.ingest_file(source)
     finally:
         _kill(holder)
     assert _stored_operations(db) == {"seed"}
@@ -272,5 +270,5 @@ def test_a_bad_busy_timeout_is_a_clear_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str
 ) -> None:
     monkeypatch.setenv("KG_MEMORY_BUSY_TIMEOUT", value)
-    with pytest.raises(StoreUnavailable, match="(?i)busy.timeout"):
+    with pytest.raises(StoreUnavailable, match=r"(?i)busy.timeout"):
         Memory.open(tmp_path / "m.db")

@@ -16,6 +16,14 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
+from kg_memory import (
+    IngestReport,
+    Memory,
+    StoreUnavailable,
+    default_path,
+    ingest_schema,
+    parse_instant,
+)
 from kg_memory.bench.command import bench_command
 from kg_memory.cli import render
 from kg_memory.cli.entities import entities_app
@@ -30,11 +38,6 @@ from kg_memory.cli.options import (
     settings,
 )
 from kg_memory.cli.sim import sim_app
-from kg_memory.clock import parse_instant
-from kg_memory.errors import StoreUnavailable
-from kg_memory.ingestion import IngestReport
-from kg_memory.memory import Memory
-from kg_memory.record import ingest_schema
 
 __all__ = ["app", "main"]
 
@@ -203,11 +206,9 @@ def migrate(store: StoreOption = None, json_out: JsonOption = False) -> None:
     Opening a store never changes its schema, so readers never wait for a writer; this command
     is the one place an existing store's schema changes. It waits for a running writer.
     """
-    from kg_memory.store.sqlite import SqliteStore, default_path
-
     with render.errors():
         target = store or default_path()
-        before, after = SqliteStore.migrate(target, busy_timeout=settings.busy_timeout)
+        before, after = Memory.migrate(target, busy_timeout=settings.busy_timeout)
     result = {"store": str(target), "from": before, "to": after,
               "status": "up-to-date" if before == after else "migrated"}
     if json_out:

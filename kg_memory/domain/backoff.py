@@ -1,6 +1,6 @@
 """Bounded retry with exponential backoff and jitter, as a pure schedule.
 
-A writer that finds the store's lock held (:class:`~kg_memory.errors.StoreBusy`) waits and
+A writer that finds the store's lock held (:class:`~kg_memory.domain.errors.StoreBusy`) waits and
 tries again a bounded number of times. The schedule is pure data: the caller passes the random
 source, so a test replays it exactly and the service layer does the sleeping.
 """

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kg_memory.consolidation import etag
-from kg_memory.model import Assertion
+from kg_memory.domain.consolidation import etag
+from kg_memory.domain.model import Assertion
 
 __all__ = ["ABSENT", "current_record", "precondition_failure", "slot_tag"]
 

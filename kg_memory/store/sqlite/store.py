@@ -1,0 +1,565 @@
+"""The embedded default store: one SQLite file, no server.
+
+Durability: WAL journal with ``synchronous=FULL``, so a transaction that returned has reached the
+disk and survives a crash or power loss. Revisions are insert-only; a trigger refuses any update
+other than closing an open system interval once, so "what did the store know at T" can't drift.
+
+As-of lookups go through the B-tree index ``(subject, predicate, sys_from)``: O(log n) to reach a
+slot, then a scan of that slot's few revisions. Nothing is loaded into memory at open.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from kg_memory.domain.errors import StoreBusy, StoreUnavailable
+from kg_memory.domain.instant import Clock, from_micros, to_micros
+from kg_memory.domain.model import (
+    Activity,
+    Assertion,
+    Block,
+    Edge,
+    EdgeType,
+    Entity,
+    Episode,
+    Refusal,
+    Support,
+    trusted,
+)
+from kg_memory.store.clock import system_clock
+from kg_memory.store.protocol import AsOfQuery
+from kg_memory.store.sqlite.outbox import Outbox
+from kg_memory.store.sqlite.rows import (
+    VERSION_COLUMNS,
+    activity_from_row,
+    block_from_row,
+    entity_from_row,
+    episode_from_row,
+    version_from_row,
+)
+from kg_memory.store.sqlite.tx import SqliteTransaction
+
+__all__ = [
+    "DEFAULT_BUSY_TIMEOUT",
+    "SqliteStore",
+    "busy_timeout_seconds",
+    "default_path",
+    "store_error",
+]
+
+SCHEMA_VERSION = "1"
+DEFAULT_BUSY_TIMEOUT = 10.0
+_SCHEMA = Path(__file__).with_name("schema.sql")
+
+
+def default_path() -> Path:
+    """``$KG_MEMORY_STORE``, else ``$XDG_DATA_HOME/kg-memory/memory.db`` (``~/.local/share``)."""
+    explicit = os.environ.get("KG_MEMORY_STORE")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "kg-memory" / "memory.db"
+
+
+def busy_timeout_seconds(explicit: float | None = None) -> float:
+    """The busy timeout: ``explicit``, else ``$KG_MEMORY_BUSY_TIMEOUT`` (seconds), else 10."""
+    if explicit is None:
+        raw = os.environ.get("KG_MEMORY_BUSY_TIMEOUT", "").strip()
+        if not raw:
+            return DEFAULT_BUSY_TIMEOUT
+        try:
+            explicit = float(raw)
+        except ValueError:
+            raise StoreUnavailable(
+                f"KG_MEMORY_BUSY_TIMEOUT must be a number of seconds, not {raw!r}") from None
+    if not 0 <= explicit <= 86_400 or explicit != explicit:  # NaN fails both comparisons
+        raise StoreUnavailable(f"the busy timeout must be 0 to 86400 seconds, not {explicit}")
+    return explicit
+
+
+def store_error(exc: sqlite3.Error, what: str) -> StoreUnavailable:
+    """SQLite's error as kg-memory's: a held lock is :class:`StoreBusy` (retry later)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    busy = code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    if busy or "database is locked" in str(exc):
+        return StoreBusy(f"{what}: another writer holds the store's lock ({exc})")
+    return StoreUnavailable(f"{what}: {exc}")
+
+
+def _schema_version(conn: sqlite3.Connection, target: Path) -> str | None:
+    """The kg-memory schema version of the file, ``None`` for an empty file; refuses others.
+
+    Reads only: the tables another application keeps in its file are never touched.
+    """
+    try:
+        tables = {r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as exc:
+        if isinstance(exc, sqlite3.OperationalError):
+            raise
+        raise StoreUnavailable(f"{target} is not a kg-memory store: {exc}") from exc
+    if not tables:
+        return None
+    row = conn.execute(
+        "SELECT value FROM meta WHERE key = 'schema_version'").fetchone() if "meta" in tables \
+        else None
+    if row is None or not {"episodes", "versions"} <= tables:
+        raise StoreUnavailable(f"{target} is not a kg-memory store (it has other tables)")
+    return str(row[0])
+
+
+def _initialise(conn: sqlite3.Connection) -> None:
+    """Create (or complete) the schema, the version row and the tombstone key, atomically."""
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.executescript(
+        "BEGIN IMMEDIATE;\n" + _SCHEMA.read_text(encoding="utf-8")
+        + f"\nINSERT INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}') "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value;\n"
+        f"INSERT OR IGNORE INTO meta (key, value) VALUES ('tombstone_secret', "
+        f"'{secrets.token_hex(32)}');\nCOMMIT;"
+    )
+
+
+class SqliteStore:
+    """The embedded store. Open with :meth:`open`; use as a context manager to close it."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, clock: Clock) -> None:
+        self._conn = conn
+        self.path = path
+        self._clock = clock
+        self._in_batch = False
+        self._batch_time: int | None = None
+
+    @classmethod
+    def open(
+        cls,
+        path: Path | str | None = None,
+        *,
+        clock: Clock = system_clock,
+        create: bool = True,
+        busy_timeout: float | None = None,
+    ) -> SqliteStore:
+        """Open the store file at ``path``; with ``create``, make a new one if there is none.
+
+        Opening an existing store never writes to it (no schema script, no ``meta`` row, no
+        journal-mode switch), so a reader opens and answers beside a writer holding a long
+        transaction: the file is in WAL mode, where readers take no lock a writer holds. Only
+        a new, empty file is initialised; a store of an older schema is refused until
+        :meth:`migrate` (``kg-memory migrate``) upgrades it on purpose.
+
+        ``busy_timeout`` (seconds; default ``$KG_MEMORY_BUSY_TIMEOUT``, else 10) is how long a
+        write waits for another writer's lock before :class:`StoreBusy`.
+
+        Raises :class:`StoreUnavailable` when the file is missing and ``create`` is false, or
+        when it is not a kg-memory store (which is then left exactly as it was).
+        """
+        target = Path(path) if path is not None else default_path()
+        timeout = busy_timeout_seconds(busy_timeout)
+        if not create and not target.exists():
+            raise StoreUnavailable(f"no kg-memory store at {target}")
+        if target.is_dir():
+            raise StoreUnavailable(f"{target} is a directory, not a kg-memory store")
+        try:
+            if create:
+                target.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                target, isolation_level=None, check_same_thread=False, timeout=timeout
+            )
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreUnavailable(f"cannot open kg-memory store at {target}: {exc}") from exc
+        try:
+            conn.row_factory = sqlite3.Row
+            # Connection settings only: none of these writes to the file.
+            conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA secure_delete = ON")
+            conn.execute("PRAGMA foreign_keys = ON")
+            version = _schema_version(conn, target)
+            if version is None:
+                if not create:
+                    raise StoreUnavailable(f"{target} is empty, not a kg-memory store")
+                _initialise(conn)
+                version = SCHEMA_VERSION
+        except sqlite3.Error as exc:
+            conn.close()
+            raise store_error(exc, f"cannot open kg-memory store at {target}") from exc
+        except BaseException:
+            conn.close()
+            raise
+        if version != SCHEMA_VERSION:
+            conn.close()
+            raise StoreUnavailable(
+                f"{target} has schema {version}, this kg-memory uses {SCHEMA_VERSION}; "
+                "run `kg-memory migrate` to upgrade it"
+            )
+        return cls(conn, target, clock)
+
+    @classmethod
+    def migrate(cls, path: Path | str | None = None, *, busy_timeout: float | None = None
+                ) -> tuple[str, str]:
+        """Bring an existing store's schema up to this version; ``(from, to)``.
+
+        The one operation besides creation that runs the schema script: every statement in it
+        is idempotent (``IF NOT EXISTS``), so re-running it adds what a newer version defines
+        and keeps every row. It takes the write lock, so it waits for (or, past the busy
+        timeout, fails on) a running writer instead of racing it.
+        """
+        target = Path(path) if path is not None else default_path()
+        if not target.exists():
+            raise StoreUnavailable(f"no kg-memory store at {target}")
+        conn = sqlite3.connect(target, isolation_level=None,
+                               timeout=busy_timeout_seconds(busy_timeout))
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_seconds(busy_timeout) * 1000)}")
+            before = _schema_version(conn, target)
+            if before is None:
+                raise StoreUnavailable(f"{target} is empty, not a kg-memory store")
+            if int(before) > int(SCHEMA_VERSION):
+                raise StoreUnavailable(
+                    f"{target} has schema {before}, newer than this kg-memory's {SCHEMA_VERSION}")
+            _initialise(conn)
+            return before, SCHEMA_VERSION
+        except sqlite3.Error as exc:
+            raise store_error(exc, f"cannot migrate {target}") from exc
+        finally:
+            conn.close()
+
+    @property
+    def outbox(self) -> Outbox:
+        """Keys of changes, for a mirror to apply (see :mod:`kg_memory.store.neo4j.mirror`)."""
+        return Outbox(self._conn)
+
+    def set_mirror(self, uri: str) -> None:
+        """Remember the mirror, so a forget run propagates there before it reports."""
+        self._conn.execute("INSERT INTO meta (key, value) VALUES ('mirror_uri', ?) "
+                           "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (uri,))
+
+    def mirror(self) -> str | None:
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'mirror_uri'").fetchone()
+        return None if row is None else str(row[0])
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    def __enter__(self) -> SqliteStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def _next_system_time(self) -> int:
+        """Strictly increasing even when the clock stands still or steps back.
+
+        Inside a batch the write lock is held, so the last value can stay in memory; it is
+        written once per batch (a crash loses the batch and the counter together).
+        """
+        last = self._batch_time
+        if last is None:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'system_time'").fetchone()
+            last = -1 if row is None else int(row[0])
+        now = max(to_micros(self._clock()), last + 1)
+        if self._in_batch:
+            self._batch_time = now
+        else:
+            self._store_system_time(now)
+        return now
+
+    def _store_system_time(self, now: int) -> None:
+        self._conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('system_time', ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (str(now),),
+        )
+
+    def _execute(self, sql: str, what: str) -> None:
+        """A transaction-control statement, with a held lock reported as :class:`StoreBusy`."""
+        try:
+            self._conn.execute(sql)
+        except sqlite3.Error as exc:
+            raise store_error(exc, f"{what} {self.path}") from exc
+
+    def _commit(self) -> None:
+        try:
+            self._conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            # Not committed, so nothing of it may be acknowledged: roll back and say so.
+            with suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+            raise store_error(exc, f"cannot commit to {self.path}") from exc
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Hold the write lock and commit once for many transactions (savepoints inside).
+
+        Beginning waits up to the busy timeout for another writer, then raises
+        :class:`StoreBusy` with nothing written. Leaving commits, even on an error: each
+        episode inside was its own savepoint, so what was accepted before the failure stays.
+        The commit is the durability point: nothing inside is durable before this returns.
+        """
+        if self._in_batch:
+            yield
+            return
+        self._execute("BEGIN IMMEDIATE", "cannot write to")
+        self._in_batch = True
+        try:
+            yield
+        finally:
+            self._in_batch = False
+            if self._batch_time is not None:
+                self._store_system_time(self._batch_time)
+                self._batch_time = None
+            self._commit()
+
+    @contextmanager
+    def transaction(self) -> Iterator[SqliteTransaction]:
+        if self._in_batch:
+            self._conn.execute("SAVEPOINT episode")
+            try:
+                tx = SqliteTransaction(self._conn, self._next_system_time())
+                yield tx
+            except BaseException:
+                self._conn.execute("ROLLBACK TO episode")
+                self._conn.execute("RELEASE episode")
+                raise
+            self._conn.execute("RELEASE episode")
+            return
+        self._execute("BEGIN IMMEDIATE", "cannot write to")
+        try:
+            tx = SqliteTransaction(self._conn, self._next_system_time())
+            yield tx
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._commit()
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def _rows(self, sql: str, params: Sequence[Any]) -> list[sqlite3.Row]:
+        try:
+            return self._conn.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise store_error(exc, f"cannot read {self.path}") from exc
+
+    def asof(self, query: AsOfQuery) -> list[Assertion]:
+        known, valid = to_micros(query.known_at), to_micros(query.valid_at)
+        where = [
+            "sys_from <= ?",
+            "(sys_to IS NULL OR sys_to > ?)",
+            "valid_from <= ?",
+            "(valid_to IS NULL OR valid_to > ?)",
+        ]
+        params: list[Any] = [known, known, valid, valid]
+        for column, value in (
+            ("subject", query.subject),
+            ("predicate", query.predicate),
+            ("scope", query.scope),
+        ):
+            if value is not None:
+                where.insert(0, f"{column} = ?")
+                params.insert(0, value)
+        rows = self._rows(
+            f"SELECT {VERSION_COLUMNS} FROM versions WHERE {' AND '.join(where)} "
+            "ORDER BY scope, subject, predicate, project, valid_from",
+            params,
+        )
+        return [version_from_row(r) for r in rows]
+
+    def history(
+        self, subject: str, predicate: str | None = None, scope: str | None = None
+    ) -> list[Assertion]:
+        sql = f"SELECT {VERSION_COLUMNS} FROM versions WHERE subject = ?"
+        params: list[Any] = [subject]
+        if predicate is not None:
+            sql += " AND predicate = ?"
+            params.append(predicate)
+        if scope is not None:
+            sql += " AND scope = ?"
+            params.append(scope)
+        rows = self._rows(sql + " ORDER BY predicate, sys_from, valid_from", params)
+        return [version_from_row(r) for r in rows]
+
+    def supports(
+        self, assertion_ids: Iterable[str], known_at: datetime | None = None
+    ) -> dict[str, tuple[Support, ...]]:
+        ids = list(dict.fromkeys(assertion_ids))
+        if not ids:
+            return {}
+        known = None if known_at is None else to_micros(known_at)
+        marks = ", ".join("?" for _ in ids)
+        rows = self._rows(
+            "SELECT g.dst, e.episode_id, e.source, e.occurred_at FROM edges g "
+            "JOIN episodes e ON e.episode_id = g.src "
+            f"WHERE g.dst IN ({marks}) AND g.type = 'SUPPORTS' AND (? IS NULL OR g.since <= ?) "
+            "ORDER BY e.occurred_at, e.episode_id",
+            [*ids, known, known],
+        )
+        found: dict[str, list[Support]] = {i: [] for i in ids}
+        for row in rows:
+            found[row["dst"]].append(
+                trusted(Support, {  # stored rows were validated on the way in
+                    "episode_id": row["episode_id"],
+                    "source": row["source"],
+                    "occurred_at": from_micros(row["occurred_at"]),
+                })
+            )
+        return {k: tuple(v) for k, v in found.items()}
+
+    def episodes(self, episode_ids: Sequence[str]) -> list[Episode]:
+        if not episode_ids:
+            return []
+        marks = ", ".join("?" for _ in episode_ids)
+        rows = self._rows(
+            f"SELECT * FROM episodes WHERE episode_id IN ({marks}) ORDER BY recorded_at",
+            list(episode_ids),
+        )
+        return [episode_from_row(r) for r in rows]
+
+    def edges(self, node_id: str) -> list[Edge]:
+        rows = self._rows(
+            "SELECT src, type, dst, since FROM edges WHERE src = ? "
+            "UNION SELECT src, type, dst, since FROM edges WHERE dst = ? ORDER BY since",
+            [node_id, node_id],
+        )
+        return [
+            Edge(
+                src=r["src"], type=EdgeType(r["type"]), dst=r["dst"], since=from_micros(r["since"])
+            )
+            for r in rows
+        ]
+
+    def refusals(self, scope: str | None = None) -> list[Refusal]:
+        rows = self._rows(
+            "SELECT r.* FROM refusals r JOIN episodes e USING (episode_id) "
+            "WHERE (? IS NULL OR e.scope = ?) ORDER BY r.at, r.id",
+            [scope, scope],
+        )
+        return [
+            Refusal(
+                episode_id=r["episode_id"],
+                source=r["source"],
+                what=r["what"],
+                reason=r["reason"],
+                at=from_micros(r["at"]),
+            )
+            for r in rows
+        ]
+
+    # -- lineage and forgetting ------------------------------------------------------------
+
+    def versions(self, assertion_ids: Sequence[str]) -> list[Assertion]:
+        """Every revision of each assertion, in system-time order."""
+        if not assertion_ids:
+            return []
+        marks = ", ".join("?" for _ in assertion_ids)
+        rows = self._rows(
+            f"SELECT {VERSION_COLUMNS} FROM versions WHERE assertion_id IN ({marks}) "
+            "ORDER BY sys_from, valid_from",
+            list(assertion_ids),
+        )
+        return [version_from_row(r) for r in rows]
+
+    def find_episodes(self, source: str, scope: str | None = None) -> list[str]:
+        rows = self._rows(
+            "SELECT episode_id FROM episodes WHERE source = ? AND (? IS NULL OR scope = ?) "
+            "ORDER BY recorded_at",
+            [source, scope, scope],
+        )
+        return [r["episode_id"] for r in rows]
+
+    def find_assertions(
+        self,
+        scope: str | None = None,
+        subject: str | None = None,
+        predicates: str = "*",
+        project: str | None = None,
+    ) -> list[str]:
+        """Assertion ids with any revision matching; ``predicates`` is a glob."""
+        rows = self._rows(
+            "SELECT DISTINCT assertion_id FROM versions WHERE (? IS NULL OR scope = ?) "
+            "AND (? IS NULL OR subject = ?) AND predicate GLOB ? AND (? IS NULL OR project = ?)",
+            [scope, scope, subject, subject, predicates, project, project],
+        )
+        return [r["assertion_id"] for r in rows]
+
+    @property
+    def secret(self) -> bytes:
+        """The key of this store's tombstone hashes, created with the store and kept in the file.
+
+        A store made by an older kg-memory may lack it; it is then created on first use (a
+        write, so callers read it before they need it, never on a read-only path).
+        """
+        found = self._rows("SELECT value FROM meta WHERE key = 'tombstone_secret'", ())
+        row = found[0] if found else None
+        if row is None:
+            self._conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+                               ("tombstone_secret", secrets.token_hex(32)))
+            row = self._conn.execute(
+                "SELECT value FROM meta WHERE key = 'tombstone_secret'").fetchone()
+        return bytes.fromhex(row[0])
+
+    def blocks(self, scope: str | None = None) -> list[Block]:
+        rows = self._rows(
+            "SELECT * FROM blocks WHERE (? IS NULL OR scope = ?) ORDER BY created_at",
+            [scope, scope],
+        )
+        return [block_from_row(r) for r in rows]
+
+    def activities(self, type_: str | None = None) -> list[Activity]:
+        rows = self._rows(
+            "SELECT * FROM activities WHERE (? IS NULL OR type = ?) ORDER BY started_at",
+            [type_, type_],
+        )
+        return [activity_from_row(r) for r in rows]
+
+    def scrub(self) -> list[dict[str, Any]]:
+        """Make erasure physical in the file (its mirror is :func:`kg_memory.store.scrub`'s
+        business: this adapter knows no other backend)."""
+        return [self._scrub_file()]
+
+    def _scrub_file(self) -> dict[str, Any]:
+        """No page of the file or its journal keeps erased bytes.
+
+        ``secure_delete`` zeroes freed cells and pages in the database file as they are freed,
+        but the WAL keeps earlier page images until a checkpoint; TRUNCATE folds it back and
+        empties it. No VACUUM: its cost grows with the store, and it is not needed.
+        """
+        try:
+            busy, _, _ = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.Error as exc:
+            return {"destination": "embedded", "location": self.location,
+                    "status": "incomplete", "reason": str(exc)}
+        wal = Path(f"{self.path}-wal")
+        wal_bytes = wal.stat().st_size if wal.exists() else 0
+        complete = not busy and wal_bytes == 0
+        return {"destination": "embedded", "location": self.location,
+                "status": "complete" if complete else "incomplete",
+                "reason": "" if complete else "another connection holds the journal open",
+                "journal_bytes": wal_bytes}
+
+    def documents(self, kind: str, scope: str | None = None, key: str | None = None
+                  ) -> list[str]:
+        """JSON bodies of stored documents of ``kind`` (profiles, decisions), oldest first."""
+        rows = self._rows(
+            "SELECT body FROM documents WHERE kind = ? AND (? IS NULL OR scope = ?) "
+            "AND (? IS NULL OR key = ?) ORDER BY recorded_at, key",
+            [kind, scope, scope, key, key],
+        )
+        return [r["body"] for r in rows]
+
+    def entities(self, scope: str | None = None) -> list[Entity]:
+        rows = self._rows(
+            "SELECT * FROM entities WHERE (? IS NULL OR scope = ?) ORDER BY entity_id",
+            [scope, scope],
+        )
+        return [entity_from_row(r) for r in rows]
