@@ -7,10 +7,13 @@ ask ``asof(valid_at, known_at)`` and read ``history``.
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from kg_memory.domain.backoff import Backoff
 from kg_memory.domain.change import ChangePlan, Effect
 from kg_memory.domain.consolidation import Evidence
 from kg_memory.domain.errors import (
     EXIT_CODES,
+    INTEGRITY_EXIT,
+    STORE_BUSY_EXIT,
     ConcurrencyError,
     ConsolidationRefused,
     ForgottenError,
@@ -29,6 +32,7 @@ from kg_memory.domain.errors import (
 from kg_memory.domain.forgetting import ForgetPlan, Selector
 from kg_memory.domain.gate import GateRule, WriterPolicy, admit
 from kg_memory.domain.instant import Clock, parse_instant
+from kg_memory.domain.integrity import IntegrityReport, Violation
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import (
     Assertion,
@@ -96,9 +100,12 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "EXIT_CODES",
+    "INTEGRITY_EXIT",
+    "STORE_BUSY_EXIT",
     "AsOfAnswer",
     "AsOfQuery",
     "Assertion",
+    "Backoff",
     "Basis",
     "ChangePlan",
     "Channel",
@@ -123,6 +130,7 @@ __all__ = [
     "IngestError",
     "IngestRecord",
     "IngestReport",
+    "IntegrityReport",
     "Interval",
     "IntervalError",
     "KgMemoryError",
@@ -148,6 +156,7 @@ __all__ = [
     "TimeError",
     "Tombstone",
     "Transaction",
+    "Violation",
     "WriterPolicy",
     "__version__",
     "admit",

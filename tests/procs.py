@@ -13,7 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -106,11 +106,15 @@ def ingest_then_hang(db: str, source: str, acks: str, batch: str, ready_after: s
     say("done")
 
 
-def counter_writer(db: str, name: str, increments: str) -> None:
-    """Increment ``u1/counter.value`` ``increments`` times with If-Match, retrying conflicts."""
+def counter_writer(db: str, name: str, increments: str, go: str = "", blind: str = "") -> None:
+    """Increment ``u1/counter.value`` ``increments`` times with If-Match, retrying conflicts
+    (``blind``: without a precondition, to show what is lost without one). Starts when the
+    file ``go`` exists, so that all writers race from the same moment."""
     from kg_memory import ConcurrencyError, IngestRecord, Memory, StoreBusy
 
     done = conflicts = busy = attempt = 0
+    while go and not Path(go).exists():
+        time.sleep(0.001)
     with Memory.open(db, create=False, busy_timeout=5) as memory:
         while done < int(increments):
             attempt += 1
@@ -122,7 +126,7 @@ def counter_writer(db: str, name: str, increments: str) -> None:
                 "occurred_at": EPOCH.isoformat(), "scope": "u1",
                 "content": f"{name} counts {value}",
                 "assertions": [{"subject": "counter", "predicate": "value", "value": value,
-                                "kind": "stated", "if_match": tag}],
+                                "kind": "stated", **({} if blind else {"if_match": tag})}],
             })
             try:
                 memory.ingest(record)
@@ -136,7 +140,7 @@ def counter_writer(db: str, name: str, increments: str) -> None:
     say(json.dumps({"writer": name, "done": done, "conflicts": conflicts, "busy": busy}))
 
 
-def spawn(name: str, *args: str | Path) -> subprocess.Popen[str]:
+def spawn(name: str, *args: object) -> subprocess.Popen[str]:
     """Start ``python -m tests.procs NAME ARGS`` as a separate process."""
     return subprocess.Popen(
         [sys.executable, "-m", "tests.procs", name, *map(str, args)],
@@ -159,7 +163,7 @@ def _lines(proc: subprocess.Popen[str]) -> Iterator[str]:
     yield from proc.stdout
 
 
-CHILDREN = {"hold_write_lock": hold_write_lock, "ingest_then_hang": ingest_then_hang,
+CHILDREN: dict[str, Callable[..., None]] = {"hold_write_lock": hold_write_lock, "ingest_then_hang": ingest_then_hang,
             "counter_writer": counter_writer}
 
 if __name__ == "__main__":

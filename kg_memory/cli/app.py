@@ -26,6 +26,7 @@ from kg_memory import (
 )
 from kg_memory.bench.command import bench_command
 from kg_memory.cli import render
+from kg_memory.cli.check import check
 from kg_memory.cli.entities import entities_app
 from kg_memory.cli.forget import blocks_app, forget
 from kg_memory.cli.lineage import consolidate, lineage, prov
@@ -53,7 +54,8 @@ def _global_options(busy_timeout: BusyTimeoutOption = None) -> None:
     """A bitemporal memory graph for AI agents: ingest episodes, ask what held when.
 
     Exit codes: 0 ok, 2 bad input, 3 store unavailable, 4 not found, 5 precondition failed,
-    75 store busy (another writer held the lock past --busy-timeout; retry later), 1 other.
+    8 integrity violations (check), 75 store busy (another writer held the lock past
+    --busy-timeout; retry later), 1 other.
     """
     settings.busy_timeout = busy_timeout
 
@@ -67,6 +69,7 @@ app.command()(lineage)
 app.command()(prov)
 app.command()(consolidate)
 app.command()(forget)
+app.command()(check)
 
 
 @app.command()

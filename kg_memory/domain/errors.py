@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "EXIT_CODES",
+    "INTEGRITY_EXIT",
     "STORE_BUSY_EXIT",
     "ConcurrencyError",
     "ConsolidationRefused",
@@ -113,6 +114,9 @@ class StoreBusy(StoreUnavailable):
 #: Exit code of :class:`StoreBusy`: 75 is ``EX_TEMPFAIL`` from sysexits.h ("try again later"),
 #: which schedulers and shell loops already treat as retryable.
 STORE_BUSY_EXIT = 75
+
+#: Exit code of ``kg-memory check`` when the store breaks an invariant (it lists each one).
+INTEGRITY_EXIT = 8
 
 #: Exit codes of the ``kg-memory`` CLI, by error class (most specific first).
 EXIT_CODES: tuple[tuple[type[KgMemoryError], int], ...] = (

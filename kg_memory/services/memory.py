@@ -38,11 +38,13 @@ from kg_memory.domain.errors import (
 from kg_memory.domain.forgetting import Selector
 from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.instant import Clock, ensure_utc
+from kg_memory.domain.integrity import IntegrityReport
 from kg_memory.domain.model import Block, Entity, Qualifiers, Refusal, Value, trusted
 from kg_memory.domain.precondition import slot_tag
 from kg_memory.domain.record import IngestRecord, read_records
 from kg_memory.domain.resolution import RESOLVER, EntityProfile, Outcome
 from kg_memory.domain.result import AsOfAnswer, Fact, HistoryEntry
+from kg_memory.services.check import check as check_store
 from kg_memory.services.forget_run import ForgetReport, forget
 from kg_memory.services.identity import (
     SAME_AS,
@@ -345,6 +347,13 @@ class Memory:
         :mod:`kg_memory.services.forget_run`. Run with ``dry_run=True`` first."""
         chosen = selector if isinstance(selector, Selector) else Selector.parse(selector)
         return forget(self.store, chosen, dry_run=dry_run, block=block)
+
+    def check(self, *, mirror: bool = False) -> IntegrityReport:
+        """Check the store's invariants (see :mod:`kg_memory.domain.integrity`): intervals,
+        no overlapping believed revisions, revision numbering, dangling edges, dependencies,
+        tombstones, acyclic lineage, the outbox (and with ``mirror``, the mirror's cursor).
+        Reads one consistent view and never waits for a writer."""
+        return check_store(self.store, mirror=mirror)
 
     def blocks(self, scope: str | None = None) -> list[Block]:
         """Collection blocks left by forget requests (active and revoked)."""

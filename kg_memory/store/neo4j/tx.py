@@ -74,6 +74,7 @@ class Neo4jTransaction:
         #: Ids this unit erased and episodes it redacted, for the store's scrub verification.
         self.erased: list[str] = []
         self.redacted: list[str] = []
+        self._vanished: set[str] = set()
 
     @property
     def now(self) -> datetime:
@@ -154,6 +155,15 @@ class Neo4jTransaction:
                 f"revision {closure.assertion_id}#{closure.revision} is not live; "
                 "the store changed under this transaction"
             )
+        if rows[0]["fresh"]:
+            self._vanished.add(closure.assertion_id)
+
+    def finish(self) -> None:
+        """Before commit: the hub of a fact all of whose revisions this unit wrote and
+        replaced goes, with its edges (it was never visible; they would dangle)."""
+        if self._vanished:
+            self._rows("sweep_vanished", ids=sorted(self._vanished))
+            self._vanished.clear()
 
     def insert_version(self, draft: Draft) -> Assertion:
         [row] = self._rows("insert_version", **version_params(draft, self.now_us))

@@ -19,8 +19,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from kg_memory.domain.errors import StoreBusy, StoreUnavailable
+from kg_memory.domain.errors import KgMemoryError, StoreBusy, StoreUnavailable
 from kg_memory.domain.instant import Clock, from_micros, to_micros
+from kg_memory.domain.integrity import EpisodeMark, OutboxState, Snapshot
 from kg_memory.domain.model import (
     Activity,
     Assertion,
@@ -328,6 +329,7 @@ class SqliteStore:
             try:
                 tx = SqliteTransaction(self._conn, self._next_system_time())
                 yield tx
+                tx.finish()
             except BaseException:
                 self._conn.execute("ROLLBACK TO episode")
                 self._conn.execute("RELEASE episode")
@@ -338,6 +340,7 @@ class SqliteStore:
         try:
             tx = SqliteTransaction(self._conn, self._next_system_time())
             yield tx
+            tx.finish()
         except BaseException:
             self._conn.execute("ROLLBACK")
             raise
@@ -563,3 +566,80 @@ class SqliteStore:
             [scope, scope],
         )
         return [entity_from_row(r) for r in rows]
+
+    # -- integrity -------------------------------------------------------------------------
+
+    def integrity_snapshot(self, *, mirror: bool = False) -> Snapshot:
+        """Everything :mod:`kg_memory.domain.integrity` judges, read in one read transaction
+        (a consistent view even while a writer runs; it takes no write lock). With ``mirror``,
+        the cursor of the Neo4j mirror this file propagates to is read too."""
+        try:
+            self._conn.execute("BEGIN")
+            try:
+                snap = self._snapshot()
+            finally:
+                self._conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise store_error(exc, f"cannot read {self.path}") from exc
+        if mirror and snap.outbox is not None and snap.outbox.mirror is not None:
+            cursor, note = _mirror_cursor(snap.outbox.mirror)
+            snap = snap.model_copy(update={"outbox": snap.outbox.model_copy(
+                update={"mirror_cursor": cursor, "mirror_note": note})})
+        return snap
+
+    def _snapshot(self) -> Snapshot:
+        conn = self._conn
+        versions = tuple(version_from_row(r) for r in conn.execute(
+            f"SELECT {VERSION_COLUMNS} FROM versions ORDER BY assertion_id, revision"))
+        edges = tuple(
+            trusted(Edge, {"src": r[0], "type": EdgeType(r[1]), "dst": r[2],
+                           "since": from_micros(r[3])})
+            for r in conn.execute("SELECT src, type, dst, since FROM edges")
+            if r[1] in _EDGE_TYPES)
+        episodes = tuple(
+            EpisodeMark(episode_id=r[0], operation_id=r[1], redacted=r[2] == "")
+            for r in conn.execute("SELECT episode_id, operation_id, payload_hash FROM episodes"))
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        first, last, rows = conn.execute(
+            "SELECT min(seq), max(seq), count(*) FROM outbox").fetchone()
+        issued = conn.execute(
+            "SELECT seq FROM sqlite_sequence WHERE name = 'outbox'").fetchone()
+        tables = tuple(sorted(r[0] for r in conn.execute("SELECT DISTINCT tbl FROM outbox")
+                              if r[0] not in _OUTBOX_TABLES))
+        return Snapshot(
+            location=self.location,
+            versions=versions,
+            edges=edges,
+            episodes=episodes,
+            activities=frozenset(r[0] for r in conn.execute(
+                "SELECT activity_id FROM activities")),
+            tombstones=frozenset(r[0] for r in conn.execute("SELECT key FROM tombstones")),
+            dependencies=frozenset((r[0], r[1]) for r in conn.execute(
+                "SELECT dep, assertion_id FROM dependencies")),
+            system_time=None if "system_time" not in meta else from_micros(
+                int(meta["system_time"])),
+            outbox=OutboxState(first=first, last=last, rows=rows,
+                               issued=0 if issued is None else int(issued[0]),
+                               unknown_tables=tables, mirror=meta.get("mirror_uri")),
+        )
+
+
+_EDGE_TYPES = {t.value for t in EdgeType}
+_OUTBOX_TABLES = {"versions", "episodes", "entities", "edges", "activities", "tombstones"}
+
+
+def _mirror_cursor(uri: str) -> tuple[int | None, str]:
+    """The mirror's cursor, or why it could not be read (unreachable is a note, not a fault)."""
+    from kg_memory.store.neo4j import Neo4jStore
+
+    try:
+        target = Neo4jStore.connect(uri)
+    except KgMemoryError as exc:
+        return None, f"mirror not checked: {exc}"
+    try:
+        return target.mirror_cursor(), ""
+    except KgMemoryError as exc:
+        return None, f"mirror not checked: {exc}"
+    finally:
+        target.close()
+
