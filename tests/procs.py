@@ -163,8 +163,11 @@ def _lines(proc: subprocess.Popen[str]) -> Iterator[str]:
     yield from proc.stdout
 
 
-CHILDREN: dict[str, Callable[..., None]] = {"hold_write_lock": hold_write_lock, "ingest_then_hang": ingest_then_hang,
-            "counter_writer": counter_writer}
+CHILDREN: dict[str, Callable[..., None]] = {
+    "hold_write_lock": hold_write_lock,
+    "ingest_then_hang": ingest_then_hang,
+    "counter_writer": counter_writer,
+}
 
 if __name__ == "__main__":
     CHILDREN[sys.argv[1]](*sys.argv[2:])

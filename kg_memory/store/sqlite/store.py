@@ -19,9 +19,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from kg_memory.domain.errors import KgMemoryError, StoreBusy, StoreUnavailable
 from kg_memory.domain.instant import Clock, from_micros, to_micros
-from kg_memory.domain.integrity import EpisodeMark, OutboxState, Snapshot
+from kg_memory.domain.integrity import Snapshot
 from kg_memory.domain.model import (
     Activity,
     Assertion,
@@ -36,6 +35,7 @@ from kg_memory.domain.model import (
 )
 from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery
+from kg_memory.store.sqlite.integrity import mirror_cursor, read_snapshot
 from kg_memory.store.sqlite.outbox import Outbox
 from kg_memory.store.sqlite.rows import (
     VERSION_COLUMNS,
@@ -45,19 +45,25 @@ from kg_memory.store.sqlite.rows import (
     episode_from_row,
     version_from_row,
 )
+from kg_memory.store.sqlite.schema import (
+    DEFAULT_BUSY_TIMEOUT,
+    SCHEMA_VERSION,
+    busy_timeout_seconds,
+    connect,
+    migrate,
+    store_error,
+)
 from kg_memory.store.sqlite.tx import SqliteTransaction
 
 __all__ = [
     "DEFAULT_BUSY_TIMEOUT",
+    "SCHEMA_VERSION",
     "SqliteStore",
     "busy_timeout_seconds",
     "default_path",
     "store_error",
 ]
 
-SCHEMA_VERSION = "1"
-DEFAULT_BUSY_TIMEOUT = 10.0
-_SCHEMA = Path(__file__).with_name("schema.sql")
 
 
 def default_path() -> Path:
@@ -67,65 +73,6 @@ def default_path() -> Path:
         return Path(explicit)
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "kg-memory" / "memory.db"
-
-
-def busy_timeout_seconds(explicit: float | None = None) -> float:
-    """The busy timeout: ``explicit``, else ``$KG_MEMORY_BUSY_TIMEOUT`` (seconds), else 10."""
-    if explicit is None:
-        raw = os.environ.get("KG_MEMORY_BUSY_TIMEOUT", "").strip()
-        if not raw:
-            return DEFAULT_BUSY_TIMEOUT
-        try:
-            explicit = float(raw)
-        except ValueError:
-            raise StoreUnavailable(
-                f"KG_MEMORY_BUSY_TIMEOUT must be a number of seconds, not {raw!r}") from None
-    if not 0 <= explicit <= 86_400 or explicit != explicit:  # NaN fails both comparisons
-        raise StoreUnavailable(f"the busy timeout must be 0 to 86400 seconds, not {explicit}")
-    return explicit
-
-
-def store_error(exc: sqlite3.Error, what: str) -> StoreUnavailable:
-    """SQLite's error as kg-memory's: a held lock is :class:`StoreBusy` (retry later)."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    busy = code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-    if busy or "database is locked" in str(exc):
-        return StoreBusy(f"{what}: another writer holds the store's lock ({exc})")
-    return StoreUnavailable(f"{what}: {exc}")
-
-
-def _schema_version(conn: sqlite3.Connection, target: Path) -> str | None:
-    """The kg-memory schema version of the file, ``None`` for an empty file; refuses others.
-
-    Reads only: the tables another application keeps in its file are never touched.
-    """
-    try:
-        tables = {r[0] for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
-    except sqlite3.DatabaseError as exc:
-        if isinstance(exc, sqlite3.OperationalError):
-            raise
-        raise StoreUnavailable(f"{target} is not a kg-memory store: {exc}") from exc
-    if not tables:
-        return None
-    row = conn.execute(
-        "SELECT value FROM meta WHERE key = 'schema_version'").fetchone() if "meta" in tables \
-        else None
-    if row is None or not {"episodes", "versions"} <= tables:
-        raise StoreUnavailable(f"{target} is not a kg-memory store (it has other tables)")
-    return str(row[0])
-
-
-def _initialise(conn: sqlite3.Connection) -> None:
-    """Create (or complete) the schema, the version row and the tombstone key, atomically."""
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.executescript(
-        "BEGIN IMMEDIATE;\n" + _SCHEMA.read_text(encoding="utf-8")
-        + f"\nINSERT INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}') "
-        "ON CONFLICT (key) DO UPDATE SET value = excluded.value;\n"
-        f"INSERT OR IGNORE INTO meta (key, value) VALUES ('tombstone_secret', "
-        f"'{secrets.token_hex(32)}');\nCOMMIT;"
-    )
 
 
 class SqliteStore:
@@ -162,75 +109,15 @@ class SqliteStore:
         when it is not a kg-memory store (which is then left exactly as it was).
         """
         target = Path(path) if path is not None else default_path()
-        timeout = busy_timeout_seconds(busy_timeout)
-        if not create and not target.exists():
-            raise StoreUnavailable(f"no kg-memory store at {target}")
-        if target.is_dir():
-            raise StoreUnavailable(f"{target} is a directory, not a kg-memory store")
-        try:
-            if create:
-                target.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(
-                target, isolation_level=None, check_same_thread=False, timeout=timeout
-            )
-        except (sqlite3.Error, OSError) as exc:
-            raise StoreUnavailable(f"cannot open kg-memory store at {target}: {exc}") from exc
-        try:
-            conn.row_factory = sqlite3.Row
-            # Connection settings only: none of these writes to the file.
-            conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-            conn.execute("PRAGMA synchronous = FULL")
-            conn.execute("PRAGMA secure_delete = ON")
-            conn.execute("PRAGMA foreign_keys = ON")
-            version = _schema_version(conn, target)
-            if version is None:
-                if not create:
-                    raise StoreUnavailable(f"{target} is empty, not a kg-memory store")
-                _initialise(conn)
-                version = SCHEMA_VERSION
-        except sqlite3.Error as exc:
-            conn.close()
-            raise store_error(exc, f"cannot open kg-memory store at {target}") from exc
-        except BaseException:
-            conn.close()
-            raise
-        if version != SCHEMA_VERSION:
-            conn.close()
-            raise StoreUnavailable(
-                f"{target} has schema {version}, this kg-memory uses {SCHEMA_VERSION}; "
-                "run `kg-memory migrate` to upgrade it"
-            )
-        return cls(conn, target, clock)
+        return cls(connect(target, create=create, busy_timeout=busy_timeout), target, clock)
 
     @classmethod
     def migrate(cls, path: Path | str | None = None, *, busy_timeout: float | None = None
                 ) -> tuple[str, str]:
-        """Bring an existing store's schema up to this version; ``(from, to)``.
-
-        The one operation besides creation that runs the schema script: every statement in it
-        is idempotent (``IF NOT EXISTS``), so re-running it adds what a newer version defines
-        and keeps every row. It takes the write lock, so it waits for (or, past the busy
-        timeout, fails on) a running writer instead of racing it.
-        """
-        target = Path(path) if path is not None else default_path()
-        if not target.exists():
-            raise StoreUnavailable(f"no kg-memory store at {target}")
-        conn = sqlite3.connect(target, isolation_level=None,
-                               timeout=busy_timeout_seconds(busy_timeout))
-        try:
-            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_seconds(busy_timeout) * 1000)}")
-            before = _schema_version(conn, target)
-            if before is None:
-                raise StoreUnavailable(f"{target} is empty, not a kg-memory store")
-            if int(before) > int(SCHEMA_VERSION):
-                raise StoreUnavailable(
-                    f"{target} has schema {before}, newer than this kg-memory's {SCHEMA_VERSION}")
-            _initialise(conn)
-            return before, SCHEMA_VERSION
-        except sqlite3.Error as exc:
-            raise store_error(exc, f"cannot migrate {target}") from exc
-        finally:
-            conn.close()
+        """Bring an existing store's schema up to this version; ``(from, to)`` (see
+        :func:`kg_memory.store.sqlite.schema.migrate`)."""
+        return migrate(Path(path) if path is not None else default_path(),
+                       busy_timeout=busy_timeout)
 
     @property
     def outbox(self) -> Outbox:
@@ -576,70 +463,13 @@ class SqliteStore:
         try:
             self._conn.execute("BEGIN")
             try:
-                snap = self._snapshot()
+                snap = read_snapshot(self._conn, self.location)
             finally:
                 self._conn.execute("COMMIT")
         except sqlite3.Error as exc:
             raise store_error(exc, f"cannot read {self.path}") from exc
         if mirror and snap.outbox is not None and snap.outbox.mirror is not None:
-            cursor, note = _mirror_cursor(snap.outbox.mirror)
+            cursor, note = mirror_cursor(snap.outbox.mirror)
             snap = snap.model_copy(update={"outbox": snap.outbox.model_copy(
                 update={"mirror_cursor": cursor, "mirror_note": note})})
         return snap
-
-    def _snapshot(self) -> Snapshot:
-        conn = self._conn
-        versions = tuple(version_from_row(r) for r in conn.execute(
-            f"SELECT {VERSION_COLUMNS} FROM versions ORDER BY assertion_id, revision"))
-        edges = tuple(
-            trusted(Edge, {"src": r[0], "type": EdgeType(r[1]), "dst": r[2],
-                           "since": from_micros(r[3])})
-            for r in conn.execute("SELECT src, type, dst, since FROM edges")
-            if r[1] in _EDGE_TYPES)
-        episodes = tuple(
-            EpisodeMark(episode_id=r[0], operation_id=r[1], redacted=r[2] == "")
-            for r in conn.execute("SELECT episode_id, operation_id, payload_hash FROM episodes"))
-        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-        first, last, rows = conn.execute(
-            "SELECT min(seq), max(seq), count(*) FROM outbox").fetchone()
-        issued = conn.execute(
-            "SELECT seq FROM sqlite_sequence WHERE name = 'outbox'").fetchone()
-        tables = tuple(sorted(r[0] for r in conn.execute("SELECT DISTINCT tbl FROM outbox")
-                              if r[0] not in _OUTBOX_TABLES))
-        return Snapshot(
-            location=self.location,
-            versions=versions,
-            edges=edges,
-            episodes=episodes,
-            activities=frozenset(r[0] for r in conn.execute(
-                "SELECT activity_id FROM activities")),
-            tombstones=frozenset(r[0] for r in conn.execute("SELECT key FROM tombstones")),
-            dependencies=frozenset((r[0], r[1]) for r in conn.execute(
-                "SELECT dep, assertion_id FROM dependencies")),
-            system_time=None if "system_time" not in meta else from_micros(
-                int(meta["system_time"])),
-            outbox=OutboxState(first=first, last=last, rows=rows,
-                               issued=0 if issued is None else int(issued[0]),
-                               unknown_tables=tables, mirror=meta.get("mirror_uri")),
-        )
-
-
-_EDGE_TYPES = {t.value for t in EdgeType}
-_OUTBOX_TABLES = {"versions", "episodes", "entities", "edges", "activities", "tombstones"}
-
-
-def _mirror_cursor(uri: str) -> tuple[int | None, str]:
-    """The mirror's cursor, or why it could not be read (unreachable is a note, not a fault)."""
-    from kg_memory.store.neo4j import Neo4jStore
-
-    try:
-        target = Neo4jStore.connect(uri)
-    except KgMemoryError as exc:
-        return None, f"mirror not checked: {exc}"
-    try:
-        return target.mirror_cursor(), ""
-    except KgMemoryError as exc:
-        return None, f"mirror not checked: {exc}"
-    finally:
-        target.close()
-
