@@ -111,7 +111,7 @@ def _plant_overlap(db: sqlite3.Connection) -> list[str]:
     """A second believed value for a slot that already has one, over the same valid time."""
     row = db.execute("SELECT * FROM versions WHERE sys_to IS NULL AND subject = 'team'"
                      ).fetchone()
-    cols = [k for k in row.keys() if k != "vid"]
+    cols = [k for k in row.keys() if k != "vid"]  # noqa: SIM118 (a Row iterates values)
     values = {k: row[k] for k in cols}
     values.update(assertion_id="as_planted_overlap", revision=1, value='"Zoe"')
     db.execute(f"INSERT INTO versions ({', '.join(cols)}) VALUES "

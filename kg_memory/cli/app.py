@@ -80,6 +80,10 @@ def ingest(
     acks: Annotated[Path | None, typer.Option(
         "--acks", help="Append each episode's operation id to this file once it is durable "
         "(for a pipeline that must know what it can drop).")] = None,
+    batch_size: Annotated[int, typer.Option(
+        "--batch-size", min=1, max=100_000,
+        help="Episodes per commit (one disk sync each); a crash loses at most one "
+        "unacknowledged batch.")] = 500,
 ) -> None:
     """Ingest episodes from a JSONL file, each episode atomic on its own.
 
@@ -120,7 +124,7 @@ def ingest(
                     ack_log.write(f"{report.operation_id}\t{report.status}\n")
 
             try:
-                memory.ingest_file(file, on_report=tally)
+                memory.ingest_file(file, on_report=tally, batch_size=batch_size)
             finally:
                 if ack_log is not None:
                     ack_log.close()

@@ -231,12 +231,17 @@ class Memory:
             return ingest_record(tx, record, self.policy, secret)
 
     def ingest_file(
-        self, path: Path, *, on_report: Callable[[IngestReport], None] | None = None
+        self,
+        path: Path,
+        *,
+        on_report: Callable[[IngestReport], None] | None = None,
+        batch_size: int = 500,
     ) -> list[IngestReport]:
         """Ingest a JSONL file. On a bad line, every line before it stays accepted and
         :class:`~kg_memory.domain.errors.IngestError` names the line and field."""
         try:
-            return self.ingest_many(read_records(path), on_report=on_report)
+            return self.ingest_many(read_records(path), on_report=on_report,
+                                    batch_size=batch_size)
         except OSError as exc:
             raise IngestError(f"cannot read {path}: {exc.strerror}") from exc
 
