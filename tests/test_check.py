@@ -10,6 +10,7 @@ import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -81,7 +82,7 @@ def _copy(base: Path, tmp_path: Path) -> Path:
     return target
 
 
-def _check(path: Path) -> tuple[int, dict[str, object]]:
+def _check(path: Path) -> tuple[int, dict[str, Any]]:
     result = runner.invoke(app, ["check", "--store", str(path), "--json"])
     return result.exit_code, json.loads(result.stdout) if result.stdout.strip() else {}
 
@@ -210,7 +211,7 @@ def test_each_planted_violation_is_reported_with_its_ids(
     code, out = _check(path)
     assert code == INTEGRITY_EXIT == 8
     assert out["ok"] is False
-    found = [v for v in out["violations"] if v["rule"] == rule]  # type: ignore[union-attr]
+    found = [v for v in out["violations"] if v["rule"] == rule]
     assert found, out["violations"]
     assert any(set(ids) <= set(v["ids"]) for v in found), (ids, found)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ BUDGET_SECONDS = 110
 
 
 def test_a_hundred_kills_lose_no_acknowledged_write(
-    tmp_path: Path, record_property: pytest.RecordProperty
+    tmp_path: Path, record_property: Callable[[str, object], None]
 ) -> None:
     seed = int(os.environ.get("KG_CRASH_SEED") or random.randrange(2**31))
     kills = max(100, int(os.environ.get("KG_CRASH_KILLS", "120")))
