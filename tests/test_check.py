@@ -305,3 +305,49 @@ def test_a_value_replaced_within_its_own_episode_leaves_no_dangling_edges(
     [ep] = memory.store.episodes([episode_id_for("both")])
     supported = [e.dst for e in memory.store.edges(ep.episode_id) if e.type.value == "SUPPORTS"]
     assert supported == [memory.asof(subject="ana").facts[0].assertion_id]
+
+
+@pytest.mark.neo4j
+def test_check_reads_the_mirror_cursor_and_finds_a_mirror_ahead_of_the_file(
+    tmp_path: Path,
+) -> None:
+    """After a sync the cursor is within the outbox; restoring an older copy of the file puts
+    the mirror ahead of it, which `check --mirror` reports."""
+    import os
+
+    from kg_memory.store.neo4j import Neo4jStore
+    from kg_memory.store.neo4j.mirror import sync
+    from kg_memory.store.sqlite import SqliteStore
+
+    uri = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
+    target = Neo4jStore.connect(uri)
+    target.wipe()
+    clock = ManualClock()
+    path = tmp_path / "m.db"
+    with Memory.open(path, clock=clock) as memory:
+        memory.ingest(episode("a", "user", day(0), assertions=[fact("ana", "diet", "veg")]))
+    older = tmp_path / "older.db"
+    shutil.copy(path, older)
+    with Memory.open(path, clock=clock) as memory:
+        clock.now = day(1)
+        memory.ingest(episode("b", "user", day(1), assertions=[fact("ana", "city", "Oslo")]))
+    source = SqliteStore.open(path, create=False)
+    try:
+        sync(source, target)
+    finally:
+        source.close()
+        target.close()
+    code, out = _check_args(path, "--mirror")
+    assert code == 0, out
+    with sqlite3.connect(older) as db:  # the restored copy remembers the mirror too
+        db.execute("INSERT INTO meta (key, value) VALUES ('mirror_uri', ?) "
+                   "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (uri,))
+    code, out = _check_args(older, "--mirror")
+    assert code == 8
+    assert [v["rule"] for v in out["violations"]] == ["outbox"]
+    assert "beyond" in out["violations"][0]["detail"]
+
+
+def _check_args(path: Path, *extra: str) -> tuple[int, dict[str, Any]]:
+    result = runner.invoke(app, ["check", "--store", str(path), "--json", *extra])
+    return result.exit_code, json.loads(result.stdout) if result.stdout.strip() else {}
