@@ -19,7 +19,7 @@ from kg_memory import INTEGRITY_EXIT, Assertion, Memory
 from kg_memory.cli.app import app
 from kg_memory.domain.integrity import OutboxState, Snapshot, violations
 from kg_memory.services.ingestion import episode_id_for
-from tests.conftest import ManualClock, day, episode, fact
+from tests.conftest import BACKENDS, ManualClock, day, episode, fact
 
 runner = CliRunner()
 
@@ -308,6 +308,7 @@ def test_a_value_replaced_within_its_own_episode_leaves_no_dangling_edges(
 
 
 @pytest.mark.neo4j
+@pytest.mark.skipif("neo4j" not in BACKENDS, reason="KG_TEST_BACKENDS leaves out neo4j")
 def test_check_reads_the_mirror_cursor_and_finds_a_mirror_ahead_of_the_file(
     tmp_path: Path,
 ) -> None:
