@@ -53,9 +53,9 @@ app = typer.Typer(
 def _global_options(busy_timeout: BusyTimeoutOption = None) -> None:
     """A bitemporal memory graph for AI agents: ingest episodes, ask what held when.
 
-    Exit codes: 0 ok, 2 bad input, 3 store unavailable, 4 not found, 5 precondition failed,
-    8 integrity violations (check), 75 store busy (another writer held the lock past
-    --busy-timeout; retry later), 1 other.
+    Exit codes: 0 ok, 1 other, 2 bad input, 3 store unavailable, 4 not found,
+
+    5 precondition failed, 8 check found violations, 75 store busy (retry later).
     """
     settings.busy_timeout = busy_timeout
 
