@@ -14,14 +14,10 @@
 
 from __future__ import annotations
 
-import itertools
 import random
-import time
 from collections.abc import Callable, Iterable
-from contextlib import AbstractContextManager, ExitStack
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
 
 import networkx as nx
 from prov.model import ProvDocument
@@ -32,7 +28,6 @@ from kg_memory.domain.errors import (
     ForgottenError,
     IngestError,
     NotFound,
-    StoreBusy,
     StoreUnavailable,
 )
 from kg_memory.domain.forgetting import Selector
@@ -44,6 +39,7 @@ from kg_memory.domain.precondition import slot_tag
 from kg_memory.domain.record import IngestRecord, read_records
 from kg_memory.domain.resolution import RESOLVER, EntityProfile, Outcome
 from kg_memory.domain.result import AsOfAnswer, Fact, HistoryEntry
+from kg_memory.services.batch_ingest import ingest_batches
 from kg_memory.services.check import check as check_store
 from kg_memory.services.forget_run import ForgetReport, forget
 from kg_memory.services.identity import (
@@ -62,11 +58,10 @@ from kg_memory.services.provenance import add_tombstones, export_prov
 from kg_memory.services.publication import Basis, Published, publish_derived, read_basis
 from kg_memory.store import SqliteStore, is_neo4j_uri, open_store
 from kg_memory.store.clock import system_clock
-from kg_memory.store.protocol import AsOfQuery, Slot, Store, Transaction
+from kg_memory.store.protocol import AsOfQuery, Slot, Store
 
 __all__ = ["Memory"]
 
-_T = TypeVar("_T")
 
 
 class Memory:
@@ -164,17 +159,6 @@ class Memory:
                 if v.system.end is None and v.qualifiers.project == project]
         return slot_tag(live)
 
-    def _retrying(self, attempt: Callable[[], _T]) -> _T:
-        """``attempt()``, tried again after a backoff while the store is busy (bounded)."""
-        for wait in [*self.retry.delays(self._rng), None]:
-            try:
-                return attempt()
-            except StoreBusy:
-                if wait is None:
-                    raise
-                time.sleep(wait)
-        raise AssertionError("unreachable: the last attempt returns or raises")
-
     def ingest_many(
         self,
         records: Iterable[IngestRecord],
@@ -195,40 +179,12 @@ class Memory:
         If an episode fails (bad input from a lazy reader, an idempotency conflict, a failed
         ``if_match``), the ones before it are committed and acknowledged, then the error
         propagates. A store that another writer holds is tried again with backoff
-        (:attr:`retry`) before :class:`~kg_memory.domain.errors.StoreBusy` propagates, with nothing
-        of the refused batch written.
+        (:attr:`retry`) before :class:`~kg_memory.domain.errors.StoreBusy` propagates, with
+        nothing of the refused batch written. See :mod:`kg_memory.services.batch_ingest`.
         """
-        reports: list[IngestReport] = []
-        iterator = iter(records)
-        secret = self._secret
-        while True:
-            pending: list[IngestReport] = []
-            failure: Exception | None = None
-            with ExitStack() as stack:
-                self._retrying(lambda: stack.enter_context(self.store.batch()))
-                try:
-                    # islice stays lazy: a bad line raises here, after the lines before it were
-                    # written, and the batch still commits them on the way out.
-                    for record in itertools.islice(iterator, batch_size):
-                        pending.append(self._retrying(
-                            lambda record=record: self._ingest_in(record, secret)))  # type: ignore[misc]
-                except Exception as exc:  # re-raised below, once the batch has committed
-                    failure = exc
-            # The batch committed (leaving the ``with`` raised otherwise): now acknowledge.
-            for report in pending:
-                reports.append(report)
-                if on_report is not None:
-                    on_report(report)
-            if failure is not None:
-                raise failure
-            if len(pending) < batch_size:
-                return reports
-
-    def _ingest_in(self, record: IngestRecord, secret: bytes) -> IngestReport:
-        unit: AbstractContextManager[Transaction]
-        unit = self.store.transaction()
-        with unit as tx:
-            return ingest_record(tx, record, self.policy, secret)
+        return ingest_batches(self.store, records, policy=self.policy, secret=self._secret,
+                              batch_size=batch_size, on_report=on_report, retry=self.retry,
+                              rng=self._rng)
 
     def ingest_file(
         self,
