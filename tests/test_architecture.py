@@ -37,6 +37,9 @@ PUBLIC = [
     "ingest_schema", "lineage_graph", "lineage_tree", "open_store", "parse_instant",
     "parse_record", "preview_resolution", "read_records", "serialize_prov", "sync_mirror",
     "system_clock",
+    # Issue 11 (durability and concurrency): retry policy, busy and check exit codes, the
+    # retryable error, and the integrity check's report.
+    "Backoff", "INTEGRITY_EXIT", "IntegrityReport", "STORE_BUSY_EXIT", "StoreBusy", "Violation",
 ]
 
 

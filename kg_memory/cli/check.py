@@ -2,21 +2,50 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from kg_memory import INTEGRITY_EXIT
+from kg_memory import INTEGRITY_EXIT, IntegrityReport
 from kg_memory.cli import render
-from kg_memory.cli.options import JsonOption, StoreOption, open_memory
+from kg_memory.cli.options import JsonOption, StoreOption, WideOption, open_memory
+from kg_memory.cli.sheet import Column, Ident, Sheet
 
-__all__ = ["check"]
+__all__ = ["check", "violations_sheet"]
+
+_EDGE = re.compile(r"^(?P<src>.+?)-(?P<type>[A-Z_]+)->(?P<dst>.+)$")
+_TAG = re.compile(r"^(?P<id>.+)#(?P<revision>\d+)$")
+
+
+def _short(node: str, wide: bool) -> str:
+    return Ident(node).show(wide=wide)
+
+
+def _id_text(value: str, wide: bool) -> str:
+    """An id as the tables show ids: a revision tag or an edge with each id shortened."""
+    if edge := _EDGE.match(value):
+        return f"{_short(edge['src'], wide)}-{edge['type']}->{_short(edge['dst'], wide)}"
+    if tag := _TAG.match(value):
+        return f"{_short(tag['id'], wide)}#{tag['revision']}"
+    return _short(value, wide)
+
+
+def violations_sheet(report: IntegrityReport, *, wide: bool = False) -> Sheet:
+    sheet = Sheet(
+        title=f"integrity of {report.location}",
+        columns=[Column("rule"), Column("ids", cut="middle"), Column("detail", cut="end")],
+        caption=f"{len(report.violations)} violation(s); --json lists every id in full",
+    )
+    for v in report.violations:
+        sheet.add_row(v.rule, " ".join(_id_text(i, wide) for i in v.ids), v.detail)
+    return sheet
 
 
 def check(
     store: StoreOption = None,
     json_out: JsonOption = False,
+    wide: WideOption = False,
     mirror: Annotated[bool, typer.Option(
         "--mirror", help="Also read the cursor of the Neo4j mirror this store syncs to.")] = False,
 ) -> None:
@@ -31,18 +60,15 @@ def check(
         report = memory.check(mirror=mirror)
     if json_out:
         render.emit_json(report)
+    elif report.ok:
+        counted = ", ".join(f"{report.checked[what]} {what}"
+                            for what in ("revisions", "edges", "episodes", "tombstones"))
+        render.say(f"ok: {report.location}")
+        render.say(f"checked {counted} (--json for every count)")
     else:
-        counted = ", ".join(f"{n} {what}" for what, n in report.checked.items())
-        if report.ok:
-            render.console.print(f"ok: {report.location} ({counted})", highlight=False)
-        else:
-            table = Table(title=f"{len(report.violations)} violation(s) in {report.location}")
-            for column in ("rule", "ids", "detail"):
-                table.add_column(column, overflow="fold")
-            for v in report.violations:
-                table.add_row(v.rule, "\n".join(v.ids), v.detail)
-            render.console.print(table)
+        render.show(violations_sheet(report, wide=wide), wide=wide)
+    if not json_out:
         for note in report.notes:
-            render.console.print(f"note: {note}", highlight=False)
+            render.say(f"note: {note}")
     if not report.ok:
         raise typer.Exit(INTEGRITY_EXIT)

@@ -9,7 +9,14 @@ import typer
 
 from kg_memory import Memory, default_path
 
-__all__ = ["BusyTimeoutOption", "JsonOption", "StoreOption", "open_memory", "settings"]
+__all__ = [
+    "BusyTimeoutOption",
+    "JsonOption",
+    "StoreOption",
+    "WideOption",
+    "open_memory",
+    "settings",
+]
 
 StoreOption = Annotated[
     str | None,
@@ -32,6 +39,11 @@ class _Settings:
 
 
 settings = _Settings()
+WideOption = Annotated[
+    bool,
+    typer.Option("--wide", help="Every column, full ids and whole values, even past the "
+                 "terminal's width."),
+]
 
 
 def open_memory(store: str | Path | None, *, create: bool) -> Memory:

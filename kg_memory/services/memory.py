@@ -56,9 +56,10 @@ from kg_memory.services.ingestion import IngestReport, ingest_record
 from kg_memory.services.lineage import Direction, lineage_graph
 from kg_memory.services.provenance import add_tombstones, export_prov
 from kg_memory.services.publication import Basis, Published, publish_derived, read_basis
-from kg_memory.store import SqliteStore, is_neo4j_uri, open_store
+from kg_memory.store import default_path, is_neo4j_uri, open_store
 from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery, Slot, Store
+from kg_memory.store.sqlite.schema import migrate as migrate_file
 
 __all__ = ["Memory"]
 
@@ -126,7 +127,8 @@ class Memory:
         if is_neo4j_uri(path):
             raise StoreUnavailable("migrate upgrades an embedded store file; a Neo4j store "
                                    "ensures its schema when it connects")
-        return SqliteStore.migrate(path, busy_timeout=busy_timeout)
+        return migrate_file(Path(path) if path is not None else default_path(),
+                            busy_timeout=busy_timeout)
 
     def __enter__(self) -> Memory:
         return self

@@ -14,8 +14,9 @@ from kg_memory.domain.instant import from_micros
 from kg_memory.domain.integrity import EpisodeMark, OutboxState, Snapshot
 from kg_memory.domain.model import Edge, EdgeType, trusted
 from kg_memory.store.sqlite.rows import VERSION_COLUMNS, version_from_row
+from kg_memory.store.sqlite.schema import store_error
 
-__all__ = ["mirror_cursor", "read_snapshot"]
+__all__ = ["mirror_cursor", "read_snapshot", "snapshot"]
 
 
 def read_snapshot(conn: sqlite3.Connection, location: str) -> Snapshot:
@@ -74,3 +75,21 @@ def mirror_cursor(uri: str) -> tuple[int | None, str]:
     finally:
         target.close()
 
+
+def snapshot(conn: sqlite3.Connection, location: str, *, mirror: bool = False) -> Snapshot:
+    """Everything :mod:`kg_memory.domain.integrity` judges, read in one read transaction (a
+    consistent view even while a writer runs; it takes no write lock). With ``mirror``, the
+    cursor of the Neo4j mirror this file propagates to is read too."""
+    try:
+        conn.execute("BEGIN")
+        try:
+            snap = read_snapshot(conn, location)
+        finally:
+            conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        raise store_error(exc, f"cannot read {location}") from exc
+    if mirror and snap.outbox is not None and snap.outbox.mirror is not None:
+        cursor, note = mirror_cursor(snap.outbox.mirror)
+        snap = snap.model_copy(update={"outbox": snap.outbox.model_copy(
+            update={"mirror_cursor": cursor, "mirror_note": note})})
+    return snap

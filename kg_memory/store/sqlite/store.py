@@ -35,7 +35,7 @@ from kg_memory.domain.model import (
 )
 from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery
-from kg_memory.store.sqlite.integrity import mirror_cursor, read_snapshot
+from kg_memory.store.sqlite.integrity import snapshot
 from kg_memory.store.sqlite.outbox import Outbox
 from kg_memory.store.sqlite.rows import (
     VERSION_COLUMNS,
@@ -45,24 +45,10 @@ from kg_memory.store.sqlite.rows import (
     episode_from_row,
     version_from_row,
 )
-from kg_memory.store.sqlite.schema import (
-    DEFAULT_BUSY_TIMEOUT,
-    SCHEMA_VERSION,
-    busy_timeout_seconds,
-    connect,
-    migrate,
-    store_error,
-)
+from kg_memory.store.sqlite.schema import SCHEMA_VERSION, connect, store_error
 from kg_memory.store.sqlite.tx import SqliteTransaction
 
-__all__ = [
-    "DEFAULT_BUSY_TIMEOUT",
-    "SCHEMA_VERSION",
-    "SqliteStore",
-    "busy_timeout_seconds",
-    "default_path",
-    "store_error",
-]
+__all__ = ["SCHEMA_VERSION", "SqliteStore", "default_path"]
 
 
 
@@ -100,7 +86,7 @@ class SqliteStore:
         journal-mode switch), so a reader opens and answers beside a writer holding a long
         transaction: the file is in WAL mode, where readers take no lock a writer holds. Only
         a new, empty file is initialised; a store of an older schema is refused until
-        :meth:`migrate` (``kg-memory migrate``) upgrades it on purpose.
+        ``kg-memory migrate`` (:func:`kg_memory.store.sqlite.schema.migrate`) upgrades it.
 
         ``busy_timeout`` (seconds; default ``$KG_MEMORY_BUSY_TIMEOUT``, else 10) is how long a
         write waits for another writer's lock before :class:`StoreBusy`.
@@ -110,14 +96,6 @@ class SqliteStore:
         """
         target = Path(path) if path is not None else default_path()
         return cls(connect(target, create=create, busy_timeout=busy_timeout), target, clock)
-
-    @classmethod
-    def migrate(cls, path: Path | str | None = None, *, busy_timeout: float | None = None
-                ) -> tuple[str, str]:
-        """Bring an existing store's schema up to this version; ``(from, to)`` (see
-        :func:`kg_memory.store.sqlite.schema.migrate`)."""
-        return migrate(Path(path) if path is not None else default_path(),
-                       busy_timeout=busy_timeout)
 
     @property
     def outbox(self) -> Outbox:
@@ -457,19 +435,5 @@ class SqliteStore:
     # -- integrity -------------------------------------------------------------------------
 
     def integrity_snapshot(self, *, mirror: bool = False) -> Snapshot:
-        """Everything :mod:`kg_memory.domain.integrity` judges, read in one read transaction
-        (a consistent view even while a writer runs; it takes no write lock). With ``mirror``,
-        the cursor of the Neo4j mirror this file propagates to is read too."""
-        try:
-            self._conn.execute("BEGIN")
-            try:
-                snap = read_snapshot(self._conn, self.location)
-            finally:
-                self._conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise store_error(exc, f"cannot read {self.path}") from exc
-        if mirror and snap.outbox is not None and snap.outbox.mirror is not None:
-            cursor, note = mirror_cursor(snap.outbox.mirror)
-            snap = snap.model_copy(update={"outbox": snap.outbox.model_copy(
-                update={"mirror_cursor": cursor, "mirror_note": note})})
-        return snap
+        """See :func:`kg_memory.store.sqlite.integrity.snapshot` (read-only, no write lock)."""
+        return snapshot(self._conn, self.location, mirror=mirror)
