@@ -13,6 +13,7 @@ __all__ = [
     "STORE_BUSY_EXIT",
     "ConcurrencyError",
     "ConsolidationRefused",
+    "ExtraMissing",
     "ForgottenError",
     "IdempotencyConflict",
     "IngestError",
@@ -87,6 +88,10 @@ class ConsolidationRefused(KgMemoryError):
 
 class NotFound(KgMemoryError, LookupError):
     """A named episode, assertion or entity does not exist in the store."""
+
+
+class ExtraMissing(KgMemoryError, ImportError):
+    """An optional feature whose extra is not installed (``pip install 'kg-memory[lab]'``)."""
 
 
 class ResolutionError(KgMemoryError, ValueError):
