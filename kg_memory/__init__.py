@@ -8,12 +8,15 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from kg_memory.domain.authority import DEFAULT_AUTHORITY, AuthorityTier
+from kg_memory.domain.backoff import Backoff
 from kg_memory.domain.change import ChangePlan, Effect
 from kg_memory.domain.channel import ChannelPolicy, ChannelRule
 from kg_memory.domain.consolidation import Evidence
 from kg_memory.domain.corroboration import Corroboration, corroboration, mentioned
 from kg_memory.domain.errors import (
     EXIT_CODES,
+    INTEGRITY_EXIT,
+    STORE_BUSY_EXIT,
     ConcurrencyError,
     ConsolidationRefused,
     ForgottenError,
@@ -25,12 +28,14 @@ from kg_memory.domain.errors import (
     NotFound,
     PolicyError,
     ResolutionError,
+    StoreBusy,
     StoreUnavailable,
     TimeError,
 )
 from kg_memory.domain.forgetting import ForgetPlan, Selector
 from kg_memory.domain.gate import GateRule, OwnerGrant, WriterPolicy, admit
 from kg_memory.domain.instant import Clock, parse_instant
+from kg_memory.domain.integrity import IntegrityReport, Violation
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import (
     Assertion,
@@ -100,10 +105,13 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DEFAULT_AUTHORITY",
     "EXIT_CODES",
+    "INTEGRITY_EXIT",
+    "STORE_BUSY_EXIT",
     "AsOfAnswer",
     "AsOfQuery",
     "Assertion",
     "AuthorityTier",
+    "Backoff",
     "Basis",
     "ChangePlan",
     "Channel",
@@ -133,6 +141,7 @@ __all__ = [
     "IngestRecord",
     "IngestReport",
     "Inlet",
+    "IntegrityReport",
     "Interval",
     "IntervalError",
     "KgMemoryError",
@@ -152,12 +161,14 @@ __all__ = [
     "Selector",
     "SqliteStore",
     "Store",
+    "StoreBusy",
     "StoreUnavailable",
     "Support",
     "SyncReport",
     "TimeError",
     "Tombstone",
     "Transaction",
+    "Violation",
     "WriterPolicy",
     "__version__",
     "admit",

@@ -40,6 +40,9 @@ PUBLIC = [
     # the writer gate's policies and what an answer says about trust (issue 10)
     "DEFAULT_AUTHORITY", "AuthorityTier", "ChannelPolicy", "ChannelRule", "Conflict",
     "Corroboration", "Inlet", "OwnerGrant", "corroboration", "mentioned",
+    # Issue 11 (durability and concurrency): retry policy, busy and check exit codes, the
+    # retryable error, and the integrity check's report.
+    "Backoff", "INTEGRITY_EXIT", "IntegrityReport", "STORE_BUSY_EXIT", "StoreBusy", "Violation",
 ]
 
 
