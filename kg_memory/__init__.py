@@ -7,12 +7,18 @@ ask ``asof(valid_at, known_at)`` and read ``history``.
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from kg_memory.domain.authority import DEFAULT_AUTHORITY, AuthorityTier
+from kg_memory.domain.backoff import Backoff
 from kg_memory.domain.change import ChangePlan, Effect
+from kg_memory.domain.channel import ChannelPolicy, ChannelRule
 from kg_memory.domain.consolidation import Evidence
+from kg_memory.domain.corroboration import Corroboration, corroboration, mentioned
 from kg_memory.domain.eligibility import EligibilityRule
 from kg_memory.domain.embedding import Embedder, HashingEmbedder
 from kg_memory.domain.errors import (
     EXIT_CODES,
+    INTEGRITY_EXIT,
+    STORE_BUSY_EXIT,
     ConcurrencyError,
     ConsolidationRefused,
     ForgottenError,
@@ -26,12 +32,14 @@ from kg_memory.domain.errors import (
     RecallError,
     RecallUnavailable,
     ResolutionError,
+    StoreBusy,
     StoreUnavailable,
     TimeError,
 )
 from kg_memory.domain.forgetting import ForgetPlan, Selector
-from kg_memory.domain.gate import GateRule, WriterPolicy, admit
+from kg_memory.domain.gate import GateRule, OwnerGrant, WriterPolicy, admit
 from kg_memory.domain.instant import Clock, parse_instant
+from kg_memory.domain.integrity import IntegrityReport, Violation
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import (
     Assertion,
@@ -56,10 +64,11 @@ from kg_memory.domain.record import (
     parse_record,
     read_records,
 )
-from kg_memory.domain.result import AsOfAnswer, Fact, HistoryEntry
+from kg_memory.domain.result import AsOfAnswer, Conflict, Fact, HistoryEntry
 from kg_memory.services.forget_run import ForgetReport
 from kg_memory.services.identity import Resolved, preview_resolution
 from kg_memory.services.ingestion import IngestReport
+from kg_memory.services.inlet import Inlet
 from kg_memory.services.lineage import Direction, lineage_graph, lineage_tree
 from kg_memory.services.memory import Memory
 from kg_memory.services.provenance import serialize_prov
@@ -100,16 +109,25 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "DEFAULT_AUTHORITY",
     "EXIT_CODES",
+    "INTEGRITY_EXIT",
+    "STORE_BUSY_EXIT",
     "AsOfAnswer",
     "AsOfQuery",
     "Assertion",
+    "AuthorityTier",
+    "Backoff",
     "Basis",
     "ChangePlan",
     "Channel",
+    "ChannelPolicy",
+    "ChannelRule",
     "Clock",
     "ConcurrencyError",
+    "Conflict",
     "ConsolidationRefused",
+    "Corroboration",
     "Direction",
     "Edge",
     "EdgeType",
@@ -131,6 +149,8 @@ __all__ = [
     "IngestError",
     "IngestRecord",
     "IngestReport",
+    "Inlet",
+    "IntegrityReport",
     "Interval",
     "IntervalError",
     "KgMemoryError",
@@ -140,6 +160,7 @@ __all__ = [
     "NaiveDatetimeError",
     "Neo4jStore",
     "NotFound",
+    "OwnerGrant",
     "PolicyError",
     "Published",
     "Qualifiers",
@@ -156,19 +177,23 @@ __all__ = [
     "Selector",
     "SqliteStore",
     "Store",
+    "StoreBusy",
     "StoreUnavailable",
     "Support",
     "SyncReport",
     "TimeError",
     "Tombstone",
     "Transaction",
+    "Violation",
     "WriterPolicy",
     "__version__",
     "admit",
+    "corroboration",
     "default_path",
     "ingest_schema",
     "lineage_graph",
     "lineage_tree",
+    "mentioned",
     "open_store",
     "parse_instant",
     "parse_record",

@@ -13,7 +13,7 @@ RECALL_SET = ROOT / "fixtures" / "recall" / "episodes.jsonl"
 
 def test_recall_prints_eligible_records_as_json_and_as_a_table(tmp_path: Path) -> None:
     store = str(tmp_path / "m.db")
-    code, out = run("ingest", str(RECALL_SET), "--store", store, "--json")
+    code, out = run("ingest", str(RECALL_SET), "--trust-envelopes", "--store", store, "--json")
     assert code == 0, out
     code, out = run("recall", "how does Jo want Cedar reports", "--scope", "acme",
                     "--subject", "j17", "--project", "c1", "--store", store, "--json")
@@ -39,7 +39,8 @@ def test_recall_prints_eligible_records_as_json_and_as_a_table(tmp_path: Path) -
 
 def test_recall_exit_codes(tmp_path: Path) -> None:
     store = str(tmp_path / "m.db")
-    assert run("ingest", str(RECALL_SET), "--store", store, "--json")[0] == 0
+    assert run("ingest", str(RECALL_SET), "--trust-envelopes", "--store", store,
+               "--json")[0] == 0
     code, out = run("recall", "zebra crossing", "--scope", "acme", "--store", store, "--json")
     assert code == 0
     assert json.loads(out)["status"] == "empty"

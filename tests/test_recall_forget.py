@@ -66,3 +66,38 @@ def test_forgotten_records_are_never_candidates_again(make_memory: MemoryFactory
     assert set(destinations.values()) == {"complete"}
     if "neo4j" in destinations:  # the server's full-text indexes are a destination of their own
         assert "neo4j-fulltext" in destinations
+
+
+def test_a_store_from_before_recall_is_indexed_by_migrate(tmp_path: Path) -> None:
+    import sqlite3
+
+    import pytest
+
+    from kg_memory import StoreUnavailable
+    from kg_memory.store.sqlite.recall_shards import SHARDS
+    from kg_memory.store.sqlite.schema import migrate
+
+    db = tmp_path / "m.db"
+    clock = ManualClock(day(0))
+    with Memory.open(db, clock=clock) as memory:
+        memory.ingest(episode("op-1", "user", day(0), content="Ana is vegetarian",
+                              assertions=[fact("ana", "diet", "vegetarian")]))
+    # What a version 1 file looks like: no recall tables, triggers or counters.
+    with sqlite3.connect(db) as raw:
+        for k in range(SHARDS):
+            for kind in ("versions_del", "episodes_redact", "episodes_del"):
+                raw.execute(f"DROP TRIGGER recall_{kind}_{k}")
+            raw.execute(f"DROP TABLE recall_facts_{k}")
+            raw.execute(f"DROP TABLE recall_episodes_{k}")
+        raw.execute("DROP TRIGGER recall_versions_close")
+        for table in ("recall_fact_docs", "recall_episode_docs", "recall_stats"):
+            raw.execute(f"DROP TABLE {table}")
+        raw.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    with pytest.raises(StoreUnavailable, match="kg-memory migrate"):
+        Memory.open(db, create=False)
+    assert migrate(db) == ("1", "2")
+    clock.now = day(1)
+    with Memory.open(db, clock=clock, create=False) as memory:
+        answer = memory.recall("vegetarian", scope="u1")
+        assert {h.type for h in answer.results} == {"fact", "episode"}
+        assert answer.results[0].score.bm25 > 0

@@ -17,19 +17,32 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from kg_memory import (
     AsOfAnswer,
+    Channel,
+    ChannelPolicy,
+    ChannelRule,
+    IngestError,
     IngestReport,
     Memory,
     StoreUnavailable,
+    default_path,
     ingest_schema,
     parse_instant,
 )
 from kg_memory.bench.command import bench_command
 from kg_memory.cli import render
+from kg_memory.cli.check import check
 from kg_memory.cli.entities import entities_app
 from kg_memory.cli.forget import blocks_app, forget
 from kg_memory.cli.lineage import consolidate, lineage, prov
 from kg_memory.cli.neo4j import neo4j_app
-from kg_memory.cli.options import JsonOption, StoreOption, WideOption, open_memory
+from kg_memory.cli.options import (
+    BusyTimeoutOption,
+    JsonOption,
+    StoreOption,
+    WideOption,
+    open_memory,
+    settings,
+)
 from kg_memory.cli.recall import recall
 from kg_memory.cli.sim import sim_app
 from kg_memory.sim.scenario import Scenario
@@ -38,10 +51,22 @@ __all__ = ["app", "main"]
 
 app = typer.Typer(
     name="kg-memory",
-    help="A bitemporal memory graph for AI agents: ingest episodes, ask what held when.",
     no_args_is_help=True,
     add_completion=False,
 )
+
+
+@app.callback()
+def _global_options(busy_timeout: BusyTimeoutOption = None) -> None:
+    """A bitemporal memory graph for AI agents: ingest episodes, ask what held when.
+
+    Exit codes: 0 ok, 1 other, 2 bad input, 3 store unavailable, 4 not found,
+
+    5 precondition failed, 8 check found violations, 75 store busy (retry later).
+    """
+    settings.busy_timeout = busy_timeout
+
+
 app.add_typer(sim_app, name="sim")
 app.add_typer(blocks_app, name="blocks")
 app.add_typer(neo4j_app, name="neo4j")
@@ -52,21 +77,67 @@ app.command()(prov)
 app.command()(consolidate)
 app.command()(forget)
 app.command()(recall)
+app.command()(check)
+
+
+def _file_channels(
+    trust_envelopes: bool, channel_policy: Path | None, source: str | None,
+    channel: Channel | None,
+) -> ChannelPolicy:
+    """Who a file's lines may claim to be: a file is not an authenticated channel, so its
+    envelopes are trusted only when the operator says how (see docs/security.md)."""
+    if (source is None) != (channel is None):
+        raise IngestError("--source and --channel go together")
+    if source is not None and channel is not None:
+        # The operator establishes the file's source: any line claiming otherwise is refused.
+        return ChannelPolicy(name=f"file from {source} over {channel.value}",
+                             rules=(ChannelRule(sources=(source,), channels=(channel,)),))
+    if channel_policy is not None:
+        return ChannelPolicy.load(channel_policy)
+    if trust_envelopes:
+        return ChannelPolicy.default()
+    raise IngestError(
+        "a file's envelopes are not authenticated: pass --source NAME --channel CHANNEL (the "
+        "file came from that sender), --channel-policy FILE (a deployment's channel config), "
+        "or --trust-envelopes (the file is an export of kg-memory's own ingest)"
+    )
 
 
 @app.command()
 def ingest(
     file: Annotated[Path, typer.Argument(help="JSONL file, one episode per line.")],
+    source: Annotated[str | None, typer.Option(
+        help="The sender the file came from; lines claiming another source are refused.")] = None,
+    channel: Annotated[Channel | None, typer.Option(
+        help="The channel the file came over (with --source).")] = None,
+    channel_policy: Annotated[Path | None, typer.Option(
+        envvar="KG_MEMORY_CHANNEL_POLICY",
+        help="A channel policy (JSON) to trust the file's envelopes under.")] = None,
+    trust_envelopes: Annotated[bool, typer.Option(
+        "--trust-envelopes",
+        help="Trust each line's source and channel (under the default channel policy).")] = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
+    acks: Annotated[Path | None, typer.Option(
+        "--acks", help="Append each episode's operation id to this file once it is durable "
+        "(for a pipeline that must know what it can drop).")] = None,
+    batch_size: Annotated[int, typer.Option(
+        "--batch-size", min=1, max=100_000,
+        help="Episodes per commit (one disk sync each); a crash loses at most one "
+        "unacknowledged batch.")] = 500,
 ) -> None:
-    """Ingest episodes from a JSONL file, one transaction per episode.
+    """Ingest episodes from a JSONL file, each episode atomic on its own.
 
-    Re-running the same file is safe: known operation ids are reported as duplicates. On a bad
-    line the command stops with an error naming the line and field; the lines before it stay
-    accepted.
+    A file is not an authenticated channel: say who it came from (--source/--channel), give a
+    channel policy, or --trust-envelopes. Envelopes the channel policy refuses are audited
+    (kg-memory refusals). Re-running the same file is safe: known operation ids are reported as
+    duplicates. On a bad line the command stops with an error naming the line and field; the
+    lines before it stay accepted. Episodes commit in batches; the progress bar, the printed
+    counts and --acks count an episode only after its batch committed, so a crash never loses
+    one already counted.
     """
     with render.errors():
+        channels = _file_channels(trust_envelopes, channel_policy, source, channel)
         if not file.exists():
             raise StoreUnavailable(f"no such file: {file}")
         total = sum(
@@ -74,9 +145,9 @@ def ingest(
             for line in file.open(encoding="utf-8")
             if line.strip() and not line.strip().startswith("#")
         )
-        counts = {"accepted": 0, "duplicate": 0, "refused": 0}
+        counts = {"accepted": 0, "duplicate": 0, "envelopes_refused": 0, "refused": 0}
         with (
-            open_memory(store, create=True) as memory,
+            open_memory(store, create=True, channels=channels) as memory,
             Progress(
                 TextColumn("ingesting"),
                 BarColumn(),
@@ -87,21 +158,31 @@ def ingest(
             ) as progress,
         ):
             task = progress.add_task("ingest", total=total)
+            ack_log = None if acks is None else acks.open("a", encoding="utf-8", buffering=1)
 
             def tally(report: IngestReport) -> None:
-                counts[report.status] += 1
-                counts["refused"] += sum(1 for e in report.effects if e.action == "refused")
+                # Called by ingest_file only once the episode's batch committed.
+                if report.status == "refused":
+                    counts["envelopes_refused"] += 1
+                else:
+                    counts[report.status] += 1
+                    counts["refused"] += sum(1 for e in report.effects if e.action == "refused")
                 progress.advance(task)
+                if ack_log is not None:
+                    ack_log.write(f"{report.operation_id}\t{report.status}\n")
 
             try:
-                memory.ingest_file(file, on_report=tally)
+                memory.ingest_file(file, on_report=tally, batch_size=batch_size)
             finally:
+                if ack_log is not None:
+                    ack_log.close()
                 summary = {"file": str(file), "store": str(memory.store.location), **counts}
                 if json_out:
                     render.emit_json(summary)
                 else:
                     render.console.print(
                         f"{counts['accepted']} accepted, {counts['duplicate']} duplicate, "
+                        f"{counts['envelopes_refused']} envelope(s) refused, "
                         f"{counts['refused']} candidate(s) refused by the writer gate "
                         f"→ {memory.store.location}"
                     )
@@ -170,6 +251,24 @@ def refusals(
             render.emit_json(rows)
             return
         render.show(render.refusals_sheet(rows), wide=wide)
+
+
+@app.command()
+def migrate(store: StoreOption = None, json_out: JsonOption = False) -> None:
+    """Upgrade an embedded store's schema to this version of kg-memory (keeps every row).
+
+    Opening a store never changes its schema, so readers never wait for a writer; this command
+    is the one place an existing store's schema changes. It waits for a running writer.
+    """
+    with render.errors():
+        target = store or default_path()
+        before, after = Memory.migrate(target, busy_timeout=settings.busy_timeout)
+    result = {"store": str(target), "from": before, "to": after,
+              "status": "up-to-date" if before == after else "migrated"}
+    if json_out:
+        render.emit_json(result)
+    else:
+        render.console.print(f"{result['status']}: schema {before} → {after} ({target})")
 
 
 @app.command()

@@ -26,7 +26,6 @@ its writes, as on the embedded store's single connection.
 
 from __future__ import annotations
 
-import os
 import secrets
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -34,14 +33,15 @@ from contextlib import contextmanager, suppress
 from datetime import datetime
 from fnmatch import fnmatchcase
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from neo4j import Driver, GraphDatabase, Session
 from neo4j import Transaction as DriverTransaction
 from neo4j.exceptions import DriverError, Neo4jError
 
+from kg_memory.domain.corroboration import fingerprint
 from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.instant import Clock, from_micros, to_micros
+from kg_memory.domain.integrity import EpisodeMark, Snapshot
 from kg_memory.domain.model import (
     Activity,
     Assertion,
@@ -55,6 +55,7 @@ from kg_memory.domain.model import (
 )
 from kg_memory.store.clock import system_clock
 from kg_memory.store.neo4j import recall as neo4j_recall
+from kg_memory.store.neo4j.auth import credentials, public_uri, redact, split_uri
 from kg_memory.store.neo4j.cypher import statements
 from kg_memory.store.neo4j.rows import (
     activity_from_props,
@@ -81,20 +82,12 @@ _EDGE_TYPES = {t.value: t for t in EdgeType}
 _SCHEMA_READY: set[tuple[str, str]] = set()
 
 
-def _public_uri(uri: str) -> str:
-    """``uri`` without any user:password part, fit for logs and reports."""
-    parts = urlsplit(uri)
-    if "@" not in parts.netloc:
-        return uri
-    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
-
-
 class Neo4jStore:
     """A store on a Neo4j 5 server. Open with :meth:`connect`; close with :meth:`close`."""
 
     def __init__(self, driver: Driver, uri: str, database: str, clock: Clock) -> None:
         self._driver = driver
-        self._uri = _public_uri(uri)
+        self._uri = public_uri(uri)
         self._database = database
         self._clock = clock
         self._lock = threading.RLock()
@@ -117,21 +110,22 @@ class Neo4jStore:
     ) -> Neo4jStore:
         """Connect to ``uri`` (``bolt://127.0.0.1:7687``) and make sure the schema is there.
 
-        Credentials default to ``$NEO4J_USER`` (else ``neo4j``) and ``$NEO4J_PASSWORD``; with no
-        password the driver connects without auth. Raises :class:`StoreUnavailable` when the
+        Credentials come from the arguments, ``$NEO4J_USER`` / ``$NEO4J_PASSWORD`` or the private
+        file ``$KG_NEO4J_CONFIG`` (see :mod:`kg_memory.store.neo4j.auth`); with no password the
+        driver connects without auth. Raises :class:`StoreUnavailable` when the
         server cannot be reached or holds a store of another schema version.
         """
-        password = password if password is not None else os.environ.get("NEO4J_PASSWORD")
-        user = user if user is not None else os.environ.get("NEO4J_USER", "neo4j")
-        auth = (user, password) if password else None
-        public = _public_uri(uri)
+        public, uri_user, uri_password = split_uri(uri)
+        auth = credentials(user or uri_user, password or uri_password)
         try:
             # Notifications off: schema-less property reads ("created_at does not exist yet") are
             # expected on an empty store, and the server need not send them.
-            driver = GraphDatabase.driver(uri, auth=auth, notifications_min_severity="OFF")
+            driver = GraphDatabase.driver(public, auth=auth, notifications_min_severity="OFF")
         except (DriverError, Neo4jError, ValueError) as exc:
-            raise StoreUnavailable(f"cannot connect to Neo4j at {public}: {exc}") from exc
-        store = cls(driver, uri, database, clock)
+            # Not chained: a driver error may quote what it was given.
+            raise StoreUnavailable(
+                f"cannot connect to Neo4j at {public}: {redact(str(exc), auth)}") from None
+        store = cls(driver, public, database, clock)
         try:
             store._ensure_schema()
         except BaseException:
@@ -240,6 +234,7 @@ class Neo4jStore:
                 )
                 unit = Neo4jTransaction(tx, int(row["now"]), self._uri)
                 yield unit
+                unit.finish()
             except BaseException:
                 self._active = None
                 # The server rolls back by itself a transaction whose connection went away.
@@ -293,6 +288,7 @@ class Neo4jStore:
                     episode_id=row["episode_id"],
                     source=row["source"],
                     occurred_at=from_micros(row["occurred_at"]),
+                    fingerprint=fingerprint(row["content"] or ""),
                 )
             )
         return {k: tuple(v) for k, v in found.items()}
@@ -390,6 +386,41 @@ class Neo4jStore:
 
     def conversation(self, query: ConversationQuery) -> list[Episode]:
         return neo4j_recall.conversation(self._read, query)
+    def integrity_snapshot(self, *, mirror: bool = False) -> Snapshot:
+        """What the integrity rules judge, read in one read-only transaction (a consistent
+        view; it never takes the system-time lock, so writers carry on). A Neo4j store has no
+        outbox (it may be a mirror; the embedded file checks the cursor), so ``mirror`` is
+        accepted and has nothing to add."""
+        with self._lock:
+            if self._active is not None:
+                raise RuntimeError("check the store outside its write transaction")
+            session = self._target()
+            assert isinstance(session, Session)
+            try:
+                unit = session.begin_transaction()
+            except (DriverError, Neo4jError) as exc:
+                raise StoreUnavailable(f"cannot read Neo4j at {self._uri}: {exc}") from exc
+            try:
+                versions = run_query(unit, "check_versions", {}, where=self._uri, reads=True)
+                edges = run_query(unit, "check_edges", {}, where=self._uri, reads=True)
+                [nodes] = run_query(unit, "check_nodes", {}, where=self._uri, reads=True)
+            finally:
+                with suppress(DriverError, Neo4jError):
+                    unit.rollback()  # nothing was written; rolling back ends the view
+        high = nodes["system_time"]
+        return Snapshot(
+            location=self._uri,
+            versions=tuple(version_from_props(r["version"]) for r in versions),
+            edges=tuple(Edge(src=r["src"], type=_EDGE_TYPES[r["type"]], dst=r["dst"],
+                             since=from_micros(r["since"]))
+                        for r in edges if r["type"] in _EDGE_TYPES),
+            episodes=tuple(EpisodeMark(episode_id=e, operation_id=o, redacted=bool(r))
+                           for e, o, r in nodes["episodes"]),
+            activities=frozenset(nodes["activities"]),
+            tombstones=frozenset(nodes["tombstones"]),
+            dependencies=frozenset((d, f) for d, f in nodes["dependencies"]),
+            system_time=None if high is None or high < 0 else from_micros(int(high)),
+        )
 
     def scrub(self) -> list[dict[str, Any]]:
         return [self._verify_erasure(), neo4j_recall.index_report(self._read, self._uri)]

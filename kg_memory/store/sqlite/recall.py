@@ -21,18 +21,11 @@ from kg_memory.domain.model import Assertion, Episode
 from kg_memory.domain.ranking import CorpusStats
 from kg_memory.domain.recall_text import episode_document, fact_document
 from kg_memory.store.protocol import ConversationQuery, RecallCandidates, RecallProbe
-from kg_memory.store.sqlite.recall_shards import (
-    SHARDS,
-    ddl,
-    episodes_table,
-    facts_table,
-    shard,
-)
+from kg_memory.store.sqlite.recall_shards import SHARDS, episodes_table, facts_table, shard
 from kg_memory.store.sqlite.rows import VERSION_COLUMNS, episode_from_row, version_from_row
 
 __all__ = [
     "conversation",
-    "ensure_index",
     "entity_names",
     "index_episode",
     "index_fact",
@@ -96,9 +89,13 @@ def index_episode(conn: sqlite3.Connection, episode: Episode) -> None:
 
 
 def index_missing(conn: sqlite3.Connection) -> int:
-    """Index what a store written before recall existed holds (idempotent); how many rows."""
+    """Index what a store written before recall existed holds (idempotent; run by the schema's
+    creation and ``kg-memory migrate``, inside their transaction); how many rows."""
     done = 0
-    rows = conn.execute(
+    # Rows by name whatever the connection's row factory (migrate's connection has none).
+    read = conn.cursor()
+    read.row_factory = sqlite3.Row
+    rows = read.execute(
         f"SELECT vid, sys_to, {VERSION_COLUMNS} FROM versions WHERE vid NOT IN "
         "(SELECT vid FROM recall_fact_docs)").fetchall()
     for row in rows:
@@ -111,30 +108,13 @@ def index_missing(conn: sqlite3.Connection) -> int:
                 "corpus = 'fact' AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = ?)",
                 (row["vid"], fact.scope, row["vid"]))
         done += 1
-    rows = conn.execute(
+    rows = read.execute(
         "SELECT * FROM episodes WHERE content <> '' AND episode_id NOT IN "
         "(SELECT episode_id FROM recall_episode_docs)").fetchall()
     for row in rows:
         index_episode(conn, episode_from_row(row))
         done += 1
     return done
-
-
-def ensure_index(conn: sqlite3.Connection) -> None:
-    """Create the shards' tables and triggers, and index, once, what a store written before
-    recall existed already holds."""
-    if conn.execute("SELECT 1 FROM meta WHERE key = 'recall_shards'").fetchone():
-        return  # created and filled when first opened: parsing the DDL again costs ~5 ms
-    conn.executescript(ddl())
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        index_missing(conn)
-        conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('recall_shards', ?)",
-                     (str(SHARDS),))
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
 
 
 def match_expression(scope: str, terms: tuple[str, ...]) -> str:
