@@ -276,18 +276,10 @@ class Memory:
         })
 
     def recall(
-        self,
-        query: str,
-        *,
-        scope: str,
-        subject: str | None = None,
-        project: str | None = None,
-        at: datetime | None = None,
-        known_at: datetime | None = None,
-        kinds: Iterable[Kind | str] = ALL_KINDS,
-        include_episodes: bool = True,
-        limit: int = 10,
-        rules: Iterable[EligibilityRule] = (),
+        self, query: str, *, scope: str, subject: str | None = None,
+        project: str | None = None, at: datetime | None = None,
+        known_at: datetime | None = None, kinds: Iterable[Kind | str] = ALL_KINDS,
+        include_episodes: bool = True, limit: int = 10, rules: Iterable[EligibilityRule] = (),
         embedder: Embedder | None = None,
     ) -> RecallAnswer:
         """What this memory holds that bears on ``query``, in ``scope``, at ``at`` (valid
@@ -300,9 +292,7 @@ class Memory:
         ``embedder`` (default: the memory's, normally none) adds vector similarity over the
         eligible facts, fused with BM25 by reciprocal rank.
 
-        Returns an ``ok`` or ``empty`` :class:`~kg_memory.domain.recall_answer.RecallAnswer`;
-        raises :class:`~kg_memory.domain.errors.RecallUnavailable` when the store cannot be
-        searched.
+        An ``ok`` or ``empty`` answer; ``RecallUnavailable`` when the store cannot be searched.
         """
         now = self._clock()
         request = RecallRequest(

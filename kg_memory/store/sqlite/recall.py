@@ -16,6 +16,7 @@ import hashlib
 import sqlite3
 from typing import Any
 
+from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.instant import to_micros
 from kg_memory.domain.model import Assertion, Episode
 from kg_memory.domain.ranking import CorpusStats
@@ -32,8 +33,10 @@ __all__ = [
     "index_missing",
     "match_expression",
     "merge_segments",
+    "neighbours",
     "recall_candidates",
     "scope_token",
+    "search",
 ]
 
 #: Lucene's default cap on OR clauses; a longer question is cut to its first terms.
@@ -185,6 +188,30 @@ def recall_candidates(conn: sqlite3.Connection, probe: RecallProbe, last_system_
         found["episode_texts"] = tuple(r["recall_text"] for r in rows)
         found["episode_corpus"] = _stats(conn, probe, "episode", live, _EPISODE_SNAPSHOT)
     return RecallCandidates(**found)
+
+
+def search(conn: sqlite3.Connection, location: str, probe: RecallProbe,
+           batch_time: int | None) -> RecallCandidates:
+    """:func:`recall_candidates` with the store's last system time (``batch_time`` while a
+    batch holds it in memory), a failure as kg-memory's error. A read in WAL mode never waits
+    for a writer, so there is no StoreBusy here."""
+    try:
+        last = batch_time
+        if last is None:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'system_time'").fetchone()
+            last = -1 if row is None else int(row[0])
+        return recall_candidates(conn, probe, last)
+    except sqlite3.Error as exc:
+        raise StoreUnavailable(f"cannot search {location}: {exc}") from exc
+
+
+def neighbours(conn: sqlite3.Connection, location: str, query: ConversationQuery
+               ) -> list[Episode]:
+    """:func:`conversation`, a failure as kg-memory's error."""
+    try:
+        return conversation(conn, query)
+    except sqlite3.Error as exc:
+        raise StoreUnavailable(f"cannot read {location}: {exc}") from exc
 
 
 def conversation(conn: sqlite3.Connection, query: ConversationQuery) -> list[Episode]:

@@ -35,12 +35,7 @@ from kg_memory.domain.model import (
     trusted,
 )
 from kg_memory.store.clock import system_clock
-from kg_memory.store.protocol import (
-    AsOfQuery,
-    ConversationQuery,
-    RecallCandidates,
-    RecallProbe,
-)
+from kg_memory.store.protocol import AsOfQuery, ConversationQuery, RecallCandidates, RecallProbe
 from kg_memory.store.sqlite import recall as sqlite_recall
 from kg_memory.store.sqlite.integrity import snapshot
 from kg_memory.store.sqlite.outbox import Outbox
@@ -398,24 +393,11 @@ class SqliteStore:
         )
         return [activity_from_row(r) for r in rows]
 
-    # -- recall ------------------------------------------------------------------------------
-
     def recall_candidates(self, probe: RecallProbe) -> RecallCandidates:
-        try:
-            last = self._batch_time
-            if last is None:
-                row = self._conn.execute(
-                    "SELECT value FROM meta WHERE key = 'system_time'").fetchone()
-                last = -1 if row is None else int(row[0])
-            return sqlite_recall.recall_candidates(self._conn, probe, last)
-        except sqlite3.Error as exc:
-            raise store_error(exc, f"cannot search {self.path}") from exc
+        return sqlite_recall.search(self._conn, self.location, probe, self._batch_time)
 
     def conversation(self, query: ConversationQuery) -> list[Episode]:
-        try:
-            return sqlite_recall.conversation(self._conn, query)
-        except sqlite3.Error as exc:
-            raise store_error(exc, f"cannot read {self.path}") from exc
+        return sqlite_recall.neighbours(self._conn, self.location, query)
 
     def scrub(self) -> list[dict[str, Any]]:
         """Make erasure physical in the file (its mirror is :func:`kg_memory.store.scrub`'s
@@ -430,8 +412,7 @@ class SqliteStore:
         empties it. No VACUUM: its cost grows with the store, and it is not needed.
         """
         try:
-            # FTS5 keeps a deleted term in older segments until they merge: merge them all.
-            sqlite_recall.merge_segments(self._conn)
+            sqlite_recall.merge_segments(self._conn)  # no erased term left in a segment
             busy, _, _ = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         except sqlite3.Error as exc:
             return {"destination": "embedded", "location": self.location,
