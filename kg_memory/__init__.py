@@ -18,6 +18,7 @@ from kg_memory.errors import (
     NaiveDatetimeError,
     NotFound,
     PolicyError,
+    ScopeError,
     StoreUnavailable,
     TimeError,
 )
@@ -45,6 +46,7 @@ from kg_memory.model import (
 from kg_memory.publication import Basis, Published
 from kg_memory.record import IngestRecord, ingest_schema, parse_record, read_records
 from kg_memory.result import AsOfAnswer, Fact, HistoryEntry
+from kg_memory.services.scoped import ScopedMemory
 from kg_memory.store import (
     AsOfQuery,
     SqliteStore,
@@ -95,6 +97,8 @@ __all__ = [
     "Qualifiers",
     "Refusal",
     "Resolved",
+    "ScopeError",
+    "ScopedMemory",
     "Selector",
     "SqliteStore",
     "Store",

@@ -2,8 +2,9 @@
 
 ``ingest_record`` is the unit of work every input goes through, whatever the channel:
 
-1. idempotency by operation id (same payload: a reported duplicate with no effect; a different
-   payload under a used id: :class:`~kg_memory.errors.IdempotencyConflict`);
+1. idempotency by operation id within the record's scope (same payload: a reported duplicate
+   with no effect; a different payload under a used id:
+   :class:`~kg_memory.errors.IdempotencyConflict`; another scope's use of the id is unrelated);
 2. the episode itself, exactly as received;
 3. owners' events (``R1.cancelled``), checked against the entity's owners;
 4. retractions, then each candidate through the writer gate and supersession;
@@ -23,8 +24,8 @@ from pydantic import BaseModel, ConfigDict
 from kg_memory.change import Draft, Effect, PlannedEdge, apply_plan
 from kg_memory.clock import UtcDatetime
 from kg_memory.dependency import parse_fact_ref, plan_retirement
-from kg_memory.errors import ForgottenError, IdempotencyConflict
-from kg_memory.forgetting import content_key, tombstone_key
+from kg_memory.errors import ForgottenError, IdempotencyConflict, ScopeError
+from kg_memory.forgetting import content_key, operation_key
 from kg_memory.gate import WriterPolicy, admit, may_end
 from kg_memory.identity import resolve_mentions
 from kg_memory.interval import Interval
@@ -51,9 +52,10 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
-def episode_id_for(operation_id: str) -> str:
-    """Episode ids derive from operation ids, so a redelivery names the same episode."""
-    return f"ep_{_digest(operation_id)}"
+def episode_id_for(scope: str, operation_id: str) -> str:
+    """Episode ids derive from the scope and operation id, so a redelivery names the same
+    episode, and another tenant's use of the same operation id names a different one."""
+    return f"ep_{_digest(f'{scope}{chr(31)}{operation_id}')}"
 
 
 def assertion_id_for(episode_id: str, index: int) -> str:
@@ -251,7 +253,7 @@ def _check_forgotten(tx: Transaction, record: IngestRecord, secret: bytes) -> No
     Content tombstones only bind evidence older than the forget run: a user may say the same
     thing again afterwards (unless collection is blocked), but old evidence cannot come back.
     """
-    operation = tombstone_key(secret, "operation", record.operation_id)
+    operation = operation_key(secret, record.scope, record.operation_id)
     contents = {
         content_key(secret, record.scope, c.subject, c.predicate, c.qualifiers.project, c.value): c
         for c in record.assertions
@@ -270,8 +272,12 @@ def _check_forgotten(tx: Transaction, record: IngestRecord, secret: bytes) -> No
 def ingest_record(
     tx: Transaction, record: IngestRecord, policy: WriterPolicy, secret: bytes
 ) -> IngestReport:
-    """Write one episode and everything it implies, inside ``tx``."""
-    episode_id = episode_id_for(record.operation_id)
+    """Write one episode and everything it implies, inside ``tx`` (bound to the record's
+    scope: idempotency, entities, owners, dependencies and blocks are all that scope's)."""
+    if tx.scope != record.scope:
+        raise ScopeError(f"an episode for scope {record.scope!r} cannot be written in a unit "
+                         f"of work for scope {tx.scope!r}")
+    episode_id = episode_id_for(record.scope, record.operation_id)
     payload_hash = record.payload_hash()
     _check_forgotten(tx, record, secret)
     prior = tx.episode_by_operation(record.operation_id)

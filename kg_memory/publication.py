@@ -59,7 +59,10 @@ def current_record(tx_or_live: Sequence[Assertion], at_end: bool = True) -> Asse
 
 def read_basis(store: Store, slot: Slot, evidence_ids: Sequence[str]) -> Basis:
     """Read the record's current tag and the current revision of each evidence assertion."""
-    versions = [v for v in store.versions(list(evidence_ids)) if v.system.end is None]
+    # Evidence of another scope is invisible here, as if it did not exist: a record never
+    # derives from another tenant's facts.
+    versions = [v for v in store.versions(list(evidence_ids))
+                if v.system.end is None and v.scope == slot.scope]
     latest: dict[str, Assertion] = {}
     for version in versions:
         if version.valid.end is None or version.assertion_id not in latest:
@@ -117,7 +120,7 @@ def publish_derived(
     ).admitted:
         raise PolicyError(f"the writer policy does not let {CONSOLIDATOR} derive {slot.subject}")
     secret = store.secret
-    with store.transaction() as tx:
+    with store.transaction(slot.scope) as tx:
         sources = _checked_sources(tx, secret, basis.evidence)
         live = tx.live_versions(slot)
         previous = current_record(live)
@@ -180,6 +183,7 @@ def publish_derived(
                 activity_id=activity_id,
                 type="consolidation",
                 agent=CONSOLIDATOR,
+                scope=slot.scope,
                 started_at=tx.now,
                 ended_at=tx.now,
                 detail=json.dumps({"record": new_id, "evidence": [str(e) for e in basis.evidence]}),

@@ -8,7 +8,16 @@ import typer
 from rich.table import Table
 
 from kg_memory.cli import render
-from kg_memory.cli.options import JsonOption, StoreOption, open_memory
+from kg_memory.cli.options import (
+    AllScopesOption,
+    JsonOption,
+    StoreOption,
+    open_memory,
+    reader,
+    wanted_scope,
+)
+from kg_memory.cli.options import ScopeOption as TenantOption
+from kg_memory.errors import ScopeError
 from kg_memory.identity import Resolved, preview
 from kg_memory.record import MentionCandidate
 
@@ -35,13 +44,14 @@ def _decisions_table(title: str, rows: list[Resolved]) -> Table:
 
 @entities_app.command("list")
 def list_entities(
-    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    scope: TenantOption = None,
+    all_scopes: AllScopesOption = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """List entities with their type and name."""
+    """List the entities of --scope with their type and name."""
     with render.errors(), open_memory(store, create=False) as memory:
-        found = memory.entities(scope)
+        found = reader(memory, wanted_scope(scope, all_scopes)).entities()
     if json_out:
         render.emit_json(found)
         return
@@ -56,14 +66,18 @@ def list_entities(
 @entities_app.command()
 def show(
     entity_id: Annotated[str, typer.Argument(metavar="ID")],
+    scope: TenantOption = None,
+    all_scopes: AllScopesOption = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """An entity's profile, the decisions that concern it and its current facts."""
+    """An entity's profile, the decisions that concern it and its current facts, in --scope
+    (another scope's entity of the same id is a different entity)."""
     with render.errors(), open_memory(store, create=False) as memory:
-        profile = memory.profile(entity_id)
-        decisions = memory.decisions(entity_id=entity_id)
-        facts = memory.asof(subject=entity_id)
+        handle = reader(memory, wanted_scope(scope, all_scopes))
+        profile = handle.profile(entity_id)
+        decisions = handle.decisions(entity_id=entity_id)
+        facts = handle.asof(subject=entity_id)
     if json_out:
         render.emit_json({"entity_id": entity_id,
                           "profile": profile.model_dump(mode="json") if profile else None,
@@ -147,7 +161,7 @@ def unmerge(
         raise typer.BadParameter("--by names the person who decides")
     with render.errors(), open_memory(store, create=False) as memory:
         if decision:
-            resolved = memory.unmerge_decision(decision, by=by, reason=reason)
+            resolved = memory.scoped(scope).unmerge_decision(decision, by=by, reason=reason)
         elif keep and other:
             resolved = memory.unmerge(keep, other, by=by, reason=reason, scope=scope)
         else:
@@ -158,7 +172,8 @@ def unmerge(
 
 @entities_app.command()
 def review(
-    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    scope: TenantOption = None,
+    all_scopes: AllScopesOption = False,
     apart: Annotated[list[str] | None, typer.Option(
         "--apart", help="PROVISIONAL:CANDIDATE, settled as different people.")] = None,
     merge_into: Annotated[list[str] | None, typer.Option(
@@ -167,20 +182,22 @@ def review(
     store: StoreOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """List open REVIEW decisions, or settle them with --merge / --apart and --by."""
+    """List open REVIEW decisions of --scope, or settle them with --merge / --apart and
+    --by."""
     with render.errors(), open_memory(store, create=False) as memory:
+        tenant = wanted_scope(scope, all_scopes)
         for pairs, settle in ((apart, memory.keep_apart), (merge_into, None)):
             for pair in pairs or []:
                 provisional, _, candidate = pair.partition(":")
                 if not by:
                     raise typer.BadParameter("--by names the person who settles it")
+                if tenant is None:
+                    raise ScopeError("settling a review needs the tenant's --scope")
                 if settle is None:
-                    memory.merge(candidate, provisional, by=by, reason="review",
-                                 scope=scope or "default")
+                    memory.merge(candidate, provisional, by=by, reason="review", scope=tenant)
                 else:
-                    settle(provisional, candidate, by=by, reason="review",
-                           scope=scope or "default")
-        open_items = memory.review(scope)
+                    settle(provisional, candidate, by=by, reason="review", scope=tenant)
+        open_items = reader(memory, tenant).review()
     if json_out:
         render.emit_json(open_items)
     else:

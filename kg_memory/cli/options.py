@@ -7,10 +7,20 @@ from typing import Annotated
 
 import typer
 
+from kg_memory.errors import ScopeError
 from kg_memory.memory import Memory
+from kg_memory.services.scoped import ScopedMemory
 from kg_memory.store.sqlite import default_path
 
-__all__ = ["JsonOption", "StoreOption", "open_memory"]
+__all__ = [
+    "AllScopesOption",
+    "JsonOption",
+    "ScopeOption",
+    "StoreOption",
+    "open_memory",
+    "reader",
+    "wanted_scope",
+]
 
 StoreOption = Annotated[
     str | None,
@@ -18,7 +28,27 @@ StoreOption = Annotated[
                  "$KG_MEMORY_STORE or the user data dir)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+ScopeOption = Annotated[
+    str | None, typer.Option("--scope", help="The tenant (scope) to read or forget in.")]
+AllScopesOption = Annotated[
+    bool, typer.Option("--all-scopes", help="Operator: every tenant at once (explicit).")]
 
 
 def open_memory(store: str | Path | None, *, create: bool) -> Memory:
     return Memory.open(store or default_path(), create=create)
+
+
+def wanted_scope(scope: str | None, all_scopes: bool) -> str | None:
+    """The scope a reading or forgetting command acts in; ``None`` only for an operator who
+    said --all-scopes. Neither, or both, is bad input (exit 2): no command reads every
+    tenant by default."""
+    if scope is not None and all_scopes:
+        raise ScopeError("give --scope or --all-scopes, not both")
+    if scope is None and not all_scopes:
+        raise ScopeError("name the tenant with --scope SCOPE (or, as an operator, --all-scopes)")
+    return scope
+
+
+def reader(memory: Memory, scope: str | None) -> Memory | ScopedMemory:
+    """The handle a command reads through: scoped to the tenant, or the operator's."""
+    return memory if scope is None else memory.scoped(scope)

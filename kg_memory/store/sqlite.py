@@ -47,8 +47,20 @@ from kg_memory.store.sqlite_tx import SqliteTransaction
 
 __all__ = ["SqliteStore", "default_path"]
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+#: Schema 1 keyed entities, operation ids, edges and documents globally, so one tenant's rows
+#: could be another's; its rows cannot be given scopes after the fact without guessing.
+_REFUSED = {"1": "keys entities, operation ids and edges across scopes (before tenancy); "
+                 "re-ingest its JSONL into a new store"}
 _SCHEMA = Path(__file__).with_name("schema.sql")
+
+
+def _schema_version(conn: sqlite3.Connection) -> str | None:
+    """The schema version a file was written with; ``None`` for a new (empty) file."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() is None:
+        return None
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return None if row is None else str(row[0])
 
 
 def default_path() -> Path:
@@ -91,6 +103,15 @@ class SqliteStore:
             conn.execute("PRAGMA secure_delete = ON")
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA busy_timeout = 10000")
+            # The version is read before the schema runs: an older file's tables would make
+            # this schema's indexes fail with a confusing "no such column".
+            old = _schema_version(conn)
+            if old is not None and old != SCHEMA_VERSION:
+                conn.close()
+                why = _REFUSED.get(old, "is not a schema this version knows")
+                raise StoreUnavailable(
+                    f"{target} has kg-memory schema {old}, this version needs "
+                    f"{SCHEMA_VERSION}: schema {old} {why}")
             conn.executescript(_SCHEMA.read_text(encoding="utf-8"))
             conn.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
@@ -176,11 +197,11 @@ class SqliteStore:
             self._conn.execute("COMMIT")
 
     @contextmanager
-    def transaction(self) -> Iterator[SqliteTransaction]:
+    def transaction(self, scope: str) -> Iterator[SqliteTransaction]:
         if self._in_batch:
             self._conn.execute("SAVEPOINT episode")
             try:
-                tx = SqliteTransaction(self._conn, self._next_system_time())
+                tx = SqliteTransaction(self._conn, self._next_system_time(), scope)
                 yield tx
             except BaseException:
                 self._conn.execute("ROLLBACK TO episode")
@@ -190,7 +211,7 @@ class SqliteStore:
             return
         self._conn.execute("BEGIN IMMEDIATE")
         try:
-            tx = SqliteTransaction(self._conn, self._next_system_time())
+            tx = SqliteTransaction(self._conn, self._next_system_time(), scope)
             yield tx
         except BaseException:
             self._conn.execute("ROLLBACK")
@@ -253,7 +274,7 @@ class SqliteStore:
         marks = ", ".join("?" for _ in ids)
         rows = self._rows(
             "SELECT g.dst, e.episode_id, e.source, e.occurred_at FROM edges g "
-            "JOIN episodes e ON e.episode_id = g.src "
+            "JOIN episodes e ON e.episode_id = g.src AND e.scope = g.scope "
             f"WHERE g.dst IN ({marks}) AND g.type = 'SUPPORTS' AND (? IS NULL OR g.since <= ?) "
             "ORDER BY e.occurred_at, e.episode_id",
             [*ids, known, known],
@@ -279,12 +300,20 @@ class SqliteStore:
         )
         return [episode_from_row(r) for r in rows]
 
-    def edges(self, node_id: str) -> list[Edge]:
-        rows = self._rows(
-            "SELECT src, type, dst, since FROM edges WHERE src = ? "
-            "UNION SELECT src, type, dst, since FROM edges WHERE dst = ? ORDER BY since",
-            [node_id, node_id],
-        )
+    def edges(self, node_id: str, scope: str | None = None) -> list[Edge]:
+        if scope is None:
+            rows = self._rows(
+                "SELECT src, type, dst, since FROM edges WHERE src = ? "
+                "UNION SELECT src, type, dst, since FROM edges WHERE dst = ? ORDER BY since",
+                [node_id, node_id],
+            )
+        else:
+            rows = self._rows(
+                "SELECT src, type, dst, since FROM edges WHERE scope = ? AND src = ? UNION "
+                "SELECT src, type, dst, since FROM edges WHERE scope = ? AND dst = ? "
+                "ORDER BY since",
+                [scope, node_id, scope, node_id],
+            )
         return [
             Edge(
                 src=r["src"], type=EdgeType(r["type"]), dst=r["dst"], since=from_micros(r["since"])
@@ -364,10 +393,12 @@ class SqliteStore:
         )
         return [block_from_row(r) for r in rows]
 
-    def activities(self, type_: str | None = None) -> list[Activity]:
+    def activities(self, type_: str | None = None, scope: str | None = None
+                   ) -> list[Activity]:
         rows = self._rows(
-            "SELECT * FROM activities WHERE (? IS NULL OR type = ?) ORDER BY started_at",
-            [type_, type_],
+            "SELECT * FROM activities WHERE (? IS NULL OR type = ?) "
+            "AND (? IS NULL OR scope = ?) ORDER BY started_at",
+            [type_, type_, scope, scope],
         )
         return [activity_from_row(r) for r in rows]
 

@@ -1,0 +1,1 @@
+"""Use cases over the store protocol: one module per use case."""
