@@ -7,7 +7,8 @@ WHERE n.id IN $erased AND labels(n) <> ['Node']
 WITH count(n) AS plain
 OPTIONAL MATCH (n:Entity)
 WHERE [n.scope, n.entity_id] IN $entities
-WITH plain + count(n) AS nodes
+WITH plain, count(n) AS entities
+WITH plain + entities AS nodes
 OPTIONAL MATCH (a:Assertion)
 WHERE a.assertion_id IN $erased
 WITH nodes, count(a) AS revisions

@@ -215,7 +215,7 @@ class Neo4jTransaction:
         self.redacted.append(episode_id)
 
     def next_generation(self) -> int:
-        [row] = self._rows("next_generation")
+        [row] = self._rows("next_generation", scope=self._scope)
         return int(row["generation"])
 
     def add_tombstone(self, tombstone: Tombstone) -> None:

@@ -114,7 +114,7 @@ class Transaction(Protocol):
     def redact_episode(self, episode_id: str, supports_to_drop: list[str]) -> None: ...
 
     def next_generation(self) -> int:
-        """Advance and return the store's removal generation."""
+        """Advance and return this scope's removal generation."""
 
     def add_tombstone(self, tombstone: Tombstone) -> None: ...
 

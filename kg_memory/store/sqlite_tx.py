@@ -251,12 +251,13 @@ class SqliteTransaction:
         )
 
     def next_generation(self) -> int:
-        row = self._conn.execute(
-            "SELECT value FROM meta WHERE key = 'removal_generation'").fetchone()
+        """Counted per scope: one tenant's forget runs are none of another's business."""
+        key = f"removal_generation/{self._scope}"
+        row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         generation = 1 if row is None else int(row[0]) + 1
         self._conn.execute(
-            "INSERT INTO meta (key, value) VALUES ('removal_generation', ?) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(generation),))
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, str(generation)))
         return generation
 
     def add_tombstone(self, tombstone: Tombstone) -> None:

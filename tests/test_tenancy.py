@@ -1,0 +1,232 @@
+"""Tenancy (issue 10, findings 5-8): two tenants share one store and never each other's memory.
+
+Each test is a finding of the adversarial review, played as the second tenant would, on both
+backends: names a sender chooses (entity ids, operation ids) collide across tenants by design
+here, because they will in the real world.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from kg_memory import AsOfAnswer, IdempotencyConflict, Memory, NotFound, ScopeError
+from tests.conftest import ManualClock, day, episode, fact
+
+
+def _in(memory: Memory, clock: ManualClock, when: datetime, op: str, source: str, scope: str,
+        **fields: Any) -> None:
+    clock.now = when
+    memory.ingest(episode(op, source, when, scope=scope, **fields))
+
+
+def _book(memory: Memory, clock: ManualClock, scope: str, when: datetime) -> None:
+    """The tenant's agent books R1, owned by the restaurant; the booking depends on it."""
+    _in(memory, clock, when, f"book-{scope}", "agent", scope,
+        entities=[{"entity_id": "R1", "type": "booking", "owners": ["restaurant"]}],
+        assertions=[fact(scope, "next_dinner", f"R1 Fri ({scope})", "world",
+                         depends_on=["R1"])])
+
+
+def _ana(memory: Memory, clock: ManualClock, scope: str, when: datetime, value: str) -> None:
+    _in(memory, clock, when, f"ana-{scope}-{value}", "user", scope,
+        entities=[{"entity_id": "ana", "type": "person", "name": f"Ana of {scope}"}],
+        assertions=[fact("ana", "diet", value)])
+
+
+# -- finding 5: entity ids are keyed by scope --------------------------------------------------
+
+
+def test_a_second_tenants_entity_of_the_same_id_is_another_entity(
+    memory: Memory, clock: ManualClock
+) -> None:
+    _ana(memory, clock, "u1", day(1), "vegetarian")
+    _in(memory, clock, day(2), "ana-u2", "user", "u2",
+        entities=[{"entity_id": "ana", "type": "person", "name": "Ana of u2",
+                   "owners": ["stranger"]}],
+        assertions=[fact("ana", "diet", "carnivore")])
+    [u1_ana] = memory.scoped("u1").entities()
+    [u2_ana] = memory.scoped("u2").entities()
+    assert (u1_ana.name, u1_ana.owners) == ("Ana of u1", ())
+    assert (u2_ana.name, u2_ana.owners) == ("Ana of u2", ("stranger",))
+    assert memory.scoped("u1").asof(subject="ana").values() == ["vegetarian"]
+    assert memory.scoped("u2").asof(subject="ana").values() == ["carnivore"]
+
+
+def test_an_owner_event_in_one_scope_never_retires_another_scopes_facts(
+    memory: Memory, clock: ManualClock
+) -> None:
+    _book(memory, clock, "u1", day(1))
+    _book(memory, clock, "u2", day(1, 10))
+    _in(memory, clock, day(2), "cancel-u2", "restaurant", "u2",
+        events=[{"target": "R1", "name": "cancelled"}])
+    assert memory.scoped("u2").asof(day(3), day(3), subject="u2").values() == []
+    assert memory.scoped("u1").asof(day(3), day(3), subject="u1").values() == ["R1 Fri (u1)"]
+    # And an owner in a scope where R1 does not exist owns nothing there.
+    _in(memory, clock, day(4), "cancel-u3", "restaurant", "u3",
+        events=[{"target": "R1", "name": "cancelled"}])
+    assert memory.scoped("u1").asof(day(5), day(5), subject="u1").values() == ["R1 Fri (u1)"]
+
+
+def test_a_forgotten_operation_id_stays_usable_by_another_tenant(
+    memory: Memory, clock: ManualClock
+) -> None:
+    _in(memory, clock, day(1), "op-1", "user", "u1", assertions=[fact("ana", "diet", "veg")])
+    clock.now = day(2)
+    assert memory.forget("source:user@u1").status == "complete"
+    _in(memory, clock, day(3), "op-1", "user", "u2", assertions=[fact("ana", "diet", "vegan")])
+    assert memory.scoped("u2").asof(subject="ana").values() == ["vegan"]
+
+
+def test_a_block_and_its_revocation_belong_to_one_scope(
+    memory: Memory, clock: ManualClock
+) -> None:
+    _ana(memory, clock, "u1", day(1), "veg")
+    clock.now = day(2)
+    report = memory.scoped("u1").forget("category:u1/ana/diet", block=True)
+    assert report.block_id is not None
+    _ana(memory, clock, "u2", day(3), "vegan")  # u2's collection is not blocked
+    assert memory.scoped("u2").asof(subject="ana").values() == ["vegan"]
+    with pytest.raises(NotFound):
+        memory.scoped("u2").revoke_block(report.block_id)
+    assert [b.revoked_at for b in memory.scoped("u1").blocks()] == [None]
+    assert memory.scoped("u2").blocks() == []
+
+
+# -- finding 6: forget selectors act within one scope --------------------------------------------
+
+
+def test_forget_without_a_scope_is_refused_and_acts_in_one_scope_with_one(
+    memory: Memory, clock: ManualClock
+) -> None:
+    _ana(memory, clock, "u1", day(1), "veg")
+    _ana(memory, clock, "u2", day(1, 10), "vegan")
+    clock.now = day(2)
+    for selector in ("entity:ana", "source:user", "episode:ep_x", "assertion:as_x"):
+        with pytest.raises(ScopeError, match="scope"):
+            memory.forget(selector)
+        with pytest.raises(ScopeError):
+            memory.forget(selector, dry_run=True)
+    report = memory.forget("entity:ana@u2")
+    assert report.status == "complete" and report.scope == "u2"
+    assert memory.scoped("u2").asof(subject="ana").values() == []
+    assert memory.scoped("u1").asof(subject="ana").values() == ["veg"]
+    assert [e.entity_id for e in memory.entities("u1")] == ["ana"]
+    assert memory.entities("u2") == []
+
+
+def test_forget_across_every_scope_needs_the_explicit_request(
+    memory: Memory, clock: ManualClock
+) -> None:
+    _ana(memory, clock, "u1", day(1), "veg")
+    _ana(memory, clock, "u2", day(1, 10), "vegan")
+    clock.now = day(2)
+    report = memory.forget("entity:ana", all_scopes=True)
+    assert (report.status, report.scopes) == ("complete", ("u1", "u2"))
+    assert memory.asof(subject="ana").values() == []
+
+
+def test_a_scoped_handle_cannot_forget_in_another_scope(
+    memory: Memory, clock: ManualClock
+) -> None:
+    _ana(memory, clock, "u1", day(1), "veg")
+    _ana(memory, clock, "u2", day(1, 10), "vegan")
+    clock.now = day(2)
+    u2 = memory.scoped("u2")
+    with pytest.raises(ScopeError):
+        u2.forget("entity:ana@u1")
+    with pytest.raises(ScopeError):
+        u2.forget("category:u1/ana/*")
+    [u1_fact] = memory.scoped("u1").asof(subject="ana").facts
+    # Another tenant's ids are not found in u2: nothing of u1 is touched or confirmed.
+    for selector in (f"assertion:{u1_fact.assertion_id}",
+                     f"episode:{u1_fact.supported_by[0].episode_id}"):
+        assert u2.forget(selector).status == "nothing-to-forget"
+    assert memory.scoped("u1").asof(subject="ana").values() == ["veg"]
+
+
+# -- finding 7: idempotency is per scope ---------------------------------------------------------
+
+
+def test_another_tenants_operation_id_is_a_new_episode_not_a_conflict(
+    memory: Memory, clock: ManualClock
+) -> None:
+    _in(memory, clock, day(1), "op-1", "user", "u1", content="u1's secret",
+        assertions=[fact("ana", "diet", "veg")])
+    clock.now = day(2)
+    second = memory.ingest(episode("op-1", "user", day(2), scope="u2",
+                                   assertions=[fact("ana", "diet", "vegan")]))
+    assert second.status == "accepted"
+    again = memory.ingest(episode("op-1", "user", day(2), scope="u2",
+                                  assertions=[fact("ana", "diet", "vegan")]))
+    assert again.status == "duplicate" and again.episode_id == second.episode_id
+    with pytest.raises(IdempotencyConflict) as conflict:  # u2's own reuse still conflicts
+        memory.ingest(episode("op-1", "user", day(2), scope="u2",
+                              assertions=[fact("ana", "diet", "raw")]))
+    assert "u1" not in str(conflict.value)
+    assert memory.scoped("u1").asof(subject="ana").values() == ["veg"]
+    assert memory.scoped("u2").asof(subject="ana").values() == ["vegan"]
+
+
+# -- finding 8: a scoped handle reaches nothing of another scope ---------------------------------
+
+
+def test_a_scoped_handle_reads_nothing_of_another_scope(
+    memory: Memory, clock: ManualClock
+) -> None:
+    _ana(memory, clock, "u1", day(1), "veg")
+    _in(memory, clock, day(1, 10), "claim-u2", "restaurant", "u2",
+        assertions=[fact("ana", "diet", "u2-claim")])  # refused: audited in u2 only
+    _ana(memory, clock, "u2", day(1, 11), "vegan")
+    u1, u2 = memory.scoped("u1"), memory.scoped("u2")
+    assert [e.version.value for e in u1.history("ana")] == ["veg"]
+    assert u1.refusals() == [] and len(u2.refusals()) == 1
+    [u2_fact] = u2.asof(subject="ana").facts
+    [u1_fact] = u1.asof(subject="ana").facts
+    with pytest.raises(NotFound):
+        u1.lineage(u2_fact.assertion_id)
+    with pytest.raises(NotFound):
+        u1.prov([u2_fact.assertion_id])
+    exported = str(u1.prov().serialize(format="json"))
+    assert u1_fact.assertion_id in exported and u2_fact.assertion_id not in exported
+    assert u2_fact.supported_by[0].episode_id not in exported
+    walked = u1.lineage(u1_fact.assertion_id)
+    assert u1_fact.supported_by[0].episode_id in walked.nodes
+    assert u2_fact.assertion_id not in walked.nodes
+    with pytest.raises(ScopeError):
+        u1.ingest(episode("x", "user", day(2), scope="u2"))
+    basis = u1.read_basis("ana", "profile", [u2_fact.assertion_id])
+    assert basis.evidence == ()  # another tenant's fact is not evidence here
+
+
+def test_the_operator_handle_reads_across_scopes_only_when_it_asks(
+    memory: Memory, clock: ManualClock
+) -> None:
+    _ana(memory, clock, "u1", day(1), "veg")
+    _ana(memory, clock, "u2", day(1, 10), "vegan")
+    assert sorted(memory.asof(subject="ana").values()) == ["veg", "vegan"]
+    assert memory.asof(subject="ana", scope="u1").values() == ["veg"]
+    with pytest.raises(ScopeError, match="several scopes"):
+        memory.lineage("ana")
+
+
+def test_a_merge_in_one_scope_pools_facts_in_that_scope_only(
+    memory: Memory, clock: ManualClock
+) -> None:
+    for scope in ("u1", "u2"):
+        _ana(memory, clock, scope, day(1), f"{scope}-veg")
+        _in(memory, clock, day(1, 10), f"bob-{scope}", "user", scope,
+            entities=[{"entity_id": "bob", "type": "person"}],
+            assertions=[fact("bob", "city", f"{scope}-Lyon")])
+    clock.now = day(2)
+    memory.scoped("u2").merge("ana", "bob", by="u2", reason="the same person")
+
+    def pooled(answer: AsOfAnswer) -> list[object]:
+        return sorted(str(f.value) for f in answer.facts if f.predicate != "same_as")
+
+    assert pooled(memory.scoped("u2").asof(subject="ana")) == ["u2-Lyon", "u2-veg"]
+    assert pooled(memory.scoped("u1").asof(subject="ana")) == ["u1-veg"]
+    # The operator's view pools each scope's group within that scope.
+    assert pooled(memory.asof(subject="ana")) == ["u1-veg", "u2-Lyon", "u2-veg"]
