@@ -7,12 +7,24 @@ here, because they will in the real world.
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
-from kg_memory import AsOfAnswer, IdempotencyConflict, Memory, NotFound, ScopeError
+from kg_memory import (
+    AsOfAnswer,
+    IdempotencyConflict,
+    Memory,
+    NotFound,
+    ScopeError,
+    StoreUnavailable,
+)
+from kg_memory.cli import app
 from tests.conftest import ManualClock, day, episode, fact
 
 
@@ -230,3 +242,82 @@ def test_a_merge_in_one_scope_pools_facts_in_that_scope_only(
     assert pooled(memory.scoped("u1").asof(subject="ana")) == ["u1-veg"]
     # The operator's view pools each scope's group within that scope.
     assert pooled(memory.asof(subject="ana")) == ["u1-veg", "u2-Lyon", "u2-veg"]
+
+
+# -- the command line requires a tenant on every reading and forgetting command ----------------
+
+
+def _two_tenant_store(path: Path) -> tuple[str, str]:
+    """u1 and u2 each say something about their own ``ana``; returns their fact ids."""
+    clock = ManualClock()
+    with Memory.open(path, clock=clock) as memory:
+        _ana(memory, clock, "u1", day(1), "veg")
+        _ana(memory, clock, "u2", day(1, 10), "vegan")
+        ids = tuple(memory.scoped(s).asof(subject="ana").facts[0].assertion_id
+                    for s in ("u1", "u2"))
+    return ids[0], ids[1]
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(app, list(args))
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize("command", [
+    ["asof"], ["history", "ana"], ["refusals"], ["entities", "list"], ["entities", "show", "ana"],
+    ["entities", "review"], ["blocks", "list"], ["prov", "--all"], ["lineage", "ana"],
+    ["forget", "entity:ana"], ["forget", "entity:ana", "--dry-run"],
+])
+def test_every_reading_and_forgetting_command_needs_a_scope(
+    tmp_path: Path, command: list[str]
+) -> None:
+    store = str(tmp_path / "m.db")
+    _two_tenant_store(tmp_path / "m.db")
+    code, out = _cli(*command, "--store", store)
+    assert code == 2, out
+    assert "--scope" in out or "@SCOPE" in out
+    code, out = _cli(*command, "--store", store, "--scope", "u1", "--all-scopes")
+    assert code == 2, out
+
+
+def test_the_command_line_reads_and_forgets_one_tenant(tmp_path: Path) -> None:
+    store = str(tmp_path / "m.db")
+    u1_fact, u2_fact = _two_tenant_store(tmp_path / "m.db")
+
+    def values(*args: str) -> list[object]:
+        code, out = _cli(*args, "--store", store, "--json")
+        assert code == 0, out
+        return sorted(f["value"] for f in json.loads(out)["facts"])
+
+    assert values("asof", "--subject", "ana", "--scope", "u1") == ["veg"]
+    assert values("asof", "--subject", "ana", "--all-scopes") == ["veg", "vegan"]
+    code, out = _cli("entities", "show", "ana", "--scope", "u1", "--store", store, "--json")
+    assert [f["value"] for f in json.loads(out)["facts"]] == ["veg"]
+    code, out = _cli("prov", "--all", "--scope", "u1", "--store", store)
+    assert code == 0 and u1_fact in out and u2_fact not in out
+    code, out = _cli("lineage", u2_fact, "--scope", "u1", "--store", store)
+    assert code == 4, out  # not found in u1, not "exists elsewhere"
+    code, out = _cli("forget", "entity:ana", "--scope", "u2", "--store", store)
+    assert code == 0, out
+    assert values("asof", "--subject", "ana", "--all-scopes") == ["veg"]
+    code, out = _cli("forget", "entity:ana@u1", "--scope", "u2", "--store", store)
+    assert code == 2, out
+    code, out = _cli("forget", "entity:ana", "--all-scopes", "--store", store, "--json")
+    assert code == 0 and json.loads(out)["scopes"] == ["u1"]
+    assert values("asof", "--subject", "ana", "--all-scopes") == []
+
+
+def test_a_store_of_the_schema_before_tenancy_is_refused_with_the_reason(
+    tmp_path: Path
+) -> None:
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    conn.execute("INSERT INTO meta VALUES ('schema_version', '1')")
+    conn.execute("CREATE TABLE edges (src TEXT, type TEXT, dst TEXT, since INTEGER)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreUnavailable, match="schema 1.*re-ingest"):
+        Memory.open(path)
+    code, out = _cli("asof", "--scope", "u1", "--store", str(path))
+    assert code == 3 and "schema 1" in out
