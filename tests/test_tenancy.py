@@ -122,7 +122,7 @@ def test_forget_without_a_scope_is_refused_and_acts_in_one_scope_with_one(
         with pytest.raises(ScopeError):
             memory.forget(selector, dry_run=True)
     report = memory.forget("entity:ana@u2")
-    assert report.status == "complete" and report.scope == "u2"
+    assert (report.status, report.scope) == ("complete", "u2")
     assert memory.scoped("u2").asof(subject="ana").values() == []
     assert memory.scoped("u1").asof(subject="ana").values() == ["veg"]
     assert [e.entity_id for e in memory.entities("u1")] == ["ana"]
@@ -173,7 +173,7 @@ def test_another_tenants_operation_id_is_a_new_episode_not_a_conflict(
     assert second.status == "accepted"
     again = memory.ingest(episode("op-1", "user", day(2), scope="u2",
                                   assertions=[fact("ana", "diet", "vegan")]))
-    assert again.status == "duplicate" and again.episode_id == second.episode_id
+    assert (again.status, again.episode_id) == ("duplicate", second.episode_id)
     with pytest.raises(IdempotencyConflict) as conflict:  # u2's own reuse still conflicts
         memory.ingest(episode("op-1", "user", day(2), scope="u2",
                               assertions=[fact("ana", "diet", "raw")]))
@@ -194,7 +194,7 @@ def test_a_scoped_handle_reads_nothing_of_another_scope(
     _ana(memory, clock, "u2", day(1, 11), "vegan")
     u1, u2 = memory.scoped("u1"), memory.scoped("u2")
     assert [e.version.value for e in u1.history("ana")] == ["veg"]
-    assert u1.refusals() == [] and len(u2.refusals()) == 1
+    assert (u1.refusals(), len(u2.refusals())) == ([], 1)
     [u2_fact] = u2.asof(subject="ana").facts
     [u1_fact] = u1.asof(subject="ana").facts
     with pytest.raises(NotFound):
@@ -202,7 +202,8 @@ def test_a_scoped_handle_reads_nothing_of_another_scope(
     with pytest.raises(NotFound):
         u1.prov([u2_fact.assertion_id])
     exported = str(u1.prov().serialize(format="json"))
-    assert u1_fact.assertion_id in exported and u2_fact.assertion_id not in exported
+    assert u1_fact.assertion_id in exported
+    assert u2_fact.assertion_id not in exported
     assert u2_fact.supported_by[0].episode_id not in exported
     walked = u1.lineage(u1_fact.assertion_id)
     assert u1_fact.supported_by[0].episode_id in walked.nodes
@@ -294,7 +295,9 @@ def test_the_command_line_reads_and_forgets_one_tenant(tmp_path: Path) -> None:
     code, out = _cli("entities", "show", "ana", "--scope", "u1", "--store", store, "--json")
     assert [f["value"] for f in json.loads(out)["facts"]] == ["veg"]
     code, out = _cli("prov", "--all", "--scope", "u1", "--store", store)
-    assert code == 0 and u1_fact in out and u2_fact not in out
+    assert code == 0, out
+    assert u1_fact in out
+    assert u2_fact not in out
     code, out = _cli("lineage", u2_fact, "--scope", "u1", "--store", store)
     assert code == 4, out  # not found in u1, not "exists elsewhere"
     code, out = _cli("forget", "entity:ana", "--scope", "u2", "--store", store)
@@ -303,7 +306,8 @@ def test_the_command_line_reads_and_forgets_one_tenant(tmp_path: Path) -> None:
     code, out = _cli("forget", "entity:ana@u1", "--scope", "u2", "--store", store)
     assert code == 2, out
     code, out = _cli("forget", "entity:ana", "--all-scopes", "--store", store, "--json")
-    assert code == 0 and json.loads(out)["scopes"] == ["u1"]
+    assert code == 0, out
+    assert json.loads(out)["scopes"] == ["u1"]
     assert values("asof", "--subject", "ana", "--all-scopes") == []
 
 
@@ -317,7 +321,8 @@ def test_a_store_of_the_schema_before_tenancy_is_refused_with_the_reason(
     conn.execute("CREATE TABLE edges (src TEXT, type TEXT, dst TEXT, since INTEGER)")
     conn.commit()
     conn.close()
-    with pytest.raises(StoreUnavailable, match="schema 1.*re-ingest"):
+    with pytest.raises(StoreUnavailable, match=r"schema 1.*re-ingest"):
         Memory.open(path)
     code, out = _cli("asof", "--scope", "u1", "--store", str(path))
-    assert code == 3 and "schema 1" in out
+    assert code == 3, out
+    assert "schema 1" in out

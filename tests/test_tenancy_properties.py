@@ -25,8 +25,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kg_memory import KgMemoryError, Memory, ScopedMemory
-from kg_memory.provenance import serialize
+from kg_memory import KgMemoryError, Memory, ScopedMemory, serialize_prov
 from tests.conftest import EPOCH, ManualClock, MemoryFactory, episode, fact
 
 SCOPES = ("u1", "u2")
@@ -158,7 +157,7 @@ def _view(handle: ScopedMemory, instants: list[Any]) -> dict[str, Any]:
     view["entities"] = [e.model_dump(mode="json") for e in handle.entities()]
     view["blocks"] = [b.model_dump(mode="json") for b in handle.blocks()]
     view["decisions"] = [d.model_dump(mode="json") for d in handle.decisions()]
-    view["prov"] = json.loads(serialize(handle.prov(), "json"))
+    view["prov"] = json.loads(serialize_prov(handle.prov(), "json"))
     # Tombstone ids are keyed hashes under a secret each store draws for itself.
     return json.loads(re.sub(r"tomb_[0-9a-f]{20}", "tomb_?", json.dumps(view)))
 

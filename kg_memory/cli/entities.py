@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from kg_memory import MentionCandidate, Resolved, ScopeError, preview_resolution
 from kg_memory.cli import render
 from kg_memory.cli.options import (
     AllScopesOption,
@@ -17,9 +18,6 @@ from kg_memory.cli.options import (
     wanted_scope,
 )
 from kg_memory.cli.options import ScopeOption as TenantOption
-from kg_memory.errors import ScopeError
-from kg_memory.identity import Resolved, preview
-from kg_memory.record import MentionCandidate
 
 __all__ = ["entities_app"]
 
@@ -110,7 +108,7 @@ def resolve_cmd(
     except ValueError:
         raise typer.BadParameter("use --id KIND:VALUE and --context FIELD=VALUE") from None
     with render.errors(), open_memory(store, create=False) as memory:
-        decision = preview(memory.store, MentionCandidate(
+        decision = preview_resolution(memory.store, MentionCandidate(
             key="m", name=name, identifiers=ids, context=ctx), scope)
     if json_out:
         render.emit_json(decision)
@@ -207,6 +205,6 @@ def review(
 @entities_app.command()
 def benchmark() -> None:
     """Precision, recall, review rate and false merges on the labelled corpus."""
-    from kg_memory.resolution import CORPUS_DIR, evaluate, load_corpus
+    from kg_memory.bench.resolution import CORPUS_DIR, evaluate, load_corpus
 
     evaluate(load_corpus(CORPUS_DIR), report=typer.echo)

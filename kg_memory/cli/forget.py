@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from kg_memory import ScopeError, Selector
 from kg_memory.cli import render
 from kg_memory.cli.options import (
     AllScopesOption,
@@ -17,8 +18,6 @@ from kg_memory.cli.options import (
     reader,
     wanted_scope,
 )
-from kg_memory.errors import ScopeError
-from kg_memory.forgetting import Selector
 
 __all__ = ["blocks_app", "forget"]
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.tree import Tree
 
+from kg_memory import Direction, lineage_tree, serialize_prov
 from kg_memory.cli import render
 from kg_memory.cli.options import (
     AllScopesOption,
@@ -18,8 +19,6 @@ from kg_memory.cli.options import (
     reader,
     wanted_scope,
 )
-from kg_memory.lineage import Direction, to_tree
-from kg_memory.provenance import serialize
 
 __all__ = ["consolidate", "lineage", "prov"]
 
@@ -53,7 +52,7 @@ def lineage(
     with render.errors(), open_memory(store, create=False) as memory:
         # An id that is not a node of the scope is NotFound (exit 4), never "elsewhere".
         graph = reader(memory, wanted_scope(scope, all_scopes)).lineage(node_id, direction, depth)
-        tree = to_tree(graph, node_id, direction)
+        tree = lineage_tree(graph, node_id, direction)
         edges = [
             {"derivative": s, "source": d, "relation": k, "since": v["since"].isoformat()}
             for s, d, k, v in graph.edges(keys=True, data=True)
@@ -85,7 +84,7 @@ def prov(
     with render.errors(), open_memory(store, create=False) as memory:
         doc = reader(memory, wanted_scope(scope, all_scopes)).prov(
             None if all_nodes else [node_id or ""])
-    typer.echo(serialize(doc, fmt.value))
+    typer.echo(serialize_prov(doc, fmt.value))
 
 
 def consolidate(

@@ -7,10 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kg_memory.errors import ScopeError
-from kg_memory.memory import Memory
-from kg_memory.services.scoped import ScopedMemory
-from kg_memory.store.sqlite import default_path
+from kg_memory import Memory, ScopedMemory, ScopeError, default_path
 
 __all__ = [
     "AllScopesOption",

@@ -1,10 +1,11 @@
 """A memory handle for one tenant: what an application serving a user should hold.
 
-:class:`~kg_memory.memory.Memory` is the operator's handle: it can read every scope and, when
-asked explicitly (``all_scopes=True``), forget across them. A :class:`ScopedMemory` is bound to
-one scope for its whole life and has no way to name another: every query, export, lineage walk,
-resolution, consolidation and forget it runs is pinned to its scope, an id of another scope is
-reported as not found (never as "exists elsewhere"), and it does not expose the store.
+:class:`~kg_memory.services.memory.Memory` is the operator's handle: it can read every scope
+and, when asked explicitly (``all_scopes=True``), forget across them. A :class:`ScopedMemory`
+is bound to one scope for its whole life and has no way to name another: every query, export,
+lineage walk, resolution, consolidation and forget it runs is pinned to its scope, an id of
+another scope is reported as not found (never as "exists elsewhere"), and it does not expose
+the store.
 
 >>> from kg_memory import IngestRecord, Memory
 >>> memory = Memory.open(":memory:")
@@ -28,46 +29,81 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import networkx as nx
 from prov.model import ProvDocument
 
-from kg_memory.errors import NotFound, ScopeError
-from kg_memory.forget_run import ForgetReport
-from kg_memory.forgetting import Selector
-from kg_memory.identity import Resolved
-from kg_memory.ingestion import IngestReport
-from kg_memory.lineage import Direction
-from kg_memory.model import Block, Entity, Qualifiers, Refusal, Value
-from kg_memory.publication import Basis, Published
-from kg_memory.record import IngestRecord, read_records
-from kg_memory.resolution import EntityProfile
-from kg_memory.result import AsOfAnswer, HistoryEntry
+from kg_memory.domain.errors import NotFound, ScopeError
+from kg_memory.domain.forgetting import Selector
+from kg_memory.domain.model import Block, Entity, Qualifiers, Refusal, Value
+from kg_memory.domain.record import IngestRecord, read_records
+from kg_memory.domain.resolution import EntityProfile
+from kg_memory.domain.result import AsOfAnswer, HistoryEntry
+from kg_memory.services.forget_run import ForgetReport
+from kg_memory.services.identity import Resolved
+from kg_memory.services.ingestion import IngestReport
+from kg_memory.services.lineage import Direction
+from kg_memory.services.publication import Basis, Published
 
-if TYPE_CHECKING:
-    from kg_memory.memory import Memory
+__all__ = ["Operator", "ScopedMemory"]
 
-__all__ = ["ScopedMemory"]
+
+class Operator(Protocol):
+    """What a scoped handle needs of the operator's memory (:class:`Memory
+    <kg_memory.services.memory.Memory>` is one): every call it makes names the scope."""
+
+    def close(self) -> None: ...
+    def ingest(self, record: IngestRecord) -> IngestReport: ...
+    def ingest_many(self, records: Iterable[IngestRecord], *, batch_size: int = ...,
+                    on_report: Callable[[IngestReport], None] | None = ...
+                    ) -> list[IngestReport]: ...
+    def asof(self, valid_at: datetime | None = ..., known_at: datetime | None = ..., *,
+             subject: str | None = ..., predicate: str | None = ...,
+             scope: str | None = ...) -> AsOfAnswer: ...
+    def history(self, subject: str, predicate: str | None = ..., *,
+                scope: str | None = ...) -> list[HistoryEntry]: ...
+    def refusals(self, scope: str | None = ...) -> list[Refusal]: ...
+    def lineage(self, node_id: str, direction: Direction = ..., depth: int | None = ..., *,
+                scope: str | None = ...) -> nx.MultiDiGraph[str]: ...
+    def prov(self, node_ids: list[str] | None = ..., *,
+             scope: str | None = ...) -> ProvDocument: ...
+    def read_basis(self, subject: str, predicate: str, evidence: list[str], *,
+                   scope: str = ..., project: str | None = ...) -> Basis: ...
+    def publish(self, basis: Basis, *, value: Value | None = ...,
+                qualifiers: Qualifiers | None = ...) -> Published: ...
+    def consolidate(self, subject: str, predicate: str, evidence: list[str], *,
+                    scope: str = ..., project: str | None = ...,
+                    attempts: int = ...) -> Published: ...
+    def forget(self, selector: str | Selector, *, dry_run: bool = ..., block: bool = ...,
+               all_scopes: bool = ...) -> ForgetReport: ...
+    def blocks(self, scope: str | None = ...) -> list[Block]: ...
+    def revoke_block(self, block_id: str, *, scope: str | None = ...) -> None: ...
+    def entities(self, scope: str | None = ...) -> list[Entity]: ...
+    def profile(self, entity_id: str, scope: str | None = ...) -> EntityProfile | None: ...
+    def decisions(self, scope: str | None = ...,
+                  entity_id: str | None = ...) -> list[Resolved]: ...
+    def review(self, scope: str | None = ...) -> list[Resolved]: ...
+    def merge(self, keep: str, other: str, *, by: str, reason: str,
+              scope: str) -> Resolved: ...
+    def unmerge(self, keep: str, other: str, *, by: str, reason: str,
+                scope: str) -> Resolved: ...
+    def unmerge_decision(self, decision_id: str, *, by: str, reason: str,
+                         scope: str | None = ...) -> Resolved: ...
+    def keep_apart(self, provisional: str, candidate: str, *, by: str, reason: str,
+                   scope: str) -> Resolved: ...
 
 
 class ScopedMemory:
     """Everything a tenant may do, in exactly one scope. Build it with
-    :meth:`Memory.scoped <kg_memory.memory.Memory.scoped>` or :meth:`open`."""
+    :meth:`Memory.scoped <kg_memory.services.memory.Memory.scoped>`
+    (``Memory.open(path).scoped("u1")``)."""
 
-    def __init__(self, memory: Memory, scope: str) -> None:
+    def __init__(self, memory: Operator, scope: str) -> None:
         if not scope:
             raise ScopeError("a scoped memory needs a non-empty scope")
         self._memory = memory
         self._scope = scope
-
-    @classmethod
-    def open(cls, path: Path | str | None = None, *, scope: str, create: bool = True
-             ) -> ScopedMemory:
-        """Open the store at ``path`` for ``scope`` only."""
-        from kg_memory.memory import Memory
-
-        return cls(Memory.open(path, create=create), scope)
 
     @property
     def scope(self) -> str:
