@@ -8,12 +8,14 @@ here, because they will in the real world.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from neo4j import GraphDatabase
 from typer.testing import CliRunner
 
 from kg_memory import (
@@ -25,7 +27,7 @@ from kg_memory import (
     StoreUnavailable,
 )
 from kg_memory.cli import app
-from tests.conftest import ManualClock, day, episode, fact
+from tests.conftest import BACKENDS, ManualClock, day, episode, fact
 
 
 def _in(memory: Memory, clock: ManualClock, when: datetime, op: str, source: str, scope: str,
@@ -268,8 +270,11 @@ def _cli(*args: str) -> tuple[int, str]:
     ["asof"], ["history", "ana"], ["refusals"], ["entities", "list"], ["entities", "show", "ana"],
     ["entities", "review"], ["blocks", "list"], ["prov", "--all"], ["lineage", "ana"],
     ["forget", "entity:ana"], ["forget", "entity:ana", "--dry-run"],
+    ["entities", "resolve", "Ana"], ["entities", "merge", "ana", "bob", "--by", "u1"],
+    ["entities", "unmerge", "ana", "bob", "--by", "u1"],
+    ["consolidate", "ana", "profile", "--from", "as_x"],
 ])
-def test_every_reading_and_forgetting_command_needs_a_scope(
+def test_every_reading_writing_and_forgetting_command_needs_a_scope(
     tmp_path: Path, command: list[str]
 ) -> None:
     store = str(tmp_path / "m.db")
@@ -326,3 +331,23 @@ def test_a_store_of_the_schema_before_tenancy_is_refused_with_the_reason(
     code, out = _cli("asof", "--scope", "u1", "--store", str(path))
     assert code == 3, out
     assert "schema 1" in out
+
+
+@pytest.mark.neo4j
+@pytest.mark.skipif("neo4j" not in BACKENDS, reason="KG_TEST_BACKENDS leaves out neo4j")
+def test_a_neo4j_database_of_the_schema_before_tenancy_is_refused() -> None:
+    from kg_memory import Neo4jStore
+
+    uri = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
+    with Neo4jStore.connect(uri) as store:
+        store.wipe()
+        store.run_many([("mirror_set_cursor", {"cursor": 0})])  # any write: the store is live
+    password = os.environ.get("NEO4J_PASSWORD")
+    auth = (os.environ.get("NEO4J_USER", "neo4j"), password) if password else None
+    with GraphDatabase.driver(uri, auth=auth) as driver:
+        driver.execute_query("MATCH (m:Meta {key: 'schema_version'}) SET m.value = '1'")
+        try:
+            with pytest.raises(StoreUnavailable, match=r"schema 1.*re-ingest"):
+                Neo4jStore.connect(uri)
+        finally:
+            driver.execute_query("MATCH (m:Meta {key: 'schema_version'}) SET m.value = '2'")

@@ -23,7 +23,14 @@ __all__ = ["entities_app"]
 
 entities_app = typer.Typer(help="Entity resolution: list, inspect, resolve, merge, unmerge.",
                            no_args_is_help=True)
-ScopeOption = Annotated[str, typer.Option(help="Tenant or user scope.")]
+#: Writes and previews act in one tenant, which must be named: no default tenant to fall into.
+ScopeOption = Annotated[str, typer.Option("--scope", help="The tenant (scope), required.")]
+
+
+def _tenant(scope: str) -> str:
+    if not scope:
+        raise ScopeError("name the tenant with --scope SCOPE")
+    return scope
 ByOption = Annotated[str, typer.Option("--by", help="Who decides (a person, for the audit).")]
 ReasonOption = Annotated[str, typer.Option(help="Why, in their words.")]
 
@@ -93,7 +100,7 @@ def show(
 @entities_app.command("resolve")
 def resolve_cmd(
     name: Annotated[str, typer.Argument(help="The name as mentioned.")],
-    scope: ScopeOption = "default",
+    scope: ScopeOption = "",
     identifier: Annotated[list[str] | None, typer.Option(
         "--id", help="KIND:VALUE, e.g. user_id:j17 or email:jo@example.org.")] = None,
     context: Annotated[list[str] | None, typer.Option(
@@ -109,7 +116,7 @@ def resolve_cmd(
         raise typer.BadParameter("use --id KIND:VALUE and --context FIELD=VALUE") from None
     with render.errors(), open_memory(store, create=False) as memory:
         decision = preview_resolution(memory.store, MentionCandidate(
-            key="m", name=name, identifiers=ids, context=ctx), scope)
+            key="m", name=name, identifiers=ids, context=ctx), _tenant(scope))
     if json_out:
         render.emit_json(decision)
         return
@@ -130,13 +137,13 @@ def merge(
     other: Annotated[str, typer.Argument(help="The entity that is the same as KEEP.")],
     by: ByOption,
     reason: ReasonOption = "",
-    scope: ScopeOption = "default",
+    scope: ScopeOption = "",
     store: StoreOption = None,
     json_out: JsonOption = False,
 ) -> None:
     """A person's merge, recorded as SAME_AS with system time: facts pool, nothing moves."""
     with render.errors(), open_memory(store, create=False) as memory:
-        resolved = memory.merge(keep, other, by=by, reason=reason, scope=scope)
+        resolved = memory.merge(keep, other, by=by, reason=reason, scope=_tenant(scope))
     render.emit_json(resolved) if json_out else render.console.print(
         f"merged {other} into {keep} ({resolved.decision.decision_id})")
 
@@ -149,7 +156,7 @@ def unmerge(
         "--decision", help="Undo the resolver's MERGE of one mention instead.")] = None,
     by: ByOption = "",
     reason: ReasonOption = "",
-    scope: ScopeOption = "default",
+    scope: ScopeOption = "",
     store: StoreOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -159,9 +166,11 @@ def unmerge(
         raise typer.BadParameter("--by names the person who decides")
     with render.errors(), open_memory(store, create=False) as memory:
         if decision:
-            resolved = memory.scoped(scope).unmerge_decision(decision, by=by, reason=reason)
+            resolved = memory.scoped(_tenant(scope)).unmerge_decision(decision, by=by,
+                                                                      reason=reason)
         elif keep and other:
-            resolved = memory.unmerge(keep, other, by=by, reason=reason, scope=scope)
+            resolved = memory.unmerge(keep, other, by=by, reason=reason,
+                                      scope=_tenant(scope))
         else:
             raise typer.BadParameter("give KEEP OTHER, or --decision ID")
     render.emit_json(resolved) if json_out else render.console.print(

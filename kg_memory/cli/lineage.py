@@ -91,7 +91,7 @@ def consolidate(
     subject: Annotated[str, typer.Argument(help="Whose record (e.g. j17).")],
     predicate: Annotated[str, typer.Argument(help="Which record (e.g. cedar_profile).")],
     evidence: Annotated[list[str], typer.Option("--from", help="An evidence assertion id.")],
-    scope: Annotated[str, typer.Option(help="Scope of the record.")] = "default",
+    scope: Annotated[str, typer.Option("--scope", help="The tenant of the record, required.")],
     project: Annotated[str | None, typer.Option(help="Project the record is scoped to.")] = None,
     store: StoreOption = None,
     json_out: JsonOption = False,
