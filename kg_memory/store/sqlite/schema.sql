@@ -104,7 +104,10 @@ CREATE TABLE IF NOT EXISTS edges (
     since INTEGER NOT NULL,
     PRIMARY KEY (scope, src, type, dst)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS edges_dst ON edges (scope, dst, type, since);
+-- By endpoint without the scope as well: supports() and the operator's reads name assertion and
+-- episode ids, which are unique across scopes; a scoped lookup filters the few rows found.
+CREATE INDEX IF NOT EXISTS edges_dst ON edges (dst, type, since);
+CREATE INDEX IF NOT EXISTS edges_src ON edges (src);
 
 CREATE TABLE IF NOT EXISTS refusals (
     id         INTEGER PRIMARY KEY,

@@ -116,7 +116,8 @@ class SqliteTransaction:
 
     def live_versions_of(self, assertion_id: str) -> list[Assertion]:
         rows = self._conn.execute(
-            f"SELECT {VERSION_COLUMNS} FROM versions WHERE assertion_id = ? AND scope = ? "
+            # "+scope": the scope only confirms what the id finds; it must not pick the index.
+            f"SELECT {VERSION_COLUMNS} FROM versions WHERE assertion_id = ? AND +scope = ? "
             "AND sys_to IS NULL ORDER BY valid_from",
             (assertion_id, self._scope),
         ).fetchall()
@@ -124,10 +125,13 @@ class SqliteTransaction:
 
     def live_dependents(self, key: str) -> list[Assertion]:
         rows = self._conn.execute(
-            f"SELECT {VERSION_COLUMNS} FROM versions WHERE sys_to IS NULL AND scope = ? "
-            "AND assertion_id IN (SELECT assertion_id FROM dependencies WHERE scope = ? "
-            "AND dep = ?) ORDER BY valid_from",
-            (self._scope, self._scope, key),
+            # The dependency rows are the scope's; the assertion ids they name are unique
+            # across scopes, so the versions are found by id (a scope filter here would make
+            # SQLite scan the scope's versions instead).
+            f"SELECT {VERSION_COLUMNS} FROM versions WHERE sys_to IS NULL AND assertion_id IN "
+            "(SELECT assertion_id FROM dependencies WHERE scope = ? AND dep = ?) "
+            "ORDER BY valid_from",
+            (self._scope, key),
         ).fetchall()
         return [version_from_row(r) for r in rows]
 
@@ -212,9 +216,9 @@ class SqliteTransaction:
 
     def delete_assertion(self, assertion_id: str) -> None:
         """Erase every revision of an assertion and every edge touching it."""
-        self._conn.execute("DELETE FROM versions WHERE assertion_id = ? AND scope = ?",
+        self._conn.execute("DELETE FROM versions WHERE assertion_id = ? AND +scope = ?",
                            (assertion_id, self._scope))
-        self._conn.execute("DELETE FROM dependencies WHERE assertion_id = ? AND scope = ?",
+        self._conn.execute("DELETE FROM dependencies WHERE assertion_id = ? AND +scope = ?",
                            (assertion_id, self._scope))
         self._delete_edges(assertion_id)
 
