@@ -18,14 +18,17 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
 
 from kg_memory import KgMemoryError, Memory, ScopedMemory, serialize_prov
+from kg_memory.services.ingestion import assertion_id_for, episode_id_for
 from tests.conftest import EPOCH, ManualClock, MemoryFactory, episode, fact
 
 SCOPES = ("u1", "u2")
@@ -76,12 +79,34 @@ class Merge:
 
 
 @dataclass(frozen=True)
+class Mention:
+    """The user names "Jo" with an email: resolved against the scope's entities only."""
+
+    op: str
+    email: int
+
+
+@dataclass(frozen=True)
+class Consolidate:
+    """A worker derives ana's profile from the facts it can see, and from the other tenant's
+    fact ids (deterministic, so an attacker can compute them): those must count for nothing."""
+
+
+@dataclass(frozen=True)
+class Probe:
+    """The handle names the other tenant's episode and fact ids directly: each must be
+    exactly as unknown as an id that never existed."""
+
+    op: str
+
+
+@dataclass(frozen=True)
 class Forget:
     selector: str  # without the scope: the scoped handle binds it
     dry_run: bool
 
 
-Step = Say | Book | Cancel | Claim | Retract | Merge | Forget
+Step = Say | Book | Cancel | Claim | Retract | Merge | Mention | Consolidate | Probe | Forget
 
 steps = st.one_of(
     st.builds(Say, st.sampled_from(OPERATIONS), st.sampled_from(SUBJECTS), st.integers(0, 2)),
@@ -90,6 +115,9 @@ steps = st.one_of(
     st.builds(Claim, st.sampled_from(OPERATIONS), st.sampled_from(SUBJECTS)),
     st.builds(Retract, st.sampled_from(OPERATIONS), st.sampled_from(SUBJECTS)),
     st.just(Merge()),
+    st.builds(Mention, st.sampled_from(OPERATIONS), st.integers(0, 1)),
+    st.just(Consolidate()),
+    st.builds(Probe, st.sampled_from(OPERATIONS)),
     st.builds(Forget, st.sampled_from(
         ["entity:ana", "entity:R1", "source:user", "source:restaurant",
          "category:{scope}/ana/*", "category:{scope}/bob/diet"]), st.booleans()),
@@ -116,14 +144,62 @@ def _record(scope: str, step: Step, at: Any) -> Any:
     if isinstance(step, Claim):
         return episode(step.op, "restaurant", at, scope=scope, content=f"{scope} claims",
                        assertions=[fact(step.subject, "diet", f"{scope}-claimed")])
+    if isinstance(step, Mention):
+        jo = {"key": "jo", "name": "Jo", "identifiers": {"email": f"jo{step.email}@example.org"}}
+        return episode(step.op, "user", at, scope=scope, content=f"{scope} mentions Jo",
+                       resolve=[jo], assertions=[fact("@jo", "diet", f"{scope}-jo")])
     assert isinstance(step, Retract)
     return episode(step.op, "user", at, scope=scope, content=f"{scope} retracts",
                    retractions=[{"subject": step.subject, "predicate": "diet"}])
 
 
+def _foreign(scope: str, op: str) -> tuple[str, str]:
+    """The episode and first fact ids the other tenant's ``op`` has (or would have)."""
+    other = next(s for s in SCOPES if s != scope)
+    episode_id = episode_id_for(other, op)
+    return episode_id, assertion_id_for(episode_id, 0)
+
+
+def _attempt(call: Callable[[], Any]) -> Any:
+    try:
+        return call()
+    except KgMemoryError as exc:
+        return [type(exc).__name__, str(exc)]
+
+
+def _dump(model: BaseModel | None) -> Any:
+    return None if model is None else model.model_dump(mode="json")
+
+
+def _graph(graph: Any) -> Any:
+    return (sorted(str(n) for n in graph.nodes), sorted(str(e) for e in graph.edges(keys=True)))
+
+
+def _probe(handle: ScopedMemory, op: str) -> Any:
+    episode_id, fact_id = _foreign(handle.scope, op)
+    return [_attempt(call) for call in (
+        lambda: _graph(handle.lineage(fact_id)),
+        lambda: _graph(handle.lineage(episode_id)),
+        lambda: serialize_prov(handle.prov([fact_id]), "json"),
+        lambda: handle.read_basis("ana", "profile", [fact_id]).model_dump(mode="json"),
+        lambda: handle.forget(f"assertion:{fact_id}", dry_run=True).model_dump(mode="json"),
+        lambda: handle.forget(f"episode:{episode_id}").model_dump(
+            mode="json", exclude={"destinations"}),
+        lambda: handle.unmerge_decision(fact_id, by=handle.scope, reason="probe").entity_id,
+        lambda: _dump(handle.profile("ana")),
+    )]
+
+
 def _apply(handle: ScopedMemory, step: Step, at: Any) -> Any:
     """Run one step through the tenant's handle; its outcome (or refusal) is part of the view."""
     try:
+        if isinstance(step, Probe):
+            return _probe(handle, step.op)
+        if isinstance(step, Consolidate):
+            own = [f.assertion_id for f in handle.asof(subject="ana").facts]
+            foreign = [_foreign(handle.scope, op)[1] for op in OPERATIONS]
+            return handle.consolidate("ana", "profile", [*own, *foreign]).model_dump(
+                mode="json")
         if isinstance(step, Merge):
             return handle.merge("ana", "bob", by=handle.scope, reason="same").entity_id
         if isinstance(step, Forget):
@@ -143,7 +219,8 @@ def _view(handle: ScopedMemory, instants: list[Any]) -> dict[str, Any]:
         view[f"asof {at}"] = handle.asof(at, at).model_dump(mode="json")
         view[f"asof {at} known last"] = handle.asof(at, last).model_dump(mode="json")
     facts: set[str] = set()
-    for subject in (*SUBJECTS, handle.scope, "R1"):
+    entities = handle.entities()
+    for subject in dict.fromkeys((*SUBJECTS, handle.scope, "R1", *(e.entity_id for e in entities))):
         entries = handle.history(subject)
         facts |= {e.version.assertion_id for e in entries}
         view[f"history {subject}"] = [e.model_dump(mode="json") for e in entries]
@@ -154,7 +231,8 @@ def _view(handle: ScopedMemory, instants: list[Any]) -> dict[str, Any]:
             sorted((s, d, k) for s, d, k in graph.edges(keys=True)),
         )
     view["refusals"] = [r.model_dump(mode="json") for r in handle.refusals()]
-    view["entities"] = [e.model_dump(mode="json") for e in handle.entities()]
+    view["entities"] = [e.model_dump(mode="json") for e in entities]
+    view["profiles"] = [_dump(handle.profile(e.entity_id)) for e in entities]
     view["blocks"] = [b.model_dump(mode="json") for b in handle.blocks()]
     view["decisions"] = [d.model_dump(mode="json") for d in handle.decisions()]
     view["prov"] = json.loads(serialize_prov(handle.prov(), "json"))
