@@ -10,6 +10,11 @@
 ...                     "kind": "stated"}]}))
 >>> memory.asof(subject="ana").values()
 ['vegetarian']
+
+A :class:`Memory` is the operator's handle: a read without ``scope`` spans every tenant, and
+a forget across tenants needs ``all_scopes=True``. An application serving one tenant holds
+``memory.scoped("u1")`` instead (:class:`~kg_memory.services.scoped.ScopedMemory`), through
+which nothing of another scope can be read or changed.
 """
 
 from __future__ import annotations

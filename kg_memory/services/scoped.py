@@ -34,7 +34,7 @@ from typing import Protocol
 import networkx as nx
 from prov.model import ProvDocument
 
-from kg_memory.domain.errors import NotFound, ScopeError
+from kg_memory.domain.errors import IngestError, NotFound, ScopeError
 from kg_memory.domain.forgetting import Selector
 from kg_memory.domain.model import Block, Entity, Qualifiers, Refusal, Value
 from kg_memory.domain.record import IngestRecord, read_records
@@ -144,7 +144,11 @@ class ScopedMemory:
 
     def ingest_file(self, path: Path, *, on_report: Callable[[IngestReport], None] | None = None
                     ) -> list[IngestReport]:
-        return self.ingest_many(read_records(path), on_report=on_report)
+        """Like :meth:`Memory.ingest_file`; a line of another scope stops it (ScopeError)."""
+        try:
+            return self.ingest_many(read_records(path), on_report=on_report)
+        except OSError as exc:
+            raise IngestError(f"cannot read {path}: {exc.strerror}") from exc
 
     # -- reads -----------------------------------------------------------------------------
 
