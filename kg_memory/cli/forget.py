@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from kg_memory import ScopeError, Selector
 from kg_memory.cli import render
@@ -14,10 +13,12 @@ from kg_memory.cli.options import (
     JsonOption,
     ScopeOption,
     StoreOption,
+    WideOption,
     open_memory,
     reader,
     wanted_scope,
 )
+from kg_memory.cli.sheet import Column, Ident, Sheet
 
 __all__ = ["blocks_app", "forget"]
 
@@ -42,6 +43,7 @@ def forget(
     all_scopes: AllScopesOption = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
+    wide: WideOption = False,
 ) -> None:
     """Forget SELECTOR and everything derived only from it: erasure, not supersession.
 
@@ -67,15 +69,19 @@ def forget(
         render.emit_json(report)
         return
     plan = report.plan
-    table = Table(title=f"forget {report.selector}" + (" (dry run)" if dry_run else ""))
-    table.add_column("action")
-    table.add_column("nodes")
-    for action in ("delete", "rebuild", "erase", "redact", "restore", "retain"):
-        table.add_row(action, "\n".join(getattr(plan, action)) or "-")
-    render.console.print(table)
+    actions = ("delete", "rebuild", "erase", "redact", "restore", "retain")
+    counts = ", ".join(f"{len(getattr(plan, a))} {a}" for a in actions if getattr(plan, a))
+    sheet = Sheet(title=f"forget {report.selector}" + (" (dry run)" if dry_run else ""),
+                  caption=counts or "nothing to forget",
+                  columns=[Column("action"), Column("node", cut="middle")])
+    for action in actions:
+        # One node per row, so the plan reads down one column however long it is.
+        for node in getattr(plan, action) or ["-"]:
+            sheet.add_row(action, Ident(node))
+    render.show(sheet, wide=wide)
     for destination in report.destinations:
-        render.console.print(f"{destination['destination']}: {destination['status']}")
-    render.console.print(f"status: {report.status}")
+        render.say(f"{destination['destination']}: {destination['status']}")
+    render.say(f"status: {report.status}")
 
 
 @blocks_app.command("list")
@@ -84,6 +90,7 @@ def list_blocks(
     all_scopes: AllScopesOption = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
+    wide: WideOption = False,
 ) -> None:
     """List the collection blocks of --scope, active and revoked."""
     with render.errors(), open_memory(store, create=False) as memory:
@@ -91,20 +98,14 @@ def list_blocks(
     if json_out:
         render.emit_json(found)
         return
-    table = Table(title="collection blocks")
-    for column in ("id", "scope", "subject", "predicates", "project", "since", "revoked"):
-        table.add_column(column)
+    sheet = Sheet(title="collection blocks", caption=f"{len(found)} block(s)", columns=[
+        Column("id"), Column("scope", cut="middle"), Column("subject", cut="middle"),
+        Column("predicates", cut="middle"), Column("project", cut="middle"), Column("since"),
+        Column("revoked")])
     for b in found:
-        table.add_row(
-            b.block_id,
-            b.scope,
-            b.subject,
-            b.predicates,
-            b.project or "",
-            render.when(b.created_at),
-            render.when(b.revoked_at) if b.revoked_at else "",
-        )
-    render.console.print(table)
+        sheet.add_row(Ident(b.block_id), b.scope, b.subject, b.predicates, b.project or "",
+                      b.created_at, b.revoked_at)
+    render.show(sheet, wide=wide)
 
 
 @blocks_app.command("revoke")
@@ -117,4 +118,4 @@ def revoke_block(
     """Re-enable collection for a blocked category of --scope."""
     with render.errors(), open_memory(store, create=False) as memory:
         reader(memory, wanted_scope(scope, all_scopes)).revoke_block(block_id)
-    render.console.print(f"revoked {block_id}")
+    render.say(f"revoked {block_id}")

@@ -14,6 +14,7 @@ __all__ = [
     "JsonOption",
     "ScopeOption",
     "StoreOption",
+    "WideOption",
     "open_memory",
     "reader",
     "wanted_scope",
@@ -29,6 +30,11 @@ ScopeOption = Annotated[
     str | None, typer.Option("--scope", help="The tenant (scope) to read or forget in.")]
 AllScopesOption = Annotated[
     bool, typer.Option("--all-scopes", help="Operator: every tenant at once (explicit).")]
+WideOption = Annotated[
+    bool,
+    typer.Option("--wide", help="Every column, full ids and whole values, even past the "
+                 "terminal's width."),
+]
 
 
 def open_memory(store: str | Path | None, *, create: bool) -> Memory:
