@@ -20,7 +20,10 @@ from typer.testing import CliRunner
 
 from kg_memory import (
     AsOfAnswer,
+    ConcurrencyError,
+    Evidence,
     IdempotencyConflict,
+    KgMemoryError,
     Memory,
     NotFound,
     ScopeError,
@@ -159,6 +162,27 @@ def test_a_scoped_handle_cannot_forget_in_another_scope(
                      f"episode:{u1_fact.supported_by[0].episode_id}"):
         assert u2.forget(selector).status == "nothing-to-forget"
     assert memory.scoped("u1").asof(subject="ana").values() == ["veg"]
+
+
+def test_another_tenants_forgotten_fact_is_as_unknown_as_one_that_never_existed(
+    memory: Memory, clock: ManualClock
+) -> None:
+    _ana(memory, clock, "u1", day(1), "veg")
+    _ana(memory, clock, "u2", day(1, 10), "vegan")
+    [u2_fact] = memory.scoped("u2").asof(subject="ana").facts
+    clock.now = day(2)
+    assert memory.scoped("u2").forget("entity:ana").status == "complete"
+    u1 = memory.scoped("u1")
+    basis = u1.read_basis("ana", "profile", [])
+    outcomes = []
+    for fact_id in (u2_fact.assertion_id, "as_00000000000000000000"):
+        forged = basis.model_copy(update={"evidence": (Evidence(assertion_id=fact_id,
+                                                                revision=1),)})
+        with pytest.raises(KgMemoryError) as refused:
+            u1.publish(forged)
+        outcomes.append((type(refused.value), str(refused.value).replace(fact_id, "ID")))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0] is ConcurrencyError  # not ForgottenError: u2's forget stays u2's
 
 
 # -- finding 7: idempotency is per scope ---------------------------------------------------------

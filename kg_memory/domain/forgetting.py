@@ -34,6 +34,7 @@ __all__ = [
     "ForgetPlan",
     "Selector",
     "content_key",
+    "node_key",
     "operation_key",
     "plan_forget",
     "tombstone_key",
@@ -204,6 +205,12 @@ def plan_forget(
 def tombstone_key(secret: bytes, kind: str, text: str) -> str:
     """A keyed hash: recognisable by the store that holds ``secret``, meaningless without it."""
     return hmac.new(secret, f"{kind}\x00{text}".encode(), hashlib.sha256).hexdigest()
+
+
+def node_key(secret: bytes, scope: str, node_id: str) -> str:
+    """The tombstone key of an erased node (episode, fact, derived record) of ``scope``: a
+    check for another scope's id never matches, so it cannot learn that the id was forgotten."""
+    return tombstone_key(secret, "node", json.dumps([scope, node_id]))
 
 
 def operation_key(secret: bytes, scope: str, operation_id: str) -> str:

@@ -25,9 +25,9 @@ from kg_memory.domain.forgetting import (
     ForgetPlan,
     Selector,
     content_key,
+    node_key,
     operation_key,
     plan_forget,
-    tombstone_key,
 )
 from kg_memory.domain.instant import UtcDatetime
 from kg_memory.domain.interval import Interval
@@ -188,17 +188,17 @@ def _rebuild(
         tx.add_edge(PlannedEdge(src=activity, type=EdgeType.USED, dst=survivor.assertion_id))
     tx.add_edge(PlannedEdge(src=new_id, type=EdgeType.GENERATED_BY, dst=activity))
     secret = store.secret
-    tomb = f"tomb_{tombstone_key(secret, 'node', record)[:20]}"
+    tomb = f"tomb_{node_key(secret, tx.scope, record)[:20]}"
     tx.add_edge(PlannedEdge(src=new_id, type=EdgeType.REVISION_OF, dst=tomb))
     return new_id
 
 
 def _tombstones(
-    store: Store, the_plan: ForgetPlan, secret: bytes, deleted: list[Assertion]
+    store: Store, the_plan: ForgetPlan, secret: bytes, deleted: list[Assertion], scope: str
 ) -> list[tuple[str, str]]:
     keys: list[tuple[str, str]] = []
     for node in (*the_plan.delete, *the_plan.rebuild, *the_plan.erase):
-        keys.append(("node", tombstone_key(secret, "node", node)))
+        keys.append(("node", node_key(secret, scope, node)))
     for episode in store.episodes([*the_plan.erase, *the_plan.redact]):
         keys.append(("operation", operation_key(secret, episode.scope, episode.operation_id)))
     for version in deleted:
@@ -278,7 +278,7 @@ def _forget_in_scope(
             )
             deleted = store.versions(list(the_plan.delete))
             enders = set(the_plan.erase) | {v.recorded_by for v in deleted}
-            tombstones = _tombstones(store, the_plan, secret, deleted)
+            tombstones = _tombstones(store, the_plan, secret, deleted, scope)
             forget_identity(
                 tx, store, {e.episode_id: e.scope for e in store.episodes(list(the_plan.erase))},
                 selector.value if selector.kind == "entity" else None,

@@ -25,7 +25,7 @@ from kg_memory.domain.errors import (
     ForgottenError,
     PolicyError,
 )
-from kg_memory.domain.forgetting import tombstone_key
+from kg_memory.domain.forgetting import node_key
 from kg_memory.domain.gate import WriterPolicy, admit
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Activity, Assertion, EdgeType, EndReason, Kind, Qualifiers, Value
@@ -91,7 +91,7 @@ def read_basis(store: Store, slot: Slot, evidence_ids: Sequence[str]) -> Basis:
 def _checked_sources(
     tx: Transaction, secret: bytes, evidence: Sequence[Evidence]
 ) -> list[Assertion]:
-    forgotten = tx.tombstones([tombstone_key(secret, "node", e.assertion_id) for e in evidence])
+    forgotten = tx.tombstones([node_key(secret, tx.scope, e.assertion_id) for e in evidence])
     if forgotten:
         raise ForgottenError("evidence of this record was forgotten; it cannot be published")
     by_id = {}

@@ -400,7 +400,8 @@ class Neo4jStore:
                                     entities=[list(e) for e in entities])
                 [tombs] = self._read("node_tombstones")
                 keys = set(tombs["keys"])
-                stored = [r["id"] for r in self._read("stored_ids")] if keys else []
+                stored = ([(r["scope"], r["id"]) for r in self._read("stored_ids")]
+                          if keys else [])
                 secret = self.secret
             except StoreUnavailable as exc:
                 return {"destination": "neo4j", "location": self._uri,
