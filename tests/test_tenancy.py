@@ -27,6 +27,7 @@ from kg_memory import (
     Memory,
     NotFound,
     ScopeError,
+    SqliteStore,
     StoreUnavailable,
 )
 from kg_memory.cli import app
@@ -375,3 +376,32 @@ def test_a_neo4j_database_of_the_schema_before_tenancy_is_refused() -> None:
                 Neo4jStore.connect(uri)
         finally:
             driver.execute_query("MATCH (m:Meta {key: 'schema_version'}) SET m.value = '2'")
+
+
+@pytest.mark.neo4j
+@pytest.mark.skipif("neo4j" not in BACKENDS, reason="KG_TEST_BACKENDS leaves out neo4j")
+def test_the_neo4j_mirror_keeps_tenants_apart_and_forgets_in_one(tmp_path: Path) -> None:
+    from kg_memory import Neo4jStore, sync_mirror
+
+    clock = ManualClock()
+    uri = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
+    with Memory.open(tmp_path / "m.db", clock=clock) as source, \
+            Neo4jStore.connect(uri, clock=clock) as target:
+        target.wipe()
+        for hour, scope in ((9, "u1"), (11, "u2")):
+            _ana(source, clock, scope, day(1, hour), f"{scope}-veg")
+            _book(source, clock, scope, day(1, hour + 1))
+        clock.now = day(1, 20)
+        assert isinstance(source.store, SqliteStore)
+        sync_mirror(source.store, target)
+        mirrored = Memory(target, clock=clock)
+        for scope in ("u1", "u2"):
+            assert [e.name for e in mirrored.entities(scope) if e.entity_id == "ana"] == [
+                f"Ana of {scope}"]
+            assert mirrored.scoped(scope).asof(subject="ana").values() == [f"{scope}-veg"]
+        clock.now = day(2)
+        assert source.forget("entity:ana@u2").status == "complete"  # propagates to the mirror
+        assert mirrored.scoped("u2").asof(subject="ana").values() == []
+        assert mirrored.scoped("u1").asof(subject="ana").values() == ["u1-veg"]
+        assert [e.entity_id for e in mirrored.entities("u1")] == ["R1", "ana", "u1"]
+        assert [e.entity_id for e in mirrored.entities("u2")] == ["R1", "u2"]
