@@ -135,8 +135,8 @@ def test_history_on_the_dinner_fixture_fits(tmp_path: Path, width: int, subject:
 def test_every_other_table_fits_on_real_wall_clock_data(tmp_path: Path, width: int) -> None:
     """Wall-clock system times (an ingest's revisions microseconds apart) fit as well."""
     store = str(tmp_path / "jo.db")
-    run(width, "ingest", str(JO_CEDAR), "--store", store)
-    run(width, "ingest", str(DINNER), "--store", store)
+    run(width, "ingest", str(JO_CEDAR), "--trust-envelopes", "--store", store)
+    run(width, "ingest", str(DINNER), "--trust-envelopes", "--store", store)
     for args in (["refusals"], ["entities", "list"], ["asof"], ["history", "j17"]):
         # Both tenants at once (an operator's view): the longest tables this data makes.
         rows = json.loads(run(width, *args, "--store", store, "--all-scopes", "--json"))
@@ -163,7 +163,7 @@ def test_every_other_table_fits_on_real_wall_clock_data(tmp_path: Path, width: i
 
 def test_entity_show_fits(tmp_path: Path) -> None:
     store = str(tmp_path / "jo.db")
-    run(80, "ingest", str(JO_CEDAR), "--store", store)
+    run(80, "ingest", str(JO_CEDAR), "--trust-envelopes", "--store", store)
     shown = json.loads(run(80, "entities", "show", "j17", "--store", store, "--scope", "acme",
                            "--json"))
     out = run(80, "entities", "show", "j17", "--store", store, "--scope", "acme")
@@ -208,7 +208,7 @@ def test_stored_text_cannot_split_a_row_or_drive_the_terminal(tmp_path: Path) ->
     path = tmp_path / "in.jsonl"
     path.write_text(json.dumps(line) + "\n", encoding="utf-8")
     store = str(tmp_path / "m.db")
-    run(80, "ingest", str(path), "--store", store)
+    run(80, "ingest", str(path), "--trust-envelopes", "--store", store)
     out = run(120, "asof", "--store", store, "--scope", "u1")
     assert len(lines_of(out)) == table_lines(1)
     assert "\u001b" not in out
@@ -292,7 +292,7 @@ def test_a_stored_entity_id_prints_as_written_in_a_lineage_tree(tmp_path: Path) 
     path = tmp_path / "in.jsonl"
     path.write_text(json.dumps(line) + "\n", encoding="utf-8")
     store = str(tmp_path / "m.db")
-    run(80, "ingest", str(path), "--store", store)
+    run(80, "ingest", str(path), "--trust-envelopes", "--store", store)
     out = run(80, "lineage", "[/]R9", "--store", store, "--scope", "u1")
     assert lines_of(out)[0] == "[/]R9 (entity)"
     assert "DEPENDS_ON" in out

@@ -241,6 +241,19 @@ def test_a_scoped_handle_reads_nothing_of_another_scope(
     assert basis.evidence == ()  # another tenant's fact is not evidence here
 
 
+def test_a_tenants_inlet_writes_in_its_scope_only(memory: Memory, clock: ManualClock) -> None:
+    clock.now = day(1)
+    chat = memory.scoped("u1").inlet("user", "chat")
+    said = {"operation_id": "i-1", "occurred_at": day(1).isoformat(),
+            "assertions": [fact("ana", "diet", "veg")]}
+    assert chat.ingest(said).status == "accepted"
+    with pytest.raises(ScopeError):
+        chat.ingest({**said, "operation_id": "i-2", "scope": "u2"})
+    assert memory.scoped("u1").asof(subject="ana").values() == ["veg"]
+    assert memory.scoped("u2").asof(subject="ana").values() == []
+    assert memory.scoped("u2").refusals() == []  # nothing of the attempt lands in u2
+
+
 def test_the_operator_handle_reads_across_scopes_only_when_it_asks(
     memory: Memory, clock: ManualClock
 ) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kg_memory import Memory, ScopedMemory, ScopeError, default_path
+from kg_memory import ChannelPolicy, Memory, ScopedMemory, ScopeError, default_path
 
 __all__ = [
     "AllScopesOption",
@@ -37,8 +37,10 @@ WideOption = Annotated[
 ]
 
 
-def open_memory(store: str | Path | None, *, create: bool) -> Memory:
-    return Memory.open(store or default_path(), create=create)
+def open_memory(
+    store: str | Path | None, *, create: bool, channels: ChannelPolicy | None = None
+) -> Memory:
+    return Memory.open(store or default_path(), create=create, channels=channels)
 
 
 def wanted_scope(scope: str | None, all_scopes: bool) -> str | None:

@@ -36,13 +36,14 @@ from prov.model import ProvDocument
 
 from kg_memory.domain.errors import IngestError, NotFound, ScopeError
 from kg_memory.domain.forgetting import Selector
-from kg_memory.domain.model import Block, Entity, Qualifiers, Refusal, Value
+from kg_memory.domain.model import Block, Channel, Entity, Qualifiers, Refusal, Value
 from kg_memory.domain.record import IngestRecord, read_records
 from kg_memory.domain.resolution import EntityProfile
 from kg_memory.domain.result import AsOfAnswer, HistoryEntry
 from kg_memory.services.forget_run import ForgetReport
 from kg_memory.services.identity import Resolved
 from kg_memory.services.ingestion import IngestReport
+from kg_memory.services.inlet import Inlet
 from kg_memory.services.lineage import Direction
 from kg_memory.services.publication import Basis, Published
 
@@ -55,6 +56,8 @@ class Operator(Protocol):
 
     def close(self) -> None: ...
     def ingest(self, record: IngestRecord) -> IngestReport: ...
+    def inlet(self, source: str, channel: Channel | str, *, scope: str | None = ...
+              ) -> Inlet: ...
     def ingest_many(self, records: Iterable[IngestRecord], *, batch_size: int = ...,
                     on_report: Callable[[IngestReport], None] | None = ...
                     ) -> list[IngestReport]: ...
@@ -129,6 +132,11 @@ class ScopedMemory:
     def ingest(self, record: IngestRecord) -> IngestReport:
         self._check(record.scope, f"episode {record.operation_id!r}")
         return self._memory.ingest(record)
+
+    def inlet(self, source: str, channel: Channel | str) -> Inlet:
+        """An authenticated channel into this tenant: its records are from ``source`` over
+        ``channel``, in this scope (a payload naming another scope is refused)."""
+        return self._memory.inlet(source, channel, scope=self._scope)
 
     def ingest_many(self, records: Iterable[IngestRecord], *, batch_size: int = 500,
                     on_report: Callable[[IngestReport], None] | None = None
