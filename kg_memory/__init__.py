@@ -28,6 +28,7 @@ from kg_memory.domain.errors import (
     NotFound,
     PolicyError,
     ResolutionError,
+    ScopeError,
     StoreBusy,
     StoreUnavailable,
     TimeError,
@@ -67,6 +68,7 @@ from kg_memory.services.lineage import Direction, lineage_graph, lineage_tree
 from kg_memory.services.memory import Memory
 from kg_memory.services.provenance import serialize_prov
 from kg_memory.services.publication import Basis, Published
+from kg_memory.services.scoped import ScopedMemory
 from kg_memory.store import (
     AsOfQuery,
     SqliteStore,
@@ -158,6 +160,8 @@ __all__ = [
     "Refusal",
     "ResolutionError",
     "Resolved",
+    "ScopeError",
+    "ScopedMemory",
     "Selector",
     "SqliteStore",
     "Store",
