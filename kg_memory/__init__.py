@@ -32,6 +32,7 @@ from kg_memory.domain.errors import (
     RecallError,
     RecallUnavailable,
     ResolutionError,
+    ScopeError,
     StoreBusy,
     StoreUnavailable,
     TimeError,
@@ -73,6 +74,7 @@ from kg_memory.services.lineage import Direction, lineage_graph, lineage_tree
 from kg_memory.services.memory import Memory
 from kg_memory.services.provenance import serialize_prov
 from kg_memory.services.publication import Basis, Published
+from kg_memory.services.scoped import ScopedMemory
 from kg_memory.store import (
     AsOfQuery,
     SqliteStore,
@@ -173,6 +175,8 @@ __all__ = [
     "Refusal",
     "ResolutionError",
     "Resolved",
+    "ScopeError",
+    "ScopedMemory",
     "ScoreComponents",
     "Selector",
     "SqliteStore",

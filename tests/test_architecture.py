@@ -25,22 +25,28 @@ PACKAGE = ROOT / "kg_memory"
 MODULE_LINES = 450  # "about 400": a module past this is two concepts
 
 PUBLIC = [
-    "AsOfAnswer", "AsOfQuery", "Assertion", "AuthorityTier", "Backoff", "Basis", "ChangePlan",
-    "Channel", "ChannelPolicy", "ChannelRule", "Clock", "ConcurrencyError", "Conflict",
-    "ConsolidationRefused", "Corroboration", "DEFAULT_AUTHORITY", "Direction", "EXIT_CODES",
-    "Edge", "EdgeType", "Effect", "EligibilityRule", "Embedder", "EndReason", "Entity",
-    "Episode", "Evidence", "Fact", "ForgetPlan", "ForgetReport", "ForgottenError", "GateRule",
-    "HashingEmbedder", "HistoryEntry", "INTEGRITY_EXIT", "IdempotencyConflict", "IngestError",
-    "IngestRecord", "IngestReport", "Inlet", "IntegrityReport", "Interval", "IntervalError",
-    "KgMemoryError", "Kind", "Memory", "MentionCandidate", "NaiveDatetimeError", "Neo4jStore",
-    "NotFound", "OwnerGrant", "PolicyError", "Published", "Qualifiers", "RankingWeights",
-    "RecallAnswer", "RecallError", "RecallHit", "RecallUnavailable", "RecalledEpisode",
-    "Refusal", "ResolutionError", "Resolved", "STORE_BUSY_EXIT", "ScoreComponents", "Selector",
-    "SqliteStore", "Store", "StoreBusy", "StoreUnavailable", "Support", "SyncReport",
-    "TimeError", "Tombstone", "Transaction", "Violation", "WriterPolicy", "__version__",
-    "admit", "corroboration", "default_path", "ingest_schema", "lineage_graph", "lineage_tree",
-    "mentioned", "open_store", "parse_instant", "parse_record", "preview_resolution",
-    "read_records", "serialize_prov", "sync_mirror", "system_clock",
+    "AsOfAnswer", "AsOfQuery", "Assertion", "Basis", "ChangePlan", "Channel", "Clock",
+    "ConcurrencyError", "ConsolidationRefused", "Direction", "EXIT_CODES", "Edge", "EdgeType",
+    "Effect", "EndReason", "Entity", "Episode", "Evidence", "Fact", "ForgetPlan", "ForgetReport",
+    "ForgottenError", "GateRule", "HistoryEntry", "IdempotencyConflict", "IngestError",
+    "IngestRecord", "IngestReport", "Interval", "IntervalError", "KgMemoryError", "Kind",
+    "Memory", "MentionCandidate", "NaiveDatetimeError", "Neo4jStore", "NotFound", "PolicyError",
+    "Published", "Qualifiers", "Refusal", "ResolutionError", "Resolved", "ScopeError",
+    "ScopedMemory", "Selector",
+    "SqliteStore", "Store", "StoreUnavailable", "Support", "SyncReport", "TimeError",
+    "Tombstone", "Transaction", "WriterPolicy", "__version__", "admit", "default_path",
+    "ingest_schema", "lineage_graph", "lineage_tree", "open_store", "parse_instant",
+    "parse_record", "preview_resolution", "read_records", "serialize_prov", "sync_mirror",
+    "system_clock",
+    # the writer gate's policies and what an answer says about trust (issue 10)
+    "DEFAULT_AUTHORITY", "AuthorityTier", "ChannelPolicy", "ChannelRule", "Conflict",
+    "Corroboration", "Inlet", "OwnerGrant", "corroboration", "mentioned",
+    # Issue 11 (durability and concurrency): retry policy, busy and check exit codes, the
+    # retryable error, and the integrity check's report.
+    "Backoff", "INTEGRITY_EXIT", "IntegrityReport", "STORE_BUSY_EXIT", "StoreBusy", "Violation",
+    # recall (issue 13)
+    "EligibilityRule", "Embedder", "HashingEmbedder", "RankingWeights", "RecallAnswer",
+    "RecallError", "RecallHit", "RecallUnavailable", "RecalledEpisode", "ScoreComponents",
 ]
 
 

@@ -232,3 +232,13 @@ def test_hybrid_recall_finds_by_vector_only_what_is_eligible(
     assert hit.score.vector_rank == 1
     # The ended fact is never brought back by its vector either.
     assert all(h.value != "vegetables only" for h in hybrid.results)
+
+
+def test_a_scoped_memory_recalls_in_its_own_scope_only(memory: Memory, clock: ManualClock
+                                                       ) -> None:
+    _say(memory, "op-1", 0, "tea", fact("u1", "drink", "tea"))
+    _say(memory, "op-2", 0, "tea", fact("u2", "drink", "green tea"), scope="u2")
+    clock.now = day(1)
+    answer = memory.scoped("u2").recall("tea", include_episodes=False)
+    assert answer.scope == "u2"
+    assert [h.value for h in answer.results] == ["green tea"]

@@ -42,7 +42,7 @@ def test_forget_leaves_no_byte_of_an_erased_term_in_the_fts5_index(tmp_path: Pat
                     if any(n in p.read_bytes() for n in needles)]
 
         assert files_with_canary()  # it really was stored (so the scan can fail)
-        report = memory.forget(f"episode:{episode_id}")
+        report = memory.forget(f"episode:{episode_id}@u1")
         assert report.status == "complete"
         assert memory.recall(CANARY, scope="u1").status == "empty"
         assert files_with_canary() == []
@@ -56,7 +56,7 @@ def test_forgotten_records_are_never_candidates_again(make_memory: MemoryFactory
     episode_id = _plant(memory, clock)
     before = memory.recall(f"{CANARY} report", scope="u1", known_at=day(0.5))
     assert any(CANARY in h.content for h in before.results)
-    report = memory.forget(f"episode:{episode_id}")
+    report = memory.forget(f"episode:{episode_id}@u1")
     assert report.status == "complete"
     for known in (day(0.0001), day(0.5), None):  # at every system time, not only now
         answer = memory.recall(f"{CANARY} report", scope="u1", known_at=known)
@@ -82,7 +82,7 @@ def test_a_store_from_before_recall_is_indexed_by_migrate(tmp_path: Path) -> Non
     with Memory.open(db, clock=clock) as memory:
         memory.ingest(episode("op-1", "user", day(0), content="Ana is vegetarian",
                               assertions=[fact("ana", "diet", "vegetarian")]))
-    # What a version 1 file looks like: no recall tables, triggers or counters.
+    # What a version 2 file (tenancy, before recall) looks like: no recall tables or counters.
     with sqlite3.connect(db) as raw:
         for k in range(SHARDS):
             for kind in ("versions_del", "episodes_redact", "episodes_del"):
@@ -92,10 +92,10 @@ def test_a_store_from_before_recall_is_indexed_by_migrate(tmp_path: Path) -> Non
         raw.execute("DROP TRIGGER recall_versions_close")
         for table in ("recall_fact_docs", "recall_episode_docs", "recall_stats"):
             raw.execute(f"DROP TABLE {table}")
-        raw.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+        raw.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     with pytest.raises(StoreUnavailable, match="kg-memory migrate"):
         Memory.open(db, create=False)
-    assert migrate(db) == ("1", "2")
+    assert migrate(db) == ("2", "3")
     clock.now = day(1)
     with Memory.open(db, clock=clock, create=False) as memory:
         answer = memory.recall("vegetarian", scope="u1")

@@ -89,12 +89,14 @@ def evaluate(directory: Path, open_memory: Callable[[Clock], Memory]) -> RecallQ
     with open_memory(clock) as memory:
         memory.policy = policy
         episodes: dict[str, str] = {}
+        scopes: dict[str, str] = {}
         for record in records:
             clock.now = max(clock.now, record.occurred_at)
             episodes[record.operation_id] = memory.ingest(record).episode_id
+            scopes[record.operation_id] = record.scope
         clock.now = parse_instant(spec["now"], what="now")
         for op in spec["forget"]:
-            memory.forget(f"episode:{episodes[op]}")
+            memory.forget(f"episode:{episodes[op]}@{scopes[op]}")
         for q in spec["questions"]:
             at = parse_instant(q["at"], what="at") if "at" in q else None
             known = parse_instant(q["known_at"], what="known_at") if "known_at" in q else None

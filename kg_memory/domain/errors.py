@@ -25,6 +25,7 @@ __all__ = [
     "RecallError",
     "RecallUnavailable",
     "ResolutionError",
+    "ScopeError",
     "StoreBusy",
     "StoreUnavailable",
     "TimeError",
@@ -73,6 +74,12 @@ class IdempotencyConflict(IngestError):
 
 class PolicyError(KgMemoryError, ValueError):
     """A writer policy that is not well formed."""
+
+
+class ScopeError(KgMemoryError, ValueError):
+    """A request that does not say which tenant it is for, or reaches outside the scope the
+    caller was given. Forgetting and reading across tenants takes an explicit all-scopes
+    request; a scoped handle never grants one."""
 
 
 class ConcurrencyError(KgMemoryError):
@@ -147,6 +154,7 @@ EXIT_CODES: tuple[tuple[type[KgMemoryError], int], ...] = (
     (IntervalError, 2),
     (PolicyError, 2),
     (RecallError, 2),
+    (ScopeError, 2),
     (NotFound, 4),
     (ForgottenError, 6),
     (ConcurrencyError, 5),

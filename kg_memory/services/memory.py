@@ -10,12 +10,17 @@
 ...                     "kind": "stated"}]}))
 >>> memory.asof(subject="ana").values()
 ['vegetarian']
+
+A :class:`Memory` is the operator's handle: a read without ``scope`` spans every tenant, and
+a forget across tenants needs ``all_scopes=True``. An application serving one tenant holds
+``memory.scoped("u1")`` instead (:class:`~kg_memory.services.scoped.ScopedMemory`), through
+which nothing of another scope can be read or changed.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 
@@ -25,8 +30,6 @@ from prov.model import ProvDocument
 from kg_memory.domain.authority import arbitrate
 from kg_memory.domain.backoff import Backoff
 from kg_memory.domain.channel import ChannelPolicy
-from kg_memory.domain.eligibility import ALL_KINDS, EligibilityRule
-from kg_memory.domain.embedding import Embedder
 from kg_memory.domain.errors import (
     ConcurrencyError,
     ForgottenError,
@@ -38,18 +41,8 @@ from kg_memory.domain.forgetting import Selector
 from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.instant import Clock, ensure_utc
 from kg_memory.domain.integrity import IntegrityReport
-from kg_memory.domain.model import (
-    Block,
-    Channel,
-    Entity,
-    Kind,
-    Qualifiers,
-    Refusal,
-    Value,
-    trusted,
-)
+from kg_memory.domain.model import Block, Channel, Entity, Qualifiers, Refusal, Value, trusted
 from kg_memory.domain.precondition import slot_tag
-from kg_memory.domain.recall_answer import RecallAnswer
 from kg_memory.domain.record import IngestRecord, read_records
 from kg_memory.domain.resolution import RESOLVER, EntityProfile, Outcome
 from kg_memory.domain.result import AsOfAnswer, Fact, HistoryEntry
@@ -68,11 +61,11 @@ from kg_memory.services.identity import (
 )
 from kg_memory.services.ingestion import IngestReport, ingest_record
 from kg_memory.services.inlet import Inlet
-from kg_memory.services.lineage import Direction, lineage_graph
+from kg_memory.services.lineage import Direction, lineage_graph, node_scope, scoped_node
 from kg_memory.services.provenance import add_tombstones, export_prov
 from kg_memory.services.publication import Basis, Published, publish_derived, read_basis
-from kg_memory.services.recall import RecallRequest
-from kg_memory.services.recall import recall as run_recall
+from kg_memory.services.recall import Recalling
+from kg_memory.services.scoped import ScopedMemory
 from kg_memory.store import default_path, is_neo4j_uri, open_store
 from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery, Slot, Store
@@ -82,7 +75,7 @@ __all__ = ["Memory"]
 
 
 
-class Memory:
+class Memory(Recalling):
     """A bitemporal memory over any :class:`~kg_memory.store.protocol.Store`."""
 
     def __init__(
@@ -102,11 +95,6 @@ class Memory:
         #: that channel cannot vouch for.
         self.channels = channels or ChannelPolicy.default()
         self._clock = clock
-        #: Recall's vector similarity (none: lexical recall only); see kg_memory.domain.embedding.
-        self.embedder: Embedder | None = None
-        # Document vectors by revision, in this process only; a forget run clears them, so no
-        # vector of erased content outlives the run.
-        self._vectors: dict[str, Sequence[float]] = {}
         #: How the batch ingest path retries a store another writer holds (StoreBusy).
         self.retry = retry or Backoff()
         self._rng = random.Random()
@@ -179,14 +167,15 @@ class Memory:
         ``if_match`` precondition no longer holds.
         """
         secret = self._secret
-        with self.store.transaction() as tx:
+        with self.store.transaction(record.scope) as tx:
             return ingest_record(tx, record, self.policy, secret, self.channels)
 
-    def inlet(self, source: str, channel: Channel | str) -> Inlet:
+    def inlet(self, source: str, channel: Channel | str, *, scope: str | None = None) -> Inlet:
         """An authenticated channel into this memory: records ingested through it are from
-        ``source`` over ``channel`` (see :mod:`kg_memory.services.inlet`)."""
+        ``source`` over ``channel``, and in ``scope`` when given (see
+        :mod:`kg_memory.services.inlet`)."""
         return Inlet(self.store, source=source, channel=Channel(channel), policy=self.policy,
-                     channels=self.channels, secret=self._secret)
+                     channels=self.channels, secret=self._secret, scope=scope)
 
     def etag(self, subject: str, predicate: str, *, scope: str = "default",
              project: str | None = None) -> str:
@@ -262,9 +251,11 @@ class Memory:
         )
         versions = self.store.asof(query)
         if subject is not None and predicate != SAME_AS:
-            # A person's merge pools facts across the group, as of the times asked.
-            for other in sorted(self._same_as_group(subject, query) - {subject}):
-                versions += self.store.asof(query.model_copy(update={"subject": other}))
+            # A person's merge pools facts across the group, as of the times asked; a merge
+            # is a fact of one scope, so it pools within that scope only.
+            for group_scope, other in sorted(self._same_as_group(subject, query)):
+                versions += self.store.asof(
+                    query.model_copy(update={"subject": other, "scope": group_scope}))
         supports = self.store.supports((v.assertion_id for v in versions), query.known_at)
         facts = tuple(Fact.of(v, supports.get(v.assertion_id, ())) for v in versions)
         served, conflicts = arbitrate(facts, self.policy.authority)
@@ -275,42 +266,19 @@ class Memory:
             "facts": served, "conflicts": conflicts,
         })
 
-    def recall(
-        self, query: str, *, scope: str, subject: str | None = None,
-        project: str | None = None, at: datetime | None = None,
-        known_at: datetime | None = None, kinds: Iterable[Kind | str] = ALL_KINDS,
-        include_episodes: bool = True, limit: int = 10, rules: Iterable[EligibilityRule] = (),
-        embedder: Embedder | None = None,
-    ) -> RecallAnswer:
-        """What this memory holds that bears on ``query``, in ``scope``, at ``at`` (valid
-        time, default now) as believed at ``known_at`` (default now).
-
-        Eligibility comes before ranking (see :mod:`kg_memory.services.recall`): nothing
-        stale, not yet known, blocked or of a kind not asked for is ever scored. ``subject``
-        and ``project`` describe the request and rank matching records first; they do not
-        filter. ``rules`` adds eligibility rules (a decay floor, a pending status).
-        ``embedder`` (default: the memory's, normally none) adds vector similarity over the
-        eligible facts, fused with BM25 by reciprocal rank.
-
-        An ``ok`` or ``empty`` answer; ``RecallUnavailable`` when the store cannot be searched.
-        """
-        now = self._clock()
-        request = RecallRequest(
-            query=query, scope=scope, subject=subject, project=project,
-            at=ensure_utc(at, what="at") if at else now,
-            known_at=ensure_utc(known_at, what="known_at") if known_at else now,
-            now=now, kinds=frozenset(Kind(k) for k in kinds),
-            include_episodes=include_episodes, limit=limit, rules=tuple(rules),
-            embedder=embedder or self.embedder, vector_cache=self._vectors)
-        return run_recall(self.store, request)
-
-    def _same_as_group(self, subject: str, query: AsOfQuery) -> set[str]:
-        group, frontier = {subject}, [subject]
+    def _same_as_group(self, subject: str, query: AsOfQuery) -> set[tuple[str, str]]:
+        """``(scope, entity)`` pairs merged with ``subject``, not counting itself."""
+        seen: set[tuple[str | None, str]] = {(query.scope, subject)}
+        frontier: list[tuple[str | None, str]] = [(query.scope, subject)]
+        group: set[tuple[str, str]] = set()
         while frontier:
-            probe = query.model_copy(update={"subject": frontier.pop(), "predicate": SAME_AS})
+            scope, current = frontier.pop()
+            probe = query.model_copy(
+                update={"subject": current, "predicate": SAME_AS, "scope": scope})
             for version in self.store.asof(probe):
-                other = str(version.value)
-                if other not in group:
+                other = (version.scope, str(version.value))
+                if other not in seen and (version.scope, subject) != other:
+                    seen.add(other)
                     group.add(other)
                     frontier.append(other)
         return group
@@ -328,18 +296,28 @@ class Memory:
     # -- lineage, consolidation, forgetting -------------------------------------------------
 
     def lineage(
-        self, node_id: str, direction: Direction = "both", depth: int | None = None
+        self, node_id: str, direction: Direction = "both", depth: int | None = None, *,
+        scope: str | None = None,
     ) -> nx.MultiDiGraph[str]:
         """Where ``node_id`` came from ("up") and what derives from it ("down"), as a
-        read-only networkx graph whose edges point from a derivative to its source."""
-        return lineage_graph(self.store, node_id, direction, depth)
+        read-only networkx graph whose edges point from a derivative to its source. The walk
+        stays in ``scope`` (without one, the scope of the node named, which must be unique)."""
+        return lineage_graph(self.store, node_id, direction, depth,
+                             scope=self._node_scope(node_id, scope))
+
+    def _node_scope(self, node_id: str, scope: str | None) -> str:
+        if scope is None:
+            return node_scope(self.store, node_id)
+        if not scoped_node(self.store, node_id, scope):
+            raise NotFound(f"no node {node_id!r} in scope {scope!r}")
+        return scope
 
     def read_basis(
         self, subject: str, predicate: str, evidence: list[str], *, scope: str = "default",
         project: str | None = None,
     ) -> Basis:
         """What a consolidation worker reads before deriving: the record's tag and the current
-        revision of each evidence assertion."""
+        revision of each evidence assertion (evidence of another scope is not read)."""
         slot = Slot(scope=scope, subject=subject, predicate=predicate, project=project)
         return read_basis(self.store, slot, evidence)
 
@@ -371,13 +349,14 @@ class Memory:
         raise ConcurrencyError("consolidation needs at least one attempt")
 
     def forget(self, selector: str | Selector, *, dry_run: bool = False,
-               block: bool = False) -> ForgetReport:
+               block: bool = False, all_scopes: bool = False) -> ForgetReport:
         """Forget what ``selector`` names and everything derived only from it; see
-        :mod:`kg_memory.services.forget_run`. Run with ``dry_run=True`` first."""
+        :mod:`kg_memory.services.forget_run`. Run with ``dry_run=True`` first. A selector acts
+        within its scope (``entity:ana@u1``); one without a scope is refused with
+        :class:`~kg_memory.domain.errors.ScopeError` unless ``all_scopes=True``."""
         chosen = selector if isinstance(selector, Selector) else Selector.parse(selector)
-        if not dry_run:
-            self._vectors.clear()
-        return forget(self.store, chosen, dry_run=dry_run, block=block)
+        self._drop_vectors(dry_run)
+        return forget(self.store, chosen, dry_run=dry_run, block=block, all_scopes=all_scopes)
 
     def check(self, *, mirror: bool = False) -> IntegrityReport:
         """Check the store's invariants (see :mod:`kg_memory.domain.integrity`): intervals,
@@ -390,16 +369,24 @@ class Memory:
         """Collection blocks left by forget requests (active and revoked)."""
         return self.store.blocks(scope)
 
-    def revoke_block(self, block_id: str) -> None:
-        """Re-enable collection for a blocked category."""
-        with self.store.transaction() as tx:
+    def revoke_block(self, block_id: str, *, scope: str | None = None) -> None:
+        """Re-enable collection for a blocked category (of ``scope``, when given)."""
+        known = [b for b in self.store.blocks(scope) if b.block_id == block_id]
+        if not known:
+            raise NotFound(f"no active block {block_id!r}")
+        with self.store.transaction(known[0].scope) as tx:
             if not tx.revoke_block(block_id):
                 raise NotFound(f"no active block {block_id!r}")
 
-    def prov(self, node_ids: list[str] | None = None) -> ProvDocument:
-        """A W3C PROV document of the lineage of ``node_ids`` (of everything when ``None``)."""
-        doc = export_prov(self.store, node_ids)
-        add_tombstones(doc, self.store)
+    def prov(self, node_ids: list[str] | None = None, *, scope: str | None = None
+             ) -> ProvDocument:
+        """A W3C PROV document of the lineage of ``node_ids`` (of everything when ``None``)
+        in ``scope`` (every scope's when ``None``: an operator's export)."""
+        if scope is not None:
+            for node in node_ids or ():
+                self._node_scope(node, scope)
+        doc = export_prov(self.store, node_ids, scope)
+        add_tombstones(doc, self.store, scope)
         return doc
 
     # -- identity ----------------------------------------------------------------------------
@@ -407,9 +394,14 @@ class Memory:
     def entities(self, scope: str | None = None) -> list[Entity]:
         return self.store.entities(scope)
 
-    def profile(self, entity_id: str) -> EntityProfile | None:
+    def profile(self, entity_id: str, scope: str | None = None) -> EntityProfile | None:
         """What identity resolution knows of an entity: names, identifiers, context."""
-        return load_profile(self.store, entity_id)
+        if scope is None:
+            try:
+                scope = node_scope(self.store, entity_id)
+            except NotFound:
+                return None
+        return load_profile(self.store, entity_id, scope)
 
     def decisions(self, scope: str | None = None, entity_id: str | None = None
                   ) -> list[Resolved]:
@@ -436,9 +428,21 @@ class Memory:
         """Undo a merge; every fact stays with the entity it was written for."""
         return unmerge_entities(self.store, keep, other, by=by, reason=reason, scope=scope)
 
-    def unmerge_decision(self, decision_id: str, *, by: str, reason: str) -> Resolved:
+    def unmerge_decision(self, decision_id: str, *, by: str, reason: str,
+                         scope: str | None = None) -> Resolved:
         """Undo the resolver's merge of one mention, splitting its facts back by lineage."""
-        return unmerge_decision(self.store, decision_id, by=by, reason=reason)
+        if scope is None:
+            found = [r.decision.mention.scope for r in self.decisions()
+                     if r.decision.decision_id == decision_id]
+            if not found:
+                raise NotFound(f"no merge decision {decision_id!r}")
+            scope = found[0]
+        return unmerge_decision(self.store, decision_id, by=by, reason=reason, scope=scope)
+
+    def scoped(self, scope: str) -> ScopedMemory:
+        """A handle on this memory limited to one tenant: see
+        :class:`~kg_memory.services.scoped.ScopedMemory`."""
+        return ScopedMemory(self, scope)
 
     def keep_apart(self, provisional: str, candidate: str, *, by: str, reason: str,
                    scope: str) -> Resolved:

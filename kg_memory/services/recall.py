@@ -35,6 +35,7 @@ from kg_memory.domain.eligibility import (
 )
 from kg_memory.domain.embedding import Embedder, cosine
 from kg_memory.domain.errors import RecallError, RecallUnavailable, StoreUnavailable
+from kg_memory.domain.instant import Clock, ensure_utc
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Assertion, Channel, Episode, Kind, Support, trusted
 from kg_memory.domain.ranking import (
@@ -58,7 +59,7 @@ from kg_memory.domain.recall_answer import (
 from kg_memory.domain.recall_text import fact_document, query_terms, tokens
 from kg_memory.store.protocol import AsOfQuery, ConversationQuery, RecallProbe, Store
 
-__all__ = ["MAX_LIMIT", "RecallRequest", "recall"]
+__all__ = ["MAX_LIMIT", "RecallRequest", "Recalling", "recall"]
 
 MAX_LIMIT = 100
 DEFAULT_WEIGHTS = RankingWeights()
@@ -314,3 +315,53 @@ def recall(store: Store, request: RecallRequest) -> RecallAnswer:
         mode="lexical" if request.embedder is None else "hybrid",
         candidates=len(found.facts) + len(found.episodes), eligible=len(facts) + len(episodes),
         excluded=excluded, results=tuple(hits))
+
+
+class Recalling:
+    """``Memory.recall``: the use case as a method of the facade (kept here, with the rest of
+    recall, so :mod:`kg_memory.services.memory` stays one concept)."""
+
+    store: Store
+    _clock: Clock
+    #: Vector similarity for recall (none: lexical only); see kg_memory.domain.embedding.
+    embedder: Embedder | None = None
+
+    @property
+    def _vectors(self) -> dict[str, Sequence[float]]:
+        # Document vectors by revision, in this process only (made on first use).
+        cache: dict[str, Sequence[float]] = self.__dict__.setdefault("_recall_vectors", {})
+        return cache
+
+    def _drop_vectors(self, dry_run: bool) -> None:
+        """A forget run clears the vectors, so none of erased content outlives it."""
+        if not dry_run:
+            self._vectors.clear()
+
+    def recall(
+        self, query: str, *, scope: str, subject: str | None = None,
+        project: str | None = None, at: datetime | None = None,
+        known_at: datetime | None = None, kinds: Iterable[Kind | str] = ALL_KINDS,
+        include_episodes: bool = True, limit: int = 10, rules: Iterable[EligibilityRule] = (),
+        embedder: Embedder | None = None,
+    ) -> RecallAnswer:
+        """What this memory holds that bears on ``query``, in ``scope``, at ``at`` (valid
+        time, default now) as believed at ``known_at`` (default now).
+
+        Eligibility comes before ranking (see :mod:`kg_memory.services.recall`): nothing
+        stale, not yet known, blocked or of a kind not asked for is ever scored. ``subject``
+        and ``project`` describe the request and rank matching records first; they do not
+        filter. ``rules`` adds eligibility rules (a decay floor, a pending status).
+        ``embedder`` (default: the memory's, normally none) adds vector similarity over the
+        eligible facts, fused with BM25 by reciprocal rank.
+
+        An ``ok`` or ``empty`` answer; ``RecallUnavailable`` when the store cannot be searched.
+        """
+        now = self._clock()
+        request = RecallRequest(
+            query=query, scope=scope, subject=subject, project=project,
+            at=ensure_utc(at, what="at") if at else now,
+            known_at=ensure_utc(known_at, what="known_at") if known_at else now,
+            now=now, kinds=frozenset(Kind(k) for k in kinds),
+            include_episodes=include_episodes, limit=limit, rules=tuple(rules),
+            embedder=embedder or self.embedder, vector_cache=self._vectors)
+        return recall(self.store, request)

@@ -13,7 +13,7 @@ from kg_memory.domain.ranking import CorpusStats
 from kg_memory.store.neo4j.rows import episode_from_props, version_from_props
 from kg_memory.store.protocol import ConversationQuery, RecallCandidates, RecallProbe
 
-__all__ = ["MAX_TERMS", "conversation", "index_report", "recall_candidates"]
+__all__ = ["MAX_TERMS", "RecallReads", "conversation", "index_report", "recall_candidates"]
 
 Read = Callable[..., list[dict[str, Any]]]
 
@@ -72,3 +72,17 @@ def index_report(_read: Read, location: str) -> dict[str, Any]:
         "transactional full-text indexes: the nodes the forget run deleted or redacted left "
         "them when it committed, and no such node remains. Lucene drops deleted documents "
         "from its segment files when it next merges them.")}
+
+
+class RecallReads:
+    """The store protocol's recall reads, for :class:`~kg_memory.store.neo4j.store.Neo4jStore`
+    (its ``_read`` runs one named query inside the open transaction, if any)."""
+
+    def _read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def recall_candidates(self, probe: RecallProbe) -> RecallCandidates:
+        return recall_candidates(self._read, probe)
+
+    def conversation(self, query: ConversationQuery) -> list[Episode]:
+        return conversation(self._read, query)
