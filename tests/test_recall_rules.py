@@ -9,7 +9,7 @@ from kg_memory.domain.eligibility import BLOCKED, RecallContext, fact_exclusion
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Assertion, Block, Episode, Kind, Qualifiers
 from kg_memory.domain.ranking import CorpusStats, Scored, rank
-from tests.conftest import ManualClock, day, episode, fact
+from tests.conftest import ROOT, ManualClock, day, episode, fact
 
 
 def _fact(predicate: str, project: str | None = "c1") -> Assertion:
@@ -85,3 +85,26 @@ def test_ranking_orders_by_relevance_then_boosts_and_never_invents_a_match() -> 
     ranked = rank(far, ("tea",), {"tea": 2}, CorpusStats(documents=3, tokens=10))
     assert ranked[1].relevance * 1.6 < 1.0
     assert [r.key for r in ranked] == ["a", "b"]
+
+
+def test_the_shipped_recall_sql_is_what_the_generator_prints() -> None:
+    from kg_memory.store.sqlite.recall_shards import ddl
+
+    shipped = (ROOT / "kg_memory" / "store" / "sqlite" / "recall.sql").read_text(encoding="utf-8")
+    assert ddl() in shipped, "regenerate: python -m kg_memory.store.sqlite.recall_shards"
+
+
+def test_the_shard_of_a_scope_is_the_same_in_python_and_in_sqlite() -> None:
+    import random
+    import sqlite3
+
+    from kg_memory.store.sqlite.recall_shards import shard, shard_expression
+
+    rng = random.Random(7)
+    alphabet = "abcXYZ019-_/ éß漢字😀"
+    scopes = ["", "u1", "acme", *("".join(rng.choice(alphabet) for _ in range(rng.randrange(6)))
+                                  for _ in range(2000))]
+    conn = sqlite3.connect(":memory:")
+    query = "SELECT " + shard_expression("?1")
+    assert [shard(s) for s in scopes] == [conn.execute(query, (s,)).fetchone()[0]
+                                          for s in scopes]

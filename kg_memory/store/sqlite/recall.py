@@ -59,8 +59,9 @@ def entity_names(conn: sqlite3.Connection, fact: Assertion) -> tuple[str, ...]:
     """Names of the fact's subject and project entities, as the store knows them now, in the
     fact's own scope only (an entity id another tenant also uses must not lend its name)."""
     ids = [fact.subject, *([fact.qualifiers.project] if fact.qualifiers.project else [])]
+    marks = ", ".join("?" for _ in ids)
     rows = conn.execute(
-        f"SELECT name FROM entities WHERE entity_id IN ({', '.join('?' for _ in ids)}) "
+        f"SELECT name FROM entities WHERE entity_id IN ({marks}) "
         "AND scope = ? AND name IS NOT NULL ORDER BY entity_id", (*ids, fact.scope)).fetchall()
     return tuple(r[0] for r in rows)
 
@@ -72,8 +73,9 @@ def index_fact(conn: sqlite3.Connection, vid: int, fact: Assertion) -> None:
     if not text:
         return
     length = text.count(" ") + 1
-    conn.execute(f"INSERT INTO {facts_table(shard(fact.scope))} (rowid, scope, text) "
-                 "VALUES (?, ?, ?)", (vid, scope_token(fact.scope), text))
+    table = facts_table(shard(fact.scope))
+    conn.execute(f"INSERT INTO {table} (rowid, scope, text) VALUES (?, ?, ?)",
+                 (vid, scope_token(fact.scope), text))
     conn.execute("INSERT INTO recall_fact_docs (vid, length) VALUES (?, ?)", (vid, length))
     _count(conn, fact.scope, "fact", length)
 
@@ -86,8 +88,9 @@ def index_episode(conn: sqlite3.Connection, episode: Episode) -> None:
     rid = conn.execute(
         "INSERT INTO recall_episode_docs (episode_id, length) VALUES (?, ?) RETURNING rid",
         (episode.episode_id, length)).fetchone()[0]
-    conn.execute(f"INSERT INTO {episodes_table(shard(episode.scope))} (rowid, scope, text) "
-                 "VALUES (?, ?, ?)", (rid, scope_token(episode.scope), text))
+    table = episodes_table(shard(episode.scope))
+    conn.execute(f"INSERT INTO {table} (rowid, scope, text) VALUES (?, ?, ?)",
+                 (rid, scope_token(episode.scope), text))
     _count(conn, episode.scope, "episode", length)
 
 
@@ -216,17 +219,19 @@ def neighbours(conn: sqlite3.Connection, location: str, query: ConversationQuery
 
 def conversation(conn: sqlite3.Connection, query: ConversationQuery) -> list[Episode]:
     around, known = to_micros(query.around), to_micros(query.known_at)
-    where = ("scope = ? AND channel = ? AND (? IS NULL OR source = ?) AND recorded_at <= ? "
-             "AND content <> '' AND episode_id <> ?")
-    params = (query.scope, query.channel, query.source, query.source, known, query.episode_id)
+    # Same scope and channel (and source, unless a chat), recorded by known_at, with content.
+    params = (query.scope, query.channel, query.source, query.source, known, query.episode_id,
+              around, around, query.episode_id, query.size)
     before = conn.execute(
-        f"SELECT * FROM episodes WHERE {where} AND (occurred_at < ? OR (occurred_at = ? AND "
-        "episode_id < ?)) ORDER BY occurred_at DESC, episode_id DESC LIMIT ?",
-        (*params, around, around, query.episode_id, query.size)).fetchall()
+        "SELECT * FROM episodes WHERE scope = ? AND channel = ? AND (? IS NULL OR source = ?) "
+        "AND recorded_at <= ? AND content <> '' AND episode_id <> ? AND (occurred_at < ? OR "
+        "(occurred_at = ? AND episode_id < ?)) ORDER BY occurred_at DESC, episode_id DESC "
+        "LIMIT ?", params).fetchall()
     after = conn.execute(
-        f"SELECT * FROM episodes WHERE {where} AND (occurred_at > ? OR (occurred_at = ? AND "
-        "episode_id > ?)) ORDER BY occurred_at, episode_id LIMIT ?",
-        (*params, around, around, query.episode_id, query.size)).fetchall()
+        "SELECT * FROM episodes WHERE scope = ? AND channel = ? AND (? IS NULL OR source = ?) "
+        "AND recorded_at <= ? AND content <> '' AND episode_id <> ? AND (occurred_at > ? OR "
+        "(occurred_at = ? AND episode_id > ?)) ORDER BY occurred_at, episode_id LIMIT ?",
+        params).fetchall()
     return [episode_from_row(r) for r in (*reversed(before), *after)]
 
 
