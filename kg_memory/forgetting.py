@@ -28,6 +28,7 @@ from typing import Literal
 import networkx as nx
 from pydantic import BaseModel, ConfigDict
 
+from kg_memory.errors import InvalidArgument
 from kg_memory.model import EdgeType, Value
 
 __all__ = ["ForgetPlan", "Selector", "content_key", "plan_forget", "tombstone_key"]
@@ -61,7 +62,7 @@ class Selector(BaseModel):
             or not rest
             or kind not in ("episode", "assertion", "entity", "source", "category")
         ):
-            raise ValueError(
+            raise InvalidArgument(
                 f"selector {text!r} must be episode:ID, assertion:ID, entity:ID, "
                 "source:NAME[@SCOPE] or category:SCOPE/SUBJECT/PREDICATE_GLOB[@PROJECT]"
             )
@@ -72,7 +73,8 @@ class Selector(BaseModel):
             body, _, project = rest.partition("@")
             parts = body.split("/")
             if len(parts) != 3 or not all(parts):
-                raise ValueError(f"category selector {text!r} needs SCOPE/SUBJECT/PREDICATE_GLOB")
+                raise InvalidArgument(
+                    f"category selector {text!r} needs SCOPE/SUBJECT/PREDICATE_GLOB")
             return cls(
                 kind="category",
                 value=rest,

@@ -19,11 +19,12 @@ from collections import deque
 from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
+from pydantic_core import PydanticSerializationError
 
 from kg_memory.change import Draft, Effect, PlannedEdge, apply_plan
 from kg_memory.clock import UtcDatetime
 from kg_memory.dependency import parse_fact_ref, plan_retirement
-from kg_memory.errors import ForgottenError, IdempotencyConflict
+from kg_memory.errors import ForgottenError, IdempotencyConflict, IngestError
 from kg_memory.forgetting import content_key, tombstone_key
 from kg_memory.gate import WriterPolicy, admit, may_end
 from kg_memory.identity import resolve_mentions
@@ -34,6 +35,7 @@ from kg_memory.record import (
     EventCandidate,
     IngestRecord,
     RetractionCandidate,
+    check_intervals,
 )
 from kg_memory.store.protocol import Slot, Transaction
 from kg_memory.supersession import plan_retraction, plan_write
@@ -271,8 +273,14 @@ def ingest_record(
     tx: Transaction, record: IngestRecord, policy: WriterPolicy, secret: bytes
 ) -> IngestReport:
     """Write one episode and everything it implies, inside ``tx``."""
+    # A record built in Python skipped the file reader's checks: the ones a model cannot make
+    # on its own run here, so the write path raises IngestError, never a validation error.
+    check_intervals(record)
+    try:
+        payload_hash = record.payload_hash()
+    except (PydanticSerializationError, UnicodeEncodeError):
+        raise IngestError("text is not valid Unicode (a lone surrogate)") from None
     episode_id = episode_id_for(record.operation_id)
-    payload_hash = record.payload_hash()
     _check_forgotten(tx, record, secret)
     prior = tx.episode_by_operation(record.operation_id)
     if prior is not None:

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -23,6 +23,7 @@ import networkx as nx
 from prov.model import ProvDocument
 
 from kg_memory.clock import Clock, ensure_utc, system_clock
+from kg_memory.domain.limits import check_text
 from kg_memory.errors import ConcurrencyError, ForgottenError, IngestError, NotFound
 from kg_memory.forget_run import ForgetReport, forget
 from kg_memory.forgetting import Selector
@@ -42,7 +43,7 @@ from kg_memory.lineage import Direction, lineage_graph
 from kg_memory.model import Block, Entity, Qualifiers, Refusal, Value, trusted
 from kg_memory.provenance import add_tombstones, export_prov
 from kg_memory.publication import Basis, Published, publish_derived, read_basis
-from kg_memory.record import IngestRecord, read_records
+from kg_memory.record import IngestRecord, read_numbered
 from kg_memory.resolution import RESOLVER, EntityProfile, Outcome
 from kg_memory.result import AsOfAnswer, Fact, HistoryEntry
 from kg_memory.store import open_store
@@ -126,8 +127,24 @@ class Memory:
     ) -> list[IngestReport]:
         """Ingest a JSONL file. On a bad line, every line before it stays accepted and
         :class:`~kg_memory.errors.IngestError` names the line and field."""
+        line = 0
+
+        def records() -> Iterator[IngestRecord]:
+            nonlocal line
+            for line, record in read_numbered(path):  # noqa: B007 (read by the handler)
+                yield record
+
         try:
-            return self.ingest_many(read_records(path), on_report=on_report)
+            return self.ingest_many(records(), on_report=on_report)
+        except IngestError as exc:
+            # The write path does not know lines (an idempotency conflict): the reader does.
+            if exc.line is None and line:
+                raise exc.at_line(line) from None
+            raise
+        except ForgottenError as exc:
+            raise ForgottenError(f"line {line}: {exc}") from None
+        except IsADirectoryError:
+            raise IngestError(f"{path} is a directory, not a JSONL file") from None
         except OSError as exc:
             raise IngestError(f"cannot read {path}: {exc.strerror}") from exc
 
@@ -145,6 +162,7 @@ class Memory:
         """What held at ``valid_at`` (default now) as the store believed at ``known_at``
         (default now). Both axes are independent: "what did we believe on day 2 about day 1"
         is ``asof(valid_at=day1, known_at=day2)``."""
+        check_text(subject=subject, predicate=predicate, scope=scope)
         now = self._clock()
         query = AsOfQuery(
             valid_at=ensure_utc(valid_at, what="valid_at") if valid_at else now,
@@ -181,10 +199,12 @@ class Memory:
         self, subject: str, predicate: str | None = None, *, scope: str | None = None
     ) -> list[HistoryEntry]:
         """Every revision about ``subject`` with both intervals and what closed it."""
+        check_text(subject=subject, predicate=predicate, scope=scope)
         return [HistoryEntry.of(v) for v in self.store.history(subject, predicate, scope)]
 
     def refusals(self, scope: str | None = None) -> list[Refusal]:
         """The writer gate's audit: every candidate it refused, and why."""
+        check_text(scope=scope)
         return self.store.refusals(scope)
 
     # -- lineage, consolidation, forgetting -------------------------------------------------
@@ -194,6 +214,7 @@ class Memory:
     ) -> nx.MultiDiGraph[str]:
         """Where ``node_id`` came from ("up") and what derives from it ("down"), as a
         read-only networkx graph whose edges point from a derivative to its source."""
+        check_text(node_id=node_id)
         return lineage_graph(self.store, node_id, direction, depth)
 
     def read_basis(
@@ -202,6 +223,9 @@ class Memory:
     ) -> Basis:
         """What a consolidation worker reads before deriving: the record's tag and the current
         revision of each evidence assertion."""
+        check_text(subject=subject, predicate=predicate, scope=scope, project=project)
+        for item in evidence:
+            check_text(evidence=item)
         slot = Slot(scope=scope, subject=subject, predicate=predicate, project=project)
         return read_basis(self.store, slot, evidence)
 
@@ -236,6 +260,8 @@ class Memory:
                block: bool = False) -> ForgetReport:
         """Forget what ``selector`` names and everything derived only from it; see
         :mod:`kg_memory.forget_run`. Run with ``dry_run=True`` first."""
+        if not isinstance(selector, Selector):
+            check_text(selector=selector)
         chosen = selector if isinstance(selector, Selector) else Selector.parse(selector)
         return forget(self.store, chosen, dry_run=dry_run, block=block)
 
@@ -245,6 +271,7 @@ class Memory:
 
     def revoke_block(self, block_id: str) -> None:
         """Re-enable collection for a blocked category."""
+        check_text(block_id=block_id)
         with self.store.transaction() as tx:
             if not tx.revoke_block(block_id):
                 raise NotFound(f"no active block {block_id!r}")

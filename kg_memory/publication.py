@@ -18,7 +18,14 @@ from pydantic import BaseModel, ConfigDict
 
 from kg_memory.change import Draft, PlannedEdge, apply_plan
 from kg_memory.consolidation import Evidence, derive_profile, etag, scope_problems
-from kg_memory.errors import ConcurrencyError, ConsolidationRefused, ForgottenError, PolicyError
+from kg_memory.errors import (
+    ConcurrencyError,
+    ConsolidationRefused,
+    ForgottenError,
+    InvalidArgument,
+    NotFound,
+    PolicyError,
+)
 from kg_memory.forgetting import tombstone_key
 from kg_memory.gate import WriterPolicy, admit
 from kg_memory.interval import Interval
@@ -58,12 +65,28 @@ def current_record(tx_or_live: Sequence[Assertion], at_end: bool = True) -> Asse
 
 
 def read_basis(store: Store, slot: Slot, evidence_ids: Sequence[str]) -> Basis:
-    """Read the record's current tag and the current revision of each evidence assertion."""
+    """Read the record's current tag and the current revision of each evidence assertion.
+
+    Evidence that does not exist (or is no longer believed) is :class:`NotFound` here, before
+    anything is derived: a record derived from nothing would be published with an empty value
+    and no support.
+    """
+    if not evidence_ids:
+        raise InvalidArgument("a derived record needs at least one evidence assertion")
     versions = [v for v in store.versions(list(evidence_ids)) if v.system.end is None]
     latest: dict[str, Assertion] = {}
     for version in versions:
         if version.valid.end is None or version.assertion_id not in latest:
             latest[version.assertion_id] = version
+    missing = [e for e in dict.fromkeys(evidence_ids) if e not in latest]
+    if missing:
+        secret = store.secret
+        # Raised inside the transaction, so it rolls back: reading tombstones commits nothing.
+        with store.transaction() as tx:
+            if tx.tombstones([tombstone_key(secret, "node", e) for e in missing]):
+                raise ForgottenError(
+                    "evidence of this record was forgotten; it cannot be published")
+            raise NotFound(f"no current assertion {', '.join(map(repr, missing))} to derive from")
     live = [
         v
         for v in store.history(slot.subject, slot.predicate, slot.scope)

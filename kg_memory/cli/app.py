@@ -25,10 +25,10 @@ from kg_memory.cli.neo4j import neo4j_app
 from kg_memory.cli.options import JsonOption, StoreOption, open_memory
 from kg_memory.cli.sim import sim_app
 from kg_memory.clock import parse_instant
-from kg_memory.errors import StoreUnavailable
+from kg_memory.errors import IngestError, StoreUnavailable
 from kg_memory.ingestion import IngestReport
 from kg_memory.memory import Memory
-from kg_memory.record import ingest_schema
+from kg_memory.record import count_records, ingest_schema
 
 __all__ = ["app", "main"]
 
@@ -64,11 +64,12 @@ def ingest(
     with render.errors():
         if not file.exists():
             raise StoreUnavailable(f"no such file: {file}")
-        total = sum(
-            1
-            for line in file.open(encoding="utf-8")
-            if line.strip() and not line.strip().startswith("#")
-        )
+        if file.is_dir():
+            raise IngestError(f"{file} is a directory, not a JSONL file")
+        try:
+            total = count_records(file)
+        except OSError as exc:
+            raise IngestError(f"cannot read {file}: {exc.strerror}") from None
         counts = {"accepted": 0, "duplicate": 0, "refused": 0}
         with (
             open_memory(store, create=True) as memory,

@@ -10,7 +10,7 @@ from rich.table import Table
 from kg_memory.cli import render
 from kg_memory.cli.options import JsonOption, StoreOption, open_memory
 from kg_memory.identity import Resolved, preview
-from kg_memory.record import MentionCandidate
+from kg_memory.record import parse_mention
 
 __all__ = ["entities_app"]
 
@@ -95,9 +95,11 @@ def resolve_cmd(
         ctx = dict(c.split("=", 1) for c in context or [])
     except ValueError:
         raise typer.BadParameter("use --id KIND:VALUE and --context FIELD=VALUE") from None
-    with render.errors(), open_memory(store, create=False) as memory:
-        decision = preview(memory.store, MentionCandidate(
-            key="m", name=name, identifiers=ids, context=ctx), scope)
+    with render.errors():
+        candidate = parse_mention({"key": "m", "name": name, "identifiers": ids,
+                                   "context": ctx})
+        with open_memory(store, create=False) as memory:
+            decision = preview(memory.store, candidate, scope)
     if json_out:
         render.emit_json(decision)
         return

@@ -1,0 +1,1 @@
+"""The domain layer: frozen models and pure rules (no store, no clock)."""
