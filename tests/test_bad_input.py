@@ -18,14 +18,14 @@ import pytest
 from typer.testing import CliRunner
 
 from kg_memory import IngestRecord, Memory
-from kg_memory.errors import (
+from kg_memory.domain.errors import (
     IdempotencyConflict,
     IngestError,
     InvalidArgument,
     NotFound,
     StoreUnavailable,
 )
-from kg_memory.record import parse_record
+from kg_memory.domain.record import parse_record
 from tests.conftest import MemoryFactory, day, episode, fact
 
 runner = CliRunner()

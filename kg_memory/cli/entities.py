@@ -7,10 +7,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from kg_memory import Resolved, parse_mention, preview_resolution
 from kg_memory.cli import render
 from kg_memory.cli.options import JsonOption, StoreOption, open_memory
-from kg_memory.identity import Resolved, preview
-from kg_memory.record import parse_mention
 
 __all__ = ["entities_app"]
 
@@ -99,7 +98,7 @@ def resolve_cmd(
         candidate = parse_mention({"key": "m", "name": name, "identifiers": ids,
                                    "context": ctx})
         with open_memory(store, create=False) as memory:
-            decision = preview(memory.store, candidate, scope)
+            decision = preview_resolution(memory.store, candidate, scope)
     if json_out:
         render.emit_json(decision)
         return
@@ -192,6 +191,6 @@ def review(
 @entities_app.command()
 def benchmark() -> None:
     """Precision, recall, review rate and false merges on the labelled corpus."""
-    from kg_memory.resolution import CORPUS_DIR, evaluate, load_corpus
+    from kg_memory.bench.resolution import CORPUS_DIR, evaluate, load_corpus
 
     evaluate(load_corpus(CORPUS_DIR), report=typer.echo)

@@ -9,9 +9,9 @@ time and memory and fits both backends' types:
   the line instead), valid Unicode (no lone surrogate, which UTF-8 cannot encode);
 * an integer: signed 64-bit (:data:`INT_RANGE`), SQLite's INTEGER and Neo4j's;
 * a float: finite (JSON has no NaN or Infinity, and ``1e999`` overflows to one);
-* an instant: see :data:`kg_memory.clock.INSTANT_RANGE`.
+* an instant: see :data:`kg_memory.domain.instant.INSTANT_RANGE`.
 
-The checks return a reason (or raise a :class:`~kg_memory.errors.KgMemoryError`), never let a
+The checks return a reason (or raise a :class:`~kg_memory.domain.errors.KgMemoryError`), never let a
 ``RecursionError``, ``OverflowError`` or ``UnicodeEncodeError`` out.
 """
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from kg_memory.errors import InvalidArgument
+from kg_memory.domain.errors import InvalidArgument
 
 __all__ = [
     "INT_RANGE",

@@ -1,0 +1,331 @@
+"""The ingest format: JSONL, one episode per line, with the candidates extracted from it.
+
+A line is the envelope the ingest channel established (``operation_id``, ``source``, ``channel``,
+``occurred_at``, ``scope``), the ``content`` exactly as received, and candidate memories:
+
+* ``assertions``: facts the extractor proposes; the writer gate decides whether they are stored.
+* ``retractions``: withdraw a slot's value for a portion of valid time.
+* ``events``: an owner's lifecycle event on an entity (``R1.cancelled``); it retires what
+  depends on that entity.
+* ``entities`` and ``mentions``: things the episode introduces or names.
+
+A candidate has no ``writer`` field on purpose: the writer is the envelope's ``source``, so text
+inside a restaurant's webhook cannot declare itself the user's statement. Unknown fields are
+errors, not silently dropped data. ``kg-memory schema`` prints the JSON Schema of a line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any, BinaryIO
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
+
+from kg_memory.domain.errors import IngestError, InvalidArgument
+from kg_memory.domain.instant import UtcDatetime
+from kg_memory.domain.limits import (
+    MAX_DEPTH,
+    MAX_LINE_BYTES,
+    check_tree,
+    json_hooks,
+    scalar_problem,
+)
+from kg_memory.domain.model import Channel, Kind, Qualifiers, Value
+from kg_memory.domain.resolution.mention import Context, IdentifierKind
+
+__all__ = [
+    "AssertionCandidate",
+    "EntityCandidate",
+    "EventCandidate",
+    "IngestRecord",
+    "MentionCandidate",
+    "RetractionCandidate",
+    "check_intervals",
+    "count_records",
+    "ingest_schema",
+    "parse_line",
+    "parse_mention",
+    "parse_record",
+    "read_numbered",
+    "read_records",
+]
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def _storable(value: Value) -> Value:
+    problem = scalar_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+#: A candidate's value, with the limits of the ingest format also on the Python API.
+CandidateValue = Annotated[Value, AfterValidator(_storable)]
+
+
+def _after_start(end: datetime | None, info: ValidationInfo) -> datetime | None:
+    start = info.data.get("valid_from")
+    if end is not None and start is not None and end <= start:
+        raise ValueError("valid_to must be after valid_from")
+    return end
+
+
+class AssertionCandidate(_Strict):
+    """A fact proposed by extraction. Valid time defaults to ``[occurred_at, open)``.
+
+    ``depends_on`` names entity ids (``"R1"``) or current facts (``"fact:team/lead"``).
+    """
+
+    subject: str = Field(min_length=1)
+    predicate: str = Field(min_length=1)
+    value: CandidateValue
+    kind: Kind
+    qualifiers: Qualifiers = Qualifiers()
+    depends_on: tuple[str, ...] = ()
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    valid_from: UtcDatetime | None = None
+    valid_to: UtcDatetime | None = None
+
+    _valid_to_after_start = field_validator("valid_to")(_after_start)
+
+
+class RetractionCandidate(_Strict):
+    """Withdraw ``subject.predicate`` (within ``project``) over ``[valid_from, valid_to)``."""
+
+    subject: str = Field(min_length=1)
+    predicate: str = Field(min_length=1)
+    project: str | None = None
+    valid_from: UtcDatetime | None = None
+    valid_to: UtcDatetime | None = None
+
+    _valid_to_after_start = field_validator("valid_to")(_after_start)
+
+
+class EventCandidate(_Strict):
+    """``target.name`` (``R1.cancelled``) at ``at`` (default: the episode's ``occurred_at``)."""
+
+    target: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    at: UtcDatetime | None = None
+
+
+class EntityCandidate(_Strict):
+    entity_id: str = Field(min_length=1)
+    type: str = "thing"
+    name: str | None = None
+    owners: tuple[str, ...] = ()
+
+
+class MentionCandidate(_Strict):
+    """A name in the episode to resolve to an entity (``"Jo"``, maybe with a user id).
+
+    Candidate facts refer to it as ``"@key"`` in ``subject``; the resolver decides which entity
+    that is (see :mod:`kg_memory.domain.resolution`). ``identifiers`` maps a kind (``user_id``,
+    ``email``, ``phone``, ``handle``) to a value; ``context`` holds ``employer``, ``role``,
+    ``city``, ``relation`` (to the user) and ``project``.
+    """
+
+    key: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    name: str = Field(min_length=1)
+    type: str = "person"
+    identifiers: dict[str, str] = Field(default_factory=dict)
+    context: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("identifiers")
+    @classmethod
+    def _known_identifiers(cls, value: dict[str, str]) -> dict[str, str]:
+        # Refused here, not when the resolver builds its mention: a late bare ValueError would
+        # abort the episode with no line or field, and a dropped one would lose evidence.
+        kinds = [k.value for k in IdentifierKind]
+        for kind, text in value.items():
+            if kind not in kinds:
+                raise ValueError(f"unknown identifier kind {kind!r}; one of {', '.join(kinds)}")
+            if not text.strip():
+                raise ValueError(f"identifier {kind!r} is empty")
+        return value
+
+    @field_validator("context")
+    @classmethod
+    def _known_context(cls, value: dict[str, str]) -> dict[str, str]:
+        fields = list(Context.model_fields)
+        for key in value:
+            if key not in fields:
+                raise ValueError(f"unknown context key {key!r}; one of {', '.join(fields)}")
+        return value
+
+
+class IngestRecord(_Strict):
+    """One line of ingest input: one episode and its candidates, written in one transaction."""
+
+    operation_id: str = Field(min_length=1)
+    source: str = Field(min_length=1)
+    channel: Channel
+    occurred_at: UtcDatetime
+    scope: str = Field(default="default", min_length=1)
+    content: str = ""
+    entities: tuple[EntityCandidate, ...] = ()
+    mentions: tuple[str, ...] = ()
+    resolve: tuple[MentionCandidate, ...] = ()
+    assertions: tuple[AssertionCandidate, ...] = ()
+    retractions: tuple[RetractionCandidate, ...] = ()
+    events: tuple[EventCandidate, ...] = ()
+
+    def payload_hash(self) -> str:
+        """A fingerprint of everything in the record, for idempotency checks."""
+        # Field order is fixed by the model, so pydantic's own JSON is canonical (and fast).
+        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()
+
+
+def _field_path(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(part) for part in loc)
+
+
+def check_intervals(record: IngestRecord, *, line: int | None = None) -> None:
+    """Refuse a valid time that ends before it starts once its start defaults.
+
+    A candidate without ``valid_from`` starts at the episode's ``occurred_at``, which a field
+    validator cannot see; checked here (by :func:`parse_record` and the write path) so the error
+    names the field instead of escaping from deep in the write as a raw validation error.
+    """
+    groups: tuple[tuple[str, tuple[AssertionCandidate | RetractionCandidate, ...]], ...] = (
+        ("assertions", record.assertions), ("retractions", record.retractions))
+    for group, items in groups:
+        for index, item in enumerate(items):
+            start = item.valid_from or record.occurred_at
+            if item.valid_to is not None and item.valid_to <= start:
+                what = "valid_from" if item.valid_from else "the default valid_from (occurred_at)"
+                raise IngestError(f"valid_to must be after {what} {start.isoformat()}",
+                                  line=line, field=f"{group}.{index}.valid_to")
+
+
+def _first_error(exc: ValidationError) -> tuple[str, str]:
+    first = exc.errors()[0]
+    message = str(first["msg"]).removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        message = "unknown field"
+    return _field_path(tuple(first["loc"])), message
+
+
+def parse_mention(data: dict[str, Any]) -> MentionCandidate:
+    """A mention to preview (``entities resolve``), with the same rules as in an ingest line;
+    :class:`~kg_memory.domain.errors.InvalidArgument` names what is wrong."""
+    try:
+        return MentionCandidate.model_validate(data)
+    except ValidationError as exc:
+        field, message = _first_error(exc)
+        raise InvalidArgument(f"{field}: {message}" if field else message) from None
+
+
+def parse_record(data: Any, *, line: int | None = None) -> IngestRecord:
+    """Validate one decoded JSON object, raising :class:`IngestError` naming line and field.
+
+    This is also the Python API's way in for untrusted dicts: whatever ``data`` is, the result
+    is a record or an :class:`IngestError`, never another exception.
+    """
+    if not isinstance(data, dict):
+        raise IngestError("each line must be a JSON object", line=line)
+    problem = check_tree(data)
+    if problem is not None:
+        raise IngestError(problem[1], line=line, field=problem[0] or None)
+    try:
+        record = IngestRecord.model_validate(data)
+    except ValidationError as exc:
+        field, message = _first_error(exc)
+        raise IngestError(message, line=line, field=field or None) from None
+    check_intervals(record, line=line)
+    return record
+
+
+def parse_line(raw: bytes, *, line: int | None = None) -> IngestRecord | None:
+    """One line of a JSONL file as bytes: a record, ``None`` for a blank or ``#`` line, or an
+    :class:`IngestError` naming the line (invalid UTF-8, malformed JSON, a broken limit)."""
+    try:
+        text = raw.decode("utf-8").strip()
+    except UnicodeDecodeError as exc:
+        raise IngestError(f"not valid UTF-8 (byte {exc.start + 1} of the line)",
+                          line=line) from None
+    if not text or text.startswith("#"):
+        return None
+    try:
+        data = json.loads(text, **json_hooks())
+    except json.JSONDecodeError as exc:
+        raise IngestError(f"malformed JSON: {exc.msg} at column {exc.colno}", line=line) from None
+    except RecursionError:
+        raise IngestError(f"nested deeper than {MAX_DEPTH} levels", line=line) from None
+    return parse_record(data, line=line)
+
+
+def _raw_lines(handle: BinaryIO) -> Iterator[tuple[int, bytes]]:
+    """Numbered lines as bytes, each read with a bound so one huge line cannot fill memory.
+
+    Bytes, not text: each line is decoded on its own, so invalid UTF-8 on line 900 is an error
+    on line 900 after the 899 before it were ingested. A UTF-8 byte order mark at the start of
+    the file is accepted (editors on some systems write one).
+    """
+    number = 0
+    while True:
+        raw = handle.readline(MAX_LINE_BYTES + 2)
+        if not raw:
+            return
+        number += 1
+        if number == 1:
+            raw = raw.removeprefix(b"\xef\xbb\xbf")
+        if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:
+            raise IngestError(f"line longer than {MAX_LINE_BYTES} bytes", line=number)
+        yield number, raw
+
+
+def read_numbered(path: Path) -> Iterator[tuple[int, IngestRecord]]:
+    """Yield ``(line, record)`` of a JSONL file lazily, so that lines before a bad one count.
+
+    Blank lines and lines starting with ``#`` are skipped.
+    """
+    with path.open("rb") as handle:
+        for number, raw in _raw_lines(handle):
+            record = parse_line(raw, line=number)
+            if record is not None:
+                yield number, record
+
+
+def read_records(path: Path) -> Iterator[IngestRecord]:
+    """The records of a JSONL file, lazily; see :func:`read_numbered`."""
+    for _, record in read_numbered(path):
+        yield record
+
+
+def count_records(path: Path) -> int:
+    """How many lines of ``path`` hold a record (for a progress bar): no decoding, so a bad
+    line is reported by the ingest itself, in order, after the lines before it."""
+    count = 0
+    with path.open("rb") as handle:
+        try:
+            for _, raw in _raw_lines(handle):
+                text = raw.strip()
+                count += bool(text) and not text.startswith(b"#")
+        except IngestError:
+            pass  # the ingest reaches the same line and reports it
+    return count
+
+
+def ingest_schema() -> dict[str, Any]:
+    """The JSON Schema of one ingest line."""
+    schema = IngestRecord.model_json_schema()
+    schema["title"] = "kg-memory ingest line"
+    schema["description"] = (
+        "One episode per JSONL line. The writer of every candidate is the envelope's source."
+    )
+    return schema
