@@ -49,10 +49,8 @@ from kg_memory.domain.record import (
     MentionCandidate,
     count_records,
     ingest_schema,
-    parse_line,
     parse_mention,
     parse_record,
-    read_numbered,
     read_records,
 )
 from kg_memory.domain.result import AsOfAnswer, Fact, HistoryEntry
@@ -162,11 +160,9 @@ __all__ = [
     "lineage_tree",
     "open_store",
     "parse_instant",
-    "parse_line",
     "parse_mention",
     "parse_record",
     "preview_resolution",
-    "read_numbered",
     "read_records",
     "serialize_prov",
     "sync_mirror",

@@ -29,14 +29,14 @@ PUBLIC = [
     "ConcurrencyError", "ConsolidationRefused", "Direction", "EXIT_CODES", "Edge", "EdgeType",
     "Effect", "EndReason", "Entity", "Episode", "Evidence", "Fact", "ForgetPlan", "ForgetReport",
     "ForgottenError", "GateRule", "HistoryEntry", "IdempotencyConflict", "IngestError",
-    "IngestRecord", "IngestReport", "Interval", "IntervalError", "KgMemoryError", "Kind",
-    "Memory", "MentionCandidate", "NaiveDatetimeError", "Neo4jStore", "NotFound", "PolicyError",
-    "Published", "Qualifiers", "Refusal", "ResolutionError", "Resolved", "Selector",
-    "SqliteStore", "Store", "StoreUnavailable", "Support", "SyncReport", "TimeError",
-    "Tombstone", "Transaction", "WriterPolicy", "__version__", "admit", "default_path",
-    "ingest_schema", "lineage_graph", "lineage_tree", "open_store", "parse_instant",
-    "parse_record", "preview_resolution", "read_records", "serialize_prov", "sync_mirror",
-    "system_clock",
+    "IngestRecord", "IngestReport", "Interval", "IntervalError", "InvalidArgument",
+    "KgMemoryError", "Kind", "Memory", "MentionCandidate", "NaiveDatetimeError", "Neo4jStore",
+    "NotFound", "PolicyError", "Published", "Qualifiers", "Refusal", "ResolutionError", "Resolved",
+    "Selector", "SqliteStore", "Store", "StoreUnavailable", "Support", "SyncReport", "TimeError",
+    "Tombstone", "Transaction", "WriterPolicy", "__version__", "admit", "count_records",
+    "default_path", "ingest_schema", "lineage_graph", "lineage_tree", "open_store",
+    "parse_instant", "parse_mention", "parse_record", "preview_resolution", "read_records",
+    "serialize_prov", "sync_mirror", "system_clock",
 ]
 
 
