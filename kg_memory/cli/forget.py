@@ -29,18 +29,26 @@ def forget(
     block: Annotated[
         bool, typer.Option("--block", help="Also stop collecting this category until re-enabled.")
     ] = False,
+    keep_residues: Annotated[
+        bool, typer.Option("--keep-residues",
+                           help="Do not cut unlinked copies of the erased text out of what is "
+                           "kept (they are still listed and counted).")
+    ] = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
 ) -> None:
     """Forget SELECTOR and everything derived only from it: erasure, not supersession.
 
     The plan classifies every affected node (delete, rebuild, erase, redact, restore, retain) by
-    lineage; --dry-run prints exactly that plan. The real run is one transaction, then the store
+    lineage, adds the entities only the forgotten input referred to, and the residues: unlinked
+    copies of the erased text in what is kept, which are cut out unless --keep-residues;
+    --dry-run prints exactly that plan. The real run is one transaction, then the store
     scrubs its files; it reports completion per destination and is safe to re-run.
     """
     with render.errors(), open_memory(store, create=False) as memory:
         try:
-            report = memory.forget(selector, dry_run=dry_run, block=block)
+            report = memory.forget(selector, dry_run=dry_run, block=block,
+                                   keep_residues=keep_residues)
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from None
     if json_out:
@@ -50,9 +58,13 @@ def forget(
     table = Table(title=f"forget {report.selector}" + (" (dry run)" if dry_run else ""))
     table.add_column("action")
     table.add_column("nodes")
-    for action in ("delete", "rebuild", "erase", "redact", "restore", "retain"):
+    for action in ("delete", "rebuild", "erase", "redact", "restore", "retain", "entities"):
         table.add_row(action, "\n".join(getattr(plan, action)) or "-")
+    table.add_row("residues", "\n".join(
+        f"{r.where} {r.node} ({r.spans})" for r in plan.residues) or "-")
     render.console.print(table)
+    render.console.print(f"residues: {report.residues_found} found, "
+                         f"{report.residues_redacted} redacted")
     for destination in report.destinations:
         render.console.print(f"{destination['destination']}: {destination['status']}")
     render.console.print(f"status: {report.status}")

@@ -16,6 +16,10 @@ neighbourhood (see :func:`kg_memory.services.lineage.forget_view`):
 * **restore**: facts that a forgotten assertion superseded, or a forgotten episode invalidated,
   regain the valid time they lost (Graphiti leaves them invalidated);
 * **retain**: everything else in view.
+
+The service then adds what lineage cannot see: the **entities** left unreferenced, and the
+**residues**, unlinked copies of the erased text in what is retained (see
+:mod:`kg_memory.domain.residue`).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.errors import InvalidArgument
 from kg_memory.domain.model import EdgeType, Value
+from kg_memory.domain.residue import Residue
 
 __all__ = ["ForgetPlan", "Selector", "content_key", "plan_forget", "tombstone_key"]
 
@@ -103,10 +108,17 @@ class ForgetPlan(BaseModel):
     redact: tuple[str, ...] = ()
     restore: tuple[str, ...] = ()
     retain: tuple[str, ...] = ()
+    #: Entities nothing retained refers to once the plan is carried out: the forgotten input
+    #: alone created them, so their ids and names go too.
+    entities: tuple[str, ...] = ()
+    #: Residual copies of the erased text in retained episodes, refusals, documents and
+    #: derived records of the same scope (see :mod:`kg_memory.domain.residue`).
+    residues: tuple[Residue, ...] = ()
 
     @property
     def is_empty(self) -> bool:
-        return not (self.delete or self.rebuild or self.erase or self.redact or self.restore)
+        return not (self.delete or self.rebuild or self.erase or self.redact or self.restore
+                    or self.entities or self.residues)
 
 
 def _targets(view: nx.MultiDiGraph[str], node: str, relation: EdgeType) -> set[str]:

@@ -34,6 +34,12 @@ from kg_memory.domain.model import Activity, Assertion, Block, EdgeType, EndReas
 from kg_memory.domain.supersession import draft_of, plan_write
 from kg_memory.services.identity import forget_identity
 from kg_memory.services.lineage import forget_view
+from kg_memory.services.residues import (
+    Redaction,
+    find_residues,
+    orphaned_entities,
+    redact_residues,
+)
 from kg_memory.store import scrub as scrub_everywhere
 from kg_memory.store.protocol import Slot, Store, Transaction, apply_plan
 
@@ -56,6 +62,8 @@ class ForgetReport(BaseModel):
     block_id: str | None = None
     at: UtcDatetime | None = None
     destinations: tuple[dict[str, Any], ...] = ()
+    residues_found: int = 0  # residual copies of the erased text in what was retained
+    residues_redacted: int = 0  # of those, cut out (none with keep_residues)
 
 
 def _targets(store: Store, selector: Selector) -> tuple[set[str], set[str]]:
@@ -76,10 +84,20 @@ def _targets(store: Store, selector: Selector) -> tuple[set[str], set[str]]:
 
 
 def plan(store: Store, selector: Selector) -> ForgetPlan:
+    return _plan(store, selector)[0]
+
+
+def _plan(store: Store, selector: Selector) -> tuple[ForgetPlan, list[Redaction]]:
+    """The lineage plan, then what lineage cannot see: orphaned entities and residues."""
     episodes, assertions = _targets(store, selector)
-    return plan_forget(
+    by_lineage = plan_forget(
         forget_view(store, episodes, assertions), selector, episodes=episodes, assertions=assertions
     )
+    found = find_residues(store, by_lineage)
+    entities = orphaned_entities(
+        store, by_lineage, selector.value if selector.kind == "entity" else None)
+    return by_lineage.model_copy(update={
+        "entities": entities, "residues": tuple(r.residue for r in found)}), found
 
 
 def _lost_valid_time(versions: list[Assertion], enders: set[str]) -> list[Interval]:
@@ -186,12 +204,21 @@ def _tombstones(
 
 
 def forget(
-    store: Store, selector: Selector, *, dry_run: bool = False, block: bool = False
+    store: Store, selector: Selector, *, dry_run: bool = False, block: bool = False,
+    keep_residues: bool = False,
 ) -> ForgetReport:
-    """Forget what ``selector`` names and everything derived only from it."""
-    the_plan = plan(store, selector)
+    """Forget what ``selector`` names and everything derived only from it.
+
+    Residual copies of the erased text in retained episodes, refusals, documents and derived
+    records of the same scope are cut out too, unless ``keep_residues``; either way the report
+    counts them (see :mod:`kg_memory.services.residues`).
+    """
+    the_plan, found = _plan(store, selector)
+    residues = sum(r.spans for r in the_plan.residues)
+    redacted = 0 if keep_residues else residues
     if dry_run:
-        return ForgetReport(selector=str(selector), dry_run=True, status="planned", plan=the_plan)
+        return ForgetReport(selector=str(selector), dry_run=True, status="planned", plan=the_plan,
+                            residues_found=residues, residues_redacted=redacted)
     if block and selector.kind != "category":
         raise NotFound("--block needs a category selector (SCOPE/SUBJECT/PREDICATE_GLOB)")
     secret = store.secret
@@ -208,6 +235,13 @@ def forget(
             deleted = store.versions(list(the_plan.delete))
             enders = set(the_plan.erase) | {v.recorded_by for v in deleted}
             tombstones = _tombstones(store, the_plan, secret, deleted)
+            if not keep_residues:
+                # Before the identity documents are rewritten below, which read them in tx.
+                redact_residues(tx, found)
+                for record in [r.residue.node for r in found if r.residue.where == "record"]:
+                    if _rebuild(tx, store, record, set(the_plan.delete), activity_id,
+                                generation) is not None:
+                        tx.delete_assertion(record)
             forget_identity(
                 tx, store, {e.episode_id: e.scope for e in store.episodes(list(the_plan.erase))},
                 selector.value if selector.kind == "entity" else None,
@@ -222,6 +256,10 @@ def forget(
                 tx.redact_episode(episode, list(the_plan.delete))
             if selector.kind == "entity":
                 tx.delete_entity(selector.value)
+            for entity in the_plan.entities:
+                tx.delete_entity(entity)
+            tx.forget_keys([*the_plan.entities,
+                            *([selector.value] if selector.kind == "entity" else [])])
             for fact in the_plan.restore:
                 _restore(tx, store, fact, enders, activity_id)
             for kind, key in tombstones:
@@ -267,6 +305,9 @@ def forget(
                             "erased": len(the_plan.erase),
                             "redacted": len(the_plan.redact),
                             "restored": len(the_plan.restore),
+                            "entities": len(the_plan.entities),
+                            "residues_found": residues,
+                            "residues_redacted": redacted,
                             "tombstones": len(tombstones),
                             "generation": generation,
                         }
@@ -294,4 +335,6 @@ def forget(
         block_id=block_id,
         at=at,
         destinations=destinations,
+        residues_found=residues,
+        residues_redacted=redacted,
     )

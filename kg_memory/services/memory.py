@@ -258,13 +258,14 @@ class Memory:
         raise ConcurrencyError("consolidation needs at least one attempt")
 
     def forget(self, selector: str | Selector, *, dry_run: bool = False,
-               block: bool = False) -> ForgetReport:
+               block: bool = False, keep_residues: bool = False) -> ForgetReport:
         """Forget what ``selector`` names and everything derived only from it; see
         :mod:`kg_memory.services.forget_run`. Run with ``dry_run=True`` first."""
         if not isinstance(selector, Selector):
             check_text(selector=selector)
         chosen = selector if isinstance(selector, Selector) else Selector.parse(selector)
-        return forget(self.store, chosen, dry_run=dry_run, block=block)
+        return forget(self.store, chosen, dry_run=dry_run, block=block,
+                      keep_residues=keep_residues)
 
     def blocks(self, scope: str | None = None) -> list[Block]:
         """Collection blocks left by forget requests (active and revoked)."""

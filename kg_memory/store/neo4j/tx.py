@@ -196,6 +196,16 @@ class Neo4jTransaction:
         )
         self.redacted.append(episode_id)
 
+    def replace_content(self, episode_id: str, content: str) -> None:
+        self._rows("replace_content", episode_id=episode_id, content=content)
+
+    def rewrite_refusal(self, episode_id: str, what: str, new_what: str) -> None:
+        self._rows("rewrite_refusal", episode_id=episode_id, what=what, new_what=new_what)
+
+    def forget_keys(self, keys: list[str]) -> None:
+        """Nothing to do: Neo4j keeps no change log of keys (its transaction logs are the
+        scrub report's concern)."""
+
     def next_generation(self) -> int:
         [row] = self._rows("next_generation")
         return int(row["generation"])

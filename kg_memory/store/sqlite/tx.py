@@ -216,6 +216,31 @@ class SqliteTransaction:
             [(episode_id, dst) for dst in supports_to_drop],
         )
 
+    def replace_content(self, episode_id: str, content: str) -> None:
+        self._conn.execute("UPDATE episodes SET content = ? WHERE episode_id = ?",
+                           (content, episode_id))
+
+    def rewrite_refusal(self, episode_id: str, what: str, new_what: str) -> None:
+        self._conn.execute("UPDATE refusals SET what = ? WHERE episode_id = ? AND what = ?",
+                           (new_what, episode_id, what))
+
+    def forget_keys(self, keys: list[str]) -> None:
+        """Mark the outbox rows whose key names an erased id: an entity's own rows, and edges
+        from or to it (``src␟type␟dst``). One pass over the outbox, with the ids as one JSON
+        parameter rather than a temporary table, which could spill them into a temp file."""
+        if not keys:
+            return
+        self._conn.execute(
+            "WITH ids(id) AS (SELECT value FROM json_each(?1)), "
+            "split AS (SELECT seq, tbl, key, instr(key, char(31)) AS cut FROM outbox "
+            "          WHERE tbl IN ('entities', 'edges')) "
+            "INSERT OR IGNORE INTO outbox_erased (seq) SELECT seq FROM split WHERE "
+            "(tbl = 'entities' AND key IN ids) OR (tbl = 'edges' AND ("
+            " substr(key, 1, cut - 1) IN ids OR"
+            " substr(substr(key, cut + 1), instr(substr(key, cut + 1), char(31)) + 1) IN ids))",
+            (json.dumps(sorted(set(keys))),),
+        )
+
     def next_generation(self) -> int:
         row = self._conn.execute(
             "SELECT value FROM meta WHERE key = 'removal_generation'").fetchone()

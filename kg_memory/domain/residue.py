@@ -1,0 +1,124 @@
+"""Residual copies: forgotten text that no lineage edge leads to.
+
+A forget plan follows lineage, so it finds everything *derived* from the forgotten input. A copy
+that nothing links back stays behind: the user's own deletion request quoting the content ("The
+log drain endpoint is stream.example/aurora. Please delete that from your memory."), another
+episode pasting the same sentence, an audit row, a profile. After planning, the service searches
+the retained text of the same scope for each erased value and each sentence of erased content,
+exactly and case/whitespace-normalised, and redacts the spans it finds, keeping the rest of the
+text (and so whatever else that episode supports).
+
+Short needles would redact common words everywhere ("yes", "veg"): a value counts from
+:data:`MIN_VALUE_CHARS` characters, a sentence of content from :data:`MIN_SPAN_CHARS`.
+
+>>> text = "The log drain endpoint is  STREAM.example/aurora. Please delete that."
+>>> spans = find_spans(text, needles(["stream.example/aurora"], []))
+>>> redact(text, spans)
+'The log drain endpoint is  [forgotten]. Please delete that.'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "MARK",
+    "MIN_SPAN_CHARS",
+    "MIN_VALUE_CHARS",
+    "Residue",
+    "find_spans",
+    "needles",
+    "redact",
+]
+
+MIN_VALUE_CHARS = 8
+MIN_SPAN_CHARS = 16
+#: What a redacted span becomes: visibly cut, and free of the content it replaces.
+MARK = "[forgotten]"
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+class Residue(BaseModel):
+    """Where a residual copy was found (never the copy itself: that is what is forgotten).
+
+    ``where`` is the kind of stored text, ``node`` its id (an episode or assertion id, a
+    refusal's episode, a document's ``kind:key``), ``spans`` how many copies it holds.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    where: Literal["episode", "refusal", "document", "record"]
+    node: str
+    spans: int
+
+
+def needles(values: Iterable[object], contents: Iterable[str]) -> tuple[str, ...]:
+    """What to search for: erased string values and the sentences of erased content, longest
+    first (so a sentence that contains a value is cut as one span)."""
+    found: set[str] = set()
+    for value in values:
+        if isinstance(value, str) and len(value.strip()) >= MIN_VALUE_CHARS:
+            found.add(value.strip())
+    for content in contents:
+        for sentence in _SENTENCE.split(content):
+            if len(sentence.strip()) >= MIN_SPAN_CHARS:
+                found.add(sentence.strip())
+    return tuple(sorted(found, key=lambda s: (-len(s), s)))
+
+
+def _normalise(text: str) -> tuple[str, list[int]]:
+    """Casefolded text with each whitespace run as one space, and for every character of it
+    the index in ``text`` it came from (casefolding may lengthen: "ß" becomes "ss")."""
+    out: list[str] = []
+    where: list[int] = []
+    in_space = False
+    for index, char in enumerate(text):
+        if char.isspace():
+            if not in_space:
+                out.append(" ")
+                where.append(index)
+            in_space = True
+            continue
+        in_space = False
+        for folded in char.casefold():
+            out.append(folded)
+            where.append(index)
+    return "".join(out), where
+
+
+def find_spans(text: str, search: Iterable[str]) -> list[tuple[int, int]]:
+    """Every ``[start, end)`` of ``text`` holding a needle, exactly or up to case and
+    whitespace; overlapping spans merged."""
+    norm, where = _normalise(text)
+    spans: list[tuple[int, int]] = []
+    for needle in search:
+        target, _ = _normalise(needle.strip())
+        if not target:
+            continue
+        at = norm.find(target)
+        while at != -1:
+            spans.append((where[at], where[at + len(target) - 1] + 1))
+            at = norm.find(target, at + len(target))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def redact(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each span replaced by :data:`MARK`."""
+    out, last = [], 0
+    for start, end in spans:
+        out.append(text[last:start])
+        out.append(MARK)
+        last = end
+    out.append(text[last:])
+    return "".join(out)

@@ -1,0 +1,163 @@
+"""What a lineage plan cannot see: unlinked copies of the forgotten text, and the entities the
+forgotten input alone created.
+
+A forget plan (:mod:`kg_memory.domain.forgetting`) follows edges. Two things escape it:
+
+* **residues**: the same text stored where no edge leads back to the forgotten input (the
+  user's deletion request quoting it, another episode pasting it, an audit row, a profile). They
+  are found by searching the retained text of the same scope for each erased value and sentence
+  (:mod:`kg_memory.domain.residue`), and redacted span by span, so the rest of an episode and
+  whatever it supports are kept;
+* **entities** nothing retained refers to once the plan is carried out: their ids and names are
+  user-chosen text, so they go with the input that created them.
+
+The search reads the scope's episodes, refusals, identity documents and derived records: its
+cost grows with the scope, which is why only forget runs pay it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from pydantic import BaseModel, ConfigDict
+
+from kg_memory.domain.forgetting import ForgetPlan
+from kg_memory.domain.residue import Residue, find_spans, needles, redact
+from kg_memory.services.identity import DECISION, PROFILE
+from kg_memory.store.protocol import Store, Transaction
+
+__all__ = ["Redaction", "find_residues", "orphaned_entities", "redact_residues"]
+
+
+class Redaction(BaseModel):
+    """One residue and how to remove it: the text it becomes (or, for a derived record, that
+    it is rebuilt from its sources)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    residue: Residue
+    scope: str
+    key: str = ""  # a document's key, or a refusal's current text
+    text: str = ""  # the redacted text
+
+
+def _scopes(store: Store, plan: ForgetPlan) -> set[str]:
+    scopes = {e.scope for e in store.episodes([*plan.erase, *plan.redact])}
+    scopes |= {v.scope for v in store.versions([*plan.delete, *plan.rebuild])}
+    return scopes
+
+
+def find_residues(store: Store, plan: ForgetPlan) -> list[Redaction]:
+    """Every retained copy of what ``plan`` erases, in the scopes it touches.
+
+    Run before the plan is carried out: the needles are read from what is about to go.
+    """
+    gone_episodes = set(plan.erase) | set(plan.redact)
+    gone_facts = set(plan.delete) | set(plan.rebuild)
+    search = needles(
+        [v.value for v in store.versions(list(plan.delete)) if v.kind != "derived"],
+        [e.content for e in store.episodes(list(plan.erase))]
+        + [e.content for e in store.episodes(list(plan.redact))],
+    )
+    if not search:
+        return []
+    found: list[Redaction] = []
+    for scope in sorted(_scopes(store, plan)):
+        for episode in store.scope_episodes(scope):
+            if episode.episode_id in gone_episodes:
+                continue
+            spans = find_spans(episode.content, search)
+            if spans:
+                found.append(Redaction(
+                    residue=Residue(where="episode", node=episode.episode_id, spans=len(spans)),
+                    scope=scope, text=redact(episode.content, spans)))
+        for refusal in store.refusals(scope):
+            if refusal.episode_id in gone_episodes:
+                continue
+            spans = find_spans(refusal.what, search)
+            if spans:
+                found.append(Redaction(
+                    residue=Residue(where="refusal", node=refusal.episode_id, spans=len(spans)),
+                    scope=scope, key=refusal.what, text=redact(refusal.what, spans)))
+        for kind in (PROFILE, DECISION):
+            found.extend(_document_residues(store, kind, scope, search))
+        found.extend(_record_residues(store, scope, search, gone_facts))
+    return found
+
+
+def _document_residues(store: Store, kind: str, scope: str,
+                       search: tuple[str, ...]) -> list[Redaction]:
+    """Identity documents are JSON: a span is cut only where the result is still the same
+    document with some of its text replaced (a needle that JSON escapes is left alone)."""
+    found = []
+    for body in store.documents(kind, scope):
+        spans = find_spans(body, search)
+        if not spans:
+            continue
+        text = redact(body, spans)
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            continue
+        key = str((parsed.get("decision") or {}).get("decision_id", "") if kind == DECISION
+                  else parsed.get("entity_id", ""))
+        if not key:
+            continue
+        found.append(Redaction(residue=Residue(where="document", node=f"{kind}:{key}",
+                                               spans=len(spans)),
+                               scope=scope, key=key, text=text))
+    return found
+
+
+def _record_residues(store: Store, scope: str, search: tuple[str, ...],
+                     gone: set[str]) -> list[Redaction]:
+    """Derived records (profiles, summaries) quoting erased text: rebuilt from their sources."""
+    ids = [a for a in store.find_assertions(scope) if a not in gone]
+    found: dict[str, int] = {}
+    for version in store.versions(ids):
+        if version.kind == "derived" and version.system.end is None:
+            spans = len(find_spans(str(version.value), search))
+            if spans:
+                found[version.assertion_id] = found.get(version.assertion_id, 0) + spans
+    return [Redaction(residue=Residue(where="record", node=node, spans=spans), scope=scope)
+            for node, spans in sorted(found.items())]
+
+
+def redact_residues(tx: Transaction, found: Iterable[Redaction]) -> None:
+    """Cut each residue inside ``tx`` (records are rebuilt by the caller)."""
+    for item in found:
+        where = item.residue.where
+        if where == "episode":
+            tx.replace_content(item.residue.node, item.text)
+        elif where == "refusal":
+            tx.rewrite_refusal(item.residue.node, item.key, item.text)
+        elif where == "document":
+            kind = item.residue.node.split(":", 1)[0]
+            tx.put_document(kind, item.key, item.scope, item.text)
+
+
+def orphaned_entities(store: Store, plan: ForgetPlan, selected: str | None = None
+                      ) -> tuple[str, ...]:
+    """Entities the plan leaves nothing retained referring to (no edge from a retained node,
+    no revision about them): the forgotten input alone created them."""
+    deleted = store.versions([*plan.delete, *plan.rebuild])
+    candidates = {v.subject for v in deleted} | {d for v in deleted for d in v.depends_on}
+    for episode in plan.erase:
+        candidates |= {e.dst for e in store.edges(episode) if e.src == episode}
+    gone = set(plan.delete) | set(plan.rebuild) | set(plan.erase)
+    scopes = {v.scope for v in deleted} | {e.scope for e in store.episodes(list(plan.erase))}
+    known = {e.entity_id for scope in scopes for e in store.entities(scope)}
+    chosen = {selected} if selected else set()
+    candidates = (candidates & known) - chosen
+    orphans: set[str] = set()
+    changed = True
+    while changed:  # an entity may be referred to only by another orphan (SAME_AS)
+        changed = False
+        for entity in sorted(candidates - orphans):
+            others = {e.dst if e.src == entity else e.src for e in store.edges(entity)}
+            about = {v.assertion_id for v in store.history(entity)}
+            if others <= gone | orphans | chosen and about <= gone:
+                orphans.add(entity)
+                changed = True
+    return tuple(sorted(orphans))
