@@ -11,8 +11,11 @@ Every test here failed on the main of 2026-12-01 (0ab05c2).
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
+
+import pytest
 
 from kg_memory import Memory, SqliteStore
 from tests.conftest import ManualClock, MemoryFactory, day, episode, fact
@@ -185,3 +188,52 @@ def test_short_values_are_not_hunted_through_other_text(make_memory: MemoryFacto
     assert report.residues_found == 0
     assert [e.content for e in memory.store.scope_episodes("u1")] == [
         "Ben is veg too, says Ana is veg."]
+
+
+def test_a_partly_forgotten_episode_lends_only_its_quoting_sentences(
+    make_memory: MemoryFactory,
+) -> None:
+    """An episode that also supports a retained fact is redacted as a whole, but only its
+    sentences quoting the erased value are hunted elsewhere: the rest may be what is kept."""
+    clock = ManualClock(day(0))
+    memory = make_memory(clock)
+    both = memory.ingest(episode("both", "user", day(0), content=f"Ana is vegetarian. {SAID}",
+                                 assertions=[fact("ana", "diet", "vegetarian"),
+                                             fact("u1", "log_drain", ENDPOINT)]))
+    drain = [e.assertion_id for e in both.effects if e.assertion_id][-1]
+    memory.ingest(episode("again", "user", day(0), content=f"Ana is vegetarian. {SAID} Bye.",
+                          assertions=[fact("ana", "diet", "vegetarian")]))
+    clock.now = day(1)
+    report = memory.forget(f"assertion:{drain}")
+    assert report.plan.redact == (both.episode_id,)
+    assert report.residues_redacted == 1
+    assert [e.content for e in memory.store.scope_episodes("u1")] == [
+        "", "Ana is vegetarian. [forgotten] Bye."]
+
+
+@pytest.mark.neo4j
+def test_a_synced_mirror_loses_the_entity_before_its_outbox_keys_go(tmp_path: Path) -> None:
+    """With a mirror, the forget run first propagates (the mirror deletes the entity by the
+    keys), then the keys go from the outbox: neither side keeps the canary."""
+    from kg_memory.store.neo4j import Neo4jStore
+    from kg_memory.store.neo4j.mirror import sync
+
+    target = Neo4jStore.connect(os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687"))
+    target.wipe()
+    clock = ManualClock(day(0))
+    store_dir = tmp_path / "store"
+    try:
+        with Memory.open(store_dir / "m.db", clock=clock) as memory:
+            gone = _entity_episodes(memory, clock)
+            assert isinstance(memory.store, SqliteStore)
+            sync(memory.store, target)
+            mirrored = Memory(target, clock=clock)
+            assert [e for e in mirrored.entities() if CANARY in e.entity_id]
+            report = memory.forget(f"episode:{gone}")
+            assert [d["status"] for d in report.destinations] == ["complete", "complete"]
+            assert not [e for e in mirrored.entities() if CANARY in e.entity_id]
+            assert "shared-project" in {e.entity_id for e in mirrored.entities()}
+        assert _outbox_keys(store_dir, CANARY) == []
+        assert files_holding(store_dir, CANARY) == []
+    finally:
+        target.close()

@@ -57,18 +57,26 @@ class Residue(BaseModel):
     spans: int
 
 
-def needles(values: Iterable[object], contents: Iterable[str]) -> tuple[str, ...]:
-    """What to search for: erased string values and the sentences of erased content, longest
-    first (so a sentence that contains a value is cut as one span)."""
+def needles(values: Iterable[object], contents: Iterable[str],
+            partial: Iterable[str] = ()) -> tuple[str, ...]:
+    """What to search for, longest first (so a sentence that contains a value is cut as one
+    span): erased string values, every sentence of erased ``contents``, and of ``partial``
+    contents (episodes that also support retained facts) only the sentences quoting an erased
+    value, since their other sentences may be what is kept."""
     found: set[str] = set()
     for value in values:
         if isinstance(value, str) and len(value.strip()) >= MIN_VALUE_CHARS:
             found.add(value.strip())
+    quoted = tuple(found)
     for content in contents:
-        for sentence in _SENTENCE.split(content):
-            if len(sentence.strip()) >= MIN_SPAN_CHARS:
-                found.add(sentence.strip())
+        found.update(_sentences(content))
+    for content in partial:
+        found.update(s for s in _sentences(content) if find_spans(s, quoted))
     return tuple(sorted(found, key=lambda s: (-len(s), s)))
+
+
+def _sentences(content: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(content) if len(s.strip()) >= MIN_SPAN_CHARS]
 
 
 def _normalise(text: str) -> tuple[str, list[int]]:

@@ -57,8 +57,8 @@ def find_residues(store: Store, plan: ForgetPlan) -> list[Redaction]:
     gone_facts = set(plan.delete) | set(plan.rebuild)
     search = needles(
         [v.value for v in store.versions(list(plan.delete)) if v.kind != "derived"],
-        [e.content for e in store.episodes(list(plan.erase))]
-        + [e.content for e in store.episodes(list(plan.redact))],
+        [e.content for e in store.episodes(list(plan.erase))],
+        [e.content for e in store.episodes(list(plan.redact))],
     )
     if not search:
         return []
