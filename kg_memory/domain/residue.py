@@ -29,6 +29,7 @@ __all__ = [
     "MARK",
     "MIN_SPAN_CHARS",
     "MIN_VALUE_CHARS",
+    "Matcher",
     "Residue",
     "find_spans",
     "needles",
@@ -37,6 +38,8 @@ __all__ = [
 
 MIN_VALUE_CHARS = 8
 MIN_SPAN_CHARS = 16
+_GRAM = 6  # index width: under every needle's normalised length (8 characters or more)
+_FEW = 16  # up to this many needles, one search per needle is faster than the index
 #: What a redacted span becomes: visibly cut, and free of the content it replaces.
 MARK = "[forgotten]"
 
@@ -67,11 +70,11 @@ def needles(values: Iterable[object], contents: Iterable[str],
     for value in values:
         if isinstance(value, str) and len(value.strip()) >= MIN_VALUE_CHARS:
             found.add(value.strip())
-    quoted = tuple(found)
+    quoted = Matcher(found)
     for content in contents:
         found.update(_sentences(content))
     for content in partial:
-        found.update(s for s in _sentences(content) if find_spans(s, quoted))
+        found.update(s for s in _sentences(content) if quoted.spans(s))
     return tuple(sorted(found, key=lambda s: (-len(s), s)))
 
 
@@ -99,26 +102,52 @@ def _normalise(text: str) -> tuple[str, list[int]]:
     return "".join(out), where
 
 
-def find_spans(text: str, search: Iterable[str]) -> list[tuple[int, int]]:
-    """Every ``[start, end)`` of ``text`` holding a needle, exactly or up to case and
-    whitespace; overlapping spans merged."""
-    norm, where = _normalise(text)
-    spans: list[tuple[int, int]] = []
-    for needle in search:
-        target, _ = _normalise(needle.strip())
-        if not target:
-            continue
-        at = norm.find(target)
-        while at != -1:
-            spans.append((where[at], where[at + len(target) - 1] + 1))
-            at = norm.find(target, at + len(target))
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+class Matcher:
+    """Needles compiled once for many texts (a forget run searches a whole scope).
+
+    Few needles are found one by one; many are indexed by their first :data:`_GRAM` normalised
+    characters (every needle has at least that many), so each text is read once whatever the
+    number of needles, instead of once per needle.
+    """
+
+    def __init__(self, search: Iterable[str]) -> None:
+        targets = {_normalise(n.strip())[0] for n in search}
+        self._targets = sorted((t for t in targets if t), key=len, reverse=True)
+        self._by_gram: dict[str, list[str]] = {}
+        if len(self._targets) > _FEW:
+            for target in self._targets:
+                self._by_gram.setdefault(target[:_GRAM], []).append(target)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Every ``[start, end)`` of ``text`` holding a needle, exactly or up to case and
+        whitespace; overlapping spans merged."""
+        if not self._targets:
+            return []
+        norm, where = _normalise(text)
+        found: list[tuple[int, int]] = []
+        if self._by_gram and all(len(t) >= _GRAM for t in self._targets):
+            for at in range(len(norm) - _GRAM + 1):
+                for target in self._by_gram.get(norm[at:at + _GRAM], ()):
+                    if norm.startswith(target, at):
+                        found.append((at, at + len(target)))
         else:
-            merged.append((start, end))
-    return merged
+            for target in self._targets:
+                at = norm.find(target)
+                while at != -1:
+                    found.append((at, at + len(target)))
+                    at = norm.find(target, at + len(target))
+        merged: list[tuple[int, int]] = []
+        for start, end in sorted((where[a], where[b - 1] + 1) for a, b in found):
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+            else:
+                merged.append((start, end))
+        return merged
+
+
+def find_spans(text: str, search: Iterable[str]) -> list[tuple[int, int]]:
+    """Every ``[start, end)`` of ``text`` holding one of ``search`` (see :class:`Matcher`)."""
+    return Matcher(search).spans(text)
 
 
 def redact(text: str, spans: list[tuple[int, int]]) -> str:

@@ -23,11 +23,13 @@ from collections.abc import Iterable
 from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.forgetting import ForgetPlan
-from kg_memory.domain.residue import Residue, find_spans, needles, redact
+from kg_memory.domain.residue import Matcher, Residue, needles, redact
 from kg_memory.services.identity import DECISION, PROFILE
 from kg_memory.store.protocol import Store, Transaction
 
 __all__ = ["Redaction", "find_residues", "orphaned_entities", "redact_residues"]
+
+_CHUNK = 500
 
 
 class Redaction(BaseModel):
@@ -62,12 +64,13 @@ def find_residues(store: Store, plan: ForgetPlan) -> list[Redaction]:
     )
     if not search:
         return []
+    match = Matcher(search)
     found: list[Redaction] = []
     for scope in sorted(_scopes(store, plan)):
         for episode in store.scope_episodes(scope):
             if episode.episode_id in gone_episodes:
                 continue
-            spans = find_spans(episode.content, search)
+            spans = match.spans(episode.content)
             if spans:
                 found.append(Redaction(
                     residue=Residue(where="episode", node=episode.episode_id, spans=len(spans)),
@@ -75,24 +78,23 @@ def find_residues(store: Store, plan: ForgetPlan) -> list[Redaction]:
         for refusal in store.refusals(scope):
             if refusal.episode_id in gone_episodes:
                 continue
-            spans = find_spans(refusal.what, search)
+            spans = match.spans(refusal.what)
             if spans:
                 found.append(Redaction(
                     residue=Residue(where="refusal", node=refusal.episode_id, spans=len(spans)),
                     scope=scope, key=refusal.what, text=redact(refusal.what, spans)))
         for kind in (PROFILE, DECISION):
-            found.extend(_document_residues(store, kind, scope, search))
-        found.extend(_record_residues(store, scope, search, gone_facts))
+            found.extend(_document_residues(store, kind, scope, match))
+        found.extend(_record_residues(store, scope, match, gone_facts))
     return found
 
 
-def _document_residues(store: Store, kind: str, scope: str,
-                       search: tuple[str, ...]) -> list[Redaction]:
+def _document_residues(store: Store, kind: str, scope: str, match: Matcher) -> list[Redaction]:
     """Identity documents are JSON: a span is cut only where the result is still the same
     document with some of its text replaced (a needle that JSON escapes is left alone)."""
     found = []
     for body in store.documents(kind, scope):
-        spans = find_spans(body, search)
+        spans = match.spans(body)
         if not spans:
             continue
         text = redact(body, spans)
@@ -110,16 +112,17 @@ def _document_residues(store: Store, kind: str, scope: str,
     return found
 
 
-def _record_residues(store: Store, scope: str, search: tuple[str, ...],
+def _record_residues(store: Store, scope: str, match: Matcher,
                      gone: set[str]) -> list[Redaction]:
     """Derived records (profiles, summaries) quoting erased text: rebuilt from their sources."""
     ids = [a for a in store.find_assertions(scope) if a not in gone]
     found: dict[str, int] = {}
-    for version in store.versions(ids):
-        if version.kind == "derived" and version.system.end is None:
-            spans = len(find_spans(str(version.value), search))
-            if spans:
-                found[version.assertion_id] = found.get(version.assertion_id, 0) + spans
+    for chunk in range(0, len(ids), _CHUNK):  # bounded: a query takes so many parameters
+        for version in store.versions(ids[chunk:chunk + _CHUNK]):
+            if version.kind == "derived" and version.system.end is None:
+                spans = len(match.spans(str(version.value)))
+                if spans:
+                    found[version.assertion_id] = found.get(version.assertion_id, 0) + spans
     return [Redaction(residue=Residue(where="record", node=node, spans=spans), scope=scope)
             for node, spans in sorted(found.items())]
 
@@ -141,11 +144,12 @@ def orphaned_entities(store: Store, plan: ForgetPlan, selected: str | None = Non
                       ) -> tuple[str, ...]:
     """Entities the plan leaves nothing retained referring to (no edge from a retained node,
     no revision about them): the forgotten input alone created them."""
-    deleted = store.versions([*plan.delete, *plan.rebuild])
+    # A rebuilt record lives on under a new id, about the same subject: not gone.
+    deleted = store.versions(list(plan.delete))
     candidates = {v.subject for v in deleted} | {d for v in deleted for d in v.depends_on}
     for episode in plan.erase:
         candidates |= {e.dst for e in store.edges(episode) if e.src == episode}
-    gone = set(plan.delete) | set(plan.rebuild) | set(plan.erase)
+    gone = set(plan.delete) | set(plan.erase)
     scopes = {v.scope for v in deleted} | {e.scope for e in store.episodes(list(plan.erase))}
     known = {e.entity_id for scope in scopes for e in store.entities(scope)}
     chosen = {selected} if selected else set()
