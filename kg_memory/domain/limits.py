@@ -18,6 +18,7 @@ The checks return a reason (or raise a :class:`~kg_memory.domain.errors.KgMemory
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from kg_memory.domain.errors import InvalidArgument
@@ -30,6 +31,7 @@ __all__ = [
     "check_text",
     "check_tree",
     "json_hooks",
+    "plain_json",
     "scalar_problem",
 ]
 
@@ -129,3 +131,19 @@ def check_text(**arguments: str | None) -> None:
         problem = scalar_problem(value)
         if problem is not None:
             raise InvalidArgument(f"{name}: {problem}")
+
+
+# In raw JSON text, the one broken limit that nothing after the decoder would catch with a
+# field name: an escaped lone surrogate (decoded UTF-8 itself cannot hold one).
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def plain_json(text: str) -> bool:
+    """Whether the decoded ``text`` can be validated by the model alone: no string can be
+    too long, no nesting too deep, no surrogate escaped. NaN, infinities and integers out of
+    range need no walk either: the model refuses them where they are (a candidate's value, a
+    confidence) and every other field refuses numbers. A line that is not plain is decoded
+    with :func:`json_hooks` and walked by :func:`check_tree`, which names the field."""
+    return (len(text) <= MAX_STRING_CHARS
+            and text.count("[") + text.count("{") <= MAX_DEPTH
+            and ("\\u" not in text or _SURROGATE.search(text) is None))

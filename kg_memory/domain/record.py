@@ -40,6 +40,7 @@ from kg_memory.domain.limits import (
     MAX_LINE_BYTES,
     check_tree,
     json_hooks,
+    plain_json,
     scalar_problem,
 )
 from kg_memory.domain.model import Channel, Kind, Qualifiers, Value
@@ -236,11 +237,16 @@ def parse_record(data: Any, *, line: int | None = None) -> IngestRecord:
     This is also the Python API's way in for untrusted dicts: whatever ``data`` is, the result
     is a record or an :class:`IngestError`, never another exception.
     """
+    if isinstance(data, dict):
+        problem = check_tree(data)
+        if problem is not None:
+            raise IngestError(problem[1], line=line, field=problem[0] or None)
+    return _validated(data, line)
+
+
+def _validated(data: Any, line: int | None) -> IngestRecord:
     if not isinstance(data, dict):
         raise IngestError("each line must be a JSON object", line=line)
-    problem = check_tree(data)
-    if problem is not None:
-        raise IngestError(problem[1], line=line, field=problem[0] or None)
     try:
         record = IngestRecord.model_validate(data)
     except ValidationError as exc:
@@ -260,13 +266,22 @@ def parse_line(raw: bytes, *, line: int | None = None) -> IngestRecord | None:
                           line=line) from None
     if not text or text.startswith("#"):
         return None
+    # Most lines cannot break a limit the model does not check itself; only the others pay
+    # for the decoder hooks and the walk that names the field.
+    plain = plain_json(text)
     try:
-        data = json.loads(text, **json_hooks())
+        try:
+            data = json.loads(text) if plain else json.loads(text, **json_hooks())
+        except json.JSONDecodeError:
+            raise
+        except ValueError:  # Python's own limit on integer digits: take the exact way
+            plain = False
+            data = json.loads(text, **json_hooks())
     except json.JSONDecodeError as exc:
         raise IngestError(f"malformed JSON: {exc.msg} at column {exc.colno}", line=line) from None
     except RecursionError:
         raise IngestError(f"nested deeper than {MAX_DEPTH} levels", line=line) from None
-    return parse_record(data, line=line)
+    return _validated(data, line) if plain else parse_record(data, line=line)
 
 
 def _raw_lines(handle: BinaryIO) -> Iterator[tuple[int, bytes]]:
