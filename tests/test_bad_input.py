@@ -160,8 +160,15 @@ def test_an_escaped_lone_surrogate_names_the_field(tmp_path: Path) -> None:
     assert (err.line, err.field) == (2, "assertions.0.value")
     assert "surrogate" in str(err)
     assert accepted_ops(store) == {"a"}
-    # The same text built in Python: the write path refuses it typed, never a serialiser error.
-    record = IngestRecord.model_validate({**line("p"), "content": "\ud800"})
+    # The same text from Python: parse_record names the field; a record built without
+    # validation is still refused typed by the write path, never a serialiser error.
+    with pytest.raises(IngestError, match="surrogate") as caught:
+        parse_record({**line("p"), "content": "\ud800"})
+    assert caught.value.field == "content"
+    with pytest.raises(IngestError, match="surrogate"):
+        parse_record({**line("p"), "mentions": ["ok", "\udcff"]})
+    valid = IngestRecord.model_validate(line("p"))
+    record = valid.model_copy(update={"content": "\ud800"})  # model_copy does not validate
     with Memory.open(tmp_path / "p.db") as memory, pytest.raises(IngestError, match="surrogate"):
         memory.ingest(record)
 

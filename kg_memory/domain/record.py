@@ -66,6 +66,18 @@ __all__ = [
 class _Strict(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    @field_validator("*")
+    @classmethod
+    def _unicode(cls, value: Any) -> Any:
+        # A lone surrogate (from a JSON escape, or bytes that were not UTF-8) cannot be stored
+        # by either backend: refused here, with its field, rather than deep in the write.
+        texts = (value if isinstance(value, tuple) else value.values() if isinstance(value, dict)
+                 else (value,))
+        for text in texts:
+            if isinstance(text, str) and (problem := scalar_problem(text, content=True)):
+                raise ValueError(problem)
+        return value
+
 
 def _storable(value: Value) -> Value:
     problem = scalar_problem(value)

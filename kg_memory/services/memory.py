@@ -269,6 +269,7 @@ class Memory:
 
     def blocks(self, scope: str | None = None) -> list[Block]:
         """Collection blocks left by forget requests (active and revoked)."""
+        check_text(scope=scope)
         return self.store.blocks(scope)
 
     def revoke_block(self, block_id: str) -> None:
@@ -280,6 +281,8 @@ class Memory:
 
     def prov(self, node_ids: list[str] | None = None) -> ProvDocument:
         """A W3C PROV document of the lineage of ``node_ids`` (of everything when ``None``)."""
+        for node in node_ids or []:
+            check_text(node_id=node)
         doc = export_prov(self.store, node_ids)
         add_tombstones(doc, self.store)
         return doc
@@ -287,15 +290,18 @@ class Memory:
     # -- identity ----------------------------------------------------------------------------
 
     def entities(self, scope: str | None = None) -> list[Entity]:
+        check_text(scope=scope)
         return self.store.entities(scope)
 
     def profile(self, entity_id: str) -> EntityProfile | None:
         """What identity resolution knows of an entity: names, identifiers, context."""
+        check_text(entity_id=entity_id)
         return load_profile(self.store, entity_id)
 
     def decisions(self, scope: str | None = None, entity_id: str | None = None
                   ) -> list[Resolved]:
         """Every resolution decision with its evidence, oldest first."""
+        check_text(scope=scope, entity_id=entity_id)
         found = load_decisions(self.store, scope)
         if entity_id is None:
             return found
@@ -305,6 +311,7 @@ class Memory:
 
     def review(self, scope: str | None = None) -> list[Resolved]:
         """REVIEW decisions no person has settled yet."""
+        check_text(scope=scope)
         decided = {r.decision.mention.mention_id for r in self.decisions(scope)
                    if r.decision.decided_by != RESOLVER}
         return [r for r in self.decisions(scope) if r.decision.outcome is Outcome.REVIEW
@@ -312,17 +319,22 @@ class Memory:
 
     def merge(self, keep: str, other: str, *, by: str, reason: str, scope: str) -> Resolved:
         """A person's merge: ``other`` is the same as ``keep`` from now on (reversible)."""
+        check_text(keep=keep, other=other, by=by, reason=reason, scope=scope)
         return merge_entities(self.store, keep, other, by=by, reason=reason, scope=scope)
 
     def unmerge(self, keep: str, other: str, *, by: str, reason: str, scope: str) -> Resolved:
         """Undo a merge; every fact stays with the entity it was written for."""
+        check_text(keep=keep, other=other, by=by, reason=reason, scope=scope)
         return unmerge_entities(self.store, keep, other, by=by, reason=reason, scope=scope)
 
     def unmerge_decision(self, decision_id: str, *, by: str, reason: str) -> Resolved:
         """Undo the resolver's merge of one mention, splitting its facts back by lineage."""
+        check_text(decision_id=decision_id, by=by, reason=reason)
         return unmerge_decision(self.store, decision_id, by=by, reason=reason)
 
     def keep_apart(self, provisional: str, candidate: str, *, by: str, reason: str,
                    scope: str) -> Resolved:
         """A person settles a REVIEW: these are different entities."""
+        check_text(provisional=provisional, candidate=candidate, by=by, reason=reason,
+                   scope=scope)
         return keep_apart(self.store, provisional, candidate, by=by, reason=reason, scope=scope)
