@@ -151,6 +151,13 @@ def test_the_python_api_answers_or_raises_kg_memory_errors(
         lambda: scratch.forget(f"category:{word}/{word}/*", dry_run=True),
         lambda: scratch.consolidate(word, "profile", [word], scope=scope or "default"),
         lambda: scratch.revoke_block(word),
+        lambda: scratch.profile(word),
+        lambda: scratch.decisions(scope, word),
+        lambda: scratch.review(scope),
+        lambda: scratch.entities(scope),
+        lambda: scratch.blocks(scope),
+        lambda: scratch.prov([word]),
+        lambda: scratch.unmerge_decision(word, by=word, reason=word),
     ]
     for call in calls:
         with contextlib.suppress(KgMemoryError):
@@ -189,6 +196,12 @@ cli_args = st.one_of(
     st.tuples(st.just("entities"), st.just("show"), cli_text),
     st.tuples(st.just("consolidate"), cli_text, st.just("p"), st.just("--from"), cli_text),
     st.tuples(st.just("blocks"), st.just("revoke"), cli_text),
+    st.tuples(st.just("prov"), cli_text),
+    st.tuples(st.sampled_from(["refusals", "entities list", "entities review", "blocks list"]),
+              st.just("--scope"), cli_text),
+    st.tuples(st.just("history"), st.just("ana"), st.just("--predicate"), cli_text),
+    st.tuples(st.just("entities"), st.just("unmerge"), st.just("--decision"), cli_text,
+              st.just("--by"), cli_text),
 )
 
 
@@ -197,8 +210,11 @@ cli_args = st.one_of(
 def test_the_cli_exits_with_a_documented_code_never_a_traceback(
     cli_store: str, args: tuple[str, ...], json_out: bool,
 ) -> None:
-    argv = [*args, "--store", cli_store, *(["--json"] if json_out and args[0] != "forget"
-                                          and args[:2] != ("blocks", "revoke") else [])]
+    words = [w for arg in args for w in (arg.split(" ") if arg.startswith(("entities ",
+                                                                          "blocks ")) else [arg])]
+    plain = words[0] in ("forget", "prov") or words[:2] in (["blocks", "revoke"],
+                                                            ["entities", "unmerge"])
+    argv = [*words, "--store", cli_store, *(["--json"] if json_out and not plain else [])]
     result = runner.invoke(_app(), argv)
     assert result.exception is None or isinstance(result.exception, SystemExit), (
         argv, repr(result.exception))
