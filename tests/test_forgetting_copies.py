@@ -237,3 +237,34 @@ def test_a_synced_mirror_loses_the_entity_before_its_outbox_keys_go(tmp_path: Pa
         assert files_holding(store_dir, CANARY) == []
     finally:
         target.close()
+
+
+def test_a_forgotten_mention_leaves_no_name_in_profiles_keys_or_decisions(
+    tmp_path: Path,
+) -> None:
+    """The entity stays (a kept episode resolved to it too), but the name only the forgotten
+    mention gave it goes: from its display name, its profile, the profile's blocking keys and
+    the kept decision that quoted it as evidence."""
+    clock = ManualClock(day(0))
+    store_dir = tmp_path / "store"
+    with Memory.open(store_dir / "m.db", clock=clock) as memory:
+        first = memory.ingest(episode("a", "user", day(0), content="Met someone.", resolve=[
+            {"key": "z", "name": "Zedwina Canarius", "identifiers": {"user_id": "z1"}}],
+            assertions=[fact("@z", "role", "pilot")]))
+        clock.now = day(1)
+        memory.ingest(episode("b", "user", day(1), content="Again.", resolve=[
+            {"key": "z", "name": "Zed Okafor", "identifiers": {"user_id": "z1"}}],
+            assertions=[fact("@z", "city", "Oslo")]))
+        [entity] = memory.entities()
+        assert entity.name == "Zedwina Canarius"
+        clock.now = day(2)
+        assert memory.forget(f"episode:{first.episode_id}").status == "complete"
+        [entity] = memory.entities()
+        assert entity.name == "Zed Okafor"
+        profile = memory.profile(entity.entity_id)
+        assert profile is not None
+        assert profile.names == ("Zed Okafor",)
+        assert [d.decision.mention.name for d in memory.decisions()] == ["Zed Okafor"]
+        assert memory.asof(subject=entity.entity_id).values() == ["Oslo"]
+    assert files_holding(store_dir, "Canarius") == []
+    assert files_holding(store_dir, "canarius") == []  # the blocking keys are casefolded

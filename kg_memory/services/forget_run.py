@@ -35,7 +35,7 @@ from kg_memory.domain.supersession import draft_of, plan_write
 from kg_memory.services.identity import forget_identity
 from kg_memory.services.lineage import forget_view
 from kg_memory.services.residues import (
-    Redaction,
+    ResidueSearch,
     find_residues,
     orphaned_entities,
     redact_residues,
@@ -87,7 +87,7 @@ def plan(store: Store, selector: Selector) -> ForgetPlan:
     return _plan(store, selector)[0]
 
 
-def _plan(store: Store, selector: Selector) -> tuple[ForgetPlan, list[Redaction]]:
+def _plan(store: Store, selector: Selector) -> tuple[ForgetPlan, ResidueSearch]:
     """The lineage plan, then what lineage cannot see: orphaned entities and residues."""
     episodes, assertions = _targets(store, selector)
     by_lineage = plan_forget(
@@ -97,7 +97,7 @@ def _plan(store: Store, selector: Selector) -> tuple[ForgetPlan, list[Redaction]
     entities = orphaned_entities(
         store, by_lineage, selector.value if selector.kind == "entity" else None)
     return by_lineage.model_copy(update={
-        "entities": entities, "residues": tuple(r.residue for r in found)}), found
+        "entities": entities, "residues": tuple(r.residue for r in found.found)}), found
 
 
 def _lost_valid_time(versions: list[Assertion], enders: set[str]) -> list[Interval]:
@@ -236,9 +236,8 @@ def forget(
             enders = set(the_plan.erase) | {v.recorded_by for v in deleted}
             tombstones = _tombstones(store, the_plan, secret, deleted)
             if not keep_residues:
-                # Before the identity documents are rewritten below, which read them in tx.
-                redact_residues(tx, found)
-                for record in [r.residue.node for r in found if r.residue.where == "record"]:
+                for record in [r.residue.node for r in found.found
+                               if r.residue.where == "record"]:
                     if _rebuild(tx, store, record, set(the_plan.delete), activity_id,
                                 generation) is not None:
                         tx.delete_assertion(record)
@@ -246,6 +245,8 @@ def forget(
                 tx, store, {e.episode_id: e.scope for e in store.episodes(list(the_plan.erase))},
                 selector.value if selector.kind == "entity" else None,
             )
+            if not keep_residues:
+                redact_residues(tx, store, found)
             for record in the_plan.rebuild:
                 _rebuild(tx, store, record, set(the_plan.delete), activity_id, generation)
             for node in (*the_plan.delete, *the_plan.rebuild):

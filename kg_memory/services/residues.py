@@ -18,16 +18,16 @@ cost grows with the scope, which is why only forget runs pay it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.forgetting import ForgetPlan
 from kg_memory.domain.residue import Matcher, Residue, needles, redact
-from kg_memory.services.identity import DECISION, PROFILE
+from kg_memory.services.identity import DECISION, PROFILE, Resolved
 from kg_memory.store.protocol import Store, Transaction
 
-__all__ = ["Redaction", "find_residues", "orphaned_entities", "redact_residues"]
+__all__ = ["Redaction", "ResidueSearch", "find_residues", "orphaned_entities",
+           "redact_residues"]
 
 _CHUNK = 500
 
@@ -50,23 +50,47 @@ def _scopes(store: Store, plan: ForgetPlan) -> set[str]:
     return scopes
 
 
-def find_residues(store: Store, plan: ForgetPlan) -> list[Redaction]:
+class ResidueSearch(BaseModel):
+    """What a forget run found, and the compiled needles to cut it with."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    found: tuple[Redaction, ...] = ()
+    match: Matcher | None = None
+
+
+def _mentioned(store: Store, scopes: set[str], erased: set[str]) -> list[str]:
+    """Names and identifier values the erased episodes' mentions gave identity resolution:
+    other decisions quote them as evidence ("'Zed' vs 'Zedwina Q.'")."""
+    said: list[str] = []
+    for scope in sorted(scopes):
+        for body in store.documents(DECISION, scope):
+            mention = Resolved.model_validate_json(body).decision.mention
+            if mention.episode_id in erased:
+                said.append(mention.name)
+                said.extend(i.value for i in mention.identifiers)
+    return said
+
+
+def find_residues(store: Store, plan: ForgetPlan) -> ResidueSearch:
     """Every retained copy of what ``plan`` erases, in the scopes it touches.
 
     Run before the plan is carried out: the needles are read from what is about to go.
     """
     gone_episodes = set(plan.erase) | set(plan.redact)
     gone_facts = set(plan.delete) | set(plan.rebuild)
+    scopes = _scopes(store, plan)
     search = needles(
-        [v.value for v in store.versions(list(plan.delete)) if v.kind != "derived"],
+        [*(v.value for v in store.versions(list(plan.delete)) if v.kind != "derived"),
+         *_mentioned(store, scopes, set(plan.erase))],
         [e.content for e in store.episodes(list(plan.erase))],
         [e.content for e in store.episodes(list(plan.redact))],
     )
     if not search:
-        return []
+        return ResidueSearch()
     match = Matcher(search)
     found: list[Redaction] = []
-    for scope in sorted(_scopes(store, plan)):
+    for scope in sorted(scopes):
         for episode in store.scope_episodes(scope):
             if episode.episode_id in gone_episodes:
                 continue
@@ -86,7 +110,7 @@ def find_residues(store: Store, plan: ForgetPlan) -> list[Redaction]:
         for kind in (PROFILE, DECISION):
             found.extend(_document_residues(store, kind, scope, match))
         found.extend(_record_residues(store, scope, match, gone_facts))
-    return found
+    return ResidueSearch(found=tuple(found), match=match)
 
 
 def _document_residues(store: Store, kind: str, scope: str, match: Matcher) -> list[Redaction]:
@@ -127,17 +151,33 @@ def _record_residues(store: Store, scope: str, match: Matcher,
             for node, spans in sorted(found.items())]
 
 
-def redact_residues(tx: Transaction, found: Iterable[Redaction]) -> None:
-    """Cut each residue inside ``tx`` (records are rebuilt by the caller)."""
-    for item in found:
+def redact_residues(tx: Transaction, store: Store, search: ResidueSearch) -> None:
+    """Cut each residue inside ``tx`` (records are rebuilt by the caller).
+
+    Documents are cut last and as they are now, inside ``tx``: the run has just rewritten
+    identity documents, and a body read before it must not overwrite what it wrote.
+    """
+    for item in search.found:
         where = item.residue.where
         if where == "episode":
             tx.replace_content(item.residue.node, item.text)
         elif where == "refusal":
             tx.rewrite_refusal(item.residue.node, item.key, item.text)
-        elif where == "document":
+        elif where == "document" and search.match is not None:
             kind = item.residue.node.split(":", 1)[0]
-            tx.put_document(kind, item.key, item.scope, item.text)
+            for body in store.documents(kind, item.scope, item.key):
+                spans = search.match.spans(body)
+                text = redact(body, spans)
+                if spans and _still_json(text):
+                    tx.put_document(kind, item.key, item.scope, text)
+
+
+def _still_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 def orphaned_entities(store: Store, plan: ForgetPlan, selected: str | None = None

@@ -99,6 +99,9 @@ class Transaction(Protocol):
 
     def delete_entity(self, entity_id: str) -> None: ...
 
+    def rename_entity(self, entity_id: str, name: str | None) -> None:
+        """Change an entity's display name (a forgotten mention had given it)."""
+
     def erase_episode(self, episode_id: str) -> None: ...
 
     def redact_episode(self, episode_id: str, supports_to_drop: list[str]) -> None: ...

@@ -184,6 +184,9 @@ class Neo4jTransaction:
         self._rows("delete_entity", entity_id=entity_id)
         self.erased.append(entity_id)
 
+    def rename_entity(self, entity_id: str, name: str | None) -> None:
+        self._rows("rename_entity", entity_id=entity_id, name=name)
+
     def erase_episode(self, episode_id: str) -> None:
         """Erase an episode, its edges and what the gate refused from it."""
         self._rows("erase_episode", episode_id=episode_id)

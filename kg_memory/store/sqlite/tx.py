@@ -198,6 +198,9 @@ class SqliteTransaction:
         self._conn.execute("DELETE FROM entities WHERE entity_id = ?", (entity_id,))
         self._conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (entity_id, entity_id))
 
+    def rename_entity(self, entity_id: str, name: str | None) -> None:
+        self._conn.execute("UPDATE entities SET name = ? WHERE entity_id = ?", (name, entity_id))
+
     def erase_episode(self, episode_id: str) -> None:
         """Erase an episode, its edges and what the gate refused from it."""
         self._conn.execute("DELETE FROM episodes WHERE episode_id = ?", (episode_id,))
