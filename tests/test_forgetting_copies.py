@@ -239,32 +239,73 @@ def test_a_synced_mirror_loses_the_entity_before_its_outbox_keys_go(tmp_path: Pa
         target.close()
 
 
-def test_a_forgotten_mention_leaves_no_name_in_profiles_keys_or_decisions(
-    tmp_path: Path,
+def _forget_a_mention(memory: Memory, clock: ManualClock) -> None:
+    first = memory.ingest(episode("a", "user", day(0), content="Met someone.", resolve=[
+        {"key": "z", "name": "Zedwina Canarius", "identifiers": {"user_id": "z1"}}],
+        assertions=[fact("@z", "role", "pilot")]))
+    clock.now = day(1)
+    memory.ingest(episode("b", "user", day(1), content="Again.", resolve=[
+        {"key": "z", "name": "Zed Okafor", "identifiers": {"user_id": "z1"}}],
+        assertions=[fact("@z", "city", "Oslo")]))
+    [entity] = memory.entities()
+    assert entity.name == "Zedwina Canarius"
+    clock.now = day(2)
+    assert memory.forget(f"episode:{first.episode_id}").status == "complete"
+
+
+def test_a_forgotten_mention_leaves_no_name_in_the_identity_it_fed(
+    make_memory: MemoryFactory,
 ) -> None:
     """The entity stays (a kept episode resolved to it too), but the name only the forgotten
-    mention gave it goes: from its display name, its profile, the profile's blocking keys and
-    the kept decision that quoted it as evidence."""
+    mention gave it goes: from its display name, its profile and the kept decision that quoted
+    it as evidence."""
+    clock = ManualClock(day(0))
+    memory = make_memory(clock)
+    _forget_a_mention(memory, clock)
+    [entity] = memory.entities()
+    assert entity.name == "Zed Okafor"
+    profile = memory.profile(entity.entity_id)
+    assert profile is not None
+    assert profile.names == ("Zed Okafor",)
+    [decision] = memory.decisions()
+    assert decision.decision.mention.name == "Zed Okafor"
+    assert "Canarius" not in decision.model_dump_json()
+    assert memory.asof(subject=entity.entity_id).values() == ["Oslo"]
+
+
+def test_no_byte_of_a_forgotten_mention_name_remains_blocking_keys_included(
+    tmp_path: Path,
+) -> None:
     clock = ManualClock(day(0))
     store_dir = tmp_path / "store"
     with Memory.open(store_dir / "m.db", clock=clock) as memory:
-        first = memory.ingest(episode("a", "user", day(0), content="Met someone.", resolve=[
-            {"key": "z", "name": "Zedwina Canarius", "identifiers": {"user_id": "z1"}}],
-            assertions=[fact("@z", "role", "pilot")]))
-        clock.now = day(1)
-        memory.ingest(episode("b", "user", day(1), content="Again.", resolve=[
-            {"key": "z", "name": "Zed Okafor", "identifiers": {"user_id": "z1"}}],
-            assertions=[fact("@z", "city", "Oslo")]))
-        [entity] = memory.entities()
-        assert entity.name == "Zedwina Canarius"
-        clock.now = day(2)
-        assert memory.forget(f"episode:{first.episode_id}").status == "complete"
-        [entity] = memory.entities()
-        assert entity.name == "Zed Okafor"
-        profile = memory.profile(entity.entity_id)
-        assert profile is not None
-        assert profile.names == ("Zed Okafor",)
-        assert [d.decision.mention.name for d in memory.decisions()] == ["Zed Okafor"]
-        assert memory.asof(subject=entity.entity_id).values() == ["Oslo"]
+        _forget_a_mention(memory, clock)
     assert files_holding(store_dir, "Canarius") == []
     assert files_holding(store_dir, "canarius") == []  # the blocking keys are casefolded
+
+
+def test_the_cli_dry_run_lists_residues_and_keep_residues_keeps_them(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from kg_memory.cli import app
+
+    clock = ManualClock(day(0))
+    store = tmp_path / "m.db"
+    with Memory.open(store, clock=clock) as memory:
+        drain, request, _ = _quoted_request(memory, clock)
+    runner = CliRunner(env={"COLUMNS": "200"})
+    dry = runner.invoke(app, ["forget", f"assertion:{drain}", "--dry-run", "--store", str(store)])
+    assert dry.exit_code == 0, dry.output
+    assert f"episode {request} (1)" in dry.output
+    assert "residues: 3 found, 3 redacted" in dry.output
+    assert ENDPOINT not in dry.output
+    kept = runner.invoke(app, ["forget", f"assertion:{drain}", "--keep-residues", "--json",
+                               "--store", str(store)])
+    assert kept.exit_code == 0, kept.output
+    report = json.loads(kept.output)
+    assert (report["residues_found"], report["residues_redacted"]) == (3, 0)
+    with Memory.open(store, create=False) as memory:
+        [episode_kept] = memory.store.episodes([request])
+        assert episode_kept.content == REQUEST
