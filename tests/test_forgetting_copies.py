@@ -12,6 +12,7 @@ Every test here failed on the main of 2026-12-01 (0ab05c2).
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from pathlib import Path
 
@@ -296,9 +297,10 @@ def test_the_cli_dry_run_lists_residues_and_keep_residues_keeps_them(tmp_path: P
     with Memory.open(store, clock=clock) as memory:
         drain, request, _ = _quoted_request(memory, clock)
     runner = CliRunner(env={"COLUMNS": "200"})
-    dry = runner.invoke(app, ["forget", f"assertion:{drain}", "--dry-run", "--store", str(store)])
+    dry = runner.invoke(app, ["forget", f"assertion:{drain}", "--dry-run", "--wide",
+                              "--store", str(store)])
     assert dry.exit_code == 0, dry.output
-    assert f"episode {request} (1)" in dry.output
+    assert re.search(rf"residue \(episode, 1\)\s+{request}", dry.output), dry.output
     assert "residues: 3 found, 3 redacted" in dry.output
     assert ENDPOINT not in dry.output
     kept = runner.invoke(app, ["forget", f"assertion:{drain}", "--keep-residues", "--json",
