@@ -63,20 +63,9 @@ __all__ = [
     "read_records",
 ]
 
+
 class _Strict(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-    @field_validator("*")
-    @classmethod
-    def _unicode(cls, value: Any) -> Any:
-        # A lone surrogate (from a JSON escape, or bytes that were not UTF-8) cannot be stored
-        # by either backend: refused here, with its field, rather than deep in the write.
-        texts = (value if isinstance(value, tuple) else value.values() if isinstance(value, dict)
-                 else (value,))
-        for text in texts:
-            if isinstance(text, str) and (problem := scalar_problem(text, content=True)):
-                raise ValueError(problem)
-        return value
 
 
 def _storable(value: Value) -> Value:
@@ -236,6 +225,9 @@ def _first_error(exc: ValidationError) -> tuple[str, str]:
 def parse_mention(data: dict[str, Any]) -> MentionCandidate:
     """A mention to preview (``entities resolve``), with the same rules as in an ingest line;
     :class:`~kg_memory.domain.errors.InvalidArgument` names what is wrong."""
+    problem = check_tree(data)
+    if problem is not None:
+        raise InvalidArgument(f"{problem[0]}: {problem[1]}" if problem[0] else problem[1])
     try:
         return MentionCandidate.model_validate(data)
     except ValidationError as exc:
