@@ -19,6 +19,7 @@ from typing import Any
 import typer
 from pydantic import BaseModel
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -54,7 +55,10 @@ def errors() -> Iterator[None]:
     except KgMemoryError as exc:
         code = next(c for cls, c in EXIT_CODES if isinstance(exc, cls))
         _err.print(
-            f"[bold red]error[/]: {type(exc).__name__}: {exc}", highlight=False, soft_wrap=True
+            # Escaped: a message may quote brackets (an extra's name) that rich would eat.
+            f"[bold red]error[/]: {type(exc).__name__}: {escape(str(exc))}",
+            highlight=False,
+            soft_wrap=True,
         )
         raise typer.Exit(code) from None
 
