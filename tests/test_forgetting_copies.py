@@ -311,3 +311,26 @@ def test_the_cli_dry_run_lists_residues_and_keep_residues_keeps_them(tmp_path: P
     with Memory.open(store, create=False) as memory:
         [episode_kept] = memory.store.episodes([request])
         assert episode_kept.content == REQUEST
+
+
+def test_a_summary_quoting_the_content_is_rebuilt_from_its_own_sources(
+    make_memory: MemoryFactory,
+) -> None:
+    """A worker wrote a summary (a derived record) from another fact but quoted the forgotten
+    endpoint in it: no lineage edge leads there, so it is a residue, rebuilt from its sources."""
+    clock = ManualClock(day(0))
+    memory = make_memory(clock)
+    drain, _, _ = _quoted_request(memory, clock)
+    [editor] = memory.asof(subject="u1", predicate="editor").facts
+    basis = memory.read_basis("u1", "summary", [editor.assertion_id], scope="u1")
+    memory.publish(basis, value=f"uses helix; logs to {ENDPOINT}")
+    [summary] = memory.asof(subject="u1", predicate="summary").facts
+    clock.now = day(4)
+    planned = memory.forget(f"assertion:{drain}", dry_run=True)
+    assert ("record", summary.assertion_id) in {(r.where, r.node) for r in planned.plan.residues}
+    report = memory.forget(f"assertion:{drain}")
+    assert report.residues_redacted == report.residues_found == 4
+    [rebuilt] = memory.asof(subject="u1", predicate="summary").facts
+    assert ENDPOINT not in str(rebuilt.value)
+    assert "helix" in str(rebuilt.value)
+    assert not [h for h in memory.history("u1", "summary") if ENDPOINT in str(h.version.value)]

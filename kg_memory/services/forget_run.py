@@ -236,11 +236,17 @@ def forget(
             enders = set(the_plan.erase) | {v.recorded_by for v in deleted}
             tombstones = _tombstones(store, the_plan, secret, deleted)
             if not keep_residues:
-                for record in [r.residue.node for r in found.found
-                               if r.residue.where == "record"]:
-                    if _rebuild(tx, store, record, set(the_plan.delete), activity_id,
-                                generation) is not None:
-                        tx.delete_assertion(record)
+                for residue in [r.residue for r in found.found if r.residue.where == "record"]:
+                    rebuilt = _rebuild(tx, store, residue.node, set(the_plan.delete),
+                                       activity_id, generation)
+                    if rebuilt is None:
+                        redacted -= residue.spans  # no surviving source to rebuild it from
+                        continue
+                    tx.delete_assertion(residue.node)
+                    if found.match is not None and any(
+                            found.match.spans(str(v.value)) for v in tx.live_versions_of(rebuilt)):
+                        # What its own retained sources say: kept, so not counted as cut.
+                        redacted -= residue.spans
             forget_identity(
                 tx, store, {e.episode_id: e.scope for e in store.episodes(list(the_plan.erase))},
                 selector.value if selector.kind == "entity" else None,
