@@ -26,6 +26,7 @@ from kg_memory import (
     IngestReport,
     Memory,
     StoreUnavailable,
+    count_records,
     default_path,
     ingest_schema,
     parse_instant,
@@ -144,11 +145,12 @@ def ingest(
         channels = _file_channels(trust_envelopes, channel_policy, source, channel)
         if not file.exists():
             raise StoreUnavailable(f"no such file: {file}")
-        total = sum(
-            1
-            for line in file.open(encoding="utf-8")
-            if line.strip() and not line.strip().startswith("#")
-        )
+        if file.is_dir():
+            raise IngestError(f"{file} is a directory, not a JSONL file")
+        try:
+            total = count_records(file)
+        except OSError as exc:
+            raise IngestError(f"cannot read {file}: {exc.strerror}") from None
         counts = {"accepted": 0, "duplicate": 0, "envelopes_refused": 0, "refused": 0}
         with (
             open_memory(store, create=True, channels=channels) as memory,

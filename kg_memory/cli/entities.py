@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from kg_memory import MentionCandidate, Resolved, ScopeError, preview_resolution
+from kg_memory import Resolved, ScopeError, parse_mention, preview_resolution
 from kg_memory.cli import render
 from kg_memory.cli.options import (
     AllScopesOption,
@@ -123,9 +123,11 @@ def resolve_cmd(
         ctx = dict(c.split("=", 1) for c in context or [])
     except ValueError:
         raise typer.BadParameter("use --id KIND:VALUE and --context FIELD=VALUE") from None
-    with render.errors(), open_memory(store, create=False) as memory:
-        decision = preview_resolution(memory.store, MentionCandidate(
-            key="m", name=name, identifiers=ids, context=ctx), _tenant(scope))
+    with render.errors():
+        candidate = parse_mention({"key": "m", "name": name, "identifiers": ids,
+                                   "context": ctx})
+        with open_memory(store, create=False) as memory:
+            decision = preview_resolution(memory.store, candidate, _tenant(scope))
     if json_out:
         render.emit_json(decision)
         return

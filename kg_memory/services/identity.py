@@ -286,22 +286,50 @@ def forget_identity(tx: Transaction, store: Store, episodes: dict[str, str],
         tx.delete_document(PROFILE, gone.entity_id)
     touched = int(gone is not None)
     for scope, keys in lookup.items():
+        forgotten: list[Mention] = []
         for body in tx.documents_by(DECISION, scope, keys):
             d = Resolved.model_validate_json(body).decision
             tx.delete_document(DECISION, d.decision_id)
             touched += 1
+            if d.mention.episode_id in episodes:
+                forgotten.append(d.mention)
         for body in tx.documents_by(PROFILE, scope, keys):
             profile = EntityProfile.model_validate_json(body)
             touched += 1
             tx.delete_document(PROFILE, profile.entity_id)
             kept = tuple(e for e in profile.episode_ids if e not in episodes)
             if kept and profile.entity_id != entity:
-                _save_profile(tx, profile.model_copy(update={
+                _save_profile(tx, _without(tx, profile.model_copy(update={
                     "episode_ids": kept,
                     "attributes": tuple(a for a in profile.attributes
                                         if a.episode_id not in episodes),
-                }))
+                }), forgotten))
     return touched
+
+
+def _without(tx: Transaction, profile: EntityProfile, forgotten: list[Mention]) -> EntityProfile:
+    """``profile`` without the names and identifiers only forgotten mentions gave it.
+
+    A profile keeps no per-name lineage, so what a kept episode's mention also says stays, and
+    the rest goes; the entity's own display name follows when it was one of those.
+    """
+    if not forgotten:
+        return profile
+    kept = [Resolved.model_validate_json(b).decision.mention for b in tx.documents_by(
+        DECISION, profile.scope, [_episode_key(e) for e in profile.episode_ids])]
+    said = {m.name for m in kept}
+    gone_names = {m.name for m in forgotten} - said
+    said_ids = {(i.kind, i.value) for m in kept for i in m.identifiers}
+    gone_ids = {(i.kind, i.value) for m in forgotten for i in m.identifiers} - said_ids
+    names = tuple(n for n in profile.names if n not in gone_names) or tuple(
+        sorted(said)) or (profile.entity_id,)
+    known = tx.entity(profile.entity_id)
+    if known is not None and known.name in gone_names:
+        tx.rename_entity(profile.entity_id, names[0])
+    return profile.model_copy(update={
+        "names": names,
+        "identifiers": tuple(i for i in profile.identifiers if (i.kind, i.value) not in gone_ids),
+    })
 
 
 def unmerge_decision(store: Store, decision_id: str, *, by: str, reason: str,

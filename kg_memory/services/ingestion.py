@@ -26,6 +26,7 @@ from collections import deque
 from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
+from pydantic_core import PydanticSerializationError
 
 from kg_memory.domain.authority import ranks_at_least, same_tier, standing
 from kg_memory.domain.change import Draft, Effect, PlannedEdge
@@ -35,6 +36,7 @@ from kg_memory.domain.errors import (
     ConcurrencyError,
     ForgottenError,
     IdempotencyConflict,
+    IngestError,
     ScopeError,
 )
 from kg_memory.domain.forgetting import content_key, operation_key
@@ -48,6 +50,7 @@ from kg_memory.domain.record import (
     EventCandidate,
     IngestRecord,
     RetractionCandidate,
+    check_intervals,
 )
 from kg_memory.domain.supersession import plan_retraction, plan_write
 from kg_memory.services.admission import admit_entities, check_envelope, refuse
@@ -347,8 +350,14 @@ def ingest_record(
     if tx.scope != record.scope:
         raise ScopeError(f"an episode for scope {record.scope!r} cannot be written in a unit "
                          f"of work for scope {tx.scope!r}")
+    # A record built in Python skipped the file reader's checks: the ones a model cannot make
+    # on its own run here, so the write path raises IngestError, never a validation error.
+    check_intervals(record)
+    try:
+        payload_hash = record.payload_hash()
+    except (PydanticSerializationError, UnicodeEncodeError):
+        raise IngestError("text is not valid Unicode (a lone surrogate)") from None
     episode_id = episode_id_for(record.scope, record.operation_id)
-    payload_hash = record.payload_hash()
     _check_forgotten(tx, record, secret)
     prior = tx.episode_by_operation(record.operation_id)
     if prior is not None:
