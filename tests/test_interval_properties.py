@@ -7,6 +7,7 @@ hours ``[start, end)`` is computed by counting. An open end stands for "past the
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -69,8 +70,9 @@ def test_minus_is_set_difference_in_order_without_touching_parts(
     parts = a[0].minus(b[0])
     assert hours_of(parts) == a[1] - b[1]
     assert len(parts) <= 2
-    for left, right in zip(parts, parts[1:], strict=False):
-        assert left.end is not None and left.end < right.start  # in order, never touching
+    for left, right in itertools.pairwise(parts):
+        assert left.end is not None
+        assert left.end < right.start
     if not a[1] & b[1]:
         assert parts == [a[0]]  # untouched when disjoint: the same interval, not a copy of it
 

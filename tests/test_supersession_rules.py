@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from kg_memory import Assertion, EdgeType, EndReason, Interval, Kind, Qualifiers
 from kg_memory.domain.change import ChangePlan, Draft
 from kg_memory.domain.dependency import plan_retirement
-from kg_memory.domain.supersession import plan_retraction, plan_write, same_content
+from kg_memory.domain.supersession import plan_retraction, plan_write
 
 BASE = datetime(2026, 1, 1, tzinfo=UTC)
 GRID = 10
@@ -120,10 +120,12 @@ def test_plans_agree_with_a_cell_array_and_keep_the_slot_tidy(
             refresh = all(reference.get(c) == content for c in span)
             plan = plan_write(slot.live, new, episode_id=f"ep-{n}")
             if refresh:
-                assert not plan.closures and not plan.drafts, "a restatement made revisions"
+                assert not plan.closures, "a restatement closed revisions"
+                assert not plan.drafts, "a restatement made revisions"
                 assert [e.action for e in plan.effects] == ["refreshed"]
                 [edge] = plan.edges
-                assert edge.type == EdgeType.SUPPORTS and edge.src == f"ep-{n}"
+                assert edge.type == EdgeType.SUPPORTS
+                assert edge.src == f"ep-{n}"
             else:
                 assert plan.drafts, "a new value wrote nothing"
                 assert all(c.reason == EndReason.SUPERSEDED for c in plan.closures)
@@ -189,7 +191,7 @@ def test_changing_only_an_exception_is_a_new_value_not_a_refresh() -> None:
         slot = Slot()
         slot.apply(plan_write([], draft(0, 0, None, 0), episode_id="ep-0"))
         plan = plan_write(slot.live, draft(other, 0, None, 1), episode_id="ep-1")
-        assert [e.action for e in plan.effects][0] == "written", other
+        assert next(e.action for e in plan.effects) == "written", other
         slot.apply(plan)
         [live] = slot.live
         assert content_of(live) == other
