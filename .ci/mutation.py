@@ -44,6 +44,7 @@ MODULES = [
     "kg_memory.domain.resolution.decision",
 ]
 EQUIVALENT = ROOT / ".ci" / "mutation-equivalent.txt"
+IMPORT_TIME = "<import>"
 #: Test files named like these run first for a module's mutants: most mutants die there in a
 #: second, and only a survivor pays for every other test that runs the line.
 FOCUS = {
@@ -251,8 +252,10 @@ def coverage_map(work: Path) -> dict[str, dict[int, set[str]]]:
     for module in MODULES:
         path = str(_module_path(module, ROOT))
         by_line = data.contexts_by_lineno(path)
+        # A line run only at import (a class body, a model's config, a module constant) has
+        # the empty context: no one test ran it, so its mutants run the module's focus files.
         covered[module] = {
-            line: {c.split("|")[0] for c in contexts if c}
+            line: {c.split("|")[0] for c in contexts if c} or {IMPORT_TIME}
             for line, contexts in by_line.items()
         }
     return covered
@@ -266,8 +269,15 @@ def _copy_tree(work: Path) -> Path:
     return tree
 
 
+def _focus_files(words: tuple[str, ...]) -> list[str]:
+    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_*.py")
+                  if any(w in p.name for w in words))
+
+
 def _stages(mutant: Mutant, tests: set[str]) -> list[list[str]]:
     words = FOCUS.get(mutant.module.rsplit(".", 1)[-1], ())
+    if IMPORT_TIME in tests:
+        return [_focus_files(words)]
     focus = sorted(t for t in tests if any(w in t.split("::")[0] for w in words))
     rest = sorted(tests - set(focus))
     return [stage for stage in (focus, rest) if stage]
