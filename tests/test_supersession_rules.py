@@ -52,7 +52,7 @@ def draft(content: int, start: int, end: int | None, n: int) -> Draft:
     fields = {"kind": Kind.STATED, **CONTENTS[content]}
     return Draft(assertion_id=f"new-{n}", scope="u1", subject="ana", predicate="diet",
                  writer="user", valid=interval(start, end), reason=EndReason.ASSERTED,
-                 recorded_by=f"ep-{n}", **fields)  # type: ignore[arg-type]
+                 recorded_by=f"ep-{n}", **fields)
 
 
 def content_of(version: Assertion | Draft) -> int:
