@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from kg_memory.domain.errors import IngestError
 from kg_memory.domain.instant import UtcDatetime
 from kg_memory.domain.model import Channel, Kind, Qualifiers, Value
+from kg_memory.domain.resolution.mention import Context
 
 __all__ = [
     "AssertionCandidate",
@@ -104,8 +105,12 @@ class MentionCandidate(_Strict):
 
     Candidate facts refer to it as ``"@key"`` in ``subject``; the resolver decides which entity
     that is (see :mod:`kg_memory.domain.resolution`). ``identifiers`` maps a kind (``user_id``,
-    ``email``, ``phone``, ``handle``) to a value; ``context`` holds ``employer``, ``role``,
-    ``city``, ``relation`` (to the user) and ``project``.
+    ``national_id``, ``email``, ``phone``, ``handle``) to a value; ``context`` holds
+    ``employer``, ``role``, ``city``, ``relation`` (to the user), ``project``, the person-record
+    fields ``birth_date``, ``street_number``, ``street``, ``locality``, ``postcode`` and
+    ``state``, and ``custom.<name>`` for attributes the resolver config declares. Any other key
+    is an error, by the same rule as on the Python API
+    (:func:`~kg_memory.domain.resolution.mention.unknown_context_key`).
     """
 
     key: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
@@ -113,6 +118,12 @@ class MentionCandidate(_Strict):
     type: str = "person"
     identifiers: dict[str, str] = Field(default_factory=dict)
     context: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("context")
+    @classmethod
+    def _known_context(cls, value: dict[str, str]) -> dict[str, str]:
+        Context.from_mapping(value)  # the one rule: raises naming the first unknown key
+        return value
 
 
 class IngestRecord(_Strict):

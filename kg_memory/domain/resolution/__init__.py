@@ -70,7 +70,9 @@ from kg_memory.domain.resolution.blocking import (
 from kg_memory.domain.resolution.comparison import FieldComparison, compare
 from kg_memory.domain.resolution.config import (
     DEFAULT_CONFIG,
+    CustomAttribute,
     FieldParams,
+    IdentifierRule,
     LevelParams,
     PriorParams,
     ResolverConfig,
@@ -88,8 +90,9 @@ from kg_memory.domain.resolution.decision import (
 from kg_memory.domain.resolution.field import Field, Level
 from kg_memory.domain.resolution.manual import manual_decision
 from kg_memory.domain.resolution.mention import Context, Identifier, IdentifierKind, Mention
-from kg_memory.domain.resolution.names import PersonName, parse_name
-from kg_memory.domain.resolution.profile import AttributeValue, EntityProfile
+from kg_memory.domain.resolution.names import PersonName, format_name, parse_name
+from kg_memory.domain.resolution.profile import AttributeValue, EntityProfile, grow_profile
+from kg_memory.domain.resolution.record_fields import Comparator
 from kg_memory.domain.resolution.resolver import posterior, rescore, resolve
 from kg_memory.domain.resolution.scorer import ConstantScorer, Scorer, ScorerEvidence
 from kg_memory.domain.resolution.unmerge import AttachedFact, FactAssignment, UnmergePlan, unmerge
@@ -102,8 +105,10 @@ __all__ = [
     "BlockingIndex",
     "Candidate",
     "CandidateEvidence",
+    "Comparator",
     "ConstantScorer",
     "Context",
+    "CustomAttribute",
     "EntityProfile",
     "FactAssignment",
     "Field",
@@ -112,6 +117,7 @@ __all__ = [
     "FieldParams",
     "Identifier",
     "IdentifierKind",
+    "IdentifierRule",
     "Level",
     "LevelParams",
     "Mention",
@@ -128,6 +134,8 @@ __all__ = [
     "Veto",
     "VetoReason",
     "compare",
+    "format_name",
+    "grow_profile",
     "manual_decision",
     "mention_keys",
     "parse_name",

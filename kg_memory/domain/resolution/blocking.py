@@ -50,6 +50,10 @@ def _full_name_keys(name: PersonName) -> Iterator[str]:
             yield f"given+family-initial:{group}|{family[0]}"
         yield f"initial+family:{given[0]}|{family}"
         yield f"phonetic:{soundex(given)}|{soundex(family)}"
+        core = name.family_core
+        if core is not None and core != family:
+            # "Jan Hoek" finds "Jan van der Hoek", and the other way round.
+            yield from _full_name_keys(PersonName(given=given, family=core))
 
 
 def profile_keys(profile: EntityProfile) -> frozenset[str]:

@@ -18,10 +18,11 @@ Attributes are compared twice on purpose, answering two different questions:
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.domain.resolution.field import ATTRIBUTE_FIELDS, Field, Level
+from kg_memory.domain.resolution.field import ATTRIBUTE_FIELDS, RECORD_FIELDS, Field, Level
 from kg_memory.domain.resolution.mention import IdentifierKind, Mention
 from kg_memory.domain.resolution.names import (
     compare_family,
@@ -31,6 +32,17 @@ from kg_memory.domain.resolution.names import (
     parse_name,
 )
 from kg_memory.domain.resolution.profile import AttributeValue, EntityProfile
+from kg_memory.domain.resolution.record_fields import (
+    compare_birth_date,
+    compare_custom,
+    compare_exact,
+    compare_postcode,
+    compare_text_jw,
+)
+from kg_memory.domain.resolution.similarity import near_miss
+
+if TYPE_CHECKING:
+    from kg_memory.domain.resolution.config import CustomAttribute, IdentifierRule
 
 __all__ = ["FieldComparison", "compare", "compare_values"]
 
@@ -43,7 +55,7 @@ class FieldComparison(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    field: Field
+    field: Field | str  # a Field, or ``custom.<name>`` for a declared custom attribute
     level: Level
     detail: str = ""
 
@@ -83,7 +95,9 @@ def _names(mention: Mention, profile: EntityProfile) -> tuple[FieldComparison, F
     )
 
 
-def _identifier(mention: Mention, profile: EntityProfile, kind: IdentifierKind) -> FieldComparison:
+def _identifier(
+    mention: Mention, profile: EntityProfile, kind: IdentifierKind, rule: IdentifierRule | None
+) -> FieldComparison:
     said, known = mention.identifier_keys(kind), profile.identifier_keys(kind)
     if not said or not known:
         return FieldComparison(field=kind.field, level=Level.MISSING)
@@ -91,7 +105,44 @@ def _identifier(mention: Mention, profile: EntityProfile, kind: IdentifierKind) 
     if shared:
         return FieldComparison(field=kind.field, level=Level.EXACT, detail=min(shared))
     detail = f"{sorted(said)} vs {sorted(known)}"
+    if rule is not None and rule.one_per_person and rule.near_miss_edits:
+        # One number per person: one typo away is the same number mistyped, not a conflict.
+        edits = rule.near_miss_edits
+        if any(near_miss(a, b, edits=edits) for a in said for b in known):
+            detail = "near miss: " + detail
+            return FieldComparison(field=kind.field, level=Level.CLOSE, detail=detail)
     return FieldComparison(field=kind.field, level=Level.DIFFERENT, detail=detail)
+
+
+def _record_level(field: Field, said: str, known: str) -> tuple[Level, str]:
+    if field is Field.BIRTH_DATE:
+        return compare_birth_date(said, known)
+    if field is Field.POSTCODE:
+        return compare_postcode(said, known), ""
+    if field in (Field.STREET_NUMBER, Field.STATE):
+        return compare_exact(said, known), ""
+    return compare_text_jw(said, known), ""
+
+
+def _record_field(mention: Mention, profile: EntityProfile, field: Field) -> FieldComparison:
+    said = mention.context.get(field)
+    known = profile.values(field)
+    if said is None or not known:
+        return FieldComparison(field=field, level=Level.MISSING)
+    found = [(_record_level(field, said, v.value), v.value) for v in known]
+    (level, why), value = max(found, key=lambda f: _LEVEL_RANK[f[0][0]])
+    detail = f"{said!r} vs {value!r}" + (f": {why}" if why and level is not Level.EXACT else "")
+    return FieldComparison(field=field, level=level, detail=detail)
+
+
+def _custom(mention: Mention, profile: EntityProfile, declared: CustomAttribute) -> FieldComparison:
+    said = mention.context.custom_value(declared.name)
+    known = profile.custom_values(declared.name)
+    if said is None or not known:
+        return FieldComparison(field=declared.field, level=Level.MISSING)
+    levels = [(compare_custom(declared.comparator, said, v, declared.close), v) for v in known]
+    level, value = max(levels, key=lambda f: _LEVEL_RANK[f[0]])
+    return FieldComparison(field=declared.field, level=level, detail=f"{said!r} vs {value!r}")
 
 
 def _entity_type(mention: Mention, profile: EntityProfile) -> FieldComparison:
@@ -161,12 +212,20 @@ def _co_mentions(mention: Mention, profile: EntityProfile) -> FieldComparison:
 
 
 def compare(
-    mention: Mention, profile: EntityProfile, *, single_valued: Collection[Field]
+    mention: Mention,
+    profile: EntityProfile,
+    *,
+    single_valued: Collection[Field],
+    identifiers: dict[IdentifierKind, IdentifierRule] | None = None,
+    custom: Collection[CustomAttribute] = (),
 ) -> tuple[FieldComparison, ...]:
-    """Compare ``mention`` with ``profile`` on every field, in :class:`Field` order.
+    """Compare ``mention`` with ``profile`` on every field, in :class:`Field` order, then each
+    declared custom attribute in declaration order.
 
     ``single_valued`` names the attributes that hold one value at a time (usually employer,
-    role and city); only those can contradict in :attr:`Field.TEMPORAL`.
+    role and city); only those can contradict in :attr:`Field.TEMPORAL`. ``identifiers`` gives
+    each kind's rule (a one-per-person kind's near-miss is CLOSE); without it every kind is
+    compared exactly.
     """
     given, family = _names(mention, profile)
     by_field = {
@@ -176,8 +235,11 @@ def compare(
         Field.CO_MENTIONS: _co_mentions(mention, profile),
         Field.TEMPORAL: _temporal(mention, profile, single_valued),
     }
+    rules = identifiers or {}
     for kind in IdentifierKind:
-        by_field[kind.field] = _identifier(mention, profile, kind)
+        by_field[kind.field] = _identifier(mention, profile, kind, rules.get(kind))
     for field in ATTRIBUTE_FIELDS:
         by_field[field] = _attribute(mention, profile, field)
-    return tuple(by_field[f] for f in Field)
+    for field in RECORD_FIELDS:
+        by_field[field] = _record_field(mention, profile, field)
+    return (*(by_field[f] for f in Field), *(_custom(mention, profile, c) for c in custom))

@@ -33,10 +33,13 @@ from kg_memory.domain.resolution.field import Field as CompareField
 from kg_memory.domain.resolution.field import Level
 from kg_memory.domain.resolution.mention import IdentifierKind
 from kg_memory.domain.resolution.name_tables import NAME_TABLES_VERSION
+from kg_memory.domain.resolution.record_fields import Comparator
 
 __all__ = [
     "DEFAULT_CONFIG",
+    "CustomAttribute",
     "FieldParams",
+    "IdentifierRule",
     "LevelParams",
     "PriorParams",
     "ResolverConfig",
@@ -154,7 +157,14 @@ _DEFAULT_FIELDS: Mapping[CompareField, FieldParams] = MappingProxyType(
         ),
         # Strong identifiers: agreement is near-proof. A person has one user id but may have
         # several emails, phones and handles, so only a user-id conflict is a veto (see below).
-        _C.USER_ID: FieldParams(exact=_p(0.99, 1e-5), different=_p(0.001, 0.99)),
+        # A near-miss (one typo or transposed digit) is CLOSE: the same number mistyped far more
+        # often than two people's numbers one keystroke apart.
+        _C.USER_ID: FieldParams(
+            exact=_p(0.97, 1e-5), close=_p(0.02, 1e-4), different=_p(0.01, 0.99)
+        ),
+        _C.NATIONAL_ID: FieldParams(
+            exact=_p(0.90, 1e-5), close=_p(0.09, 1e-4), different=_p(0.01, 0.99)
+        ),
         _C.EMAIL: FieldParams(exact=_p(0.95, 1e-4), different=_p(0.30, 0.95)),
         _C.PHONE: FieldParams(exact=_p(0.95, 2e-4), different=_p(0.30, 0.95)),
         _C.HANDLE: FieldParams(exact=_p(0.95, 1e-4), different=_p(0.30, 0.95)),
@@ -175,12 +185,78 @@ _DEFAULT_FIELDS: Mapping[CompareField, FieldParams] = MappingProxyType(
         _C.CO_MENTIONS: FieldParams(
             exact=_p(0.35, 0.005), close=_p(0.40, 0.04), different=_p(0.25, 0.955)
         ),
+        # Person-record fields: a date of birth is nearly unique within a block, an address a
+        # little less (households), a postcode and a state are shared by many.
+        _C.BIRTH_DATE: FieldParams(
+            exact=_p(0.85, 0.002), close=_p(0.12, 0.01), different=_p(0.03, 0.988)
+        ),
+        _C.STREET_NUMBER: FieldParams(exact=_p(0.85, 0.05), different=_p(0.15, 0.95)),
+        _C.STREET: FieldParams(
+            exact=_p(0.80, 0.005), close=_p(0.12, 0.01), different=_p(0.08, 0.985)
+        ),
+        _C.LOCALITY: FieldParams(
+            exact=_p(0.80, 0.02), close=_p(0.12, 0.02), different=_p(0.08, 0.96)
+        ),
+        _C.POSTCODE: FieldParams(
+            exact=_p(0.85, 0.02), close=_p(0.10, 0.05), different=_p(0.05, 0.93)
+        ),
+        _C.STATE: FieldParams(exact=_p(0.95, 0.25), different=_p(0.05, 0.75)),
         # Temporal: mostly re-reads the attributes, so it weighs little on top of them. Differing
         # values nearly always overlap in time (open intervals), for strangers and for people whose
         # move the memory has not heard of alike; a contradiction still counts a little against.
         _C.TEMPORAL: FieldParams(
             exact=_p(0.50, 0.35), close=_p(0.10, 0.10), different=_p(0.40, 0.60)
         ),
+    }
+)
+
+
+class IdentifierRule(BaseModel):
+    """How one identifier kind behaves.
+
+    ``one_per_person`` kinds (an account id, a national id): a conflict is a veto, but a
+    near-miss (at most ``near_miss_edits`` edits, a transposition counting as one) is CLOSE
+    evidence *for*, never a veto, because a mistyped digit is far likelier than two people one
+    keystroke apart. Shared kinds (phone, email, handle): several per person and shared by
+    households and teams, so a difference is weak and a near-miss means nothing.
+    ``decisive`` kinds may merge despite a conflicting name (people change names; they do not
+    swap accounts).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    one_per_person: bool = False
+    decisive: bool = False
+    near_miss_edits: int = Field(default=1, ge=0, le=2)
+
+
+class CustomAttribute(BaseModel):
+    """An attribute a deployment declares: its name (the ``custom.<name>`` context key), how it
+    is compared, the ``close`` threshold (Jaro-Winkler similarity, numeric distance or days),
+    and the m/u parameters of its levels."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")
+    comparator: Comparator
+    close: float = Field(default=0.0, ge=0.0)
+    params: FieldParams
+    #: Whether agreement tells namesakes apart (like an employer), or is shared by many.
+    distinguishing: bool = False
+
+    @property
+    def field(self) -> str:
+        """The name its evidence is recorded under."""
+        return f"custom.{self.name}"
+
+
+_IDENTIFIER_RULES: Mapping[IdentifierKind, IdentifierRule] = MappingProxyType(
+    {
+        IdentifierKind.USER_ID: IdentifierRule(one_per_person=True, decisive=True),
+        IdentifierKind.NATIONAL_ID: IdentifierRule(one_per_person=True, decisive=True),
+        IdentifierKind.EMAIL: IdentifierRule(),
+        IdentifierKind.PHONE: IdentifierRule(),
+        IdentifierKind.HANDLE: IdentifierRule(),
     }
 )
 
@@ -194,12 +270,12 @@ class ResolverConfig(BaseModel):
     fields: Mapping[CompareField, FieldParams]
     prior: PriorParams = PriorParams()
     thresholds: Thresholds
-    #: Identifier kinds a person has exactly one of: a conflict is a veto, not just evidence.
-    vetoing_identifiers: tuple[IdentifierKind, ...] = (IdentifierKind.USER_ID,)
-    #: Identifier kinds whose agreement may merge despite a different given or family name
-    #: (people change names; they do not swap accounts). Other identifiers can be shared (a
-    #: household phone, a team inbox), so with a conflicting name they only reach REVIEW.
-    decisive_identifiers: tuple[IdentifierKind, ...] = (IdentifierKind.USER_ID,)
+    #: How each identifier kind behaves (:class:`IdentifierRule`); a kind left out is shared.
+    identifiers: Mapping[IdentifierKind, IdentifierRule] = Field(
+        default_factory=lambda: dict(_IDENTIFIER_RULES)
+    )
+    #: Attributes the deployment declares (``custom.<name>`` context keys).
+    custom: tuple[CustomAttribute, ...] = ()
     #: The least evidence, in bits, the agreeing non-name fields must carry together for a
     #: MERGE. One agreeing field is required by rule; this sets how telling it must be, so a
     #: fuzzy match alone ("Acme" vs "Acme Group", 1.3 bits) does not count as corroboration.
@@ -213,22 +289,50 @@ class ResolverConfig(BaseModel):
     #: The most (in bits, either way) a plug-in scorer may add to a candidate's weight.
     max_scorer_weight: float = Field(default=3.0, ge=0.0)
 
-    @field_validator("fields", mode="after")
+    @field_validator("fields", "identifiers", mode="after")
     @classmethod
-    def _read_only(
-        cls, value: Mapping[CompareField, FieldParams]
-    ) -> Mapping[CompareField, FieldParams]:
+    def _read_only(cls, value: Mapping[object, object]) -> Mapping[object, object]:
         # Frozen means frozen: a shared config's table must not be editable in place.
         return MappingProxyType(dict(value))
 
-    @field_serializer("fields")
-    def _plain(self, value: Mapping[CompareField, FieldParams]) -> dict[CompareField, FieldParams]:
+    @field_serializer("fields", "identifiers")
+    def _plain(self, value: Mapping[object, object]) -> dict[object, object]:
         return dict(value)
 
-    def weight(self, field: CompareField, level: Level) -> float:
-        """The weight in bits of ``field`` at ``level`` (zero for MISSING or an unset level)."""
-        params = self.fields.get(field)
-        return 0.0 if params is None or level is Level.MISSING else params.weight(level)
+    @model_validator(mode="after")
+    def _unique_custom(self) -> ResolverConfig:
+        names = [c.name for c in self.custom]
+        if len(set(names)) != len(names):
+            raise ValueError(f"custom attributes declared twice: {sorted(names)}")
+        return self
+
+    def rule(self, kind: IdentifierKind) -> IdentifierRule:
+        return self.identifiers.get(kind, IdentifierRule())
+
+    @property
+    def vetoing_identifiers(self) -> tuple[IdentifierKind, ...]:
+        """Kinds a person has exactly one of: a conflict is a veto, not just evidence."""
+        return tuple(k for k in IdentifierKind if self.rule(k).one_per_person)
+
+    @property
+    def decisive_identifiers(self) -> tuple[IdentifierKind, ...]:
+        """Kinds whose agreement may merge despite a different given or family name."""
+        return tuple(k for k in IdentifierKind if self.rule(k).decisive)
+
+    def custom_attribute(self, name: str) -> CustomAttribute | None:
+        return next((c for c in self.custom if c.name == name), None)
+
+    def weight(self, field: CompareField | str, level: Level) -> float:
+        """The weight in bits of ``field`` at ``level`` (zero for MISSING or an unset level);
+        ``custom.<name>`` for a declared custom attribute."""
+        if level is Level.MISSING:
+            return 0.0
+        if isinstance(field, CompareField):
+            params = self.fields.get(field)
+        else:
+            declared = self.custom_attribute(field.removeprefix("custom."))
+            params = None if declared is None else declared.params
+        return 0.0 if params is None else params.weight(level)
 
     @classmethod
     def default(cls) -> ResolverConfig:
@@ -241,7 +345,7 @@ class ResolverConfig(BaseModel):
         whose seed was not used for tuning (see :mod:`~kg_memory.bench.resolution.benchmark`).
         """
         return cls(
-            rule_version=f"fs-1/{NAME_TABLES_VERSION}",
+            rule_version=f"fs-2/{NAME_TABLES_VERSION}",
             fields=_DEFAULT_FIELDS,
             prior=PriorParams(new_entity_slots=1.0, common_name_slots=2.0, namesake_growth=1.0),
             thresholds=Thresholds(merge=0.9, keep_apart=0.2),

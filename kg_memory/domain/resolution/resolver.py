@@ -20,6 +20,8 @@ identifier), :func:`resolve`
      two John Smiths may both live in Leeds, so "John Smith from Leeds" is a REVIEW;
    * no contradicting given or family name, unless a user id agrees (a household phone or a
      team inbox is shared; an account is not);
+   * when either side has only part of a name ("Jo", "Dr Okafor"), a distinguishing field or
+     two other fields that agree: a bare first name and a shared city say almost nothing;
    * no veto (conflicting user id, type mismatch); and
    * no rival: no other unvetoed candidate also reaching the rival threshold.
 
@@ -61,6 +63,7 @@ from kg_memory.domain.resolution.field import (
 from kg_memory.domain.resolution.manual import honour
 from kg_memory.domain.resolution.mention import Mention
 from kg_memory.domain.resolution.names import name_commonness, parse_name
+from kg_memory.domain.resolution.record_fields import parses_as
 from kg_memory.domain.resolution.scorer import Scorer, ScorerEvidence
 
 __all__ = ["posterior", "rescore", "resolve"]
@@ -85,6 +88,28 @@ def _name_compatible(fields: Sequence[FieldComparison | FieldEvidence]) -> bool:
         levels[Field.GIVEN_NAME] is not Level.DIFFERENT
         and levels[Field.FAMILY_NAME] is not Level.DIFFERENT
     )
+
+
+def _distinguishing(config: ResolverConfig) -> frozenset[Field | str]:
+    custom = (c.field for c in config.custom if c.distinguishing)
+    return frozenset((*DISTINGUISHING_FIELDS, *custom))
+
+
+def _check_custom(mention: Mention, config: ResolverConfig) -> None:
+    """The one rule for custom attributes, on every path: declared in the config, and of the
+    declared type."""
+    for name, value in mention.context.custom:
+        declared = config.custom_attribute(name)
+        if declared is None:
+            known = ", ".join(c.name for c in config.custom) or "none declared"
+            raise ResolutionError(
+                f"context key 'custom.{name}' is not declared in resolver config "
+                f"{config.rule_version} ({known})"
+            )
+        if not parses_as(declared.comparator, value):
+            raise ResolutionError(
+                f"context key 'custom.{name}': {value!r} is not a {declared.comparator.value} value"
+            )
 
 
 def _vetoes(
@@ -138,7 +163,7 @@ def _scorer_evidence(
 def _candidate_outcome(
     post: float,
     vetoes: Sequence[Veto],
-    corroborated: Sequence[Field],
+    corroborated: Sequence[Field | str],
     fields: Sequence[FieldEvidence],
     namesakes: int,
     config: ResolverConfig,
@@ -155,15 +180,14 @@ def _candidate_outcome(
     support = sum(f.weight for f in fields if f.field in corroborated)
     if support < config.min_corroboration:
         return Outcome.REVIEW, (
-            f"non-name agreement ({', '.join(f.value for f in corroborated)}) carries "
+            f"non-name agreement ({', '.join(str(f) for f in corroborated)}) carries "
             f"{support:.1f} bits, below {config.min_corroboration}"
         )
+    distinguishing = _distinguishing(config)
     contradicted = [
-        f.field.value
-        for f in fields
-        if f.field in DISTINGUISHING_FIELDS and f.level is Level.DIFFERENT
+        str(f.field) for f in fields if f.field in distinguishing and f.level is Level.DIFFERENT
     ]
-    if contradicted and not DISTINGUISHING_FIELDS.intersection(corroborated):
+    if contradicted and not distinguishing.intersection(corroborated):
         return Outcome.REVIEW, (
             f"{', '.join(contradicted)} contradicts and only shared generic attributes "
             "speak for the match"
@@ -171,7 +195,7 @@ def _candidate_outcome(
     if (
         namesakes > 1
         and config.namesakes_need_distinguishing
-        and not (DISTINGUISHING_FIELDS.intersection(corroborated))
+        and not (distinguishing.intersection(corroborated))
     ):
         return Outcome.REVIEW, (
             f"{namesakes} entities share the name; shared generic attributes cannot tell "
@@ -181,7 +205,13 @@ def _candidate_outcome(
     levels = {f.field: f.level for f in fields}
     if not _name_compatible(fields) and not any(levels[d] is Level.EXACT for d in decisive):
         return Outcome.REVIEW, "a name part contradicts; only a user id could settle it"
-    agreeing = ", ".join(f.value for f in corroborated)
+    partial = Level.MISSING in (levels[Field.GIVEN_NAME], levels[Field.FAMILY_NAME])
+    if partial and len(corroborated) < 2 and not distinguishing.intersection(corroborated):
+        return Outcome.REVIEW, (
+            "only part of the name is known on one side; one shared generic attribute cannot "
+            "say who is meant"
+        )
+    agreeing = ", ".join(str(f) for f in corroborated)
     return Outcome.MERGE, f"posterior {post:.3f}, corroborated by {agreeing}"
 
 
@@ -211,7 +241,7 @@ def _evaluate(
     corroborated = tuple(
         e.field
         for e in evidence
-        if e.field in CORROBORATING_FIELDS
+        if (e.field in CORROBORATING_FIELDS or not isinstance(e.field, Field))
         and e.level in (Level.EXACT, Level.CLOSE)
         and e.weight > 0
     )
@@ -282,13 +312,25 @@ def resolve(
     to consider (a REVIEW's provisional entity).
     """
     decided_at = ensure_utc(now, what="now")
+    _check_custom(mention, config)
     candidates = [
         c
         for c in index.candidates(mention, exclude=exclude)
         if c.profile.scope == mention.scope  # the index guarantees it; resolution relies on it
     ]
+    rules = dict(config.identifiers)
     compared = [
-        (c, compare(mention, c.profile, single_valued=config.single_valued)) for c in candidates
+        (
+            c,
+            compare(
+                mention,
+                c.profile,
+                single_valued=config.single_valued,
+                identifiers=rules,
+                custom=config.custom,
+            ),
+        )
+        for c in candidates
     ]
     same_name = sum(1 for _, fields in compared if _name_compatible(fields))
     commonness = name_commonness(parse_name(mention.name))
