@@ -43,6 +43,7 @@ from kg_memory.domain.resolution import (
     grow_profile,
     manual_decision,
     mention_keys,
+    new_entity_id,
     profile_keys,
     resolve,
 )
@@ -95,10 +96,6 @@ def to_mention(candidate: MentionCandidate, record: IngestRecord, episode_id: st
     )
 
 
-def _new_entity_id(mention_id: str) -> str:
-    return "ent_" + hashlib.sha256(mention_id.encode()).hexdigest()[:16]
-
-
 def _save_profile(tx: Transaction, profile: EntityProfile) -> None:
     tx.put_document(PROFILE, profile.entity_id, profile.scope, profile.model_dump_json(),
                     [*sorted(profile_keys(profile)), *map(_episode_key, profile.episode_ids)])
@@ -140,7 +137,7 @@ def resolve_mentions(tx: Transaction, record: IngestRecord, episode_id: str,
         if decision.outcome is Outcome.MERGE and decision.entity_id is not None:
             entity_id = decision.entity_id
         else:
-            entity_id = _new_entity_id(mention.mention_id)
+            entity_id = new_entity_id(mention.mention_id)
         _save_profile(tx, grow_profile(profiles.get(entity_id), entity_id, mention))
         tx.put_entity(Entity(entity_id=entity_id, type=candidate.type, name=candidate.name,
                              scope=record.scope))
@@ -303,7 +300,7 @@ def unmerge_decision(store: Store, decision_id: str, *, by: str, reason: str) ->
         raise NotFound(f"no merge decision {decision_id!r}")
     merged = found[0].decision
     merged_id = found[0].entity_id
-    restored = _new_entity_id(f"{merged.mention.mention_id}/unmerged")
+    restored = new_entity_id(f"{merged.mention.mention_id}/unmerged")
     facts = [v for v in store.history(merged_id) if v.system.end is None]
     ids = sorted({v.assertion_id for v in facts})
     support = {aid: tuple(s.episode_id for s in sup) for aid, sup in store.supports(ids).items()}

@@ -47,7 +47,10 @@ Integrating with a store (the resolver leaves all of this to the caller):
   mentioned with, and ``episode_ids``, its lineage (the episodes that support it; unmerging
   needs them);
 * build a :class:`BlockingIndex` from the profiles the transaction sees (or
-  :meth:`BlockingIndex.with_profiles` for an updated copy) and call :func:`resolve`;
+  :meth:`BlockingIndex.with_profiles` for an updated copy) and call :func:`resolve`; or, for
+  a stream of mentions outside a store, use :class:`IncrementalResolver`, whose
+  :meth:`~IncrementalResolver.add` returns the decision and the grown profile and updates its
+  :class:`UpdatableIndex` in place (:func:`grow_profile` is the growing step on its own);
 * persist every :class:`ResolutionDecision` as JSON (``model_dump_json`` round-trips), with
   ``decision_id`` as its key; a person's correction is another decision from
   :func:`manual_decision`, passed back as ``manual=`` whenever that mention is resolved again;
@@ -88,6 +91,12 @@ from kg_memory.domain.resolution.decision import (
     VetoReason,
 )
 from kg_memory.domain.resolution.field import Field, Level
+from kg_memory.domain.resolution.incremental import (
+    Added,
+    IncrementalResolver,
+    UpdatableIndex,
+    new_entity_id,
+)
 from kg_memory.domain.resolution.manual import manual_decision
 from kg_memory.domain.resolution.mention import Context, Identifier, IdentifierKind, Mention
 from kg_memory.domain.resolution.names import PersonName, format_name, parse_name
@@ -100,6 +109,7 @@ from kg_memory.domain.resolution.unmerge import AttachedFact, FactAssignment, Un
 __all__ = [
     "DEFAULT_CONFIG",
     "RESOLVER",
+    "Added",
     "AttachedFact",
     "AttributeValue",
     "BlockingIndex",
@@ -118,6 +128,7 @@ __all__ = [
     "Identifier",
     "IdentifierKind",
     "IdentifierRule",
+    "IncrementalResolver",
     "Level",
     "LevelParams",
     "Mention",
@@ -131,6 +142,7 @@ __all__ = [
     "ScorerEvidence",
     "Thresholds",
     "UnmergePlan",
+    "UpdatableIndex",
     "Veto",
     "VetoReason",
     "compare",
@@ -138,6 +150,7 @@ __all__ = [
     "grow_profile",
     "manual_decision",
     "mention_keys",
+    "new_entity_id",
     "parse_name",
     "posterior",
     "profile_keys",

@@ -28,8 +28,7 @@ and "Robert" share ``robert``):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from types import MappingProxyType
+from collections.abc import Iterable, Iterator
 
 from pydantic import BaseModel, ConfigDict
 
@@ -122,10 +121,12 @@ class BlockingIndex:
         for (scope, entity_id), profile in sorted(by_id.items()):
             for key in profile_keys(profile):
                 by_key.setdefault((scope, key), []).append(entity_id)
-        self._profiles: Mapping[tuple[str, str], EntityProfile] = MappingProxyType(by_id)
-        self._by_key: Mapping[tuple[str, str], tuple[str, ...]] = MappingProxyType(
-            {k: tuple(v) for k, v in by_key.items()}
-        )
+        # Plain dicts, private: this class never changes them after construction (replayable
+        # decisions rely on that); UpdatableIndex is the subclass that does, in place.
+        self._profiles: dict[tuple[str, str], EntityProfile] = by_id
+        self._by_key: dict[tuple[str, str], tuple[str, ...]] = {
+            k: tuple(v) for k, v in by_key.items()
+        }
 
     def __len__(self) -> int:
         return len(self._profiles)
