@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 
 from hypothesis import given, settings
@@ -18,6 +19,7 @@ from kg_memory.domain.resolution import (
     DEFAULT_CONFIG,
     AttachedFact,
     BlockingIndex,
+    CandidateEvidence,
     ConstantScorer,
     Context,
     EntityProfile,
@@ -122,7 +124,18 @@ def test_a_merge_satisfies_every_merge_rule(known: list[EntityProfile], said: Me
     assert winner.corroborated_by
     assert not winner.vetoes
     others = [c for c in decision.candidates if c is not winner and not c.vetoes]
-    assert all(c.posterior < DEFAULT_CONFIG.thresholds.rival_floor for c in others)
+    # No rival: every other candidate is below the rival floor, or (issue 15) carries far less
+    # evidence than the winner (rival_margin bits: a provisional copy, a namesake it beats).
+    margin = DEFAULT_CONFIG.rival_margin or 0.0
+
+    def log_odds(c: CandidateEvidence) -> float:
+        return math.log2(c.prior / (1.0 - c.prior)) + c.weight
+
+    assert all(
+        c.posterior < DEFAULT_CONFIG.thresholds.rival_floor
+        or log_odds(c) < log_odds(winner) - margin
+        for c in others
+    )
 
 
 @settings(max_examples=300, deadline=None)

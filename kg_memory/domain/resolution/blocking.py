@@ -15,7 +15,9 @@ and "Robert" share ``robert``):
 * ``phonetic:<soundex given>|<soundex family>``: sound-alike spellings of both ("Jon Smyth");
 * ``given:<group>``: for mentions that give only a first name ("Jo");
 * ``given-only:<group>`` / ``family:<family>``: profiles known by one part of their name;
-* ``<identifier kind>:<value>``: strong identifiers, whatever the name.
+* ``<identifier kind>:<value>``: strong identifiers, whatever the name;
+* ``born:<yyyymmdd>`` and ``address:<postcode>|<house number>``: person-record fields, so a
+  record whose name was mangled, swapped or changed is still compared.
 
 >>> from datetime import UTC, datetime
 >>> index = BlockingIndex([EntityProfile(entity_id="p1", names=("Robert Tables",)),
@@ -33,8 +35,15 @@ from collections.abc import Iterable, Iterator
 from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.errors import ResolutionError
-from kg_memory.domain.resolution.mention import Mention
-from kg_memory.domain.resolution.names import PersonName, nickname_groups, parse_name, soundex
+from kg_memory.domain.resolution.field import Field
+from kg_memory.domain.resolution.mention import Mention, birth_date_digits
+from kg_memory.domain.resolution.names import (
+    PersonName,
+    nickname_groups,
+    normalize_text,
+    parse_name,
+    soundex,
+)
 from kg_memory.domain.resolution.profile import EntityProfile
 
 __all__ = ["BlockingIndex", "Candidate", "mention_keys", "profile_keys"]
@@ -55,6 +64,32 @@ def _full_name_keys(name: PersonName) -> Iterator[str]:
             yield from _full_name_keys(PersonName(given=given, family=core))
 
 
+def _record_keys(field: Field, value: str) -> Iterator[str]:
+    """A record whose name was mistyped beyond the name keys, swapped or changed is still
+    found by its date of birth (a full one: a year alone blocks half a city together)."""
+    if field is Field.BIRTH_DATE:
+        digits = birth_date_digits(value)
+        if digits is not None and len(digits) == 8:
+            yield f"born:{digits}"
+
+
+def _address_key(postcode: str, number: str) -> str:
+    return f"address:{normalize_text(postcode).replace(' ', '')}|{normalize_text(number)}"
+
+
+def _address_keys(profile: EntityProfile) -> set[str]:
+    """``address:<postcode>|<number>`` for each postcode and house number the profile has held
+    together (from the same episode: a number from one address and a postcode from another
+    name no place)."""
+    numbers = {(a.episode_id, a.value) for a in profile.values(Field.STREET_NUMBER)}
+    return {
+        _address_key(code.value, number)
+        for code in profile.values(Field.POSTCODE)
+        for episode, number in numbers
+        if episode == code.episode_id
+    }
+
+
 def profile_keys(profile: EntityProfile) -> frozenset[str]:
     """The keys a profile is filed under (without the scope prefix)."""
     keys: set[str] = set()
@@ -69,6 +104,10 @@ def profile_keys(profile: EntityProfile) -> frozenset[str]:
         if name.family is not None:
             keys.add(f"family:{name.family}")
     keys.update(f"{i.kind.value}:{i.key}" for i in profile.identifiers)
+    for value in profile.attributes:
+        keys.update(_record_keys(value.attribute, value.value))
+    if keys_by_address := _address_keys(profile):
+        keys.update(keys_by_address)
     return frozenset(keys)
 
 
@@ -86,6 +125,11 @@ def mention_keys(mention: Mention) -> frozenset[str]:
     elif name.family is not None:
         keys.add(f"family:{name.family}")
     keys.update(f"{i.kind.value}:{i.key}" for i in mention.identifiers)
+    context = mention.context
+    if context.birth_date is not None:
+        keys.update(_record_keys(Field.BIRTH_DATE, context.birth_date))
+    if context.postcode and context.street_number:
+        keys.add(_address_key(context.postcode, context.street_number))
     return frozenset(keys)
 
 

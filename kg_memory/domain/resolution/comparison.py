@@ -58,6 +58,7 @@ class FieldComparison(BaseModel):
     field: Field | str  # a Field, or ``custom.<name>`` for a declared custom attribute
     level: Level
     detail: str = ""
+    near: bool = False  # a DIFFERENT name part within two edits (see FieldEvidence.near)
 
 
 def compare_values(a: str, b: str) -> Level:
@@ -75,23 +76,40 @@ def compare_values(a: str, b: str) -> Level:
     return Level.DIFFERENT
 
 
+def _near(a: str | None, b: str | None, level: Level) -> bool:
+    if level is not Level.DIFFERENT or a is None or b is None:
+        return False
+    return edit_distance(a.replace(" ", ""), b.replace(" ", "")) <= 2
+
+
 def _names(mention: Mention, profile: EntityProfile) -> tuple[FieldComparison, FieldComparison]:
-    """Compare against every name and alias; keep the alias that agrees best."""
+    """Compare against every name and alias; keep the alias that agrees best. Given and family
+    name swapped ("Schuman Alexandra" for "Alexandra Schuman", a form filled in the wrong
+    order) counts as CLOSE on both parts, never EXACT."""
     said = parse_name(mention.name)
-    best: tuple[int, Level, Level, str] | None = None
+    best: tuple[int, Level, Level, str, bool, bool] | None = None
     for alias in profile.names:
         known = parse_name(alias)
         given = compare_given(said.given, known.given)
         family = compare_family(said.family, known.family)
         rank = _LEVEL_RANK[given] + _LEVEL_RANK[family]
+        near_given = _near(said.given, known.given, given)
+        near_family = _near(said.family, known.family, family)
+        if said.given and said.family and known.given and known.family:
+            swapped_given = compare_given(said.given, known.family)
+            swapped_family = compare_family(said.family, known.given)
+            if Level.DIFFERENT not in (swapped_given, swapped_family) and rank < 4:
+                given, family, rank = Level.CLOSE, Level.CLOSE, 4
+                near_given = near_family = False
+                alias = f"{alias} (swapped)"
         if best is None or rank > best[0]:
-            best = (rank, given, family, alias)
+            best = (rank, given, family, alias, near_given, near_family)
     assert best is not None  # a profile has at least one name
-    _, given, family, alias = best
+    _, given, family, alias, near_given, near_family = best
     detail = f"{mention.name!r} vs {alias!r}"
     return (
-        FieldComparison(field=Field.GIVEN_NAME, level=given, detail=detail),
-        FieldComparison(field=Field.FAMILY_NAME, level=family, detail=detail),
+        FieldComparison(field=Field.GIVEN_NAME, level=given, detail=detail, near=near_given),
+        FieldComparison(field=Field.FAMILY_NAME, level=family, detail=detail, near=near_family),
     )
 
 

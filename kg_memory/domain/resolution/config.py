@@ -12,11 +12,11 @@ share a similar name, so agreeing on the given name is far less telling than it 
 a whole population (that is why the name weights are small).
 
 Every decision records :attr:`ResolverConfig.rule_version`; change a number, change the version.
+The shipped weights are learned (``trained.json``, see :mod:`~kg_memory.domain.resolution.weights`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -34,6 +34,13 @@ from kg_memory.domain.resolution.field import Level
 from kg_memory.domain.resolution.mention import IdentifierKind
 from kg_memory.domain.resolution.name_tables import NAME_TABLES_VERSION
 from kg_memory.domain.resolution.record_fields import Comparator
+from kg_memory.domain.resolution.weights import (
+    STARTING_FIELDS,
+    FieldParams,
+    LevelParams,
+    TrainedWeights,
+    load_trained,
+)
 
 __all__ = [
     "DEFAULT_CONFIG",
@@ -44,39 +51,8 @@ __all__ = [
     "PriorParams",
     "ResolverConfig",
     "Thresholds",
+    "TrainedWeights",
 ]
-
-
-class LevelParams(BaseModel):
-    """``m`` = P(level | same entity), ``u`` = P(level | different entities)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    m: float = Field(gt=0.0, le=1.0)
-    u: float = Field(gt=0.0, le=1.0)
-
-    @property
-    def weight(self) -> float:
-        """The log-likelihood ratio ``log2(m / u)``, in bits."""
-        return math.log2(self.m / self.u)
-
-
-class FieldParams(BaseModel):
-    """The m/u parameters of one field's levels. A level left out weighs zero, like MISSING."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    exact: LevelParams | None = None
-    close: LevelParams | None = None
-    different: LevelParams | None = None
-
-    def weight(self, level: Level) -> float:
-        params = {
-            Level.EXACT: self.exact,
-            Level.CLOSE: self.close,
-            Level.DIFFERENT: self.different,
-        }.get(level)
-        return 0.0 if params is None else params.weight
 
 
 class Thresholds(BaseModel):
@@ -138,77 +114,6 @@ class PriorParams(BaseModel):
             + self.common_name_slots * commonness
         )
         return 1.0 / (n + new)
-
-
-def _p(m: float, u: float) -> LevelParams:
-    return LevelParams(m=m, u=u)
-
-
-_C = CompareField
-_DEFAULT_FIELDS: Mapping[CompareField, FieldParams] = MappingProxyType(
-    {
-        # Names: weak inside a block (everyone in it has a similar name), but a clearly different
-        # given name is strong evidence against: nicknames and typos are CLOSE, not DIFFERENT.
-        _C.GIVEN_NAME: FieldParams(
-            exact=_p(0.87, 0.30), close=_p(0.12, 0.10), different=_p(0.01, 0.60)
-        ),
-        _C.FAMILY_NAME: FieldParams(
-            exact=_p(0.92, 0.35), close=_p(0.06, 0.05), different=_p(0.02, 0.60)
-        ),
-        # Strong identifiers: agreement is near-proof. A person has one user id but may have
-        # several emails, phones and handles, so only a user-id conflict is a veto (see below).
-        # A near-miss (one typo or transposed digit) is CLOSE: the same number mistyped far more
-        # often than two people's numbers one keystroke apart.
-        _C.USER_ID: FieldParams(
-            exact=_p(0.97, 1e-5), close=_p(0.02, 1e-4), different=_p(0.01, 0.99)
-        ),
-        _C.NATIONAL_ID: FieldParams(
-            exact=_p(0.90, 1e-5), close=_p(0.09, 1e-4), different=_p(0.01, 0.99)
-        ),
-        _C.EMAIL: FieldParams(exact=_p(0.95, 1e-4), different=_p(0.30, 0.95)),
-        _C.PHONE: FieldParams(exact=_p(0.95, 2e-4), different=_p(0.30, 0.95)),
-        _C.HANDLE: FieldParams(exact=_p(0.95, 1e-4), different=_p(0.30, 0.95)),
-        _C.ENTITY_TYPE: FieldParams(exact=_p(0.99, 0.70), different=_p(0.01, 0.30)),
-        # Context: how specific a shared value is (many people share a city, few a project), and how
-        # often the same person shows a different value (people move and change jobs).
-        _C.EMPLOYER: FieldParams(
-            exact=_p(0.80, 0.04), close=_p(0.05, 0.02), different=_p(0.15, 0.94)
-        ),
-        _C.ROLE: FieldParams(exact=_p(0.80, 0.08), close=_p(0.05, 0.03), different=_p(0.15, 0.89)),
-        _C.CITY: FieldParams(exact=_p(0.78, 0.12), close=_p(0.02, 0.02), different=_p(0.20, 0.86)),
-        _C.RELATION: FieldParams(
-            exact=_p(0.85, 0.20), close=_p(0.03, 0.03), different=_p(0.12, 0.77)
-        ),
-        _C.PROJECT: FieldParams(
-            exact=_p(0.70, 0.02), close=_p(0.05, 0.02), different=_p(0.25, 0.96)
-        ),
-        _C.CO_MENTIONS: FieldParams(
-            exact=_p(0.35, 0.005), close=_p(0.40, 0.04), different=_p(0.25, 0.955)
-        ),
-        # Person-record fields: a date of birth is nearly unique within a block, an address a
-        # little less (households), a postcode and a state are shared by many.
-        _C.BIRTH_DATE: FieldParams(
-            exact=_p(0.85, 0.002), close=_p(0.12, 0.01), different=_p(0.03, 0.988)
-        ),
-        _C.STREET_NUMBER: FieldParams(exact=_p(0.85, 0.05), different=_p(0.15, 0.95)),
-        _C.STREET: FieldParams(
-            exact=_p(0.80, 0.005), close=_p(0.12, 0.01), different=_p(0.08, 0.985)
-        ),
-        _C.LOCALITY: FieldParams(
-            exact=_p(0.80, 0.02), close=_p(0.12, 0.02), different=_p(0.08, 0.96)
-        ),
-        _C.POSTCODE: FieldParams(
-            exact=_p(0.85, 0.02), close=_p(0.10, 0.05), different=_p(0.05, 0.93)
-        ),
-        _C.STATE: FieldParams(exact=_p(0.95, 0.25), different=_p(0.05, 0.75)),
-        # Temporal: mostly re-reads the attributes, so it weighs little on top of them. Differing
-        # values nearly always overlap in time (open intervals), for strangers and for people whose
-        # move the memory has not heard of alike; a contradiction still counts a little against.
-        _C.TEMPORAL: FieldParams(
-            exact=_p(0.50, 0.35), close=_p(0.10, 0.10), different=_p(0.40, 0.60)
-        ),
-    }
-)
 
 
 class IdentifierRule(BaseModel):
@@ -285,7 +190,19 @@ class ResolverConfig(BaseModel):
     #: may both live in Leeds. Shared generic attributes then lead to REVIEW, not MERGE.
     namesakes_need_distinguishing: bool = True
     #: Attributes holding one value at a time; only these can contradict over valid time.
-    single_valued: tuple[CompareField, ...] = (_C.EMPLOYER, _C.ROLE, _C.CITY)
+    single_valued: tuple[CompareField, ...] = (
+        CompareField.EMPLOYER,
+        CompareField.ROLE,
+        CompareField.CITY,
+    )
+    #: How many distinguishing fields must agree (one exactly; none may contradict) for a record to
+    #: explain a contradicting name part: a changed family name, or a given name two edits off.
+    #: Zero turns the explanation off: then only a decisive identifier overrides a name.
+    name_change_evidence: int = Field(default=2, ge=0)
+    #: A rival only makes a MERGE ambiguous when its evidence is within this many bits of the
+    #: winner's (``None``: any rival above the rival threshold does). An earlier REVIEW leaves
+    #: a provisional copy of a person that would otherwise block every later merge.
+    rival_margin: float | None = Field(default=10.0, gt=0.0)
     #: The most (in bits, either way) a plug-in scorer may add to a candidate's weight.
     max_scorer_weight: float = Field(default=3.0, ge=0.0)
 
@@ -336,17 +253,28 @@ class ResolverConfig(BaseModel):
 
     @classmethod
     def default(cls) -> ResolverConfig:
-        """The shipped parameters.
+        """The shipped parameters: the trained weights of ``trained.json`` where it has them.
 
-        The m/u values were set by reasoning about people (and adjusted by hand during
-        development), not fitted to labels. The thresholds, the
-        corroboration floor and the prior's slots were chosen on development corpora (seeds
-        1-4 of :mod:`~kg_memory.bench.resolution.corpus`) and measured once on the committed corpus,
-        whose seed was not used for tuning (see :mod:`~kg_memory.bench.resolution.benchmark`).
+        The m/u values of the fields in ``trained.json`` were learned by EM on unlabelled pairs
+        (see :mod:`~kg_memory.domain.resolution.weights`); the rest are the hand-set starting
+        values. The thresholds, the corroboration floor and the prior's slots were chosen on
+        development corpora (seeds 1-4 of :mod:`~kg_memory.bench.resolution.corpus`) and are
+        not learned: the prior stays conservative for same-name candidates.
         """
+        return cls.with_weights(load_trained())
+
+    @classmethod
+    def with_weights(cls, trained: TrainedWeights | None) -> ResolverConfig:
+        """The shipped rules with ``trained`` weights over the starting ones (``None``: the
+        hand-set starting point alone, rule version ``fs-2``)."""
+        fields = dict(STARTING_FIELDS)
+        version = f"fs-2/{NAME_TABLES_VERSION}"
+        if trained is not None:
+            fields.update(trained.fields)
+            version = f"{trained.rule_version}/{NAME_TABLES_VERSION}"
         return cls(
-            rule_version=f"fs-2/{NAME_TABLES_VERSION}",
-            fields=_DEFAULT_FIELDS,
+            rule_version=version,
+            fields=fields,
             prior=PriorParams(new_entity_slots=1.0, common_name_slots=2.0, namesake_growth=1.0),
             thresholds=Thresholds(merge=0.9, keep_apart=0.2),
             min_corroboration=2.0,

@@ -86,6 +86,9 @@ class FieldEvidence(BaseModel):
     level: Level
     weight: float
     detail: str = ""
+    #: A DIFFERENT name part within two edits of the other ("rebecc" vs "rebecca", "rei" vs
+    #: "reid"): too far for a typo by the name rules, near enough for record evidence to explain.
+    near: bool = False
 
 
 class CandidateEvidence(BaseModel):

@@ -95,6 +95,30 @@ def _distinguishing(config: ResolverConfig) -> frozenset[Field | str]:
     return frozenset((*DISTINGUISHING_FIELDS, *custom))
 
 
+def _name_explained(
+    fields: Sequence[FieldEvidence], distinguishing: frozenset[Field | str], config: ResolverConfig
+) -> bool:
+    """A contradicting name part that the record explains: the other part agrees, at least
+    ``name_change_evidence`` distinguishing fields agree (a date of birth and a street), one
+    of them exactly, none contradicts, and the contradiction is a family name (people change
+    it) or a given name within two edits ("rebecc", "bre"). Wholly different given names with
+    the same birth date and address are twins or siblings more often than one person: never."""
+    if config.name_change_evidence <= 0:
+        return False
+    by = {f.field: f for f in fields}
+    given, family = by[Field.GIVEN_NAME], by[Field.FAMILY_NAME]
+    if given.level is Level.DIFFERENT and family.level is Level.DIFFERENT:
+        return False
+    if given.level is Level.DIFFERENT and not given.near:
+        return False
+    if Level.MISSING in (given.level, family.level):
+        return False
+    agree = [f for f in fields if f.field in distinguishing and f.level in _AGREE]
+    against = [f for f in fields if f.field in distinguishing and f.level is Level.DIFFERENT]
+    exact = any(f.level is Level.EXACT for f in agree)
+    return exact and len(agree) >= config.name_change_evidence and not against
+
+
 def _check_custom(mention: Mention, config: ResolverConfig) -> None:
     """The one rule for custom attributes, on every path: declared in the config, and of the
     declared type."""
@@ -203,8 +227,15 @@ def _candidate_outcome(
         )
     decisive = {k.field for k in config.decisive_identifiers}
     levels = {f.field: f.level for f in fields}
-    if not _name_compatible(fields) and not any(levels[d] is Level.EXACT for d in decisive):
-        return Outcome.REVIEW, "a name part contradicts; only a user id could settle it"
+    if (
+        not _name_compatible(fields)
+        and not any(levels[d] is Level.EXACT for d in decisive)
+        and not _name_explained(fields, distinguishing, config)
+    ):
+        return Outcome.REVIEW, (
+            "a name part contradicts; only a user id or a near name with "
+            f"{config.name_change_evidence} exact distinguishing fields could settle it"
+        )
     partial = Level.MISSING in (levels[Field.GIVEN_NAME], levels[Field.FAMILY_NAME])
     if partial and len(corroborated) < 2 and not distinguishing.intersection(corroborated):
         return Outcome.REVIEW, (
@@ -228,7 +259,11 @@ def _evaluate(
     entity_id = candidate.profile.entity_id
     evidence = tuple(
         FieldEvidence(
-            field=f.field, level=f.level, weight=config.weight(f.field, f.level), detail=f.detail
+            field=f.field,
+            level=f.level,
+            weight=config.weight(f.field, f.level),
+            detail=f.detail,
+            near=f.near,
         )
         for f in fields
     )
@@ -268,6 +303,13 @@ def _demote(c: CandidateEvidence, why: str) -> CandidateEvidence:
     return c.model_copy(update={"outcome": Outcome.REVIEW, "reason": f"{c.reason}; {why}"})
 
 
+_AGREE = (Level.EXACT, Level.CLOSE)
+
+
+def _log_odds(c: CandidateEvidence) -> float:
+    return math.log2(c.prior / (1.0 - c.prior)) + c.weight
+
+
 def _decide(
     evidence: list[CandidateEvidence], config: ResolverConfig
 ) -> tuple[Outcome, str | None, tuple[str, ...], str, list[CandidateEvidence]]:
@@ -275,6 +317,13 @@ def _decide(
     merges = [c for c in evidence if c.outcome is Outcome.MERGE]
     floor = config.thresholds.rival_floor
     rivals = [c for c in evidence if not c.vetoes and c.posterior >= floor]
+    if merges and config.rival_margin is not None:
+        # Only a rival whose log-odds come within the margin of the best merge makes it
+        # ambiguous; a far weaker one is an earlier provisional copy, or a namesake it beats.
+        best = max(merges, key=lambda c: (_log_odds(c), c.entity_id))
+        close = [c for c in rivals if _log_odds(c) >= _log_odds(best) - config.rival_margin]
+        if len(close) == 1:
+            merges, rivals = [best], [best]
     if len(merges) == 1 and len(rivals) == 1:
         (winner,) = merges
         return Outcome.MERGE, winner.entity_id, (), winner.reason, evidence
