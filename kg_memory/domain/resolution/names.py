@@ -86,6 +86,7 @@ PARTICLES = frozenset(
 _NOT_NAME = re.compile(r"[^a-z0-9\- ]+")
 
 
+@lru_cache(maxsize=65536)
 def normalize_text(text: str) -> str:
     """Fold case and accents, drop punctuation except inner hyphens, squeeze spaces.
 
@@ -235,6 +236,7 @@ def soundex(word: str) -> str:
     return (first.upper() + "".join(digits) + "000")[:4]
 
 
+@lru_cache(maxsize=65536)
 def edit_distance(a: str, b: str) -> int:
     """Optimal-string-alignment distance: insertions, deletions, substitutions and adjacent
     transpositions each cost one ("Jonh" is one edit from "John")."""
