@@ -43,8 +43,8 @@ from kg_memory.domain.resolution.config import (
     ResolverConfig,
     TrainedWeights,
 )
+from kg_memory.domain.resolution.field import IDENTIFIER_FIELDS, Level
 from kg_memory.domain.resolution.field import Field as CompareField
-from kg_memory.domain.resolution.field import Level
 from kg_memory.domain.resolution.mention import Mention
 from kg_memory.domain.resolution.profile import EntityProfile, grow_profile
 
@@ -153,6 +153,20 @@ def _start(
     return ({k: v / total_m for k, v in m.items()}, {k: v / total_u for k, v in u.items()})
 
 
+def _monotone(m: dict[Level, float], u: dict[Level, float]) -> FieldParams:
+    """The field's parameters, with CLOSE never weighing more than EXACT: a near agreement is
+    weaker evidence than an exact one by meaning, but EM on a file whose strangers almost never
+    differ by one letter gives it a tiny ``u`` (FEBRL: 14 bits for "noble pzrk" ~ "noble park",
+    which merged two namesakes)."""
+    exact, close = m[Level.EXACT] / u[Level.EXACT], m[Level.CLOSE] / u[Level.CLOSE]
+    u_close = u[Level.CLOSE] if close <= exact else m[Level.CLOSE] / exact
+    return FieldParams(
+        exact=LevelParams(m=m[Level.EXACT], u=u[Level.EXACT]),
+        close=LevelParams(m=m[Level.CLOSE], u=min(1.0, u_close)),
+        different=LevelParams(m=m[Level.DIFFERENT], u=u[Level.DIFFERENT]),
+    )
+
+
 def estimate(
     sources: Sequence[PairSource],
     *,
@@ -212,10 +226,15 @@ def estimate(
         if delta < tolerance:
             converged = True
             break
-    params = {
-        f: FieldParams(**{lv.value: LevelParams(m=m[f][lv], u=u[f][lv]) for lv in _LEVELS})
-        for f in learned
-    }
+    for f in learned:
+        if f not in IDENTIFIER_FIELDS:
+            # A share below one in the pairs observed cannot be estimated from them: EM on a
+            # synthetic file whose strangers never share a suburb says 1e-5 (16 bits for a
+            # suburb). Identifiers keep theirs: sharing one is what strangers do not do.
+            # Only EXACT: a rare CLOSE is rare for matches too (its m is as small), and the
+            # monotone rule below keeps it under EXACT.
+            u[f] = {**u[f], Level.EXACT: max(u[f][Level.EXACT], 1.0 / observed[f])}
+    params = {f: _monotone(m[f], u[f]) for f in learned}
     report = TrainingReport(
         iterations=done,
         converged=converged,

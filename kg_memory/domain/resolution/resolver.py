@@ -15,7 +15,8 @@ identifier), :func:`resolve`
      together carrying at least ``min_corroboration`` bits;
    * no contradiction on a distinguishing field (an identifier, employer, project or
      co-mentioned entity) unless another distinguishing field agrees: a shared city and
-     relation do not outvote "but she works at Globex";
+     relation do not outvote "but she works at Globex"; nor two contradicting generic fields
+     (another postcode *and* house number) with nothing distinguishing agreeing;
    * when several entities in scope could carry the name, a distinguishing field that agrees:
      two John Smiths may both live in Leeds, so "John Smith from Leeds" is a REVIEW;
    * no contradicting given or family name, unless a user id agrees (a household phone or a
@@ -211,6 +212,17 @@ def _candidate_outcome(
     contradicted = [
         str(f.field) for f in fields if f.field in distinguishing and f.level is Level.DIFFERENT
     ]
+    generic_against = [
+        str(f.field)
+        for f in fields
+        if f.field in CORROBORATING_FIELDS
+        and f.field not in distinguishing
+        and f.level is Level.DIFFERENT
+    ]
+    if len(generic_against) >= 2 and not distinguishing.intersection(corroborated):
+        return Outcome.REVIEW, (
+            f"{', '.join(generic_against)} contradict and nothing distinguishing agrees"
+        )
     if contradicted and not distinguishing.intersection(corroborated):
         return Outcome.REVIEW, (
             f"{', '.join(contradicted)} contradicts and only shared generic attributes "
