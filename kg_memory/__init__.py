@@ -8,12 +8,15 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from kg_memory.domain.authority import DEFAULT_AUTHORITY, AuthorityTier
+from kg_memory.domain.backoff import Backoff
 from kg_memory.domain.change import ChangePlan, Effect
 from kg_memory.domain.channel import ChannelPolicy, ChannelRule
 from kg_memory.domain.consolidation import Evidence
 from kg_memory.domain.corroboration import Corroboration, corroboration, mentioned
 from kg_memory.domain.errors import (
     EXIT_CODES,
+    INTEGRITY_EXIT,
+    STORE_BUSY_EXIT,
     ConcurrencyError,
     ConsolidationRefused,
     ForgottenError,
@@ -25,12 +28,15 @@ from kg_memory.domain.errors import (
     NotFound,
     PolicyError,
     ResolutionError,
+    ScopeError,
+    StoreBusy,
     StoreUnavailable,
     TimeError,
 )
 from kg_memory.domain.forgetting import ForgetPlan, Selector
 from kg_memory.domain.gate import GateRule, OwnerGrant, WriterPolicy, admit
 from kg_memory.domain.instant import Clock, parse_instant
+from kg_memory.domain.integrity import IntegrityReport, Violation
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import (
     Assertion,
@@ -62,6 +68,7 @@ from kg_memory.services.lineage import Direction, lineage_graph, lineage_tree
 from kg_memory.services.memory import Memory
 from kg_memory.services.provenance import serialize_prov
 from kg_memory.services.publication import Basis, Published
+from kg_memory.services.scoped import ScopedMemory
 from kg_memory.store import (
     AsOfQuery,
     SqliteStore,
@@ -100,10 +107,13 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DEFAULT_AUTHORITY",
     "EXIT_CODES",
+    "INTEGRITY_EXIT",
+    "STORE_BUSY_EXIT",
     "AsOfAnswer",
     "AsOfQuery",
     "Assertion",
     "AuthorityTier",
+    "Backoff",
     "Basis",
     "ChangePlan",
     "Channel",
@@ -133,6 +143,7 @@ __all__ = [
     "IngestRecord",
     "IngestReport",
     "Inlet",
+    "IntegrityReport",
     "Interval",
     "IntervalError",
     "KgMemoryError",
@@ -149,15 +160,19 @@ __all__ = [
     "Refusal",
     "ResolutionError",
     "Resolved",
+    "ScopeError",
+    "ScopedMemory",
     "Selector",
     "SqliteStore",
     "Store",
+    "StoreBusy",
     "StoreUnavailable",
     "Support",
     "SyncReport",
     "TimeError",
     "Tombstone",
     "Transaction",
+    "Violation",
     "WriterPolicy",
     "__version__",
     "admit",

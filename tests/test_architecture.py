@@ -31,7 +31,8 @@ PUBLIC = [
     "ForgottenError", "GateRule", "HistoryEntry", "IdempotencyConflict", "IngestError",
     "IngestRecord", "IngestReport", "Interval", "IntervalError", "KgMemoryError", "Kind",
     "Memory", "MentionCandidate", "NaiveDatetimeError", "Neo4jStore", "NotFound", "PolicyError",
-    "Published", "Qualifiers", "Refusal", "ResolutionError", "Resolved", "Selector",
+    "Published", "Qualifiers", "Refusal", "ResolutionError", "Resolved", "ScopeError",
+    "ScopedMemory", "Selector",
     "SqliteStore", "Store", "StoreUnavailable", "Support", "SyncReport", "TimeError",
     "Tombstone", "Transaction", "WriterPolicy", "__version__", "admit", "default_path",
     "ingest_schema", "lineage_graph", "lineage_tree", "open_store", "parse_instant",
@@ -40,6 +41,9 @@ PUBLIC = [
     # the writer gate's policies and what an answer says about trust (issue 10)
     "DEFAULT_AUTHORITY", "AuthorityTier", "ChannelPolicy", "ChannelRule", "Conflict",
     "Corroboration", "Inlet", "OwnerGrant", "corroboration", "mentioned",
+    # Issue 11 (durability and concurrency): retry policy, busy and check exit codes, the
+    # retryable error, and the integrity check's report.
+    "Backoff", "INTEGRITY_EXIT", "IntegrityReport", "STORE_BUSY_EXIT", "StoreBusy", "Violation",
 ]
 
 
