@@ -224,3 +224,19 @@ def test_an_undeclared_custom_attribute_at_ingest_is_bad_input_and_nothing_is_wr
             "key": "p", "name": "Lachlan Berry", "context": {"custom.tier": "gold"}}]))
     assert refused.value.field == "resolve.0.context"
     assert load_decisions(memory.store) == []
+
+
+def test_fuzzy_comparison_is_bounded_so_a_huge_value_cannot_stall_resolution() -> None:
+    from kg_memory.domain.resolution.similarity import MAX_FUZZY_LENGTH
+
+    long_a = "a" * (MAX_FUZZY_LENGTH + 1)
+    long_b = long_a[:-1] + "b"
+    assert not near_miss(long_a, long_b)  # one edit apart, but too long to be fuzzed
+    assert jaro_winkler(long_a, long_b) == 0.0
+    assert compare_text_jw(long_a, long_a) is Level.EXACT  # equal values still agree
+    huge = "x" * 50_000
+    decision = resolve(
+        _record(street=huge).model_copy(update={"identifiers": (
+            Identifier(kind=IdentifierKind.NATIONAL_ID, value="9" * 50_000),)}),
+        BlockingIndex([_profile(street=huge[:-1] + "y")]), now=AT)
+    assert decision.candidates[0].level(Field.STREET) is Level.DIFFERENT

@@ -27,7 +27,6 @@ from kg_memory.domain.resolution.mention import IdentifierKind, Mention
 from kg_memory.domain.resolution.names import (
     compare_family,
     compare_given,
-    edit_distance,
     normalize_text,
     parse_name,
 )
@@ -71,7 +70,7 @@ def compare_values(a: str, b: str) -> Level:
     tb = frozenset(nb.split()) - _FILLER
     if ta and tb and (ta <= tb or tb <= ta):
         return Level.CLOSE
-    if min(len(na), len(nb)) >= 5 and edit_distance(na, nb) <= 1:
+    if min(len(na), len(nb)) >= 5 and near_miss(na, nb, min_length=5):
         return Level.CLOSE
     return Level.DIFFERENT
 
@@ -79,7 +78,7 @@ def compare_values(a: str, b: str) -> Level:
 def _near(a: str | None, b: str | None, level: Level) -> bool:
     if level is not Level.DIFFERENT or a is None or b is None:
         return False
-    return edit_distance(a.replace(" ", ""), b.replace(" ", "")) <= 2
+    return near_miss(a.replace(" ", ""), b.replace(" ", ""), edits=2, min_length=1)
 
 
 def _names(mention: Mention, profile: EntityProfile) -> tuple[FieldComparison, FieldComparison]:

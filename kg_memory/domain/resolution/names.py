@@ -258,7 +258,7 @@ def _typo(a: str, b: str) -> bool:
     """A small edit distance, scaled to length: short names differ by one letter all the time
     ("Jon", "Jan", "Jen" are different people), so they never count as typos."""
     shortest = min(len(a), len(b))
-    if shortest < 4:
+    if shortest < 4 or max(len(a), len(b)) > 128:  # fuzzy matching is quadratic: bounded
         return False
     allowed = 2 if shortest >= 8 else 1
     return edit_distance(a, b) <= allowed

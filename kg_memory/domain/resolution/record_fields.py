@@ -22,7 +22,7 @@ from enum import StrEnum
 from kg_memory.domain.resolution.field import Level
 from kg_memory.domain.resolution.mention import birth_date_digits
 from kg_memory.domain.resolution.names import edit_distance, normalize_text
-from kg_memory.domain.resolution.similarity import jaro_winkler
+from kg_memory.domain.resolution.similarity import jaro_winkler, near_miss
 
 __all__ = [
     "Comparator",
@@ -63,7 +63,7 @@ def compare_postcode(a: str, b: str) -> Level:
     na, nb = (normalize_text(x).replace(" ", "") for x in (a, b))
     if na == nb:
         return Level.EXACT
-    return Level.CLOSE if edit_distance(na, nb) <= 1 else Level.DIFFERENT
+    return Level.CLOSE if near_miss(na, nb, min_length=1) else Level.DIFFERENT
 
 
 def compare_birth_date(a: str, b: str) -> tuple[Level, str]:

@@ -18,14 +18,19 @@ from functools import lru_cache
 
 from kg_memory.domain.resolution.names import edit_distance
 
-__all__ = ["jaro", "jaro_winkler", "near_miss"]
+__all__ = ["MAX_FUZZY_LENGTH", "jaro", "jaro_winkler", "near_miss"]
+
+#: Longer values are compared exactly only: both fuzzy measures are quadratic in the length,
+#: and no name, street, postcode or identifier is this long unless someone wants the resolver
+#: to spend minutes on one mention.
+MAX_FUZZY_LENGTH = 128
 
 
 def jaro(a: str, b: str) -> float:
     """The Jaro similarity of two strings, from 0 (nothing in common) to 1 (equal)."""
     if a == b:
         return 1.0 if a else 0.0
-    if not a or not b:
+    if not a or not b or max(len(a), len(b)) > MAX_FUZZY_LENGTH:
         return 0.0
     window = max(0, max(len(a), len(b)) // 2 - 1)
     taken = [False] * len(b)
@@ -50,6 +55,8 @@ def jaro_winkler(a: str, b: str, prefix_scale: float = 0.1) -> float:
     """Jaro similarity boosted for a shared prefix of up to four characters (typos tend to
     come late in a word, so a shared start is telling)."""
     sim = jaro(a, b)
+    if sim == 0.0:
+        return 0.0  # nothing in common (or too long to compare): a shared prefix adds nothing
     prefix = 0
     for x, y in zip(a[:4], b[:4], strict=False):
         if x != y:
@@ -63,7 +70,7 @@ def near_miss(a: str, b: str, *, edits: int = 1, min_length: int = 4) -> bool:
     transposition counts as one), and both are long enough that such an edit is more likely a
     typo than a different value: ``12`` and ``13`` are two house numbers, ``6988048`` and
     ``6988084`` one number typed twice."""
-    if a == b or min(len(a), len(b)) < min_length:
+    if a == b or min(len(a), len(b)) < min_length or max(len(a), len(b)) > MAX_FUZZY_LENGTH:
         return False
     if abs(len(a) - len(b)) > edits:
         return False
