@@ -96,7 +96,7 @@ def test_decision_ids_are_deterministic_and_utc() -> None:
     assert decision_id("m1", "ana", AT).endswith("2026-01-05T09:00:00.000000Z")
 
 
-def _levels(profile: dict[str, Any], **mention: Any) -> dict[Field, Level]:
+def _levels(profile: dict[str, Any], **mention: Any) -> dict[Field | str, Level]:
     m = Mention.model_validate({"mention_id": "m", "episode_id": "e", "at": AT, "name": "Jo",
                                 **mention})
     p = EntityProfile.model_validate({"entity_id": "jo", "names": ["Jo"], **profile})

@@ -149,8 +149,12 @@ class MentionCandidate(_Strict):
 
     Candidate facts refer to it as ``"@key"`` in ``subject``; the resolver decides which entity
     that is (see :mod:`kg_memory.domain.resolution`). ``identifiers`` maps a kind (``user_id``,
-    ``email``, ``phone``, ``handle``) to a value; ``context`` holds ``employer``, ``role``,
-    ``city``, ``relation`` (to the user) and ``project``.
+    ``national_id``, ``email``, ``phone``, ``handle``) to a value; ``context`` holds
+    ``employer``, ``role``, ``city``, ``relation`` (to the user), ``project``, the person-record
+    fields ``birth_date``, ``street_number``, ``street``, ``locality``, ``postcode`` and
+    ``state``, and ``custom.<name>`` for attributes the resolver config declares. Any other key
+    is an error, by the same rule as on the Python API
+    (:func:`~kg_memory.domain.resolution.mention.unknown_context_key`).
     """
 
     key: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
@@ -175,10 +179,7 @@ class MentionCandidate(_Strict):
     @field_validator("context")
     @classmethod
     def _known_context(cls, value: dict[str, str]) -> dict[str, str]:
-        fields = list(Context.model_fields)
-        for key in value:
-            if key not in fields:
-                raise ValueError(f"unknown context key {key!r}; one of {', '.join(fields)}")
+        Context.from_mapping(value)  # the one rule: raises naming the first unknown key
         return value
 
 
