@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from kg_memory.domain.errors import IngestError
 from kg_memory.domain.instant import UtcDatetime
 from kg_memory.domain.model import Channel, Kind, Qualifiers, Value
+from kg_memory.domain.write_policy import ScopeLabel
 
 __all__ = [
     "AssertionCandidate",
@@ -68,8 +69,18 @@ class AssertionCandidate(_Strict):
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
     valid_from: UtcDatetime | None = None
     valid_to: UtcDatetime | None = None
+    #: how long the statement is meant to hold, as extraction labelled it (see
+    #: :class:`~kg_memory.domain.write_policy.ScopeLabel`); a write policy keeps one-offs out
+    scope_label: ScopeLabel = ScopeLabel.DURABLE
+    #: an explicit update or a correction ("I switched to ebooks"): reconcile lets it replace
+    explicit: bool = False
 
     _valid_to_after_start = field_validator("valid_to")(_after_start)
+
+
+#: Fields added after episodes were first stored: left out of the payload hash while they hold
+#: their defaults, so a stored episode's redelivery is still recognised as a duplicate.
+_LATER_FIELDS = {"scope_label": ScopeLabel.DURABLE, "explicit": False}
 
 
 class RetractionCandidate(_Strict):
@@ -134,7 +145,16 @@ class IngestRecord(_Strict):
     def payload_hash(self) -> str:
         """A fingerprint of everything in the record, for idempotency checks."""
         # Field order is fixed by the model, so pydantic's own JSON is canonical (and fast).
-        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()
+        text = self.model_dump_json(
+            exclude={"assertions": {"__all__": set(_LATER_FIELDS)}} if self.assertions else None)
+        later = [
+            [i, *(getattr(a, f) for f in _LATER_FIELDS)]
+            for i, a in enumerate(self.assertions)
+            if any(getattr(a, f) != d for f, d in _LATER_FIELDS.items())
+        ]
+        if later:
+            text += json.dumps(later)
+        return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _field_path(loc: tuple[int | str, ...]) -> str:
