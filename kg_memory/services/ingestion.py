@@ -35,7 +35,9 @@ from kg_memory.domain.record import (
     RetractionCandidate,
 )
 from kg_memory.domain.supersession import plan_retraction, plan_write
+from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services.identity import resolve_mentions
+from kg_memory.services.reconciliation import plan_under, screen
 from kg_memory.store.protocol import Slot, Transaction, apply_plan
 
 __all__ = [
@@ -142,6 +144,7 @@ def _write(
     index: int,
     candidate: AssertionCandidate,
     policy: WriterPolicy,
+    write_policy: WritePolicy | None = None,
 ) -> list[Effect]:
     key = f"{candidate.subject}.{candidate.predicate}"
     subject = tx.entity(candidate.subject)
@@ -155,6 +158,9 @@ def _write(
     )
     if not decision.admitted:
         return [_refuse(tx, episode, key, decision.reason, candidate.value)]
+    if write_policy is not None and (refused := screen(
+            tx, write_policy, episode, index, candidate)) is not None:
+        return [refused]
     valid = Interval(start=candidate.valid_from or record.occurred_at, end=candidate.valid_to)
     depends = _resolve_dependencies(tx, record, candidate, valid)
     if isinstance(depends, str):
@@ -182,7 +188,10 @@ def _write(
         predicate=candidate.predicate,
         project=candidate.qualifiers.project,
     )
-    plan = plan_write(tx.live_versions(slot), draft, episode_id=episode.episode_id)
+    if write_policy is None:
+        plan = plan_write(tx.live_versions(slot), draft, episode_id=episode.episode_id)
+    else:
+        plan = plan_under(tx, write_policy, slot, draft, candidate, episode, index)
     apply_plan(tx, plan)
     written = plan.drafts[-1].assertion_id if plan.drafts else None
     if written is not None:
@@ -268,9 +277,14 @@ def _check_forgotten(tx: Transaction, record: IngestRecord, secret: bytes) -> No
 
 
 def ingest_record(
-    tx: Transaction, record: IngestRecord, policy: WriterPolicy, secret: bytes
+    tx: Transaction, record: IngestRecord, policy: WriterPolicy, secret: bytes,
+    write_policy: WritePolicy | None = None,
 ) -> IngestReport:
-    """Write one episode and everything it implies, inside ``tx``."""
+    """Write one episode and everything it implies, inside ``tx``.
+
+    ``write_policy`` (admission, reconcile; see :mod:`kg_memory.services.reconciliation`)
+    applies after the writer gate; without one every admitted value supersedes at once.
+    """
     episode_id = episode_id_for(record.operation_id)
     payload_hash = record.payload_hash()
     _check_forgotten(tx, record, secret)
@@ -325,7 +339,7 @@ def ingest_record(
             # Content-free on purpose: a blocked category is not collected, not even here.
             effects.append(_refuse(tx, episode, key, "collection blocked by a forget request"))
             continue
-        effects.extend(_write(tx, record, episode, index, candidate, policy))
+        effects.extend(_write(tx, record, episode, index, candidate, policy, write_policy))
     return IngestReport(
         operation_id=record.operation_id,
         episode_id=episode_id,

@@ -27,9 +27,11 @@ from kg_memory.domain.forgetting import Selector
 from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.instant import Clock, ensure_utc
 from kg_memory.domain.model import Block, Entity, Qualifiers, Refusal, Value, trusted
+from kg_memory.domain.pending import AdmissionDecision, PendingCandidate
 from kg_memory.domain.record import IngestRecord, read_records
 from kg_memory.domain.resolution import RESOLVER, EntityProfile, Outcome
 from kg_memory.domain.result import AsOfAnswer, Fact, HistoryEntry
+from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services.forget_run import ForgetReport, forget
 from kg_memory.services.identity import (
     SAME_AS,
@@ -43,6 +45,7 @@ from kg_memory.services.identity import (
 )
 from kg_memory.services.ingestion import IngestReport, ingest_record
 from kg_memory.services.lineage import Direction, lineage_graph
+from kg_memory.services.pending import admission_counts, admission_decisions, pending_candidates
 from kg_memory.services.provenance import add_tombstones, export_prov
 from kg_memory.services.publication import Basis, Published, publish_derived, read_basis
 from kg_memory.store import open_store
@@ -56,10 +59,14 @@ class Memory:
     """A bitemporal memory over any :class:`~kg_memory.store.protocol.Store`."""
 
     def __init__(
-        self, store: Store, *, policy: WriterPolicy | None = None, clock: Clock = system_clock
+        self, store: Store, *, policy: WriterPolicy | None = None, clock: Clock = system_clock,
+        write_policy: WritePolicy | None = None,
     ) -> None:
         self.store = store
         self.policy = policy or WriterPolicy.default()
+        #: admission, reconcile and decay (:mod:`kg_memory.domain.write_policy`); ``None``
+        #: writes every admitted value at once and records no admission decisions
+        self.write_policy = write_policy
         self._clock = clock
         # Read once, outside any transaction: a rolled-back episode must not take the key
         # of every tombstone with it.
@@ -73,10 +80,12 @@ class Memory:
         policy: WriterPolicy | None = None,
         clock: Clock = system_clock,
         create: bool = True,
+        write_policy: WritePolicy | None = None,
     ) -> Memory:
         """Open the store at ``path``: an embedded store file (default
         :func:`~kg_memory.store.default_path`) or a Neo4j Bolt URI."""
-        return cls(open_store(path, clock=clock, create=create), policy=policy, clock=clock)
+        return cls(open_store(path, clock=clock, create=create), policy=policy, clock=clock,
+                   write_policy=write_policy)
 
     def __enter__(self) -> Memory:
         return self
@@ -92,7 +101,8 @@ class Memory:
     def ingest(self, record: IngestRecord) -> IngestReport:
         """Write one episode in its own transaction; durable when this returns."""
         with self.store.transaction() as tx:
-            return ingest_record(tx, record, self.policy, self._secret)
+            return ingest_record(tx, record, self.policy, self._secret,
+                                   self.write_policy)
 
     def ingest_many(
         self,
@@ -115,7 +125,8 @@ class Memory:
                 # written, and the batch still commits them on the way out.
                 for record in itertools.islice(iterator, batch_size):
                     with self.store.transaction() as tx:
-                        report = ingest_record(tx, record, self.policy, self._secret)
+                        report = ingest_record(tx, record, self.policy, self._secret,
+                                   self.write_policy)
                     reports.append(report)
                     if on_report is not None:
                         on_report(report)
@@ -187,6 +198,19 @@ class Memory:
     def refusals(self, scope: str | None = None) -> list[Refusal]:
         """The writer gate's audit: every candidate it refused, and why."""
         return self.store.refusals(scope)
+
+    def pending(self, scope: str | None = None, *, status: str | None = "pending"
+                ) -> list[PendingCandidate]:
+        """Values the write policy holds back until corroborated; never served as facts."""
+        return pending_candidates(self.store, scope, status=status)
+
+    def admissions(self, scope: str | None = None) -> list[AdmissionDecision]:
+        """Every decision the write policy made (accepted, refused with reason, pending)."""
+        return admission_decisions(self.store, scope)
+
+    def admission_counts(self, scope: str | None = None) -> dict[str, dict[str, int]]:
+        """Acceptance and rejection counts by reason: ``{decision: {category: n}}``."""
+        return admission_counts(self.store, scope)
 
     # -- lineage, consolidation, forgetting -------------------------------------------------
 

@@ -1,0 +1,112 @@
+"""Pending candidates and admission decisions, on every backend (the contract suite)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kg_memory import IngestRecord, Memory
+from kg_memory.domain.write_policy import Mode, PredicateRule, WritePolicy
+from tests.conftest import ManualClock, MemoryFactory, day, episode, fact
+
+POLICY = WritePolicy(name="lab", mode=Mode.RECONCILE, rules=(PredicateRule(gate=0.6),))
+
+
+def _open(make_memory: MemoryFactory, clock: ManualClock) -> Memory:
+    memory = make_memory(clock)
+    memory.write_policy = POLICY
+    return memory
+
+
+def _say(clock: ManualClock, op: str, n: int, value: str, conf: float = 0.7,
+         **extra: Any) -> IngestRecord:
+    """Day ``n``'s statement; the store's clock moves to that day, as in a live deployment."""
+    clock.now = day(n)
+    return episode(op, "user", day(n), assertions=[
+        fact("r1", "format", value, confidence=conf, **extra)])
+
+
+def test_a_conflict_waits_visible_and_unserved_until_a_second_episode(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    memory = _open(make_memory, clock)
+    memory.ingest(_say(clock, "op-1", 0, "ebook", 0.8))
+    report = memory.ingest(_say(clock, "op-2", 3, "audio"))
+    assert [e.action for e in report.effects] == ["pending"]
+    assert memory.asof(valid_at=day(4), subject="r1").values() == ["ebook"]
+    (waiting,) = memory.pending("u1")
+    assert (waiting.key, waiting.value, len(waiting.evidence)) == ("r1.format", "audio", 1)
+    assert waiting.evidence[0].episode_id == report.episode_id
+
+    # A redelivery is the same episode: it does not corroborate.
+    again = memory.ingest(_say(clock, "op-2", 3, "audio"))
+    assert again.status == "duplicate"
+    assert memory.asof(valid_at=day(4), subject="r1").values() == ["ebook"]
+
+    promoted = memory.ingest(_say(clock, "op-3", 10, "audio"))
+    assert [e.action for e in promoted.effects] == ["written", "replaced"]
+    assert memory.asof(valid_at=day(11), subject="r1").values() == ["audio"]
+    assert memory.pending("u1") == []
+    (done,) = memory.pending("u1", status=None)
+    assert done.status == "promoted"
+    assert done.promoted_to == promoted.effects[0].assertion_id
+    # History kept: what was believed on day 4 is still ebook.
+    assert memory.asof(valid_at=day(4), known_at=day(4), subject="r1").values() == ["ebook"]
+
+
+def test_a_mention_outside_the_window_does_not_corroborate(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    memory = _open(make_memory, clock)
+    memory.ingest(_say(clock, "op-1", 0, "ebook", 0.8))
+    memory.ingest(_say(clock, "op-2", 1, "audio"))
+    late = memory.ingest(_say(clock, "op-3", 40, "audio"))
+    assert [e.action for e in late.effects] == ["pending"]
+    assert memory.asof(valid_at=day(41), subject="r1").values() == ["ebook"]
+    assert len(memory.pending("u1")[0].evidence) == 2
+
+
+def test_every_decision_is_recorded_and_counted_by_reason(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    memory = _open(make_memory, clock)
+    memory.ingest(_say(clock, "op-1", 0, "ebook", 0.8))
+    memory.ingest(_say(clock, "op-2", 1, "ebook", 0.9))
+    memory.ingest(_say(clock, "op-3", 2, "audio", 0.5))
+    memory.ingest(_say(clock, "op-4", 3, "gift", 0.9, scope_label="request"))
+    memory.ingest(_say(clock, "op-5", 4, "audio", 0.7))
+    memory.ingest(_say(clock, "op-6", 5, "paper", 0.7, explicit=True))
+    assert memory.admission_counts("u1") == {
+        "accepted": {"refresh": 1, "replaced: explicit update or correction": 1, "write": 1},
+        "pending": {"conflict": 1},
+        "refused": {"below gate": 1, "one-off": 1},
+    }
+    assert memory.asof(valid_at=day(6), subject="r1").values() == ["paper"]
+    refused = [d for d in memory.admissions("u1") if d.decision == "refused"]
+    assert {d.reason for d in refused} == {"below gate 0.60 (0.50)", "one-off (request)"}
+    assert memory.admission_counts("another-tenant") == {}
+
+
+def test_append_keeps_values_side_by_side_and_overwrite_replaces(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    memory = _open(make_memory, clock)
+    memory.write_policy = WritePolicy(mode=Mode.APPEND)
+    memory.ingest(_say(clock, "op-1", 0, "ebook"))
+    memory.ingest(_say(clock, "op-2", 1, "audio"))
+    memory.ingest(_say(clock, "op-3", 2, "ebook"))
+    assert sorted(memory.asof(valid_at=day(3), subject="r1").values()) == [
+        "audio", "ebook", "ebook"]
+    memory.write_policy = WritePolicy(mode=Mode.OVERWRITE)
+    memory.ingest(_say(clock, "op-4", 3, "paper", 0.1))
+    assert memory.asof(valid_at=day(4), subject="r1").values() == ["paper"]
+
+
+def test_without_a_write_policy_nothing_is_recorded_and_every_value_supersedes(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    memory = make_memory(clock)
+    memory.ingest(_say(clock, "op-1", 0, "ebook", 0.8))
+    memory.ingest(_say(clock, "op-2", 1, "audio", 0.1, scope_label="request"))
+    assert memory.asof(valid_at=day(2), subject="r1").values() == ["audio"]
+    assert memory.admissions() == []
+    assert memory.pending() == []
