@@ -43,6 +43,7 @@ from kg_memory.domain.model import (
     Support,
     Tombstone,
 )
+from kg_memory.domain.pending import AdmissionDecision, PendingCandidate
 from kg_memory.domain.record import (
     IngestRecord,
     MentionCandidate,
@@ -51,6 +52,8 @@ from kg_memory.domain.record import (
     read_records,
 )
 from kg_memory.domain.result import AsOfAnswer, Fact, HistoryEntry
+from kg_memory.domain.write_policy import Mode, PredicateRule, ScopeLabel, WritePolicy
+from kg_memory.services.decayed_recall import Recalled, recall_value
 from kg_memory.services.forget_run import ForgetReport
 from kg_memory.services.identity import Resolved, preview_resolution
 from kg_memory.services.ingestion import IngestReport
@@ -95,6 +98,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "EXIT_CODES",
+    "AdmissionDecision",
     "AsOfAnswer",
     "AsOfQuery",
     "Assertion",
@@ -128,15 +132,20 @@ __all__ = [
     "Kind",
     "Memory",
     "MentionCandidate",
+    "Mode",
     "NaiveDatetimeError",
     "Neo4jStore",
     "NotFound",
+    "PendingCandidate",
     "PolicyError",
+    "PredicateRule",
     "Published",
     "Qualifiers",
+    "Recalled",
     "Refusal",
     "ResolutionError",
     "Resolved",
+    "ScopeLabel",
     "Selector",
     "SqliteStore",
     "Store",
@@ -146,6 +155,7 @@ __all__ = [
     "TimeError",
     "Tombstone",
     "Transaction",
+    "WritePolicy",
     "WriterPolicy",
     "__version__",
     "admit",
@@ -158,6 +168,7 @@ __all__ = [
     "parse_record",
     "preview_resolution",
     "read_records",
+    "recall_value",
     "serialize_prov",
     "sync_mirror",
     "system_clock",

@@ -30,6 +30,7 @@ from kg_memory.cli.forget import blocks_app, forget
 from kg_memory.cli.lineage import consolidate, lineage, prov
 from kg_memory.cli.neo4j import neo4j_app
 from kg_memory.cli.options import JsonOption, StoreOption, WideOption, open_memory
+from kg_memory.cli.policies import WritePolicyOption, admissions, load_write_policy, pending
 from kg_memory.cli.sim import sim_app
 from kg_memory.sim.scenario import Scenario
 
@@ -42,6 +43,8 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(sim_app, name="sim")
+app.command()(pending)
+app.command()(admissions)
 app.add_typer(blocks_app, name="blocks")
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(entities_app, name="entities")
@@ -56,6 +59,7 @@ app.command()(forget)
 def ingest(
     file: Annotated[Path, typer.Argument(help="JSONL file, one episode per line.")],
     store: StoreOption = None,
+    write_policy: WritePolicyOption = None,
     json_out: JsonOption = False,
 ) -> None:
     """Ingest episodes from a JSONL file, one transaction per episode.
@@ -73,6 +77,9 @@ def ingest(
             if line.strip() and not line.strip().startswith("#")
         )
         counts = {"accepted": 0, "duplicate": 0, "refused": 0}
+        chosen = load_write_policy(write_policy)
+        if chosen is not None:
+            counts["pending"] = 0
         with (
             open_memory(store, create=True) as memory,
             Progress(
@@ -85,10 +92,13 @@ def ingest(
             ) as progress,
         ):
             task = progress.add_task("ingest", total=total)
+            memory.write_policy = chosen
 
             def tally(report: IngestReport) -> None:
                 counts[report.status] += 1
                 counts["refused"] += sum(1 for e in report.effects if e.action == "refused")
+                if chosen is not None:
+                    counts["pending"] += sum(1 for e in report.effects if e.action == "pending")
                 progress.advance(task)
 
             try:
@@ -100,8 +110,10 @@ def ingest(
                 else:
                     render.console.print(
                         f"{counts['accepted']} accepted, {counts['duplicate']} duplicate, "
-                        f"{counts['refused']} candidate(s) refused by the writer gate "
-                        f"→ {memory.store.location}"
+                        f"{counts['refused']} candidate(s) refused"
+                        + (f", {counts.get('pending')} pending" if chosen
+                           else " by the writer gate")
+                        + f" → {memory.store.location}"
                     )
 
 

@@ -30,6 +30,7 @@ class Recalled(BaseModel):
     value: Value | None = None
     assertion_id: str | None = None
     writer: str | None = None
+    confidence: float | None = None
     last_confirmed: datetime | None = None
     trust: Trust | None = None
     reason: str = ""
@@ -58,6 +59,7 @@ def recall_value(store: Store, policy: WritePolicy, *, scope: str, subject: str,
         found = Recalled(status="served" if trust.served else "abstain",
                          value=version.value if trust.served else None,
                          assertion_id=version.assertion_id, writer=version.writer,
+                         confidence=version.confidence,
                          last_confirmed=confirmed, trust=trust, reason=trust.reason)
         if not trust.served:
             stale = found

@@ -1,0 +1,77 @@
+"""``kg-memory pending`` and ``kg-memory admissions``: what the write policy held back or
+decided."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kg_memory import WritePolicy
+from kg_memory.cli import render
+from kg_memory.cli.options import JsonOption, StoreOption, WideOption, open_memory
+from kg_memory.cli.sheet import Column, Ident, Sheet, text
+
+__all__ = ["WritePolicyOption", "admissions", "load_write_policy", "pending"]
+
+WritePolicyOption = Annotated[
+    Path | None,
+    typer.Option("--write-policy", metavar="FILE", help="A write policy (JSON: admission, "
+                 "reconcile, decay per predicate); see docs/policies.md."),
+]
+
+
+def load_write_policy(path: Path | None) -> WritePolicy | None:
+    return None if path is None else WritePolicy.load(path)
+
+
+def pending(
+    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    all_: Annotated[bool, typer.Option("--all", help="Promoted ones too.")] = False,
+    store: StoreOption = None,
+    json_out: JsonOption = False,
+    wide: WideOption = False,
+) -> None:
+    """Values the write policy holds back until corroborated: never served as facts."""
+    with render.errors():
+        with open_memory(store, create=False) as memory:
+            rows = memory.pending(scope, status=None if all_ else "pending")
+        if json_out:
+            render.emit_json(rows)
+            return
+        sheet = Sheet(
+            title="pending candidates",
+            columns=[Column("fact", cut="middle"), Column("value", cut="end"),
+                     Column("status"), Column("mentions", justify="right"),
+                     Column("last"), Column("id", priority=1)],
+            caption=f"{len(rows)} candidate(s)",
+        )
+        for p in rows:
+            sheet.add_row(p.key, text(p.value), p.status, str(len(p.evidence)),
+                          max(m.occurred_at for m in p.evidence), Ident(p.pending_id))
+        render.show(sheet, wide=wide)
+
+
+def admissions(
+    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    store: StoreOption = None,
+    json_out: JsonOption = False,
+    wide: WideOption = False,
+) -> None:
+    """Acceptance and rejection counts by reason, as the write policy decided them."""
+    with render.errors():
+        with open_memory(store, create=False) as memory:
+            counts = memory.admission_counts(scope)
+        if json_out:
+            render.emit_json(counts)
+            return
+        total = sum(n for cats in counts.values() for n in cats.values())
+        sheet = Sheet(title="admission decisions",
+                      columns=[Column("decision"), Column("reason", cut="end"),
+                               Column("count", justify="right"), Column("share", justify="right")],
+                      caption=f"{total} decision(s)")
+        for decision, cats in counts.items():
+            for category, n in cats.items():
+                sheet.add_row(decision, category, str(n), f"{n / total:.1%}")
+        render.show(sheet, wide=wide)
