@@ -7,8 +7,11 @@ ask ``asof(valid_at, known_at)`` and read ``history``.
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from kg_memory.domain.authority import DEFAULT_AUTHORITY, AuthorityTier
 from kg_memory.domain.change import ChangePlan, Effect
+from kg_memory.domain.channel import ChannelPolicy, ChannelRule
 from kg_memory.domain.consolidation import Evidence
+from kg_memory.domain.corroboration import Corroboration, corroboration, mentioned
 from kg_memory.domain.errors import (
     EXIT_CODES,
     ConcurrencyError,
@@ -26,7 +29,7 @@ from kg_memory.domain.errors import (
     TimeError,
 )
 from kg_memory.domain.forgetting import ForgetPlan, Selector
-from kg_memory.domain.gate import GateRule, WriterPolicy, admit
+from kg_memory.domain.gate import GateRule, OwnerGrant, WriterPolicy, admit
 from kg_memory.domain.instant import Clock, parse_instant
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import (
@@ -51,12 +54,13 @@ from kg_memory.domain.record import (
     parse_record,
     read_records,
 )
-from kg_memory.domain.result import AsOfAnswer, Fact, HistoryEntry
+from kg_memory.domain.result import AsOfAnswer, Conflict, Fact, HistoryEntry
 from kg_memory.domain.write_policy import Mode, PredicateRule, ScopeLabel, WritePolicy
 from kg_memory.services.decayed_recall import Recalled, recall_value
 from kg_memory.services.forget_run import ForgetReport
 from kg_memory.services.identity import Resolved, preview_resolution
 from kg_memory.services.ingestion import IngestReport
+from kg_memory.services.inlet import Inlet
 from kg_memory.services.lineage import Direction, lineage_graph, lineage_tree
 from kg_memory.services.memory import Memory
 from kg_memory.services.provenance import serialize_prov
@@ -97,17 +101,23 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "DEFAULT_AUTHORITY",
     "EXIT_CODES",
     "AdmissionDecision",
     "AsOfAnswer",
     "AsOfQuery",
     "Assertion",
+    "AuthorityTier",
     "Basis",
     "ChangePlan",
     "Channel",
+    "ChannelPolicy",
+    "ChannelRule",
     "Clock",
     "ConcurrencyError",
+    "Conflict",
     "ConsolidationRefused",
+    "Corroboration",
     "Direction",
     "Edge",
     "EdgeType",
@@ -126,6 +136,7 @@ __all__ = [
     "IngestError",
     "IngestRecord",
     "IngestReport",
+    "Inlet",
     "Interval",
     "IntervalError",
     "KgMemoryError",
@@ -136,6 +147,7 @@ __all__ = [
     "NaiveDatetimeError",
     "Neo4jStore",
     "NotFound",
+    "OwnerGrant",
     "PendingCandidate",
     "PolicyError",
     "PredicateRule",
@@ -159,10 +171,12 @@ __all__ = [
     "WriterPolicy",
     "__version__",
     "admit",
+    "corroboration",
     "default_path",
     "ingest_schema",
     "lineage_graph",
     "lineage_tree",
+    "mentioned",
     "open_store",
     "parse_instant",
     "parse_record",

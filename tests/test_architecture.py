@@ -37,6 +37,9 @@ PUBLIC = [
     "ingest_schema", "lineage_graph", "lineage_tree", "open_store", "parse_instant",
     "parse_record", "preview_resolution", "read_records", "serialize_prov", "sync_mirror",
     "system_clock",
+    # the writer gate's policies and what an answer says about trust (issue 10)
+    "DEFAULT_AUTHORITY", "AuthorityTier", "ChannelPolicy", "ChannelRule", "Conflict",
+    "Corroboration", "Inlet", "OwnerGrant", "corroboration", "mentioned",
 ]
 
 

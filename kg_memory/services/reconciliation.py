@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from kg_memory.domain.admission import admit_candidate
 from kg_memory.domain.change import ChangePlan, Draft, Effect, PlannedEdge
-from kg_memory.domain.model import EdgeType, Episode
+from kg_memory.domain.model import Assertion, EdgeType, Episode
 from kg_memory.domain.pending import (
     AdmissionDecision,
     Mention,
@@ -67,12 +67,13 @@ def _put_pending(tx: Transaction, slot: Slot, pending: PendingCandidate) -> None
                     lookup=[slot_lookup(slot.scope, slot.subject, slot.predicate, slot.project)])
 
 
-def plan_under(tx: Transaction, policy: WritePolicy, slot: Slot, draft: Draft,
-               candidate: AssertionCandidate, episode: Episode, index: int) -> ChangePlan:
-    """The change ``draft`` makes under ``policy``: a write, a refresh, a replacement, an
-    appended record, or nothing but a pending mention."""
+def plan_under(tx: Transaction, policy: WritePolicy, slot: Slot, live: list[Assertion],
+               draft: Draft, candidate: AssertionCandidate, episode: Episode, index: int
+               ) -> ChangePlan:
+    """The change ``draft`` makes under ``policy`` to ``live`` (the slot's revisions it may
+    supersede: the writer's own tier): a write, a refresh, a replacement, an appended record,
+    or nothing but a pending mention."""
     rule = policy.rule_for(slot.predicate)
-    live = tx.live_versions(slot)
     current = [v for v in live if v.valid.overlaps(draft.valid)]
     pid = pending_id_for(slot.scope, slot.subject, slot.predicate, slot.project, draft.value)
     waiting = _pending_of(tx, slot).get(pid)
