@@ -65,6 +65,7 @@ from kg_memory.services.lineage import Direction, lineage_graph, lineage_tree
 from kg_memory.services.memory import Memory
 from kg_memory.services.provenance import serialize_prov
 from kg_memory.services.publication import Basis, Published
+from kg_memory.services.sweep import SweepReport
 from kg_memory.store import (
     AsOfQuery,
     SqliteStore,
@@ -163,6 +164,7 @@ __all__ = [
     "Store",
     "StoreUnavailable",
     "Support",
+    "SweepReport",
     "SyncReport",
     "TimeError",
     "Tombstone",

@@ -40,6 +40,9 @@ PUBLIC = [
     # the writer gate's policies and what an answer says about trust (issue 10)
     "DEFAULT_AUTHORITY", "AuthorityTier", "ChannelPolicy", "ChannelRule", "Conflict",
     "Corroboration", "Inlet", "OwnerGrant", "corroboration", "mentioned",
+    # write policies: admission, reconcile, decay, pending candidates, retention (issue 12)
+    "AdmissionDecision", "Mode", "PendingCandidate", "PredicateRule", "Recalled", "ScopeLabel",
+    "SweepReport", "WritePolicy", "recall_value",
 ]
 
 

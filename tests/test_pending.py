@@ -21,7 +21,8 @@ def _say(clock: ManualClock, op: str, n: int, value: str, conf: float = 0.7,
          **extra: Any) -> IngestRecord:
     """Day ``n``'s statement; the store's clock moves to that day, as in a live deployment."""
     clock.now = day(n)
-    return episode(op, "user", day(n), assertions=[
+    content = extra.pop("content", f"{op}: my format is {value}")
+    return episode(op, "user", day(n), content=content, assertions=[
         fact("r1", "format", value, confidence=conf, **extra)])
 
 
@@ -41,6 +42,11 @@ def test_a_conflict_waits_visible_and_unserved_until_a_second_episode(
     again = memory.ingest(_say(clock, "op-2", 3, "audio"))
     assert again.status == "duplicate"
     assert memory.asof(valid_at=day(4), subject="r1").values() == ["ebook"]
+
+    # Nor does a copy of the same message under a new operation id.
+    copy = memory.ingest(_say(clock, "op-2-copy", 5, "audio", content="op-2: my format is audio"))
+    assert [e.action for e in copy.effects] == ["pending"]
+    assert memory.asof(valid_at=day(6), subject="r1").values() == ["ebook"]
 
     promoted = memory.ingest(_say(clock, "op-3", 10, "audio"))
     assert [e.action for e in promoted.effects] == ["written", "replaced"]

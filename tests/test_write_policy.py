@@ -108,7 +108,7 @@ RECONCILE = WritePolicy(name="lab", mode=Mode.RECONCILE,
 
 
 def _say(n: int, value: str, conf: float = 0.8, **extra: Any) -> IngestRecord:
-    return episode(f"op-{n}", "user", day(n), assertions=[
+    return episode(f"op-{n}", "user", day(n), content=f"day {n}: {value}", assertions=[
         fact("r1", "format", value, confidence=conf, **extra)])
 
 
@@ -180,7 +180,7 @@ def test_reconcile_matches_the_reference_and_never_rewrites_history(
         for n, (gap, value, conf, explicit) in enumerate(steps):
             t += gap
             clock.now = day(t) + timedelta(minutes=n)
-            memory.ingest(episode(f"op-{n}", "user", clock.now, assertions=[
+            memory.ingest(episode(f"op-{n}", "user", clock.now, content=f"turn {n}", assertions=[
                 fact("r1", "format", value, confidence=round(conf, 3), explicit=explicit)]))
             answer = memory.asof(valid_at=clock.now, known_at=clock.now, subject="r1")
             snapshots.append((clock.now, answer.values()))

@@ -34,7 +34,13 @@ from kg_memory.cli.forget import blocks_app, forget
 from kg_memory.cli.lineage import consolidate, lineage, prov
 from kg_memory.cli.neo4j import neo4j_app
 from kg_memory.cli.options import JsonOption, StoreOption, WideOption, open_memory
-from kg_memory.cli.policies import WritePolicyOption, admissions, load_write_policy, pending
+from kg_memory.cli.policies import (
+    WritePolicyOption,
+    admissions,
+    load_write_policy,
+    pending,
+    sweep,
+)
 from kg_memory.cli.sim import sim_app
 from kg_memory.sim.scenario import Scenario
 
@@ -49,6 +55,7 @@ app = typer.Typer(
 app.add_typer(sim_app, name="sim")
 app.command()(pending)
 app.command()(admissions)
+app.command()(sweep)
 app.add_typer(blocks_app, name="blocks")
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(entities_app, name="entities")

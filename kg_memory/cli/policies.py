@@ -13,7 +13,7 @@ from kg_memory.cli import render
 from kg_memory.cli.options import JsonOption, StoreOption, WideOption, open_memory
 from kg_memory.cli.sheet import Column, Ident, Sheet, text
 
-__all__ = ["WritePolicyOption", "admissions", "load_write_policy", "pending"]
+__all__ = ["WritePolicyOption", "admissions", "load_write_policy", "pending", "sweep"]
 
 WritePolicyOption = Annotated[
     Path | None,
@@ -74,4 +74,34 @@ def admissions(
         for decision, cats in counts.items():
             for category, n in cats.items():
                 sheet.add_row(decision, category, str(n), f"{n / total:.1%}")
+        render.show(sheet, wide=wide)
+
+
+def sweep(
+    cap: Annotated[int, typer.Option(min=0, help="Most assertions a scope keeps.")],
+    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    delete: Annotated[bool, typer.Option(
+        "--delete", help="Forget what is evicted (default: only report it).")] = False,
+    write_policy: WritePolicyOption = None,
+    store: StoreOption = None,
+    json_out: JsonOption = False,
+    wide: WideOption = False,
+) -> None:
+    """Keep each scope under CAP: already-invalid memories go first, then expired, then the
+    least recently confirmed. Reports by default; --delete forgets them (erasure rules)."""
+    with render.errors():
+        with open_memory(store, create=False) as memory:
+            memory.write_policy = load_write_policy(write_policy)
+            report = memory.sweep(cap=cap, scope=scope, delete=delete)
+        if json_out:
+            render.emit_json(report)
+            return
+        verb = "forgotten" if delete else "would be evicted"
+        sheet = Sheet(title=f"sweep to {cap} per scope: {len(report.evictions)} {verb}",
+                      columns=[Column("scope", cut="middle"), Column("fact", cut="middle"),
+                               Column("why", cut="end"), Column("id", priority=1)],
+                      caption=", ".join(f"{k}: {n} held" for k, n in report.held.items())
+                      or "nothing held")
+        for e in report.evictions:
+            sheet.add_row(e.scope, e.key, e.why, Ident(e.assertion_id))
         render.show(sheet, wide=wide)

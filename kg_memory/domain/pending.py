@@ -16,8 +16,9 @@ from datetime import timedelta
 
 from pydantic import BaseModel, ConfigDict
 
+from kg_memory.domain.corroboration import mentioned
 from kg_memory.domain.instant import UtcDatetime
-from kg_memory.domain.model import Kind, Value
+from kg_memory.domain.model import Kind, Support, Value
 
 __all__ = ["AdmissionDecision", "Mention", "PendingCandidate", "pending_id_for", "slot_lookup"]
 
@@ -42,6 +43,13 @@ class Mention(BaseModel):
     episode_id: str
     occurred_at: UtcDatetime
     confidence: float
+    source: str = ""
+    #: the episode's content digest (:func:`kg_memory.domain.corroboration.fingerprint`)
+    fingerprint: str = ""
+
+    def as_support(self) -> Support:
+        return Support(episode_id=self.episode_id, source=self.source,
+                       occurred_at=self.occurred_at, fingerprint=self.fingerprint)
 
 
 class PendingCandidate(BaseModel):
@@ -67,15 +75,16 @@ class PendingCandidate(BaseModel):
     def key(self) -> str:
         return f"{self.subject}.{self.predicate}"
 
-    def independent_within(self, at: UtcDatetime, window_days: float, episode_id: str) -> int:
-        """Distinct other episodes that mentioned it in the ``window_days`` before ``at``.
+    def corroborated_by(self, mention: Mention, window_days: float) -> bool:
+        """Whether ``mention`` makes this the second independent mention within the window.
 
-        Redeliveries never get here (the same operation id is a duplicate), and one episode
-        that mentions a value twice counts once.
+        Counted with :func:`~kg_memory.domain.corroboration.mentioned`: a redelivered or copied
+        episode (same writer, same content) never counts again, and one episode counts once.
         """
-        since = at - timedelta(days=window_days)
-        return len({m.episode_id for m in self.evidence
-                    if m.episode_id != episode_id and since <= m.occurred_at <= at})
+        since = mention.occurred_at - timedelta(days=window_days)
+        supports = [m.as_support() for m in (*self.evidence, mention)
+                    if m.occurred_at <= mention.occurred_at]
+        return mentioned(supports, times=2, since=since)
 
 
 class AdmissionDecision(BaseModel):

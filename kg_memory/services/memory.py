@@ -51,6 +51,7 @@ from kg_memory.services.lineage import Direction, lineage_graph
 from kg_memory.services.pending import admission_counts, admission_decisions, pending_candidates
 from kg_memory.services.provenance import add_tombstones, export_prov
 from kg_memory.services.publication import Basis, Published, publish_derived, read_basis
+from kg_memory.services.sweep import SweepReport, sweep
 from kg_memory.store import open_store
 from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery, Slot, Store
@@ -230,6 +231,13 @@ class Memory:
     def admissions(self, scope: str | None = None) -> list[AdmissionDecision]:
         """Every decision the write policy made (accepted, refused with reason, pending)."""
         return admission_decisions(self.store, scope)
+
+    def sweep(self, *, cap: int, scope: str | None = None, delete: bool = False) -> SweepReport:
+        """Keep every scope under ``cap`` assertions: already-invalid ones go first, then
+        expired ones, then the least recently confirmed. Without ``delete`` only reported;
+        with it each eviction is a forget request (see :mod:`kg_memory.services.sweep`)."""
+        return sweep(self.store, self.write_policy or WritePolicy.default(), cap=cap,
+                     now=self._clock(), scope=scope, delete=delete)
 
     def admission_counts(self, scope: str | None = None) -> dict[str, dict[str, int]]:
         """Acceptance and rejection counts by reason: ``{decision: {category: n}}``."""

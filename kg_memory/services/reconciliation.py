@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from kg_memory.domain.admission import admit_candidate
 from kg_memory.domain.change import ChangePlan, Draft, Effect, PlannedEdge
+from kg_memory.domain.corroboration import fingerprint
 from kg_memory.domain.model import Assertion, EdgeType, Episode
 from kg_memory.domain.pending import (
     AdmissionDecision,
@@ -79,14 +80,15 @@ def plan_under(tx: Transaction, policy: WritePolicy, slot: Slot, live: list[Asse
     waiting = _pending_of(tx, slot).get(pid)
     if waiting is not None and waiting.status != "pending":
         waiting = None  # promoted or superseded before: a new mention starts afresh
-    corroborating = 0 if waiting is None else waiting.independent_within(
-        episode.occurred_at, rule.window_days, episode.episode_id)
+    mention = Mention(episode_id=episode.episode_id, occurred_at=episode.occurred_at,
+                      confidence=draft.confidence, source=episode.source,
+                      fingerprint=fingerprint(episode.content))
+    corroborating = int(waiting is not None and waiting.corroborated_by(mention,
+                                                                        rule.window_days))
     chosen = verdict(policy.mode, rule, current=[(v.value, v.confidence) for v in current],
                      value=draft.value, confidence=draft.confidence,
                      explicit=candidate.explicit, corroborating=corroborating)
     key = f"{slot.subject}.{slot.predicate}"
-    mention = Mention(episode_id=episode.episode_id, occurred_at=episode.occurred_at,
-                      confidence=draft.confidence)
     if chosen.action == "pend":
         evidence = (waiting.evidence if waiting else ()) + (mention,)
         _put_pending(tx, slot, PendingCandidate(

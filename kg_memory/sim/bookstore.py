@@ -126,9 +126,12 @@ class _Run:
             return
         self.now = at
         channel = "chat" if source in ("user", "agent") else "document"
+        # The conversation's words, as far as the lab has them: distinct turns are distinct
+        # content, which is what corroboration counts.
+        said = "; ".join(f"{a.predicate}={a.value}" for a in assertions)
         self.memory.ingest(IngestRecord(
-            operation_id=op, source=source, channel=Channel(channel),
-            occurred_at=at, scope=f"reader-{reader}", assertions=tuple(assertions)))
+            operation_id=op, source=source, channel=Channel(channel), occurred_at=at,
+            scope=f"reader-{reader}", content=f"{op}: {said}", assertions=tuple(assertions)))
 
     def conversation(self, reader: int, day: int, last: int | None) -> None:
         w, p, op = self.world, self.world.params, f"s{self.world.seed}-r{reader}-d{day}"
