@@ -32,6 +32,7 @@ from kg_memory.domain.forgetting import ForgetPlan, Selector
 from kg_memory.domain.gate import GateRule, OwnerGrant, WriterPolicy, admit
 from kg_memory.domain.instant import Clock, parse_instant
 from kg_memory.domain.interval import Interval
+from kg_memory.domain.layers import Outcome, PromotionPolicy, Rule, RuleType, Tier
 from kg_memory.domain.model import (
     Assertion,
     Channel,
@@ -65,6 +66,7 @@ from kg_memory.services.lineage import Direction, lineage_graph, lineage_tree
 from kg_memory.services.memory import Memory
 from kg_memory.services.provenance import serialize_prov
 from kg_memory.services.publication import Basis, Published
+from kg_memory.services.rules import RuleBook
 from kg_memory.services.sweep import SweepReport
 from kg_memory.store import (
     AsOfQuery,
@@ -148,16 +150,21 @@ __all__ = [
     "NaiveDatetimeError",
     "Neo4jStore",
     "NotFound",
+    "Outcome",
     "OwnerGrant",
     "PendingCandidate",
     "PolicyError",
     "PredicateRule",
+    "PromotionPolicy",
     "Published",
     "Qualifiers",
     "Recalled",
     "Refusal",
     "ResolutionError",
     "Resolved",
+    "Rule",
+    "RuleBook",
+    "RuleType",
     "ScopeLabel",
     "Selector",
     "SqliteStore",
@@ -166,6 +173,7 @@ __all__ = [
     "Support",
     "SweepReport",
     "SyncReport",
+    "Tier",
     "TimeError",
     "Tombstone",
     "Transaction",

@@ -43,6 +43,8 @@ PUBLIC = [
     # write policies: admission, reconcile, decay, pending candidates, retention (issue 12)
     "AdmissionDecision", "Mode", "PendingCandidate", "PredicateRule", "Recalled", "ScopeLabel",
     "SweepReport", "WritePolicy", "recall_value",
+    # layers and promotion (issue 12, seed 004)
+    "Outcome", "PromotionPolicy", "Rule", "RuleBook", "RuleType", "Tier",
 ]
 
 

@@ -39,6 +39,7 @@ from kg_memory.cli.policies import (
     admissions,
     load_write_policy,
     pending,
+    rules_app,
     sweep,
 )
 from kg_memory.cli.sim import sim_app
@@ -56,6 +57,7 @@ app.add_typer(sim_app, name="sim")
 app.command()(pending)
 app.command()(admissions)
 app.command()(sweep)
+app.add_typer(rules_app, name="rules")
 app.add_typer(blocks_app, name="blocks")
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(entities_app, name="entities")

@@ -39,6 +39,7 @@ __all__ = [
     "approve",
     "move_signal",
     "observe",
+    "overturn",
     "promote",
     "promotion_ready",
     "review",
@@ -207,3 +208,10 @@ def review(rule: Rule, outcome: Outcome, by: str, now: UtcDatetime, reason: str 
         return rule._moved(by, now, "overturned", reason, status="overturned", candidate=False)
     return rule._moved(by, now, f"demoted to {lower.value}", reason, tier=lower,
                        status="active", candidate=False)
+
+
+def overturn(rule: Rule, by: str, now: UtcDatetime, reason: str) -> Rule:
+    """The rule was falsified: keep it, overturned, as a counterexample (never delete it)."""
+    if not by.strip() or not reason.strip():
+        raise PolicyError("overturning a rule names who and why")
+    return rule._moved(by, now, "overturned", reason, status="overturned", candidate=False)

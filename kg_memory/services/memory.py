@@ -51,6 +51,7 @@ from kg_memory.services.lineage import Direction, lineage_graph
 from kg_memory.services.pending import admission_counts, admission_decisions, pending_candidates
 from kg_memory.services.provenance import add_tombstones, export_prov
 from kg_memory.services.publication import Basis, Published, publish_derived, read_basis
+from kg_memory.services.rules import RuleBook
 from kg_memory.services.sweep import SweepReport, sweep
 from kg_memory.store import open_store
 from kg_memory.store.clock import system_clock
@@ -231,6 +232,11 @@ class Memory:
     def admissions(self, scope: str | None = None) -> list[AdmissionDecision]:
         """Every decision the write policy made (accepted, refused with reason, pending)."""
         return admission_decisions(self.store, scope)
+
+    @property
+    def rules(self) -> RuleBook:
+        """Tiered rules (session, experience, metadata) and their promotion and review."""
+        return RuleBook(self.store, self._clock)
 
     def sweep(self, *, cap: int, scope: str | None = None, delete: bool = False) -> SweepReport:
         """Keep every scope under ``cap`` assertions: already-invalid ones go first, then
