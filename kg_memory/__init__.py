@@ -8,12 +8,15 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from kg_memory.domain.authority import DEFAULT_AUTHORITY, AuthorityTier
+from kg_memory.domain.backoff import Backoff
 from kg_memory.domain.change import ChangePlan, Effect
 from kg_memory.domain.channel import ChannelPolicy, ChannelRule
 from kg_memory.domain.consolidation import Evidence
 from kg_memory.domain.corroboration import Corroboration, corroboration, mentioned
 from kg_memory.domain.errors import (
     EXIT_CODES,
+    INTEGRITY_EXIT,
+    STORE_BUSY_EXIT,
     ConcurrencyError,
     ConsolidationRefused,
     ForgottenError,
@@ -25,12 +28,14 @@ from kg_memory.domain.errors import (
     NotFound,
     PolicyError,
     ResolutionError,
+    StoreBusy,
     StoreUnavailable,
     TimeError,
 )
 from kg_memory.domain.forgetting import ForgetPlan, Selector
 from kg_memory.domain.gate import GateRule, OwnerGrant, WriterPolicy, admit
 from kg_memory.domain.instant import Clock, parse_instant
+from kg_memory.domain.integrity import IntegrityReport, Violation
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.layers import Outcome, PromotionPolicy, Rule, RuleType, Tier
 from kg_memory.domain.model import (
@@ -106,11 +111,14 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DEFAULT_AUTHORITY",
     "EXIT_CODES",
+    "INTEGRITY_EXIT",
+    "STORE_BUSY_EXIT",
     "AdmissionDecision",
     "AsOfAnswer",
     "AsOfQuery",
     "Assertion",
     "AuthorityTier",
+    "Backoff",
     "Basis",
     "ChangePlan",
     "Channel",
@@ -140,6 +148,7 @@ __all__ = [
     "IngestRecord",
     "IngestReport",
     "Inlet",
+    "IntegrityReport",
     "Interval",
     "IntervalError",
     "KgMemoryError",
@@ -169,6 +178,7 @@ __all__ = [
     "Selector",
     "SqliteStore",
     "Store",
+    "StoreBusy",
     "StoreUnavailable",
     "Support",
     "SweepReport",
@@ -177,6 +187,7 @@ __all__ = [
     "TimeError",
     "Tombstone",
     "Transaction",
+    "Violation",
     "WritePolicy",
     "WriterPolicy",
     "__version__",

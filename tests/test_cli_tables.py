@@ -134,8 +134,8 @@ def test_history_on_the_dinner_fixture_fits(tmp_path: Path, width: int, subject:
 def test_every_other_table_fits_on_real_wall_clock_data(tmp_path: Path, width: int) -> None:
     """Wall-clock system times (an ingest's revisions microseconds apart) fit as well."""
     store = str(tmp_path / "jo.db")
-    run(width, "ingest", str(JO_CEDAR), "--store", store)
-    run(width, "ingest", str(DINNER), "--store", store)
+    run(width, "ingest", str(JO_CEDAR), "--store", store, "--trust-envelopes")
+    run(width, "ingest", str(DINNER), "--store", store, "--trust-envelopes")
     for args in (["refusals"], ["entities", "list"], ["asof"], ["history", "j17"]):
         rows = json.loads(run(width, *args, "--store", store, "--json"))
         out = run(width, *args, "--store", store)
@@ -160,7 +160,7 @@ def test_every_other_table_fits_on_real_wall_clock_data(tmp_path: Path, width: i
 
 def test_entity_show_fits(tmp_path: Path) -> None:
     store = str(tmp_path / "jo.db")
-    run(80, "ingest", str(JO_CEDAR), "--store", store)
+    run(80, "ingest", str(JO_CEDAR), "--store", store, "--trust-envelopes")
     shown = json.loads(run(80, "entities", "show", "j17", "--store", store, "--json"))
     out = run(80, "entities", "show", "j17", "--store", store)
     assert_fits(out, 80)
@@ -203,7 +203,7 @@ def test_stored_text_cannot_split_a_row_or_drive_the_terminal(tmp_path: Path) ->
     path = tmp_path / "in.jsonl"
     path.write_text(json.dumps(line) + "\n", encoding="utf-8")
     store = str(tmp_path / "m.db")
-    run(80, "ingest", str(path), "--store", store)
+    run(80, "ingest", str(path), "--store", store, "--trust-envelopes")
     out = run(120, "asof", "--store", store)
     assert len(lines_of(out)) == table_lines(1)
     assert "\u001b" not in out
@@ -287,7 +287,7 @@ def test_a_stored_entity_id_prints_as_written_in_a_lineage_tree(tmp_path: Path) 
     path = tmp_path / "in.jsonl"
     path.write_text(json.dumps(line) + "\n", encoding="utf-8")
     store = str(tmp_path / "m.db")
-    run(80, "ingest", str(path), "--store", store)
+    run(80, "ingest", str(path), "--store", store, "--trust-envelopes")
     out = run(80, "lineage", "[/]R9", "--store", store)
     assert lines_of(out)[0] == "[/]R9 (entity)"
     assert "DEPENDS_ON" in out

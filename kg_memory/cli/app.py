@@ -24,16 +24,25 @@ from kg_memory import (
     IngestReport,
     Memory,
     StoreUnavailable,
+    default_path,
     ingest_schema,
     parse_instant,
 )
 from kg_memory.bench.command import bench_command
 from kg_memory.cli import render
+from kg_memory.cli.check import check
 from kg_memory.cli.entities import entities_app
 from kg_memory.cli.forget import blocks_app, forget
 from kg_memory.cli.lineage import consolidate, lineage, prov
 from kg_memory.cli.neo4j import neo4j_app
-from kg_memory.cli.options import JsonOption, StoreOption, WideOption, open_memory
+from kg_memory.cli.options import (
+    BusyTimeoutOption,
+    JsonOption,
+    StoreOption,
+    WideOption,
+    open_memory,
+    settings,
+)
 from kg_memory.cli.policies import (
     WritePolicyOption,
     admissions,
@@ -49,10 +58,22 @@ __all__ = ["app", "main"]
 
 app = typer.Typer(
     name="kg-memory",
-    help="A bitemporal memory graph for AI agents: ingest episodes, ask what held when.",
     no_args_is_help=True,
     add_completion=False,
 )
+
+
+@app.callback()
+def _global_options(busy_timeout: BusyTimeoutOption = None) -> None:
+    """A bitemporal memory graph for AI agents: ingest episodes, ask what held when.
+
+    Exit codes: 0 ok, 1 other, 2 bad input, 3 store unavailable, 4 not found,
+
+    5 precondition failed, 8 check found violations, 75 store busy (retry later).
+    """
+    settings.busy_timeout = busy_timeout
+
+
 app.add_typer(sim_app, name="sim")
 app.command()(pending)
 app.command()(admissions)
@@ -66,6 +87,7 @@ app.command()(lineage)
 app.command()(prov)
 app.command()(consolidate)
 app.command()(forget)
+app.command()(check)
 
 
 def _file_channels(
@@ -107,14 +129,23 @@ def ingest(
     store: StoreOption = None,
     write_policy: WritePolicyOption = None,
     json_out: JsonOption = False,
+    acks: Annotated[Path | None, typer.Option(
+        "--acks", help="Append each episode's operation id to this file once it is durable "
+        "(for a pipeline that must know what it can drop).")] = None,
+    batch_size: Annotated[int, typer.Option(
+        "--batch-size", min=1, max=100_000,
+        help="Episodes per commit (one disk sync each); a crash loses at most one "
+        "unacknowledged batch.")] = 500,
 ) -> None:
-    """Ingest episodes from a JSONL file, one transaction per episode.
+    """Ingest episodes from a JSONL file, each episode atomic on its own.
 
     A file is not an authenticated channel: say who it came from (--source/--channel), give a
     channel policy, or --trust-envelopes. Envelopes the channel policy refuses are audited
     (kg-memory refusals). Re-running the same file is safe: known operation ids are reported as
     duplicates. On a bad line the command stops with an error naming the line and field; the
-    lines before it stay accepted.
+    lines before it stay accepted. Episodes commit in batches; the progress bar, the printed
+    counts and --acks count an episode only after its batch committed, so a crash never loses
+    one already counted.
     """
     with render.errors():
         channels = _file_channels(trust_envelopes, channel_policy, source, channel)
@@ -142,8 +173,10 @@ def ingest(
         ):
             task = progress.add_task("ingest", total=total)
             memory.write_policy = chosen
+            ack_log = None if acks is None else acks.open("a", encoding="utf-8", buffering=1)
 
             def tally(report: IngestReport) -> None:
+                # Called by ingest_file only once the episode's batch committed.
                 if report.status == "refused":
                     counts["envelopes_refused"] += 1
                 else:
@@ -153,10 +186,14 @@ def ingest(
                         counts["pending"] += sum(
                             1 for e in report.effects if e.action == "pending")
                 progress.advance(task)
+                if ack_log is not None:
+                    ack_log.write(f"{report.operation_id}\t{report.status}\n")
 
             try:
-                memory.ingest_file(file, on_report=tally)
+                memory.ingest_file(file, on_report=tally, batch_size=batch_size)
             finally:
+                if ack_log is not None:
+                    ack_log.close()
                 summary = {"file": str(file), "store": str(memory.store.location), **counts}
                 if json_out:
                     render.emit_json(summary)
@@ -234,6 +271,24 @@ def refusals(
             render.emit_json(rows)
             return
         render.show(render.refusals_sheet(rows), wide=wide)
+
+
+@app.command()
+def migrate(store: StoreOption = None, json_out: JsonOption = False) -> None:
+    """Upgrade an embedded store's schema to this version of kg-memory (keeps every row).
+
+    Opening a store never changes its schema, so readers never wait for a writer; this command
+    is the one place an existing store's schema changes. It waits for a running writer.
+    """
+    with render.errors():
+        target = store or default_path()
+        before, after = Memory.migrate(target, busy_timeout=settings.busy_timeout)
+    result = {"store": str(target), "from": before, "to": after,
+              "status": "up-to-date" if before == after else "migrated"}
+    if json_out:
+        render.emit_json(result)
+    else:
+        render.console.print(f"{result['status']}: schema {before} → {after} ({target})")
 
 
 @app.command()

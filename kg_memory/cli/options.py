@@ -9,7 +9,14 @@ import typer
 
 from kg_memory import ChannelPolicy, Memory, default_path
 
-__all__ = ["JsonOption", "StoreOption", "WideOption", "open_memory"]
+__all__ = [
+    "BusyTimeoutOption",
+    "JsonOption",
+    "StoreOption",
+    "WideOption",
+    "open_memory",
+    "settings",
+]
 
 StoreOption = Annotated[
     str | None,
@@ -17,6 +24,21 @@ StoreOption = Annotated[
                  "$KG_MEMORY_STORE or the user data dir)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+BusyTimeoutOption = Annotated[
+    float | None,
+    typer.Option("--busy-timeout", envvar="KG_MEMORY_BUSY_TIMEOUT", min=0, max=86_400,
+                 help="Seconds a write waits for another writer's lock before giving up "
+                 "with exit 75 (default 10)."),
+]
+
+
+class _Settings:
+    """Options given before the command (``kg-memory --busy-timeout 2 ingest ...``)."""
+
+    busy_timeout: float | None = None
+
+
+settings = _Settings()
 WideOption = Annotated[
     bool,
     typer.Option("--wide", help="Every column, full ids and whole values, even past the "
@@ -27,4 +49,5 @@ WideOption = Annotated[
 def open_memory(
     store: str | Path | None, *, create: bool, channels: ChannelPolicy | None = None
 ) -> Memory:
-    return Memory.open(store or default_path(), create=create, channels=channels)
+    return Memory.open(store or default_path(), create=create, channels=channels,
+                       busy_timeout=settings.busy_timeout)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 __all__ = [
     "EXIT_CODES",
+    "INTEGRITY_EXIT",
+    "STORE_BUSY_EXIT",
     "ConcurrencyError",
     "ConsolidationRefused",
     "ExtraMissing",
@@ -21,6 +23,7 @@ __all__ = [
     "NotFound",
     "PolicyError",
     "ResolutionError",
+    "StoreBusy",
     "StoreUnavailable",
     "TimeError",
 ]
@@ -100,8 +103,29 @@ class StoreUnavailable(KgMemoryError):
     """The store could not be opened or read. This is never reported as an empty answer."""
 
 
+class StoreBusy(StoreUnavailable):
+    """Another writer held the store's write lock for longer than the busy timeout.
+
+    A :class:`StoreUnavailable` (so older callers still catch it) with its own exit code.
+    Retryable: nothing of the refused unit was written, so running the same call (or the same
+    ``kg-memory ingest``, whose accepted lines become duplicates) again later is safe. The wait
+    is ``busy_timeout`` (API argument, ``$KG_MEMORY_BUSY_TIMEOUT`` or ``--busy-timeout``);
+    ``Memory.ingest_many`` already retries a few times with backoff before raising this.
+    """
+
+    retryable = True
+
+
+#: Exit code of :class:`StoreBusy`: 75 is ``EX_TEMPFAIL`` from sysexits.h ("try again later"),
+#: which schedulers and shell loops already treat as retryable.
+STORE_BUSY_EXIT = 75
+
+#: Exit code of ``kg-memory check`` when the store breaks an invariant (it lists each one).
+INTEGRITY_EXIT = 8
+
 #: Exit codes of the ``kg-memory`` CLI, by error class (most specific first).
 EXIT_CODES: tuple[tuple[type[KgMemoryError], int], ...] = (
+    (StoreBusy, STORE_BUSY_EXIT),
     (StoreUnavailable, 3),
     (IngestError, 2),
     (TimeError, 2),

@@ -31,6 +31,7 @@ from kg_memory.domain.model import Channel, Kind, Qualifiers, Value
 from kg_memory.domain.write_policy import ScopeLabel
 
 __all__ = [
+    "IF_MATCH_PATTERN",
     "AssertionCandidate",
     "EntityCandidate",
     "EventCandidate",
@@ -41,6 +42,10 @@ __all__ = [
     "parse_record",
     "read_records",
 ]
+
+
+#: ``ASSERTION_ID#REVISION`` or ``absent`` (see :attr:`AssertionCandidate.if_match`).
+IF_MATCH_PATTERN = r"^(absent|[^#\s]+#[1-9][0-9]{0,17})$"
 
 
 class _Strict(BaseModel):
@@ -74,6 +79,13 @@ class AssertionCandidate(_Strict):
     scope_label: ScopeLabel = ScopeLabel.DURABLE
     #: an explicit update or a correction ("I switched to ebooks"): reconcile lets it replace
     explicit: bool = False
+    if_match: str | None = Field(default=None, pattern=IF_MATCH_PATTERN)
+    """A precondition, like HTTP If-Match: write only if the slot's current revision is still
+    this tag (``ASSERTION_ID#REVISION``, as ``asof`` prints and :meth:`Memory.etag` returns),
+    or ``"absent"`` if the writer found the slot empty. Checked inside the write against the
+    slot as it was before this episode; a stale tag fails the whole episode with
+    :class:`~kg_memory.domain.errors.ConcurrencyError` and writes nothing. Not part of the payload
+    fingerprint: a redelivered operation is a duplicate whatever tag it carries."""
 
     _valid_to_after_start = field_validator("valid_to")(_after_start)
 
@@ -145,8 +157,11 @@ class IngestRecord(_Strict):
     def payload_hash(self) -> str:
         """A fingerprint of everything in the record, for idempotency checks."""
         # Field order is fixed by the model, so pydantic's own JSON is canonical (and fast).
+        # Preconditions are about the request, not its content, and fields added later are
+        # left out while they hold their defaults: both keep the fingerprints of records
+        # written before they existed.
         text = self.model_dump_json(
-            exclude={"assertions": {"__all__": set(_LATER_FIELDS)}} if self.assertions else None)
+            exclude={"assertions": {"__all__": {"if_match", *_LATER_FIELDS}}})
         later = [
             [i, *(getattr(a, f) for f in _LATER_FIELDS)]
             for i, a in enumerate(self.assertions)

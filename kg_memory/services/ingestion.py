@@ -29,12 +29,13 @@ from kg_memory.domain.authority import ranks_at_least, same_tier, standing
 from kg_memory.domain.change import Draft, Effect, PlannedEdge
 from kg_memory.domain.channel import ChannelPolicy
 from kg_memory.domain.dependency import parse_fact_ref, plan_retirement
-from kg_memory.domain.errors import ForgottenError, IdempotencyConflict
+from kg_memory.domain.errors import ConcurrencyError, ForgottenError, IdempotencyConflict
 from kg_memory.domain.forgetting import content_key, tombstone_key
 from kg_memory.domain.gate import WriterPolicy, admit, may_end, owners_of
 from kg_memory.domain.instant import UtcDatetime
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Assertion, EdgeType, EndReason, Entity, Episode
+from kg_memory.domain.precondition import precondition_failure
 from kg_memory.domain.record import (
     AssertionCandidate,
     EventCandidate,
@@ -314,6 +315,24 @@ def _check_forgotten(tx: Transaction, record: IngestRecord, secret: bytes) -> No
                 f"{found[key].isoformat()} was forgotten; this late write is refused")
 
 
+def _check_preconditions(tx: Transaction, record: IngestRecord) -> None:
+    """Every ``if_match`` against its slot as it was before this episode, before any write.
+
+    All or nothing: one stale tag fails the episode, so a writer never half-applies a decision
+    it made on an outdated read.
+    """
+    for index, candidate in enumerate(record.assertions):
+        if candidate.if_match is None:
+            continue
+        slot = Slot(scope=record.scope, subject=candidate.subject,
+                    predicate=candidate.predicate, project=candidate.qualifiers.project)
+        failure = precondition_failure(tx.live_versions(slot), candidate.if_match)
+        if failure is not None:
+            raise ConcurrencyError(
+                f"operation {record.operation_id!r}, assertions.{index} "
+                f"({candidate.subject}.{candidate.predicate}): {failure}")
+
+
 def ingest_record(
     tx: Transaction,
     record: IngestRecord,
@@ -344,6 +363,7 @@ def ingest_record(
             status="duplicate",
             system_time=prior[0].recorded_at,
         )
+    _check_preconditions(tx, record)
     episode = Episode(
         episode_id=episode_id,
         operation_id=record.operation_id,

@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-import itertools
+import random
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
@@ -23,17 +23,28 @@ import networkx as nx
 from prov.model import ProvDocument
 
 from kg_memory.domain.authority import arbitrate
+from kg_memory.domain.backoff import Backoff
 from kg_memory.domain.channel import ChannelPolicy
-from kg_memory.domain.errors import ConcurrencyError, ForgottenError, IngestError, NotFound
+from kg_memory.domain.errors import (
+    ConcurrencyError,
+    ForgottenError,
+    IngestError,
+    NotFound,
+    StoreUnavailable,
+)
 from kg_memory.domain.forgetting import Selector
 from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.instant import Clock, ensure_utc
+from kg_memory.domain.integrity import IntegrityReport
 from kg_memory.domain.model import Block, Channel, Entity, Qualifiers, Refusal, Value, trusted
 from kg_memory.domain.pending import AdmissionDecision, PendingCandidate
+from kg_memory.domain.precondition import slot_tag
 from kg_memory.domain.record import IngestRecord, read_records
 from kg_memory.domain.resolution import RESOLVER, EntityProfile, Outcome
 from kg_memory.domain.result import AsOfAnswer, Fact, HistoryEntry
 from kg_memory.domain.write_policy import WritePolicy
+from kg_memory.services.batch_ingest import ingest_batches
+from kg_memory.services.check import check as check_store
 from kg_memory.services.forget_run import ForgetReport, forget
 from kg_memory.services.identity import (
     SAME_AS,
@@ -53,11 +64,13 @@ from kg_memory.services.provenance import add_tombstones, export_prov
 from kg_memory.services.publication import Basis, Published, publish_derived, read_basis
 from kg_memory.services.rules import RuleBook
 from kg_memory.services.sweep import SweepReport, sweep
-from kg_memory.store import open_store
+from kg_memory.store import default_path, is_neo4j_uri, open_store
 from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery, Slot, Store
+from kg_memory.store.sqlite.schema import migrate as migrate_file
 
 __all__ = ["Memory"]
+
 
 
 class Memory:
@@ -71,6 +84,7 @@ class Memory:
         channels: ChannelPolicy | None = None,
         clock: Clock = system_clock,
         write_policy: WritePolicy | None = None,
+        retry: Backoff | None = None,
     ) -> None:
         self.store = store
         self.policy = policy or WriterPolicy.default()
@@ -83,9 +97,19 @@ class Memory:
         #: writes every admitted value at once and records no admission decisions
         self.write_policy = write_policy
         self._clock = clock
-        # Read once, outside any transaction: a rolled-back episode must not take the key
-        # of every tombstone with it.
-        self._secret = store.secret
+        #: How the batch ingest path retries a store another writer holds (StoreBusy).
+        self.retry = retry or Backoff()
+        self._rng = random.Random()
+        self._secret_key: bytes | None = None
+
+    @property
+    def _secret(self) -> bytes:
+        # Read on the first write, not at open: opening for reading must not write, and the
+        # key may have to be created. Always outside any transaction, so a rolled-back episode
+        # cannot take the key of every tombstone with it.
+        if self._secret_key is None:
+            self._secret_key = self.store.secret
+        return self._secret_key
 
     @classmethod
     def open(
@@ -96,12 +120,36 @@ class Memory:
         channels: ChannelPolicy | None = None,
         clock: Clock = system_clock,
         create: bool = True,
+        busy_timeout: float | None = None,
+        retry: Backoff | None = None,
         write_policy: WritePolicy | None = None,
     ) -> Memory:
         """Open the store at ``path``: an embedded store file (default
-        :func:`~kg_memory.store.default_path`) or a Neo4j Bolt URI."""
-        return cls(open_store(path, clock=clock, create=create), policy=policy,
-                   channels=channels, clock=clock, write_policy=write_policy)
+        :func:`~kg_memory.store.default_path`) or a Neo4j Bolt URI.
+
+        Opening never writes to an existing store, so readers open beside a running writer.
+        ``busy_timeout`` (seconds, default ``$KG_MEMORY_BUSY_TIMEOUT`` or 10) is how long a
+        write waits for another writer's lock before :class:`~kg_memory.domain.errors.StoreBusy`;
+        ``retry`` is how often the batch path tries again (default :class:`Backoff`).
+        """
+        store = open_store(path, clock=clock, create=create, busy_timeout=busy_timeout)
+        return cls(store, policy=policy, channels=channels, clock=clock, retry=retry,
+                   write_policy=write_policy)
+
+    @staticmethod
+    def migrate(path: Path | str | None = None, *, busy_timeout: float | None = None
+                ) -> tuple[str, str]:
+        """Upgrade the schema of the embedded store at ``path``; ``(from, to)`` versions.
+
+        Opening never changes a store's schema (so a reader never waits for a writer); this
+        is the one call that does, on purpose. A Neo4j store's constraints are ensured when
+        it connects, so there is nothing to migrate there.
+        """
+        if is_neo4j_uri(path):
+            raise StoreUnavailable("migrate upgrades an embedded store file; a Neo4j store "
+                                   "ensures its schema when it connects")
+        return migrate_file(Path(path) if path is not None else default_path(),
+                            busy_timeout=busy_timeout)
 
     def __enter__(self) -> Memory:
         return self
@@ -115,9 +163,16 @@ class Memory:
     # -- writes ----------------------------------------------------------------------------
 
     def ingest(self, record: IngestRecord) -> IngestReport:
-        """Write one episode in its own transaction; durable when this returns."""
+        """Write one episode in its own transaction; durable when this returns.
+
+        Raises :class:`~kg_memory.domain.errors.StoreBusy` (nothing written) when another
+        writer held the lock past the busy timeout, and
+        :class:`~kg_memory.domain.errors.ConcurrencyError` (nothing written) when an
+        ``if_match`` precondition no longer holds.
+        """
+        secret = self._secret
         with self.store.transaction() as tx:
-            return ingest_record(tx, record, self.policy, self._secret, self.channels,
+            return ingest_record(tx, record, self.policy, secret, self.channels,
                                  self.write_policy)
 
     def inlet(self, source: str, channel: Channel | str) -> Inlet:
@@ -126,6 +181,14 @@ class Memory:
         return Inlet(self.store, source=source, channel=Channel(channel), policy=self.policy,
                      channels=self.channels, secret=self._secret,
                      write_policy=self.write_policy)
+
+    def etag(self, subject: str, predicate: str, *, scope: str = "default",
+             project: str | None = None) -> str:
+        """The If-Match tag of a slot now: its current revision's ``ASSERTION_ID#REVISION``,
+        or ``"absent"``. Write with ``if_match=`` this tag to update only what you read."""
+        live = [v for v in self.store.history(subject, predicate, scope)
+                if v.system.end is None and v.qualifiers.project == project]
+        return slot_tag(live)
 
     def ingest_many(
         self,
@@ -136,33 +199,37 @@ class Memory:
     ) -> list[IngestReport]:
         """Write many episodes, each atomic on its own, committed durably every ``batch_size``.
 
-        If an episode fails (bad input from a lazy reader, an idempotency conflict), the ones
-        before it are committed and stay accepted, and the error propagates.
+        **The batching contract.** Episodes are written in batches: on the embedded store one
+        transaction per batch of ``batch_size`` (one disk sync), each episode inside it a
+        savepoint that succeeds or fails alone; on Neo4j each episode commits on its own. An
+        episode is *acknowledged*, meaning passed to ``on_report`` and put in the returned
+        list, only after the commit that made it durable returned. So a crash can lose only
+        episodes nobody was told about; the batch in flight is lost whole, never in part, and
+        re-running the same input reports every acknowledged episode as a duplicate.
+
+        If an episode fails (bad input from a lazy reader, an idempotency conflict, a failed
+        ``if_match``), the ones before it are committed and acknowledged, then the error
+        propagates. A store that another writer holds is tried again with backoff
+        (:attr:`retry`) before :class:`~kg_memory.domain.errors.StoreBusy` propagates, with
+        nothing of the refused batch written. See :mod:`kg_memory.services.batch_ingest`.
         """
-        reports: list[IngestReport] = []
-        iterator = iter(records)
-        while True:
-            before = len(reports)
-            with self.store.batch():
-                # islice stays lazy: a bad line raises here, after the lines before it were
-                # written, and the batch still commits them on the way out.
-                for record in itertools.islice(iterator, batch_size):
-                    with self.store.transaction() as tx:
-                        report = ingest_record(tx, record, self.policy, self._secret,
-                                               self.channels, self.write_policy)
-                    reports.append(report)
-                    if on_report is not None:
-                        on_report(report)
-            if len(reports) - before < batch_size:
-                return reports
+        return ingest_batches(self.store, records, policy=self.policy, secret=self._secret,
+                              batch_size=batch_size, on_report=on_report, retry=self.retry,
+                              rng=self._rng, channels=self.channels,
+                              write_policy=self.write_policy)
 
     def ingest_file(
-        self, path: Path, *, on_report: Callable[[IngestReport], None] | None = None
+        self,
+        path: Path,
+        *,
+        on_report: Callable[[IngestReport], None] | None = None,
+        batch_size: int = 500,
     ) -> list[IngestReport]:
         """Ingest a JSONL file. On a bad line, every line before it stays accepted and
         :class:`~kg_memory.domain.errors.IngestError` names the line and field."""
         try:
-            return self.ingest_many(read_records(path), on_report=on_report)
+            return self.ingest_many(read_records(path), on_report=on_report,
+                                    batch_size=batch_size)
         except OSError as exc:
             raise IngestError(f"cannot read {path}: {exc.strerror}") from exc
 
@@ -300,6 +367,13 @@ class Memory:
         :mod:`kg_memory.services.forget_run`. Run with ``dry_run=True`` first."""
         chosen = selector if isinstance(selector, Selector) else Selector.parse(selector)
         return forget(self.store, chosen, dry_run=dry_run, block=block)
+
+    def check(self, *, mirror: bool = False) -> IntegrityReport:
+        """Check the store's invariants (see :mod:`kg_memory.domain.integrity`): intervals,
+        no overlapping believed revisions, revision numbering, dangling edges, dependencies,
+        tombstones, acyclic lineage, the outbox (and with ``mirror``, the mirror's cursor).
+        Reads one consistent view and never waits for a writer."""
+        return check_store(self.store, mirror=mirror)
 
     def blocks(self, scope: str | None = None) -> list[Block]:
         """Collection blocks left by forget requests (active and revoked)."""

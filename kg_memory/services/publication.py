@@ -29,6 +29,7 @@ from kg_memory.domain.forgetting import tombstone_key
 from kg_memory.domain.gate import WriterPolicy, admit
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Activity, Assertion, EdgeType, EndReason, Kind, Qualifiers, Value
+from kg_memory.domain.precondition import current_record
 from kg_memory.domain.supersession import plan_write
 from kg_memory.store.protocol import Slot, Store, Transaction, apply_plan
 
@@ -61,12 +62,6 @@ def _derived(versions: Sequence[Assertion]) -> list[Assertion]:
     """A record's own revisions: a derived record supersedes derived values only, never a value
     someone stated or reported in the same slot (that stays, a conflict of other authority)."""
     return [v for v in versions if v.kind is Kind.DERIVED]
-
-
-def current_record(tx_or_live: Sequence[Assertion], at_end: bool = True) -> Assertion | None:
-    """The open-ended live revision of a record's slot (the one new readers get)."""
-    live = [v for v in tx_or_live if v.valid.end is None] if at_end else list(tx_or_live)
-    return live[-1] if live else None
 
 
 def read_basis(store: Store, slot: Slot, evidence_ids: Sequence[str]) -> Basis:

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.change import ChangePlan, Closure, Draft, PlannedEdge
 from kg_memory.domain.instant import UtcDatetime
+from kg_memory.domain.integrity import Snapshot
 from kg_memory.domain.model import (
     Activity,
     Assertion,
@@ -192,6 +193,12 @@ class Store(Protocol):
     def scrub(self) -> list[dict[str, Any]]:
         """Make erasures physical where the backend keeps copies; one report per destination
         (``destination``, ``location``, ``status``: complete or incomplete, ``reason``)."""
+
+    def integrity_snapshot(self, *, mirror: bool = False) -> Snapshot:
+        """Every revision, typed edge, episode mark, activity id, tombstone key and dependency
+        row, with the system-time high-water mark (and the outbox where there is one), read
+        as one consistent view without blocking writers; see
+        :mod:`kg_memory.domain.integrity`. ``mirror``: read a mirror's cursor too."""
 
     def close(self) -> None: ...
 

@@ -41,6 +41,7 @@ from neo4j.exceptions import DriverError, Neo4jError
 from kg_memory.domain.corroboration import fingerprint
 from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.instant import Clock, from_micros, to_micros
+from kg_memory.domain.integrity import EpisodeMark, Snapshot
 from kg_memory.domain.model import (
     Activity,
     Assertion,
@@ -227,6 +228,7 @@ class Neo4jStore:
                 )
                 unit = Neo4jTransaction(tx, int(row["now"]), self._uri)
                 yield unit
+                unit.finish()
             except BaseException:
                 self._active = None
                 # The server rolls back by itself a transaction whose connection went away.
@@ -370,6 +372,42 @@ class Neo4jStore:
 
     def entities(self, scope: str | None = None) -> list[Entity]:
         return [entity_from_props(r["entity"]) for r in self._read("entities", scope=scope)]
+
+    def integrity_snapshot(self, *, mirror: bool = False) -> Snapshot:
+        """What the integrity rules judge, read in one read-only transaction (a consistent
+        view; it never takes the system-time lock, so writers carry on). A Neo4j store has no
+        outbox (it may be a mirror; the embedded file checks the cursor), so ``mirror`` is
+        accepted and has nothing to add."""
+        with self._lock:
+            if self._active is not None:
+                raise RuntimeError("check the store outside its write transaction")
+            session = self._target()
+            assert isinstance(session, Session)
+            try:
+                unit = session.begin_transaction()
+            except (DriverError, Neo4jError) as exc:
+                raise StoreUnavailable(f"cannot read Neo4j at {self._uri}: {exc}") from exc
+            try:
+                versions = run_query(unit, "check_versions", {}, where=self._uri, reads=True)
+                edges = run_query(unit, "check_edges", {}, where=self._uri, reads=True)
+                [nodes] = run_query(unit, "check_nodes", {}, where=self._uri, reads=True)
+            finally:
+                with suppress(DriverError, Neo4jError):
+                    unit.rollback()  # nothing was written; rolling back ends the view
+        high = nodes["system_time"]
+        return Snapshot(
+            location=self._uri,
+            versions=tuple(version_from_props(r["version"]) for r in versions),
+            edges=tuple(Edge(src=r["src"], type=_EDGE_TYPES[r["type"]], dst=r["dst"],
+                             since=from_micros(r["since"]))
+                        for r in edges if r["type"] in _EDGE_TYPES),
+            episodes=tuple(EpisodeMark(episode_id=e, operation_id=o, redacted=bool(r))
+                           for e, o, r in nodes["episodes"]),
+            activities=frozenset(nodes["activities"]),
+            tombstones=frozenset(nodes["tombstones"]),
+            dependencies=frozenset((d, f) for d, f in nodes["dependencies"]),
+            system_time=None if high is None or high < 0 else from_micros(int(high)),
+        )
 
     def scrub(self) -> list[dict[str, Any]]:
         return [self._verify_erasure()]

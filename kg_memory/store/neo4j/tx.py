@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Protocol
 
-from neo4j.exceptions import ClientError, DriverError, Neo4jError
+from neo4j.exceptions import ClientError, DriverError, Neo4jError, TransientError
 
 from kg_memory.domain.change import Closure, Draft, PlannedEdge
-from kg_memory.domain.errors import StoreUnavailable
+from kg_memory.domain.errors import StoreBusy, StoreUnavailable
 from kg_memory.domain.instant import from_micros
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Activity, Assertion, Block, Entity, Episode, Refusal, Tombstone
@@ -50,6 +50,10 @@ def run_query(
     """
     try:
         rows: list[dict[str, Any]] = target.run(load(name), dict(params)).data()
+    except TransientError as exc:
+        # A lock wait that timed out or a deadlock the server broke: nothing of the unit is
+        # committed, and the same unit may succeed when retried.
+        raise StoreBusy(f"the Neo4j store at {where} is busy ({name}): {exc}") from exc
     except ClientError as exc:
         if not reads:
             raise
@@ -70,6 +74,7 @@ class Neo4jTransaction:
         #: Ids this unit erased and episodes it redacted, for the store's scrub verification.
         self.erased: list[str] = []
         self.redacted: list[str] = []
+        self._vanished: set[str] = set()
 
     @property
     def now(self) -> datetime:
@@ -150,6 +155,15 @@ class Neo4jTransaction:
                 f"revision {closure.assertion_id}#{closure.revision} is not live; "
                 "the store changed under this transaction"
             )
+        if rows[0]["fresh"]:
+            self._vanished.add(closure.assertion_id)
+
+    def finish(self) -> None:
+        """Before commit: the hub of a fact all of whose revisions this unit wrote and
+        replaced goes, with its edges (it was never visible; they would dangle)."""
+        if self._vanished:
+            self._rows("sweep_vanished", ids=sorted(self._vanished))
+            self._vanished.clear()
 
     def insert_version(self, draft: Draft) -> Assertion:
         [row] = self._rows("insert_version", **version_params(draft, self.now_us))

@@ -28,6 +28,8 @@ class SqliteTransaction:
         self._conn = conn
         self._now = now
         self.now_dt = from_micros(now)
+        #: Assertions whose revision this unit wrote and then replaced (see :meth:`finish`).
+        self._vanished: set[str] = set()
 
     @property
     def now(self) -> datetime:
@@ -124,11 +126,25 @@ class SqliteTransaction:
             # Written and replaced inside one transaction: it was never visible to anyone, so
             # there is no history to keep, and an empty system interval would be a lie.
             self._conn.execute("DELETE FROM versions WHERE vid = ?", (row["vid"],))
+            self._vanished.add(closure.assertion_id)
             return
         self._conn.execute(
             "UPDATE versions SET sys_to = ?, closed_by = ?, close_reason = ? WHERE vid = ?",
             (self._now, closure.closed_by, closure.reason.value, row["vid"]),
         )
+
+    def finish(self) -> None:
+        """Before commit: an assertion all of whose revisions this unit wrote and replaced was
+        never visible, so the edges and dependency rows naming it go too (else they would
+        dangle: a SUPPORTS or SUPERSEDES edge to a fact no one can ever read)."""
+        for assertion_id in sorted(self._vanished):
+            if self._conn.execute("SELECT 1 FROM versions WHERE assertion_id = ? LIMIT 1",
+                                  (assertion_id,)).fetchone() is None:
+                self._conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?",
+                                   (assertion_id, assertion_id))
+                self._conn.execute("DELETE FROM dependencies WHERE assertion_id = ?",
+                                   (assertion_id,))
+        self._vanished.clear()
 
     def insert_version(self, draft: Draft) -> Assertion:
         # One statement: the revision number is computed and returned by the insert itself.
