@@ -116,3 +116,21 @@ def test_without_a_write_policy_nothing_is_recorded_and_every_value_supersedes(
     assert memory.asof(valid_at=day(2), subject="r1").values() == ["audio"]
     assert memory.admissions() == []
     assert memory.pending() == []
+
+
+def test_forgetting_an_episode_erases_the_pending_value_it_proposed(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    memory = _open(make_memory, clock)
+    memory.ingest(_say(clock, "op-1", 0, "ebook", 0.8))
+    secret = memory.ingest(_say(clock, "op-2", 1, "large-print-secret"))
+    memory.ingest(_say(clock, "op-3", 2, "audio"))
+    memory.ingest(_say(clock, "op-4", 3, "audio", content="another turn: audio"))
+    assert {p.value for p in memory.pending("u1", status=None)} == {
+        "large-print-secret", "audio"}
+    clock.now = day(4)
+    memory.forget(f"episode:{secret.episode_id}")
+    assert {p.value for p in memory.pending("u1", status=None)} == {"audio"}
+    assert all(d.episode_id != secret.episode_id for d in memory.admissions("u1"))
+    stored = [*memory.store.documents("pending"), *memory.store.documents("admission")]
+    assert not any("large-print-secret" in body for body in stored)

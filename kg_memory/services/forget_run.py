@@ -34,6 +34,7 @@ from kg_memory.domain.model import Activity, Assertion, Block, EdgeType, EndReas
 from kg_memory.domain.supersession import draft_of, plan_write
 from kg_memory.services.identity import forget_identity
 from kg_memory.services.lineage import forget_view
+from kg_memory.services.reconciliation import forget_policy_records
 from kg_memory.store import scrub as scrub_everywhere
 from kg_memory.store.protocol import Slot, Store, Transaction, apply_plan
 
@@ -208,10 +209,11 @@ def forget(
             deleted = store.versions(list(the_plan.delete))
             enders = set(the_plan.erase) | {v.recorded_by for v in deleted}
             tombstones = _tombstones(store, the_plan, secret, deleted)
+            erased = {e.episode_id: e.scope for e in store.episodes(list(the_plan.erase))}
             forget_identity(
-                tx, store, {e.episode_id: e.scope for e in store.episodes(list(the_plan.erase))},
-                selector.value if selector.kind == "entity" else None,
+                tx, store, erased, selector.value if selector.kind == "entity" else None,
             )
+            forget_policy_records(tx, store, erased)
             for record in the_plan.rebuild:
                 _rebuild(tx, store, record, set(the_plan.delete), activity_id, generation)
             for node in (*the_plan.delete, *the_plan.rebuild):

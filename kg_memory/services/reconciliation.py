@@ -26,9 +26,9 @@ from kg_memory.domain.reconcile import verdict
 from kg_memory.domain.record import AssertionCandidate
 from kg_memory.domain.supersession import plan_write
 from kg_memory.domain.write_policy import WritePolicy
-from kg_memory.store.protocol import Slot, Transaction
+from kg_memory.store.protocol import Slot, Store, Transaction
 
-__all__ = ["ADMISSION", "PENDING", "plan_under", "screen"]
+__all__ = ["ADMISSION", "PENDING", "forget_policy_records", "plan_under", "screen"]
 
 ADMISSION = "admission"
 PENDING = "pending"
@@ -115,3 +115,28 @@ def plan_under(tx: Transaction, policy: WritePolicy, slot: Slot, live: list[Asse
             "evidence": (*waiting.evidence, mention), "status": "promoted",
             "promoted_to": written, "updated_at": tx.now}))
     return plan
+
+
+def forget_policy_records(tx: Transaction, store: Store, erased: dict[str, str]) -> None:
+    """Erase what write policies kept of forgotten episodes (``{episode_id: scope}``).
+
+    A pending candidate holds the value its episodes proposed, so it is a copy a forget request
+    must chase: its mentions from erased episodes go, and a candidate left without evidence goes
+    with them. Admission decisions of erased episodes go too.
+    """
+    for scope in sorted(set(erased.values())):
+        for body in store.documents(PENDING, scope):
+            pending = PendingCandidate.model_validate_json(body)
+            kept = tuple(m for m in pending.evidence if m.episode_id not in erased)
+            if len(kept) == len(pending.evidence):
+                continue
+            if kept:
+                slot = Slot(scope=pending.scope, subject=pending.subject,
+                            predicate=pending.predicate, project=pending.project)
+                _put_pending(tx, slot, pending.model_copy(update={"evidence": kept}))
+            else:
+                tx.delete_document(PENDING, pending.pending_id)
+        for body in store.documents(ADMISSION, scope):
+            decision = AdmissionDecision.model_validate_json(body)
+            if decision.episode_id in erased:
+                tx.delete_document(ADMISSION, f"{decision.episode_id}/{decision.index}")
