@@ -28,6 +28,7 @@ from kg_memory.domain.errors import (
     NotFound,
     PolicyError,
     ResolutionError,
+    ScopeError,
     StoreBusy,
     StoreUnavailable,
     TimeError,
@@ -72,6 +73,7 @@ from kg_memory.services.memory import Memory
 from kg_memory.services.provenance import serialize_prov
 from kg_memory.services.publication import Basis, Published
 from kg_memory.services.rules import RuleBook
+from kg_memory.services.scoped import ScopedMemory
 from kg_memory.services.sweep import SweepReport
 from kg_memory.store import (
     AsOfQuery,
@@ -174,7 +176,9 @@ __all__ = [
     "Rule",
     "RuleBook",
     "RuleType",
+    "ScopeError",
     "ScopeLabel",
+    "ScopedMemory",
     "Selector",
     "SqliteStore",
     "Store",

@@ -152,7 +152,7 @@ class Harness:
     @staticmethod
     def _selector(choice: int) -> str:
         """Everything the user sent (81 episodes) or only the canary's episode."""
-        return "source:user@u1" if choice == 0 else f"episode:{episode_id_for('canary')}"
+        return "source:user@u1" if choice == 0 else f"episode:{episode_id_for('u1', 'canary')}@u1"
 
     # -- children --------------------------------------------------------------------------
 

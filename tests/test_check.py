@@ -52,7 +52,7 @@ def build_history(memory: Memory, clock: ManualClock) -> dict[str, str]:
     diets = [f.assertion_id for f in memory.asof(day(6), subject="ana", predicate="diet").facts]
     memory.consolidate("ana", "profile", diets, scope="u1")
     clock.now = day(8)
-    report = memory.forget(f"episode:{episode_id_for('canary')}")
+    report = memory.forget(f"episode:{episode_id_for('u1', 'canary')}@u1")
     assert report.status == "complete", report
     return {"diet": diets[0]}
 
@@ -138,7 +138,8 @@ def _plant_numbering(db: sqlite3.Connection) -> list[str]:
 
 def _plant_dangling(db: sqlite3.Connection) -> list[str]:
     [aid] = _one(db.execute("SELECT assertion_id FROM versions LIMIT 1").fetchall())
-    db.execute("INSERT INTO edges (src, type, dst, since) VALUES ('ep_nobody', 'SUPPORTS', ?, 1)",
+    db.execute("INSERT INTO edges (scope, src, type, dst, since) "
+               "VALUES ('u1', 'ep_nobody', 'SUPPORTS', ?, 1)",
                (aid,))
     return [f"ep_nobody-SUPPORTS->{aid}"]
 
@@ -169,7 +170,8 @@ def _plant_tombstone(db: sqlite3.Connection) -> list[str]:
 def _plant_cycle(db: sqlite3.Connection) -> list[str]:
     a, b = (r[0] for r in db.execute(
         "SELECT DISTINCT assertion_id FROM versions ORDER BY assertion_id LIMIT 2"))
-    db.executemany("INSERT INTO edges (src, type, dst, since) VALUES (?, 'DERIVED_FROM', ?, 1)",
+    db.executemany("INSERT INTO edges (scope, src, type, dst, since) "
+                   "VALUES ('u1', ?, 'DERIVED_FROM', ?, 1)",
                    [(a, b), (b, a)])
     return [a, b]
 
@@ -302,7 +304,7 @@ def test_a_value_replaced_within_its_own_episode_leaves_no_dangling_edges(
     assert memory.asof(subject="ana").values() == ["Rome"]
     report = memory.check()
     assert report.ok, report.violations
-    [ep] = memory.store.episodes([episode_id_for("both")])
+    [ep] = memory.store.episodes([episode_id_for("u1", "both")])
     supported = [e.dst for e in memory.store.edges(ep.episode_id) if e.type.value == "SUPPORTS"]
     assert supported == [memory.asof(subject="ana").facts[0].assertion_id]
 

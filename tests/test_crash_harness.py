@@ -54,8 +54,9 @@ def test_the_harness_catches_an_acknowledgement_before_commit(
             before = len(reports)
             with self.store.batch():
                 for _, record in zip(range(batch_size), iterator, strict=False):
-                    with self.store.transaction() as tx:
-                        report = ingest_record(tx, record, self.policy, self._secret)
+                    with self.store.transaction(record.scope) as tx:
+                        report = ingest_record(tx, record, self.policy, self._secret,
+                                               self.channels)
                     reports.append(report)
                     if callable(on_report):
                         on_report(report)

@@ -132,7 +132,7 @@ def test_readers_answer_while_another_process_holds_the_write_lock(
         # create=True opens an existing store the same way: it writes nothing either.
         with Memory.open(db) as memory:
             assert memory.asof(subject="ana").values() == ["veg"]
-        answered = _cli("asof", "--subject", "ana", "--store", db, "--json",
+        answered = _cli("asof", "--scope", "u1", "--subject", "ana", "--store", db, "--json",
                         env={"KG_MEMORY_BUSY_TIMEOUT": "0"})
         assert answered.returncode == 0, answered.stderr
         assert [f["value"] for f in json.loads(answered.stdout)["facts"]] == ["veg"]
@@ -164,7 +164,7 @@ def test_a_file_of_another_application_is_refused_and_left_untouched(
     before = hashlib.sha256(other.read_bytes()).hexdigest()
     with pytest.raises(StoreUnavailable, match="not a kg-memory store"):
         Memory.open(other, create=create)
-    result = _cli("asof", "--store", other)
+    result = _cli("asof", "--scope", "u1", "--store", other)
     assert result.returncode == 3, result.stderr
     assert "not a kg-memory store" in result.stderr
     assert hashlib.sha256(other.read_bytes()).hexdigest() == before

@@ -129,7 +129,7 @@ def test_forgetting_an_episode_erases_the_pending_value_it_proposed(
     assert {p.value for p in memory.pending("u1", status=None)} == {
         "large-print-secret", "audio"}
     clock.now = day(4)
-    memory.forget(f"episode:{secret.episode_id}")
+    memory.forget(f"episode:{secret.episode_id}@u1")
     assert {p.value for p in memory.pending("u1", status=None)} == {"audio"}
     assert all(d.episode_id != secret.episode_id for d in memory.admissions("u1"))
     stored = [*memory.store.documents("pending"), *memory.store.documents("admission")]

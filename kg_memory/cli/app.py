@@ -1,7 +1,9 @@
 """The ``kg-memory`` command line: parse, call the library, print.
 
 Every command that reads a store takes ``--store PATH`` (default ``$KG_MEMORY_STORE`` or
-``~/.local/share/kg-memory/memory.db``) and ``--json`` for machine-readable output. Exit codes:
+``~/.local/share/kg-memory/memory.db``) and ``--json`` for machine-readable output. Every
+command that reads or forgets names its tenant with ``--scope`` (an operator says
+``--all-scopes`` explicitly); nothing reads every tenant by default. Exit codes:
 0 success, 2 bad input, 3 store unavailable, 4 not found, 1 anything else.
 """
 
@@ -36,12 +38,16 @@ from kg_memory.cli.forget import blocks_app, forget
 from kg_memory.cli.lineage import consolidate, lineage, prov
 from kg_memory.cli.neo4j import neo4j_app
 from kg_memory.cli.options import (
+    AllScopesOption,
     BusyTimeoutOption,
     JsonOption,
+    ScopeOption,
     StoreOption,
     WideOption,
     open_memory,
+    reader,
     settings,
+    wanted_scope,
 )
 from kg_memory.cli.policies import (
     WritePolicyOption,
@@ -216,21 +222,24 @@ def asof(
     known_at: Annotated[str, typer.Option(help="As the store believed it then.")] = "now",
     subject: Annotated[str | None, typer.Option(help="Only this subject.")] = None,
     predicate: Annotated[str | None, typer.Option(help="Only this predicate.")] = None,
-    scope: Annotated[str | None, typer.Option(help="Only this scope (tenant/user).")] = None,
+    scope: ScopeOption = None,
+    all_scopes: AllScopesOption = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
     wide: WideOption = False,
 ) -> None:
-    """What held at --valid-at, as the store believed it at --known-at.
+    """What held at --valid-at, as the store believed it at --known-at, in --scope.
 
     "What did we believe on day 2 about day 1" is --valid-at DAY1 --known-at DAY2. An empty
     answer means the store held nothing eligible; a missing store is an error (exit 3).
     """
     with render.errors():
+        tenant = wanted_scope(scope, all_scopes)
         valid = None if valid_at == "now" else parse_instant(valid_at, what="--valid-at")
         known = None if known_at == "now" else parse_instant(known_at, what="--known-at")
         with open_memory(store, create=False) as memory:
-            answer = memory.asof(valid, known, subject=subject, predicate=predicate, scope=scope)
+            answer = reader(memory, tenant).asof(valid, known, subject=subject,
+                                                 predicate=predicate)
         if json_out:
             render.emit_json(answer)
         else:
@@ -241,15 +250,17 @@ def asof(
 def history(
     subject: Annotated[str, typer.Argument(help="The subject whose facts to list.")],
     predicate: Annotated[str | None, typer.Option(help="Only this predicate.")] = None,
-    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    scope: ScopeOption = None,
+    all_scopes: AllScopesOption = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
     wide: WideOption = False,
 ) -> None:
-    """Every revision about SUBJECT, with both intervals and what closed it."""
+    """Every revision about SUBJECT in --scope, with both intervals and what closed it."""
     with render.errors():
+        tenant = wanted_scope(scope, all_scopes)
         with open_memory(store, create=False) as memory:
-            entries = memory.history(subject, predicate, scope=scope)
+            entries = reader(memory, tenant).history(subject, predicate)
         if json_out:
             render.emit_json(entries)
         else:
@@ -258,15 +269,17 @@ def history(
 
 @app.command()
 def refusals(
-    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    scope: ScopeOption = None,
+    all_scopes: AllScopesOption = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
     wide: WideOption = False,
 ) -> None:
-    """The writer gate's audit: every candidate it refused, who sent it and why."""
+    """The writer gate's audit in --scope: every candidate it refused, who sent it and why."""
     with render.errors():
+        tenant = wanted_scope(scope, all_scopes)
         with open_memory(store, create=False) as memory:
-            rows = memory.refusals(scope)
+            rows = reader(memory, tenant).refusals()
         if json_out:
             render.emit_json(rows)
             return

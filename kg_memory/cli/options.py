@@ -7,15 +7,19 @@ from typing import Annotated
 
 import typer
 
-from kg_memory import ChannelPolicy, Memory, default_path
+from kg_memory import ChannelPolicy, Memory, ScopedMemory, ScopeError, default_path
 
 __all__ = [
+    "AllScopesOption",
     "BusyTimeoutOption",
     "JsonOption",
+    "ScopeOption",
     "StoreOption",
     "WideOption",
     "open_memory",
+    "reader",
     "settings",
+    "wanted_scope",
 ]
 
 StoreOption = Annotated[
@@ -39,6 +43,12 @@ class _Settings:
 
 
 settings = _Settings()
+
+
+ScopeOption = Annotated[
+    str | None, typer.Option("--scope", help="The tenant (scope) to read or forget in.")]
+AllScopesOption = Annotated[
+    bool, typer.Option("--all-scopes", help="Operator: every tenant at once (explicit).")]
 WideOption = Annotated[
     bool,
     typer.Option("--wide", help="Every column, full ids and whole values, even past the "
@@ -51,3 +61,19 @@ def open_memory(
 ) -> Memory:
     return Memory.open(store or default_path(), create=create, channels=channels,
                        busy_timeout=settings.busy_timeout)
+
+
+def wanted_scope(scope: str | None, all_scopes: bool) -> str | None:
+    """The scope a reading or forgetting command acts in; ``None`` only for an operator who
+    said --all-scopes. Neither, or both, is bad input (exit 2): no command reads every
+    tenant by default."""
+    if scope is not None and all_scopes:
+        raise ScopeError("give --scope or --all-scopes, not both")
+    if scope is None and not all_scopes:
+        raise ScopeError("name the tenant with --scope SCOPE (or, as an operator, --all-scopes)")
+    return scope
+
+
+def reader(memory: Memory, scope: str | None) -> Memory | ScopedMemory:
+    """The handle a command reads through: scoped to the tenant, or the operator's."""
+    return memory if scope is None else memory.scoped(scope)

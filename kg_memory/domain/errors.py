@@ -23,6 +23,7 @@ __all__ = [
     "NotFound",
     "PolicyError",
     "ResolutionError",
+    "ScopeError",
     "StoreBusy",
     "StoreUnavailable",
     "TimeError",
@@ -71,6 +72,12 @@ class IdempotencyConflict(IngestError):
 
 class PolicyError(KgMemoryError, ValueError):
     """A writer policy that is not well formed."""
+
+
+class ScopeError(KgMemoryError, ValueError):
+    """A request that does not say which tenant it is for, or reaches outside the scope the
+    caller was given. Forgetting and reading across tenants takes an explicit all-scopes
+    request; a scoped handle never grants one."""
 
 
 class ConcurrencyError(KgMemoryError):
@@ -131,6 +138,7 @@ EXIT_CODES: tuple[tuple[type[KgMemoryError], int], ...] = (
     (TimeError, 2),
     (IntervalError, 2),
     (PolicyError, 2),
+    (ScopeError, 2),
     (NotFound, 4),
     (ForgottenError, 6),
     (ConcurrencyError, 5),

@@ -40,7 +40,7 @@ from datetime import datetime
 import networkx as nx
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.domain.forgetting import tombstone_key
+from kg_memory.domain.forgetting import node_key, operation_key
 from kg_memory.domain.model import Assertion, Edge, EdgeType
 
 __all__ = [
@@ -94,6 +94,7 @@ class EpisodeMark(BaseModel):
     episode_id: str
     operation_id: str
     redacted: bool
+    scope: str
 
 
 class OutboxState(BaseModel):
@@ -279,14 +280,15 @@ def _dependencies(snap: Snapshot, assertions: set[str]) -> Iterable[Violation]:
 def _tombstones(snap: Snapshot, secret: bytes) -> Iterable[Violation]:
     if not snap.tombstones:
         return
-    for node in sorted({v.assertion_id for v in snap.versions}):
-        if tombstone_key(secret, "node", node) in snap.tombstones:
+    # Keys are per scope (a tenant's check never matches another tenant's tombstone).
+    for scope, node in sorted({(v.scope, v.assertion_id) for v in snap.versions}):
+        if node_key(secret, scope, node) in snap.tombstones:
             yield Violation(rule="tombstone", ids=(node,), detail="forgotten, yet stored")
     for ep in snap.episodes:
-        if tombstone_key(secret, "node", ep.episode_id) in snap.tombstones:
+        if node_key(secret, ep.scope, ep.episode_id) in snap.tombstones:
             yield Violation(rule="tombstone", ids=(ep.episode_id,), detail="forgotten, yet stored")
-        elif not ep.redacted and tombstone_key(
-                secret, "operation", ep.operation_id) in snap.tombstones:
+        elif not ep.redacted and operation_key(
+                secret, ep.scope, ep.operation_id) in snap.tombstones:
             yield Violation(rule="tombstone", ids=(ep.episode_id,),
                             detail="its operation was forgotten, yet it keeps its content")
 

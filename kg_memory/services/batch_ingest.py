@@ -64,7 +64,7 @@ def ingest_batches(
     """Ingest ``records`` in batches of ``batch_size``; see the module docstring."""
 
     def one(record: IngestRecord) -> IngestReport:
-        with store.transaction() as tx:
+        with store.transaction(record.scope) as tx:
             return ingest_record(tx, record, policy, secret, channels, write_policy)
 
     reports: list[IngestReport] = []

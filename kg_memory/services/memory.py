@@ -10,6 +10,11 @@
 ...                     "kind": "stated"}]}))
 >>> memory.asof(subject="ana").values()
 ['vegetarian']
+
+A :class:`Memory` is the operator's handle: a read without ``scope`` spans every tenant, and
+a forget across tenants needs ``all_scopes=True``. An application serving one tenant holds
+``memory.scoped("u1")`` instead (:class:`~kg_memory.services.scoped.ScopedMemory`), through
+which nothing of another scope can be read or changed.
 """
 
 from __future__ import annotations
@@ -37,10 +42,9 @@ from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.instant import Clock, ensure_utc
 from kg_memory.domain.integrity import IntegrityReport
 from kg_memory.domain.model import Block, Channel, Entity, Qualifiers, Refusal, Value, trusted
-from kg_memory.domain.pending import AdmissionDecision, PendingCandidate
 from kg_memory.domain.precondition import slot_tag
 from kg_memory.domain.record import IngestRecord, read_records
-from kg_memory.domain.resolution import RESOLVER, EntityProfile, Outcome
+from kg_memory.domain.resolution import EntityProfile
 from kg_memory.domain.result import AsOfAnswer, Fact, HistoryEntry
 from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services.batch_ingest import ingest_batches
@@ -48,22 +52,16 @@ from kg_memory.services.check import check as check_store
 from kg_memory.services.forget_run import ForgetReport, forget
 from kg_memory.services.identity import (
     SAME_AS,
-    Resolved,
-    keep_apart,
-    load_decisions,
     load_profile,
-    merge_entities,
-    unmerge_decision,
-    unmerge_entities,
 )
+from kg_memory.services.identity_views import IdentityViews
 from kg_memory.services.ingestion import IngestReport, ingest_record
 from kg_memory.services.inlet import Inlet
-from kg_memory.services.lineage import Direction, lineage_graph
-from kg_memory.services.pending import admission_counts, admission_decisions, pending_candidates
+from kg_memory.services.lineage import Direction, lineage_graph, node_scope, scoped_node
+from kg_memory.services.policy_views import PolicyViews
 from kg_memory.services.provenance import add_tombstones, export_prov
 from kg_memory.services.publication import Basis, Published, publish_derived, read_basis
-from kg_memory.services.rules import RuleBook
-from kg_memory.services.sweep import SweepReport, sweep
+from kg_memory.services.scoped import ScopedMemory
 from kg_memory.store import default_path, is_neo4j_uri, open_store
 from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery, Slot, Store
@@ -73,7 +71,7 @@ __all__ = ["Memory"]
 
 
 
-class Memory:
+class Memory(PolicyViews, IdentityViews):
     """A bitemporal memory over any :class:`~kg_memory.store.protocol.Store`."""
 
     def __init__(
@@ -93,8 +91,6 @@ class Memory:
         #: (the authenticated session, the signed webhook); this policy refuses combinations
         #: that channel cannot vouch for.
         self.channels = channels or ChannelPolicy.default()
-        #: admission, reconcile and decay (:mod:`kg_memory.domain.write_policy`); ``None``
-        #: writes every admitted value at once and records no admission decisions
         self.write_policy = write_policy
         self._clock = clock
         #: How the batch ingest path retries a store another writer holds (StoreBusy).
@@ -171,15 +167,16 @@ class Memory:
         ``if_match`` precondition no longer holds.
         """
         secret = self._secret
-        with self.store.transaction() as tx:
+        with self.store.transaction(record.scope) as tx:
             return ingest_record(tx, record, self.policy, secret, self.channels,
                                  self.write_policy)
 
-    def inlet(self, source: str, channel: Channel | str) -> Inlet:
+    def inlet(self, source: str, channel: Channel | str, *, scope: str | None = None) -> Inlet:
         """An authenticated channel into this memory: records ingested through it are from
-        ``source`` over ``channel`` (see :mod:`kg_memory.services.inlet`)."""
+        ``source`` over ``channel``, and in ``scope`` when given (see
+        :mod:`kg_memory.services.inlet`)."""
         return Inlet(self.store, source=source, channel=Channel(channel), policy=self.policy,
-                     channels=self.channels, secret=self._secret,
+                     channels=self.channels, secret=self._secret, scope=scope,
                      write_policy=self.write_policy)
 
     def etag(self, subject: str, predicate: str, *, scope: str = "default",
@@ -257,9 +254,11 @@ class Memory:
         )
         versions = self.store.asof(query)
         if subject is not None and predicate != SAME_AS:
-            # A person's merge pools facts across the group, as of the times asked.
-            for other in sorted(self._same_as_group(subject, query) - {subject}):
-                versions += self.store.asof(query.model_copy(update={"subject": other}))
+            # A person's merge pools facts across the group, as of the times asked; a merge
+            # is a fact of one scope, so it pools within that scope only.
+            for group_scope, other in sorted(self._same_as_group(subject, query)):
+                versions += self.store.asof(
+                    query.model_copy(update={"subject": other, "scope": group_scope}))
         supports = self.store.supports((v.assertion_id for v in versions), query.known_at)
         facts = tuple(Fact.of(v, supports.get(v.assertion_id, ())) for v in versions)
         served, conflicts = arbitrate(facts, self.policy.authority)
@@ -270,13 +269,19 @@ class Memory:
             "facts": served, "conflicts": conflicts,
         })
 
-    def _same_as_group(self, subject: str, query: AsOfQuery) -> set[str]:
-        group, frontier = {subject}, [subject]
+    def _same_as_group(self, subject: str, query: AsOfQuery) -> set[tuple[str, str]]:
+        """``(scope, entity)`` pairs merged with ``subject``, not counting itself."""
+        seen: set[tuple[str | None, str]] = {(query.scope, subject)}
+        frontier: list[tuple[str | None, str]] = [(query.scope, subject)]
+        group: set[tuple[str, str]] = set()
         while frontier:
-            probe = query.model_copy(update={"subject": frontier.pop(), "predicate": SAME_AS})
+            scope, current = frontier.pop()
+            probe = query.model_copy(
+                update={"subject": current, "predicate": SAME_AS, "scope": scope})
             for version in self.store.asof(probe):
-                other = str(version.value)
-                if other not in group:
+                other = (version.scope, str(version.value))
+                if other not in seen and (version.scope, subject) != other:
+                    seen.add(other)
                     group.add(other)
                     frontier.append(other)
         return group
@@ -291,46 +296,31 @@ class Memory:
         """The writer gate's audit: every candidate it refused, and why."""
         return self.store.refusals(scope)
 
-    def pending(self, scope: str | None = None, *, status: str | None = "pending"
-                ) -> list[PendingCandidate]:
-        """Values the write policy holds back until corroborated; never served as facts."""
-        return pending_candidates(self.store, scope, status=status)
-
-    def admissions(self, scope: str | None = None) -> list[AdmissionDecision]:
-        """Every decision the write policy made (accepted, refused with reason, pending)."""
-        return admission_decisions(self.store, scope)
-
-    @property
-    def rules(self) -> RuleBook:
-        """Tiered rules (session, experience, metadata) and their promotion and review."""
-        return RuleBook(self.store, self._clock)
-
-    def sweep(self, *, cap: int, scope: str | None = None, delete: bool = False) -> SweepReport:
-        """Keep every scope under ``cap`` assertions: already-invalid ones go first, then
-        expired ones, then the least recently confirmed. Without ``delete`` only reported;
-        with it each eviction is a forget request (see :mod:`kg_memory.services.sweep`)."""
-        return sweep(self.store, self.write_policy or WritePolicy.default(), cap=cap,
-                     now=self._clock(), scope=scope, delete=delete)
-
-    def admission_counts(self, scope: str | None = None) -> dict[str, dict[str, int]]:
-        """Acceptance and rejection counts by reason: ``{decision: {category: n}}``."""
-        return admission_counts(self.store, scope)
-
     # -- lineage, consolidation, forgetting -------------------------------------------------
 
     def lineage(
-        self, node_id: str, direction: Direction = "both", depth: int | None = None
+        self, node_id: str, direction: Direction = "both", depth: int | None = None, *,
+        scope: str | None = None,
     ) -> nx.MultiDiGraph[str]:
         """Where ``node_id`` came from ("up") and what derives from it ("down"), as a
-        read-only networkx graph whose edges point from a derivative to its source."""
-        return lineage_graph(self.store, node_id, direction, depth)
+        read-only networkx graph whose edges point from a derivative to its source. The walk
+        stays in ``scope`` (without one, the scope of the node named, which must be unique)."""
+        return lineage_graph(self.store, node_id, direction, depth,
+                             scope=self._node_scope(node_id, scope))
+
+    def _node_scope(self, node_id: str, scope: str | None) -> str:
+        if scope is None:
+            return node_scope(self.store, node_id)
+        if not scoped_node(self.store, node_id, scope):
+            raise NotFound(f"no node {node_id!r} in scope {scope!r}")
+        return scope
 
     def read_basis(
         self, subject: str, predicate: str, evidence: list[str], *, scope: str = "default",
         project: str | None = None,
     ) -> Basis:
         """What a consolidation worker reads before deriving: the record's tag and the current
-        revision of each evidence assertion."""
+        revision of each evidence assertion (evidence of another scope is not read)."""
         slot = Slot(scope=scope, subject=subject, predicate=predicate, project=project)
         return read_basis(self.store, slot, evidence)
 
@@ -362,11 +352,13 @@ class Memory:
         raise ConcurrencyError("consolidation needs at least one attempt")
 
     def forget(self, selector: str | Selector, *, dry_run: bool = False,
-               block: bool = False) -> ForgetReport:
+               block: bool = False, all_scopes: bool = False) -> ForgetReport:
         """Forget what ``selector`` names and everything derived only from it; see
-        :mod:`kg_memory.services.forget_run`. Run with ``dry_run=True`` first."""
+        :mod:`kg_memory.services.forget_run`. Run with ``dry_run=True`` first. A selector acts
+        within its scope (``entity:ana@u1``); one without a scope is refused with
+        :class:`~kg_memory.domain.errors.ScopeError` unless ``all_scopes=True``."""
         chosen = selector if isinstance(selector, Selector) else Selector.parse(selector)
-        return forget(self.store, chosen, dry_run=dry_run, block=block)
+        return forget(self.store, chosen, dry_run=dry_run, block=block, all_scopes=all_scopes)
 
     def check(self, *, mirror: bool = False) -> IntegrityReport:
         """Check the store's invariants (see :mod:`kg_memory.domain.integrity`): intervals,
@@ -379,16 +371,24 @@ class Memory:
         """Collection blocks left by forget requests (active and revoked)."""
         return self.store.blocks(scope)
 
-    def revoke_block(self, block_id: str) -> None:
-        """Re-enable collection for a blocked category."""
-        with self.store.transaction() as tx:
+    def revoke_block(self, block_id: str, *, scope: str | None = None) -> None:
+        """Re-enable collection for a blocked category (of ``scope``, when given)."""
+        known = [b for b in self.store.blocks(scope) if b.block_id == block_id]
+        if not known:
+            raise NotFound(f"no active block {block_id!r}")
+        with self.store.transaction(known[0].scope) as tx:
             if not tx.revoke_block(block_id):
                 raise NotFound(f"no active block {block_id!r}")
 
-    def prov(self, node_ids: list[str] | None = None) -> ProvDocument:
-        """A W3C PROV document of the lineage of ``node_ids`` (of everything when ``None``)."""
-        doc = export_prov(self.store, node_ids)
-        add_tombstones(doc, self.store)
+    def prov(self, node_ids: list[str] | None = None, *, scope: str | None = None
+             ) -> ProvDocument:
+        """A W3C PROV document of the lineage of ``node_ids`` (of everything when ``None``)
+        in ``scope`` (every scope's when ``None``: an operator's export)."""
+        if scope is not None:
+            for node in node_ids or ():
+                self._node_scope(node, scope)
+        doc = export_prov(self.store, node_ids, scope)
+        add_tombstones(doc, self.store, scope)
         return doc
 
     # -- identity ----------------------------------------------------------------------------
@@ -396,40 +396,16 @@ class Memory:
     def entities(self, scope: str | None = None) -> list[Entity]:
         return self.store.entities(scope)
 
-    def profile(self, entity_id: str) -> EntityProfile | None:
+    def profile(self, entity_id: str, scope: str | None = None) -> EntityProfile | None:
         """What identity resolution knows of an entity: names, identifiers, context."""
-        return load_profile(self.store, entity_id)
+        if scope is None:
+            try:
+                scope = node_scope(self.store, entity_id)
+            except NotFound:
+                return None
+        return load_profile(self.store, entity_id, scope)
 
-    def decisions(self, scope: str | None = None, entity_id: str | None = None
-                  ) -> list[Resolved]:
-        """Every resolution decision with its evidence, oldest first."""
-        found = load_decisions(self.store, scope)
-        if entity_id is None:
-            return found
-        return [r for r in found if entity_id in (
-            r.entity_id, r.decision.entity_id, *r.decision.possible_same_as,
-            *r.decision.kept_apart_from)]
-
-    def review(self, scope: str | None = None) -> list[Resolved]:
-        """REVIEW decisions no person has settled yet."""
-        decided = {r.decision.mention.mention_id for r in self.decisions(scope)
-                   if r.decision.decided_by != RESOLVER}
-        return [r for r in self.decisions(scope) if r.decision.outcome is Outcome.REVIEW
-                and f"entity:{r.entity_id}" not in decided]
-
-    def merge(self, keep: str, other: str, *, by: str, reason: str, scope: str) -> Resolved:
-        """A person's merge: ``other`` is the same as ``keep`` from now on (reversible)."""
-        return merge_entities(self.store, keep, other, by=by, reason=reason, scope=scope)
-
-    def unmerge(self, keep: str, other: str, *, by: str, reason: str, scope: str) -> Resolved:
-        """Undo a merge; every fact stays with the entity it was written for."""
-        return unmerge_entities(self.store, keep, other, by=by, reason=reason, scope=scope)
-
-    def unmerge_decision(self, decision_id: str, *, by: str, reason: str) -> Resolved:
-        """Undo the resolver's merge of one mention, splitting its facts back by lineage."""
-        return unmerge_decision(self.store, decision_id, by=by, reason=reason)
-
-    def keep_apart(self, provisional: str, candidate: str, *, by: str, reason: str,
-                   scope: str) -> Resolved:
-        """A person settles a REVIEW: these are different entities."""
-        return keep_apart(self.store, provisional, candidate, by=by, reason=reason, scope=scope)
+    def scoped(self, scope: str) -> ScopedMemory:
+        """A handle on this memory limited to one tenant: see
+        :class:`~kg_memory.services.scoped.ScopedMemory`."""
+        return ScopedMemory(self, scope)

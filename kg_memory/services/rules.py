@@ -53,7 +53,7 @@ class RuleBook:
         return Rule.model_validate_json(found[0])
 
     def _put(self, rule: Rule) -> Rule:
-        with self._store.transaction() as tx:
+        with self._store.transaction(rule.scope) as tx:
             tx.put_document(RULE, rule.rule_id, rule.scope, rule.model_dump_json())
         return rule
 

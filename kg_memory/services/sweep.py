@@ -56,7 +56,7 @@ def sweep(store: Store, policy: WritePolicy, *, cap: int, now: datetime,
     evictions = plan_sweep(held, cap=cap)
     if delete:
         for e in evictions:
-            forget(store, Selector(kind="assertion", value=e.assertion_id))
+            forget(store, Selector(kind="assertion", value=e.assertion_id, scope=e.scope))
     counts: dict[str, int] = {}
     for h in held:
         counts[h.scope] = counts.get(h.scope, 0) + 1

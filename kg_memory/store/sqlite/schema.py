@@ -17,6 +17,7 @@ from kg_memory.domain.errors import StoreBusy, StoreUnavailable
 
 __all__ = [
     "DEFAULT_BUSY_TIMEOUT",
+    "REFUSED",
     "SCHEMA_VERSION",
     "busy_timeout_seconds",
     "connect",
@@ -25,7 +26,12 @@ __all__ = [
     "store_error",
 ]
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+#: Schema versions this one cannot be reached from, and why. Schema 1 keyed entities, operation
+#: ids, edges and documents globally, so one tenant's rows could be another's; its rows cannot
+#: be given scopes after the fact without guessing.
+REFUSED = {"1": "keys entities, operation ids and edges across scopes (before tenancy); "
+                "re-ingest its JSONL into a new store"}
 DEFAULT_BUSY_TIMEOUT = 10.0
 _SCHEMA = Path(__file__).with_name("schema.sql")
 
@@ -130,6 +136,11 @@ def connect(target: Path, *, create: bool, busy_timeout: float | None) -> sqlite
     except BaseException:
         conn.close()
         raise
+    if version in REFUSED:
+        conn.close()
+        raise StoreUnavailable(
+            f"{target} has kg-memory schema {version}, this version needs {SCHEMA_VERSION}: "
+            f"schema {version} {REFUSED[version]}")
     if version != SCHEMA_VERSION:
         conn.close()
         raise StoreUnavailable(
@@ -155,6 +166,10 @@ def migrate(target: Path, *, busy_timeout: float | None = None) -> tuple[str, st
         before = schema_version(conn, target)
         if before is None:
             raise StoreUnavailable(f"{target} is empty, not a kg-memory store")
+        if before in REFUSED:
+            raise StoreUnavailable(
+                f"{target} has kg-memory schema {before}, which cannot be migrated: "
+                f"schema {before} {REFUSED[before]}")
         if not before.isdigit() or int(before) > int(SCHEMA_VERSION):
             raise StoreUnavailable(
                 f"{target} has schema {before}, newer than this kg-memory's {SCHEMA_VERSION}")

@@ -47,6 +47,7 @@ from kg_memory.store.sqlite.rows import (
     version_from_row,
 )
 from kg_memory.store.sqlite.schema import SCHEMA_VERSION, connect, store_error
+from kg_memory.store.sqlite.scrub import scrub_file
 from kg_memory.store.sqlite.tx import SqliteTransaction
 
 __all__ = ["SCHEMA_VERSION", "SqliteStore", "default_path"]
@@ -189,11 +190,11 @@ class SqliteStore:
             self._commit()
 
     @contextmanager
-    def transaction(self) -> Iterator[SqliteTransaction]:
+    def transaction(self, scope: str) -> Iterator[SqliteTransaction]:
         if self._in_batch:
             self._conn.execute("SAVEPOINT episode")
             try:
-                tx = SqliteTransaction(self._conn, self._next_system_time())
+                tx = SqliteTransaction(self._conn, self._next_system_time(), scope)
                 yield tx
                 tx.finish()
             except BaseException:
@@ -204,7 +205,7 @@ class SqliteStore:
             return
         self._execute("BEGIN IMMEDIATE", "cannot write to")
         try:
-            tx = SqliteTransaction(self._conn, self._next_system_time())
+            tx = SqliteTransaction(self._conn, self._next_system_time(), scope)
             yield tx
             tx.finish()
         except BaseException:
@@ -268,7 +269,7 @@ class SqliteStore:
         marks = ", ".join("?" for _ in ids)
         rows = self._rows(
             "SELECT g.dst, e.episode_id, e.source, e.occurred_at, e.content FROM edges g "
-            "JOIN episodes e ON e.episode_id = g.src "
+            "JOIN episodes e ON e.episode_id = g.src AND e.scope = g.scope "
             f"WHERE g.dst IN ({marks}) AND g.type = 'SUPPORTS' AND (? IS NULL OR g.since <= ?) "
             "ORDER BY e.occurred_at, e.episode_id",
             [*ids, known, known],
@@ -295,12 +296,20 @@ class SqliteStore:
         )
         return [episode_from_row(r) for r in rows]
 
-    def edges(self, node_id: str) -> list[Edge]:
-        rows = self._rows(
-            "SELECT src, type, dst, since FROM edges WHERE src = ? "
-            "UNION SELECT src, type, dst, since FROM edges WHERE dst = ? ORDER BY since",
-            [node_id, node_id],
-        )
+    def edges(self, node_id: str, scope: str | None = None) -> list[Edge]:
+        if scope is None:
+            rows = self._rows(
+                "SELECT src, type, dst, since FROM edges WHERE src = ? "
+                "UNION SELECT src, type, dst, since FROM edges WHERE dst = ? ORDER BY since",
+                [node_id, node_id],
+            )
+        else:
+            rows = self._rows(
+                "SELECT src, type, dst, since FROM edges WHERE scope = ? AND src = ? UNION "
+                "SELECT src, type, dst, since FROM edges WHERE scope = ? AND dst = ? "
+                "ORDER BY since",
+                [scope, node_id, scope, node_id],
+            )
         return [
             Edge(
                 src=r["src"], type=EdgeType(r["type"]), dst=r["dst"], since=from_micros(r["since"])
@@ -385,37 +394,19 @@ class SqliteStore:
         )
         return [block_from_row(r) for r in rows]
 
-    def activities(self, type_: str | None = None) -> list[Activity]:
+    def activities(self, type_: str | None = None, scope: str | None = None
+                   ) -> list[Activity]:
         rows = self._rows(
-            "SELECT * FROM activities WHERE (? IS NULL OR type = ?) ORDER BY started_at",
-            [type_, type_],
+            "SELECT * FROM activities WHERE (? IS NULL OR type = ?) "
+            "AND (? IS NULL OR scope = ?) ORDER BY started_at",
+            [type_, type_, scope, scope],
         )
         return [activity_from_row(r) for r in rows]
 
     def scrub(self) -> list[dict[str, Any]]:
         """Make erasure physical in the file (its mirror is :func:`kg_memory.store.scrub`'s
         business: this adapter knows no other backend)."""
-        return [self._scrub_file()]
-
-    def _scrub_file(self) -> dict[str, Any]:
-        """No page of the file or its journal keeps erased bytes.
-
-        ``secure_delete`` zeroes freed cells and pages in the database file as they are freed,
-        but the WAL keeps earlier page images until a checkpoint; TRUNCATE folds it back and
-        empties it. No VACUUM: its cost grows with the store, and it is not needed.
-        """
-        try:
-            busy, _, _ = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        except sqlite3.Error as exc:
-            return {"destination": "embedded", "location": self.location,
-                    "status": "incomplete", "reason": str(exc)}
-        wal = Path(f"{self.path}-wal")
-        wal_bytes = wal.stat().st_size if wal.exists() else 0
-        complete = not busy and wal_bytes == 0
-        return {"destination": "embedded", "location": self.location,
-                "status": "complete" if complete else "incomplete",
-                "reason": "" if complete else "another connection holds the journal open",
-                "journal_bytes": wal_bytes}
+        return [scrub_file(self._conn, self.path, self.location)]
 
     def documents(self, kind: str, scope: str | None = None, key: str | None = None
                   ) -> list[str]:
