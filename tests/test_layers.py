@@ -145,20 +145,30 @@ def test_the_rules_commands_list_show_approve_demote_and_review(
         book.promote(rule.rule_id)
         book.promote(rule.rule_id)
     run = CliRunner().invoke
-    listed = run(app, ["rules", "list", "--store", str(store), "--json"])
+    assert run(app, ["rules", "list", "--store", str(store)]).exit_code == 2  # whose rules?
+    listed = run(app, ["rules", "list", "--scope", "u1", "--store", str(store), "--json"])
     assert listed.exit_code == 0, listed.output
     assert '"candidate": true' in listed.output
-    waiting = run(app, ["rules", "review", "--store", str(store)])
+    waiting = run(app, ["rules", "review", "--scope", "u1", "--store", str(store)])
     assert "retry on 503" in waiting.output
-    approved = run(app, ["rules", "approve", rule.rule_id, "--by", "ana", "--store", str(store)])
+    # Another tenant cannot approve it, nor learn that it exists.
+    other = run(app, ["rules", "approve", rule.rule_id, "--by", "eve", "--scope", "u2",
+                      "--store", str(store)])
+    assert other.exit_code == 4
+    approved = run(app, ["rules", "approve", rule.rule_id, "--by", "ana", "--scope", "u1",
+                         "--store", str(store)])
     assert approved.exit_code == 0, approved.output
     assert "approved into metadata" in approved.output
-    shown = run(app, ["rules", "show", rule.rule_id, "--store", str(store), "--json"])
+    shown = run(app, ["rules", "show", rule.rule_id, "--scope", "u1", "--store", str(store),
+                      "--json"])
     assert '"tier": "metadata"' in shown.output
-    demoted = run(app, ["rules", "demote", rule.rule_id, "--by", "ana", "--store", str(store)])
+    demoted = run(app, ["rules", "demote", rule.rule_id, "--by", "ana", "--scope", "u1",
+                        "--store", str(store)])
     assert "demoted to experience" in demoted.output
     kept = run(app, ["rules", "review", rule.rule_id, "--outcome", "expire", "--by", "ana",
-                     "--store", str(store), "--json"])
+                     "--scope", "u1", "--store", str(store), "--json"])
     assert '"status": "expired"' in kept.output
-    assert run(app, ["rules", "show", "rl_nope", "--store", str(store)]).exit_code == 4
-    assert run(app, ["rules", "review", rule.rule_id, "--store", str(store)]).exit_code == 2
+    assert run(app, ["rules", "show", "rl_nope", "--scope", "u1",
+                     "--store", str(store)]).exit_code == 4
+    assert run(app, ["rules", "review", rule.rule_id, "--scope", "u1",
+                     "--store", str(store)]).exit_code == 2

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+from typer.testing import CliRunner
+
 from kg_memory import IngestRecord, Memory
+from kg_memory.cli import app
 from kg_memory.domain.write_policy import Mode, PredicateRule, WritePolicy
 from tests.conftest import ManualClock, MemoryFactory, day, episode, fact
 
@@ -134,3 +139,29 @@ def test_forgetting_an_episode_erases_the_pending_value_it_proposed(
     assert all(d.episode_id != secret.episode_id for d in memory.admissions("u1"))
     stored = [*memory.store.documents("pending"), *memory.store.documents("admission")]
     assert not any("large-print-secret" in body for body in stored)
+
+
+def test_the_commands_load_a_policy_and_show_one_tenant_at_a_time(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.json"
+    policy.write_text(POLICY.model_dump_json())
+    lines = tmp_path / "in.jsonl"
+    lines.write_text("\n".join(_say(ManualClock(), f"op-{n}", n, v).model_dump_json()
+                               for n, v in enumerate(("ebook", "audio", "paper"))) + "\n")
+    store = str(tmp_path / "m.db")
+    run = CliRunner().invoke
+    done = run(app, ["ingest", str(lines), "--store", store, "--write-policy", str(policy),
+                     "--trust-envelopes", "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["pending"] == 2
+    assert run(app, ["pending", "--store", store]).exit_code == 2  # whose?
+    shown = run(app, ["pending", "--scope", "u1", "--store", store, "--json"])
+    assert sorted(p["value"] for p in json.loads(shown.output)) == ["audio", "paper"]
+    assert json.loads(run(app, ["pending", "--scope", "u2", "--store", store,
+                                "--json"]).output) == []
+    counts = run(app, ["admissions", "--scope", "u1", "--store", store, "--json"])
+    assert json.loads(counts.output) == {"accepted": {"write": 1}, "pending": {"conflict": 2}}
+    policy.write_text('{"mode": "sometimes"}')
+    bad = run(app, ["ingest", str(lines), "--store", store, "--write-policy", str(policy),
+                    "--trust-envelopes"])
+    assert bad.exit_code == 2
+    assert "write policy" in bad.output

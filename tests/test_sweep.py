@@ -75,10 +75,12 @@ def test_the_sweep_command_reports_and_deletes(tmp_path: object, clock: ManualCl
     with Memory.open(store, clock=clock) as memory:
         _fill(memory, clock)
     runner = CliRunner()
-    shown = runner.invoke(app, ["sweep", "--cap", "2", "--store", str(store), "--json"])
+    assert runner.invoke(app, ["sweep", "--cap", "2", "--store", str(store)]).exit_code == 2
+    shown = runner.invoke(app, ["sweep", "--cap", "2", "--all-scopes", "--store", str(store),
+                                "--json"])
     assert shown.exit_code == 0, shown.output
     assert '"already invalid"' in shown.output
-    bad = runner.invoke(app, ["sweep", "--cap", "-1", "--store", str(store)])
+    bad = runner.invoke(app, ["sweep", "--cap", "-1", "--scope", "u1", "--store", str(store)])
     assert bad.exit_code == 2
 
 

@@ -10,7 +10,15 @@ import typer
 
 from kg_memory import Outcome, Rule, Tier, WritePolicy
 from kg_memory.cli import render
-from kg_memory.cli.options import JsonOption, StoreOption, WideOption, open_memory
+from kg_memory.cli.options import (
+    AllScopesOption,
+    JsonOption,
+    ScopeOption,
+    StoreOption,
+    WideOption,
+    open_memory,
+    wanted_scope,
+)
 from kg_memory.cli.sheet import Column, Ident, Sheet, text
 
 __all__ = [
@@ -29,7 +37,8 @@ def load_write_policy(path: Path | None) -> WritePolicy | None:
 
 
 def pending(
-    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    scope: ScopeOption = None,
+    all_scopes: AllScopesOption = False,
     all_: Annotated[bool, typer.Option("--all", help="Promoted ones too.")] = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
@@ -37,8 +46,9 @@ def pending(
 ) -> None:
     """Values the write policy holds back until corroborated: never served as facts."""
     with render.errors():
+        tenant = wanted_scope(scope, all_scopes)
         with open_memory(store, create=False) as memory:
-            rows = memory.pending(scope, status=None if all_ else "pending")
+            rows = memory.pending(tenant, status=None if all_ else "pending")
         if json_out:
             render.emit_json(rows)
             return
@@ -56,15 +66,17 @@ def pending(
 
 
 def admissions(
-    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    scope: ScopeOption = None,
+    all_scopes: AllScopesOption = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
     wide: WideOption = False,
 ) -> None:
     """Acceptance and rejection counts by reason, as the write policy decided them."""
     with render.errors():
+        tenant = wanted_scope(scope, all_scopes)
         with open_memory(store, create=False) as memory:
-            counts = memory.admission_counts(scope)
+            counts = memory.admission_counts(tenant)
         if json_out:
             render.emit_json(counts)
             return
@@ -81,7 +93,8 @@ def admissions(
 
 def sweep(
     cap: Annotated[int, typer.Option(min=0, help="Most assertions a scope keeps.")],
-    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    scope: ScopeOption = None,
+    all_scopes: AllScopesOption = False,
     delete: Annotated[bool, typer.Option(
         "--delete", help="Forget what is evicted (default: only report it).")] = False,
     write_policy: WritePolicyOption = None,
@@ -92,9 +105,10 @@ def sweep(
     """Keep each scope under CAP: already-invalid memories go first, then expired, then the
     least recently confirmed. Reports by default; --delete forgets them (erasure rules)."""
     with render.errors():
+        tenant = wanted_scope(scope, all_scopes)
         with open_memory(store, create=False) as memory:
             memory.write_policy = load_write_policy(write_policy)
-            report = memory.sweep(cap=cap, scope=scope, delete=delete)
+            report = memory.sweep(cap=cap, scope=tenant, delete=delete)
         if json_out:
             render.emit_json(report)
             return
@@ -140,13 +154,14 @@ def _emit_rule(rule: Rule, json_out: bool, wide: bool) -> None:
 
 @rules_app.command("list")
 def rules_list(
-    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    scope: ScopeOption = None,
+    all_scopes: AllScopesOption = False,
     tier: Annotated[Tier | None, typer.Option(help="Only this tier.")] = None,
     store: StoreOption = None, json_out: JsonOption = False, wide: WideOption = False,
 ) -> None:
     """Every rule with its tier and status."""
     with render.errors(), open_memory(store, create=False) as memory:
-        rows = memory.rules.all(scope, tier)
+        rows = memory.rules.all(wanted_scope(scope, all_scopes), tier)
         if json_out:
             render.emit_json(rows)
             return
@@ -154,28 +169,33 @@ def rules_list(
 
 
 @rules_app.command("show")
-def rules_show(rule_id: RuleArg, store: StoreOption = None, json_out: JsonOption = False,
+def rules_show(rule_id: RuleArg, scope: ScopeOption = None, all_scopes: AllScopesOption = False,
+               store: StoreOption = None, json_out: JsonOption = False,
                wide: WideOption = False) -> None:
     """One rule, its basis and every transition (who, when, why)."""
     with render.errors(), open_memory(store, create=False) as memory:
-        _emit_rule(memory.rules.show(rule_id), json_out, wide)
+        _emit_rule(memory.rules.show(rule_id, wanted_scope(scope, all_scopes)), json_out, wide)
 
 
 @rules_app.command("approve")
-def rules_approve(rule_id: RuleArg, by: ByOption, store: StoreOption = None,
+def rules_approve(rule_id: RuleArg, by: ByOption, scope: ScopeOption = None,
+                  all_scopes: AllScopesOption = False, store: StoreOption = None,
                   json_out: JsonOption = False, wide: WideOption = False) -> None:
     """A person approves a metadata candidate into the metadata tier."""
     with render.errors(), open_memory(store, create=False) as memory:
-        _emit_rule(memory.rules.approve(rule_id, by), json_out, wide)
+        tenant = wanted_scope(scope, all_scopes)
+        _emit_rule(memory.rules.approve(rule_id, by, scope=tenant), json_out, wide)
 
 
 @rules_app.command("demote")
 def rules_demote(rule_id: RuleArg, by: ByOption, reason: ReasonOption = "",
+                 scope: ScopeOption = None, all_scopes: AllScopesOption = False,
                  store: StoreOption = None, json_out: JsonOption = False,
                  wide: WideOption = False) -> None:
     """Move a rule one tier down."""
     with render.errors(), open_memory(store, create=False) as memory:
-        _emit_rule(memory.rules.demote(rule_id, by, reason), json_out, wide)
+        tenant = wanted_scope(scope, all_scopes)
+        _emit_rule(memory.rules.demote(rule_id, by, reason, scope=tenant), json_out, wide)
 
 
 @rules_app.command("review")
@@ -184,13 +204,14 @@ def rules_review(
     = None,
     outcome: Annotated[Outcome | None, typer.Option(help="keep, demote or expire.")] = None,
     by: Annotated[str | None, typer.Option("--by", help="Who decides.")] = None,
-    reason: ReasonOption = "", store: StoreOption = None, json_out: JsonOption = False,
-    wide: WideOption = False,
+    reason: ReasonOption = "", scope: ScopeOption = None, all_scopes: AllScopesOption = False,
+    store: StoreOption = None, json_out: JsonOption = False, wide: WideOption = False,
 ) -> None:
     """List rules waiting for review, or end one review: keep, demote or expire."""
     with render.errors(), open_memory(store, create=False) as memory:
+        tenant = wanted_scope(scope, all_scopes)
         if rule_id is None:
-            rows = memory.rules.pending_review()
+            rows = memory.rules.pending_review(tenant)
             if json_out:
                 render.emit_json(rows)
                 return
@@ -198,4 +219,5 @@ def rules_review(
             return
         if outcome is None or not by:
             raise typer.BadParameter("a review needs --outcome keep|demote|expire and --by")
-        _emit_rule(memory.rules.review(rule_id, outcome, by, reason), json_out, wide)
+        _emit_rule(memory.rules.review(rule_id, outcome, by, reason, scope=tenant),
+                   json_out, wide)

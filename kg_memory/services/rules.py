@@ -46,8 +46,10 @@ class RuleBook:
         rules = [Rule.model_validate_json(b) for b in self._store.documents(RULE, scope)]
         return [r for r in rules if tier is None or r.tier is tier]
 
-    def show(self, rule_id: str) -> Rule:
-        found = self._store.documents(RULE, key=rule_id)
+    def show(self, rule_id: str, scope: str | None = None) -> Rule:
+        """One rule; with ``scope``, only if it is that tenant's (else not found: another
+        tenant's rule is not even confirmed to exist)."""
+        found = self._store.documents(RULE, scope, key=rule_id)
         if not found:
             raise NotFound(f"no rule {rule_id!r}")
         return Rule.model_validate_json(found[0])
@@ -78,15 +80,18 @@ class RuleBook:
     def promote(self, rule_id: str) -> Rule:
         return self._put(promote(self.show(rule_id), self.policy, self._clock()))
 
-    def approve(self, rule_id: str, by: str, *, design_change: bool = False) -> Rule:
-        return self._put(approve(self.show(rule_id), by, self._clock(),
+    def approve(self, rule_id: str, by: str, *, design_change: bool = False,
+                scope: str | None = None) -> Rule:
+        return self._put(approve(self.show(rule_id, scope), by, self._clock(),
                                  design_change=design_change))
 
-    def review(self, rule_id: str, outcome: Outcome, by: str, reason: str = "") -> Rule:
-        return self._put(review(self.show(rule_id), outcome, by, self._clock(), reason))
+    def review(self, rule_id: str, outcome: Outcome, by: str, reason: str = "", *,
+               scope: str | None = None) -> Rule:
+        return self._put(review(self.show(rule_id, scope), outcome, by, self._clock(), reason))
 
-    def demote(self, rule_id: str, by: str, reason: str = "") -> Rule:
-        return self.review(rule_id, Outcome.DEMOTE, by, reason)
+    def demote(self, rule_id: str, by: str, reason: str = "", *,
+               scope: str | None = None) -> Rule:
+        return self.review(rule_id, Outcome.DEMOTE, by, reason, scope=scope)
 
     def overturn(self, rule_id: str, by: str, reason: str) -> Rule:
         return self._put(overturn(self.show(rule_id), by, self._clock(), reason))
