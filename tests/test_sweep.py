@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -106,3 +106,34 @@ def test_no_scope_keeps_more_than_the_cap_and_nothing_valid_goes_before_the_inva
 def test_a_negative_cap_is_refused() -> None:
     with pytest.raises(ValueError, match="cap"):
         plan_sweep([], cap=-1)
+
+
+fact_step = st.tuples(st.sampled_from(["format", "genres", "newsletter"]),
+                      st.sampled_from(["a", "b", "c"]), st.booleans())
+
+
+@settings(max_examples=30, deadline=None)
+@given(steps=st.lists(fact_step, min_size=1, max_size=10), cap=st.integers(0, 3))
+def test_a_sweep_never_rewrites_the_history_of_what_it_keeps(
+    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, str, bool]], cap: int
+) -> None:
+    clock = ManualClock(day(0))
+    with Memory.open(tmp_path_factory.mktemp("sweep") / "m.db", clock=clock) as memory:
+        for n, (predicate, value, retract) in enumerate(steps):
+            clock.now = day(n)
+            if retract:
+                memory.ingest(episode(f"op-{n}", "user", day(n), retractions=[
+                    {"subject": "r1", "predicate": predicate}]))
+            else:
+                memory.ingest(episode(f"op-{n}", "user", day(n), content=f"turn {n}",
+                                      assertions=[fact("r1", predicate, value)]))
+        clock.now = day(len(steps))
+        ids = memory.store.find_assertions(scope="u1")
+        before = {i: memory.store.versions([i]) for i in ids}
+        report = memory.sweep(cap=cap, scope="u1", delete=True)
+        evicted = {e.assertion_id for e in report.evictions}
+        assert len(set(ids) - evicted) == min(cap, len(ids))
+        for assertion_id in set(ids) - evicted:
+            assert memory.store.versions([assertion_id]) == before[assertion_id]
+        for assertion_id in evicted:
+            assert memory.store.versions([assertion_id]) == []
