@@ -45,6 +45,7 @@ from kg_memory.domain.limits import (
 )
 from kg_memory.domain.model import Channel, Kind, Qualifiers, Value
 from kg_memory.domain.resolution.mention import Context, IdentifierKind
+from kg_memory.domain.write_policy import ScopeLabel
 
 __all__ = [
     "IF_MATCH_PATTERN",
@@ -106,6 +107,11 @@ class AssertionCandidate(_Strict):
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
     valid_from: UtcDatetime | None = None
     valid_to: UtcDatetime | None = None
+    #: how long the statement is meant to hold, as extraction labelled it (see
+    #: :class:`~kg_memory.domain.write_policy.ScopeLabel`); a write policy keeps one-offs out
+    scope_label: ScopeLabel = ScopeLabel.DURABLE
+    #: an explicit update or a correction ("I switched to ebooks"): reconcile lets it replace
+    explicit: bool = False
     if_match: str | None = Field(default=None, pattern=IF_MATCH_PATTERN)
     """A precondition, like HTTP If-Match: write only if the slot's current revision is still
     this tag (``ASSERTION_ID#REVISION``, as ``asof`` prints and :meth:`Memory.etag` returns),
@@ -115,6 +121,11 @@ class AssertionCandidate(_Strict):
     fingerprint: a redelivered operation is a duplicate whatever tag it carries."""
 
     _valid_to_after_start = field_validator("valid_to")(_after_start)
+
+
+#: Fields added after episodes were first stored: left out of the payload hash while they hold
+#: their defaults, so a stored episode's redelivery is still recognised as a duplicate.
+_LATER_FIELDS = {"scope_label": ScopeLabel.DURABLE, "explicit": False}
 
 
 class RetractionCandidate(_Strict):
@@ -202,10 +213,19 @@ class IngestRecord(_Strict):
     def payload_hash(self) -> str:
         """A fingerprint of everything in the record, for idempotency checks."""
         # Field order is fixed by the model, so pydantic's own JSON is canonical (and fast).
-        # Preconditions are about the request, not its content (and leaving them out keeps the
-        # fingerprints of records written before they existed).
-        payload = self.model_dump_json(exclude={"assertions": {"__all__": {"if_match"}}})
-        return hashlib.sha256(payload.encode()).hexdigest()
+        # Preconditions are about the request, not its content, and fields added later are
+        # left out while they hold their defaults: both keep the fingerprints of records
+        # written before they existed.
+        text = self.model_dump_json(
+            exclude={"assertions": {"__all__": {"if_match", *_LATER_FIELDS}}})
+        later = [
+            [i, *(getattr(a, f) for f in _LATER_FIELDS)]
+            for i, a in enumerate(self.assertions)
+            if any(getattr(a, f) != d for f, d in _LATER_FIELDS.items())
+        ]
+        if later:
+            text += json.dumps(later)
+        return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _field_path(loc: tuple[int | str, ...]) -> str:

@@ -35,6 +35,7 @@ from kg_memory.domain.model import Activity, Assertion, Block, EdgeType, EndReas
 from kg_memory.domain.supersession import draft_of, plan_write
 from kg_memory.services.identity import forget_identity
 from kg_memory.services.lineage import forget_view
+from kg_memory.services.reconciliation import forget_policy_records
 from kg_memory.services.residues import (
     ResidueSearch,
     find_residues,
@@ -323,12 +324,13 @@ def _forget_in_scope(
                             found.match.spans(str(v.value)) for v in tx.live_versions_of(rebuilt)):
                         # What its own retained sources say: kept, so not counted as cut.
                         redacted -= residue.spans
+            erased = {e.episode_id: e.scope for e in store.episodes(list(the_plan.erase))}
             forget_identity(
-                tx, store, {e.episode_id: e.scope for e in store.episodes(list(the_plan.erase))},
-                selector.value if selector.kind == "entity" else None,
+                tx, store, erased, selector.value if selector.kind == "entity" else None,
             )
             if not keep_residues:
                 redact_residues(tx, store, found)
+            forget_policy_records(tx, store, erased)
             for record in the_plan.rebuild:
                 _rebuild(tx, store, record, set(the_plan.delete), activity_id, generation)
             for node in (*the_plan.delete, *the_plan.rebuild):

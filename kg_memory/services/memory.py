@@ -46,6 +46,7 @@ from kg_memory.domain.model import Block, Channel, Qualifiers, Refusal, Value, t
 from kg_memory.domain.precondition import slot_tag
 from kg_memory.domain.record import IngestRecord, read_numbered
 from kg_memory.domain.result import AsOfAnswer, Fact, HistoryEntry
+from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services.batch_ingest import ingest_batches
 from kg_memory.services.check import check as check_store
 from kg_memory.services.entities import EntityMethods
@@ -56,6 +57,7 @@ from kg_memory.services.identity import (
 from kg_memory.services.ingestion import IngestReport, ingest_record
 from kg_memory.services.inlet import Inlet
 from kg_memory.services.lineage import Direction, lineage_graph, node_scope, scoped_node
+from kg_memory.services.policy_views import PolicyViews
 from kg_memory.services.provenance import add_tombstones, export_prov
 from kg_memory.services.publication import Basis, Published, publish_derived, read_basis
 from kg_memory.services.scoped import ScopedMemory
@@ -68,7 +70,7 @@ __all__ = ["Memory"]
 
 
 
-class Memory(EntityMethods):
+class Memory(PolicyViews, EntityMethods):
     """A bitemporal memory over any :class:`~kg_memory.store.protocol.Store`."""
 
     def __init__(
@@ -78,6 +80,7 @@ class Memory(EntityMethods):
         policy: WriterPolicy | None = None,
         channels: ChannelPolicy | None = None,
         clock: Clock = system_clock,
+        write_policy: WritePolicy | None = None,
         retry: Backoff | None = None,
     ) -> None:
         self.store = store
@@ -87,6 +90,7 @@ class Memory(EntityMethods):
         #: (the authenticated session, the signed webhook); this policy refuses combinations
         #: that channel cannot vouch for.
         self.channels = channels or ChannelPolicy.default()
+        self.write_policy = write_policy
         self._clock = clock
         #: How the batch ingest path retries a store another writer holds (StoreBusy).
         self.retry = retry or Backoff()
@@ -113,6 +117,7 @@ class Memory(EntityMethods):
         create: bool = True,
         busy_timeout: float | None = None,
         retry: Backoff | None = None,
+        write_policy: WritePolicy | None = None,
     ) -> Memory:
         """Open the store at ``path``: an embedded store file (default
         :func:`~kg_memory.store.default_path`) or a Neo4j Bolt URI.
@@ -123,7 +128,8 @@ class Memory(EntityMethods):
         ``retry`` is how often the batch path tries again (default :class:`Backoff`).
         """
         store = open_store(path, clock=clock, create=create, busy_timeout=busy_timeout)
-        return cls(store, policy=policy, channels=channels, clock=clock, retry=retry)
+        return cls(store, policy=policy, channels=channels, clock=clock, retry=retry,
+                   write_policy=write_policy)
 
     @staticmethod
     def migrate(path: Path | str | None = None, *, busy_timeout: float | None = None
@@ -161,14 +167,16 @@ class Memory(EntityMethods):
         """
         secret = self._secret
         with self.store.transaction(record.scope) as tx:
-            return ingest_record(tx, record, self.policy, secret, self.channels)
+            return ingest_record(tx, record, self.policy, secret, self.channels,
+                                 self.write_policy)
 
     def inlet(self, source: str, channel: Channel | str, *, scope: str | None = None) -> Inlet:
         """An authenticated channel into this memory: records ingested through it are from
         ``source`` over ``channel``, and in ``scope`` when given (see
         :mod:`kg_memory.services.inlet`)."""
         return Inlet(self.store, source=source, channel=Channel(channel), policy=self.policy,
-                     channels=self.channels, secret=self._secret, scope=scope)
+                     channels=self.channels, secret=self._secret, scope=scope,
+                     write_policy=self.write_policy)
 
     def etag(self, subject: str, predicate: str, *, scope: str = "default",
              project: str | None = None) -> str:
@@ -203,7 +211,8 @@ class Memory(EntityMethods):
         """
         return ingest_batches(self.store, records, policy=self.policy, secret=self._secret,
                               batch_size=batch_size, on_report=on_report, retry=self.retry,
-                              rng=self._rng, channels=self.channels)
+                              rng=self._rng, channels=self.channels,
+                              write_policy=self.write_policy)
 
     def ingest_file(
         self,
