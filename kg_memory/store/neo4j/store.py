@@ -11,10 +11,9 @@ The graph (every query is a file in ``cypher/``; ``schema.cypher`` holds the con
   :class:`~kg_memory.domain.model.EdgeType`) are real relationships between these nodes, each with
   ``since`` (system time). ``(:Fact)-[:NEEDS]->(:Node)`` records the dependencies.
 * ``(:Assertion)-[:REVISION_OF_FACT]->(:Fact)``: one node per revision, with both intervals as
-  integer microseconds (``sys_to`` null while believed), labelled by kind (``:Stated``,
-  ``:World``, ``:Claim``, ``:Derived``) and ``:Current`` while its system interval is open.
-  A revision's content is never changed: the store only sets ``sys_to`` (with ``closed_by``,
-  ``close_reason``) once.
+  integer microseconds (``sys_to`` null while believed), labelled by kind (``:Stated``, ``:World``,
+  ``:Claim``, ``:Derived``) and ``:Current`` while its system interval is open. A revision is never
+  changed: the store only sets ``sys_to`` (and ``closed_by``, ``close_reason``) once.
 * ``(:Episode)-[:REFUSED]->(:Refusal)``, ``(:Block)``, ``(:Meta {key, value})``, and the
   identity documents: ``(:LookupKey {kind, scope, key})-[:FINDS]->(:Document {kind, key})``.
 
@@ -54,9 +53,9 @@ from kg_memory.domain.model import (
     Support,
 )
 from kg_memory.store.clock import system_clock
-from kg_memory.store.neo4j import recall as neo4j_recall
 from kg_memory.store.neo4j.auth import credentials, public_uri, redact, split_uri
 from kg_memory.store.neo4j.cypher import statements
+from kg_memory.store.neo4j.recall import RecallReads, index_report
 from kg_memory.store.neo4j.rows import (
     activity_from_props,
     block_from_props,
@@ -80,7 +79,7 @@ _EDGE_TYPES = {t.value: t for t in EdgeType}
 _SCHEMA_READY: set[tuple[str, str]] = set()
 
 
-class Neo4jStore(neo4j_recall.RecallReads):
+class Neo4jStore(RecallReads):
     """A store on a Neo4j 5 server. Open with :meth:`connect`; close with :meth:`close`."""
 
     def __init__(self, driver: Driver, uri: str, database: str, clock: Clock) -> None:
@@ -326,6 +325,10 @@ class Neo4jStore(neo4j_recall.RecallReads):
         rows = self._read("find_episodes", source=source, scope=scope)
         return [r["episode_id"] for r in rows]
 
+    def scope_episodes(self, scope: str) -> list[Episode]:
+        return [episode_from_props(r["episode"]) for r in self._read("scope_episodes",
+                                                                      scope=scope)]
+
     def find_assertions(
         self,
         scope: str | None = None,
@@ -421,7 +424,7 @@ class Neo4jStore(neo4j_recall.RecallReads):
         )
 
     def scrub(self) -> list[dict[str, Any]]:
-        return [self._verify_erasure(), neo4j_recall.index_report(self._read, self._uri)]
+        return [self._verify_erasure(), index_report(self._read, self._uri)]
 
     def _verify_erasure(self) -> dict[str, Any]:
         """Verify by query that erasure left nothing reachable (see :mod:`.neo4j_scrub`)."""

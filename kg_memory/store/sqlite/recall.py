@@ -26,6 +26,7 @@ from kg_memory.store.sqlite.recall_shards import SHARDS, episodes_table, facts_t
 from kg_memory.store.sqlite.rows import VERSION_COLUMNS, episode_from_row, version_from_row
 
 __all__ = [
+    "RecallReads",
     "conversation",
     "entity_names",
     "index_episode",
@@ -256,3 +257,21 @@ def merge_segments(conn: sqlite3.Connection) -> list[int]:
         raise
     conn.execute("COMMIT")
     return shards
+
+
+class RecallReads:
+    """The store protocol's recall reads, for :class:`~kg_memory.store.sqlite.store.SqliteStore`
+    (one connection; ``_batch_time`` is the last system time while a batch holds it)."""
+
+    _conn: sqlite3.Connection
+    _batch_time: int | None
+
+    @property
+    def location(self) -> str:
+        raise NotImplementedError
+
+    def recall_candidates(self, probe: RecallProbe) -> RecallCandidates:
+        return search(self._conn, self.location, probe, self._batch_time)
+
+    def conversation(self, query: ConversationQuery) -> list[Episode]:
+        return neighbours(self._conn, self.location, query)

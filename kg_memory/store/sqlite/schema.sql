@@ -228,3 +228,9 @@ CREATE TABLE IF NOT EXISTS recall_stats (
     PRIMARY KEY (scope, corpus)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS episodes_conversation ON episodes (scope, channel, occurred_at);
+-- Outbox rows naming something a forget erased (entity ids are chosen by users, so a key can be
+-- the forgotten text itself): their seqs, for the scrub to delete those rows once the mirror,
+-- if there is one, has applied them.
+CREATE TABLE IF NOT EXISTS outbox_erased (
+    seq INTEGER PRIMARY KEY
+);

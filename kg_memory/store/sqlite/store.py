@@ -35,10 +35,10 @@ from kg_memory.domain.model import (
     trusted,
 )
 from kg_memory.store.clock import system_clock
-from kg_memory.store.protocol import AsOfQuery, ConversationQuery, RecallCandidates, RecallProbe
-from kg_memory.store.sqlite import recall as sqlite_recall
+from kg_memory.store.protocol import AsOfQuery
 from kg_memory.store.sqlite.integrity import snapshot
 from kg_memory.store.sqlite.outbox import Outbox
+from kg_memory.store.sqlite.recall import RecallReads
 from kg_memory.store.sqlite.rows import (
     VERSION_COLUMNS,
     activity_from_row,
@@ -64,7 +64,7 @@ def default_path() -> Path:
     return Path(base) / "kg-memory" / "memory.db"
 
 
-class SqliteStore:
+class SqliteStore(RecallReads):
     """The embedded store. Open with :meth:`open`; use as a context manager to close it."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, clock: Clock) -> None:
@@ -357,6 +357,10 @@ class SqliteStore:
         )
         return [r["episode_id"] for r in rows]
 
+    def scope_episodes(self, scope: str) -> list[Episode]:
+        rows = self._rows("SELECT * FROM episodes WHERE scope = ? ORDER BY recorded_at", [scope])
+        return [episode_from_row(r) for r in rows]
+
     def find_assertions(
         self,
         scope: str | None = None,
@@ -404,20 +408,21 @@ class SqliteStore:
         )
         return [activity_from_row(r) for r in rows]
 
-    def recall_candidates(self, probe: RecallProbe) -> RecallCandidates:
-        return sqlite_recall.search(self._conn, self.location, probe, self._batch_time)
+    def drop_erased_keys(self) -> int:
+        """Delete the outbox rows a forget marked (:meth:`SqliteTransaction.forget_keys`).
 
-    def conversation(self, query: ConversationQuery) -> list[Episode]:
-        return sqlite_recall.neighbours(self._conn, self.location, query)
+        Call it once the mirror, if any, has applied them: a fresh mirror never needs them (what
+        they name is gone), and an up-to-date one already deleted it. Returns how many went.
+        """
+        with self.batch():
+            dropped = self._conn.execute(
+                "DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox_erased)").rowcount
+            self._conn.execute("DELETE FROM outbox_erased")
+        return int(dropped)
 
     def scrub(self) -> list[dict[str, Any]]:
         """Make erasure physical in the file (its mirror is :func:`kg_memory.store.scrub`'s
         business: this adapter knows no other backend)."""
-        try:
-            sqlite_recall.merge_segments(self._conn)  # no erased term left in a segment
-        except sqlite3.Error as exc:
-            return [{"destination": "embedded", "location": self.location,
-                     "status": "incomplete", "reason": f"recall index merge: {exc}"}]
         return [scrub_file(self._conn, self.path, self.location)]
 
     def documents(self, kind: str, scope: str | None = None, key: str | None = None
