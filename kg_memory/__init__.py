@@ -13,6 +13,8 @@ from kg_memory.domain.change import ChangePlan, Effect
 from kg_memory.domain.channel import ChannelPolicy, ChannelRule
 from kg_memory.domain.consolidation import Evidence
 from kg_memory.domain.corroboration import Corroboration, corroboration, mentioned
+from kg_memory.domain.eligibility import EligibilityRule
+from kg_memory.domain.embedding import Embedder, HashingEmbedder
 from kg_memory.domain.errors import (
     EXIT_CODES,
     INTEGRITY_EXIT,
@@ -28,6 +30,8 @@ from kg_memory.domain.errors import (
     NaiveDatetimeError,
     NotFound,
     PolicyError,
+    RecallError,
+    RecallUnavailable,
     ResolutionError,
     ScopeError,
     StoreBusy,
@@ -55,6 +59,8 @@ from kg_memory.domain.model import (
     Tombstone,
 )
 from kg_memory.domain.pending import AdmissionDecision, PendingCandidate
+from kg_memory.domain.ranking import RankingWeights
+from kg_memory.domain.recall_answer import RecallAnswer, RecalledEpisode, RecallHit, ScoreComponents
 from kg_memory.domain.record import (
     IngestRecord,
     MentionCandidate,
@@ -138,6 +144,8 @@ __all__ = [
     "Edge",
     "EdgeType",
     "Effect",
+    "EligibilityRule",
+    "Embedder",
     "EndReason",
     "Entity",
     "Episode",
@@ -147,6 +155,7 @@ __all__ = [
     "ForgetReport",
     "ForgottenError",
     "GateRule",
+    "HashingEmbedder",
     "HistoryEntry",
     "IdempotencyConflict",
     "IngestError",
@@ -173,7 +182,13 @@ __all__ = [
     "PromotionPolicy",
     "Published",
     "Qualifiers",
+    "RankingWeights",
+    "RecallAnswer",
+    "RecallError",
+    "RecallHit",
+    "RecallUnavailable",
     "Recalled",
+    "RecalledEpisode",
     "Refusal",
     "ResolutionError",
     "Resolved",
@@ -183,6 +198,7 @@ __all__ = [
     "ScopeError",
     "ScopeLabel",
     "ScopedMemory",
+    "ScoreComponents",
     "Selector",
     "SqliteStore",
     "Store",

@@ -58,6 +58,7 @@ from kg_memory.cli.policies import (
     rules_app,
     sweep,
 )
+from kg_memory.cli.recall import recall
 from kg_memory.cli.sim import sim_app
 from kg_memory.sim.scenario import Scenario
 
@@ -94,6 +95,7 @@ app.command()(lineage)
 app.command()(prov)
 app.command()(consolidate)
 app.command()(forget)
+app.command()(recall)
 app.command()(check)
 
 

@@ -23,6 +23,8 @@ __all__ = [
     "NaiveDatetimeError",
     "NotFound",
     "PolicyError",
+    "RecallError",
+    "RecallUnavailable",
     "ResolutionError",
     "ScopeError",
     "StoreBusy",
@@ -127,6 +129,19 @@ class StoreUnavailable(KgMemoryError):
     """The store could not be opened or read. This is never reported as an empty answer."""
 
 
+class RecallUnavailable(StoreUnavailable):
+    """A recall that could not search. ``answer`` is its ``unavailable`` response (a
+    :class:`~kg_memory.domain.recall_answer.RecallAnswer`), so a caller that reports it still
+    cannot mistake it for "nothing found"."""
+
+    def __init__(self, message: str, answer: object) -> None:
+        super().__init__(message)
+        self.answer = answer
+
+
+class RecallError(KgMemoryError, ValueError):
+    """A recall request that cannot be searched: no searchable term, a bad limit or kind."""
+
 class StoreBusy(StoreUnavailable):
     """Another writer held the store's write lock for longer than the busy timeout.
 
@@ -156,6 +171,7 @@ EXIT_CODES: tuple[tuple[type[KgMemoryError], int], ...] = (
     (IntervalError, 2),
     (InvalidArgument, 2),
     (PolicyError, 2),
+    (RecallError, 2),
     (ScopeError, 2),
     (NotFound, 4),
     (ForgottenError, 6),
