@@ -1,5 +1,5 @@
-// Forgetting: give an entity another display name when the one it had came from a forgotten
-// mention.
-// :params {entity_id: 'ent_1', name: 'Zed Okafor'}
-MATCH (n:Entity {entity_id: $entity_id})
+// Forgetting: give an entity of a scope another display name when the one it had came from a
+// forgotten mention.
+// :params {scope: 'u1', entity_id: 'ent_1', name: 'Zed Okafor'}
+MATCH (n:Entity {scope: $scope, entity_id: $entity_id})
 SET n.name = $name

@@ -248,7 +248,7 @@ def _forget_a_mention(memory: Memory, clock: ManualClock) -> None:
     memory.ingest(episode("b", "user", day(1), content="Again.", resolve=[
         {"key": "z", "name": "Zed Okafor", "identifiers": {"user_id": "z1"}}],
         assertions=[fact("@z", "city", "Oslo")]))
-    [entity] = memory.entities()
+    [entity] = memory.entities("u1")
     assert entity.name == "Zedwina Canarius"
     clock.now = day(2)
     assert memory.forget(f"episode:{first.episode_id}@u1").status == "complete"
@@ -272,6 +272,23 @@ def test_a_forgotten_mention_leaves_no_name_in_the_identity_it_fed(
     assert decision.decision.mention.name == "Zed Okafor"
     assert "Canarius" not in decision.model_dump_json()
     assert memory.asof(subject=entity.entity_id).values() == ["Oslo"]
+    # The kept fact's recall text carried its subject's name: it is indexed again without it.
+    assert memory.recall("Canarius", scope="u1").status == "empty"
+    found = memory.recall("Okafor", scope="u1").results
+    assert "Oslo" in [r.value for r in found]
+
+
+def test_a_forget_renames_an_entity_of_its_own_scope_only(make_memory: MemoryFactory) -> None:
+    """Another tenant's entity of the same id keeps its name when this one's is forgotten."""
+    clock = ManualClock(day(0))
+    memory = make_memory(clock)
+    memory.ingest(episode("u2-a", "user", day(0), scope="u2", content="Met someone.",
+                          entities=[{"entity_id": "ent_same", "type": "person",
+                                     "name": "Zedwina Canarius"}],
+                          assertions=[fact("ent_same", "role", "pilot")]))
+    _forget_a_mention(memory, clock)
+    [theirs] = memory.entities("u2")
+    assert theirs.name == "Zedwina Canarius"
 
 
 def test_no_byte_of_a_forgotten_mention_name_remains_blocking_keys_included(

@@ -189,22 +189,28 @@ class Neo4jTransaction:
     def insert_version(self, draft: Draft) -> Assertion:
         self._in_scope(draft.scope)
         [row] = self._rows("insert_version", **version_params(draft, self.now_us))
-        # The subject's and project's names as known now, in the fact's scope only (as on the
-        # embedded store: another tenant's entity of the same id must not lend its name).
-        ids = [draft.subject, *([draft.qualifiers.project] if draft.qualifiers.project else [])]
-        names = tuple(sorted((e.entity_id, e.name) for e in map(self.entity, ids)
-                              if e is not None and e.name and e.scope == draft.scope))
-        text = fact_document(draft, draft.qualifiers.project, draft.qualifiers.exceptions,
-                             tuple(name for _, name in names))
-        if text:
-            self._rows("recall_index_fact", assertion_id=draft.assertion_id,
-                       revision=row["revision"], text=text, length=text.count(" ") + 1)
-        return Assertion(
+        version = Assertion(
             **draft.model_dump(exclude={"valid"}),
             valid=draft.valid,
             revision=row["revision"],
             system=Interval(start=self.now_dt),
         )
+        self._index_fact(version)
+        return version
+
+    def _index_fact(self, version: Assertion) -> None:
+        """Give a revision its recall text, with the subject's and project's names as known
+        now, in the fact's scope only (as on the embedded store: another tenant's entity of the
+        same id must not lend its name)."""
+        ids = [version.subject,
+               *([version.qualifiers.project] if version.qualifiers.project else [])]
+        names = tuple(sorted((e.entity_id, e.name) for e in map(self.entity, ids)
+                              if e is not None and e.name and e.scope == version.scope))
+        text = fact_document(version, version.qualifiers.project, version.qualifiers.exceptions,
+                             tuple(name for _, name in names))
+        self._rows("recall_index_fact", assertion_id=version.assertion_id,
+                   revision=version.revision, text=text or None,
+                   length=text.count(" ") + 1 if text else None)
 
     def add_edge(self, edge: PlannedEdge) -> None:
         self._rows("add_edge", scope=self._scope, src=edge.src, type=edge.type.value,
@@ -232,7 +238,11 @@ class Neo4jTransaction:
         self.erased_entities.append((self._scope, entity_id))
 
     def rename_entity(self, entity_id: str, name: str | None) -> None:
-        self._rows("rename_entity", entity_id=entity_id, name=name)
+        """Give an entity of this scope a new display name; the recall text follows, so no
+        revision's indexed text keeps a name that came from forgotten input."""
+        self._rows("rename_entity", scope=self._scope, entity_id=entity_id, name=name)
+        for row in self._rows("entity_revisions", scope=self._scope, entity_id=entity_id):
+            self._index_fact(version_from_props(row["version"]))
 
     def erase_episode(self, episode_id: str) -> None:
         """Erase an episode, its edges and what the gate refused from it."""

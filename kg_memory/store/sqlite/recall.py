@@ -36,6 +36,7 @@ __all__ = [
     "merge_segments",
     "neighbours",
     "recall_candidates",
+    "reindex_entity",
     "scope_token",
     "search",
 ]
@@ -79,6 +80,42 @@ def index_fact(conn: sqlite3.Connection, vid: int, fact: Assertion) -> None:
                  (vid, scope_token(fact.scope), text))
     conn.execute("INSERT INTO recall_fact_docs (vid, length) VALUES (?, ?)", (vid, length))
     _count(conn, fact.scope, "fact", length)
+
+
+def reindex_entity(conn: sqlite3.Connection, scope: str, entity_id: str) -> None:
+    """Index again every revision whose text carries ``entity_id``'s name (its subject or
+    project entity), after the name changed. A forget renames an entity whose only name came
+    from forgotten input: no index row, closed revision or not, may keep the old one."""
+    rows = conn.execute(
+        "SELECT v.*, d.length AS doc_length FROM versions v JOIN recall_fact_docs d "
+        "ON d.vid = v.vid WHERE v.scope = ? AND (v.subject = ? OR v.project = ?)",
+        (scope, entity_id, entity_id)).fetchall()
+    if not rows:
+        return
+    k = shard(scope)
+    for row in rows:
+        fact = version_from_row(row)
+        live = row["sys_to"] is None
+        conn.execute(f"DELETE FROM {facts_table(k)} WHERE rowid = ?", (row["vid"],))
+        conn.execute("DELETE FROM recall_fact_docs WHERE vid = ?", (row["vid"],))
+        if live:
+            conn.execute("UPDATE recall_stats SET documents = documents - 1, "
+                         "tokens = tokens - ? WHERE scope = ? AND corpus = 'fact'",
+                         (row["doc_length"], scope))
+        text = fact_document(fact, fact.qualifiers.project, fact.qualifiers.exceptions,
+                             entity_names(conn, fact))
+        if not text:
+            continue
+        length = text.count(" ") + 1
+        conn.execute(f"INSERT INTO {facts_table(k)} (rowid, scope, text) VALUES (?, ?, ?)",
+                     (row["vid"], scope_token(scope), text))
+        conn.execute("INSERT INTO recall_fact_docs (vid, length) VALUES (?, ?)",
+                     (row["vid"], length))
+        if live:
+            _count(conn, scope, "fact", length)
+    # The old terms may linger in FTS5 segments until they merge: the scrub merges this shard.
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')",
+                 (f"recall_erased_{k}",))
 
 
 def index_episode(conn: sqlite3.Connection, episode: Episode) -> None:

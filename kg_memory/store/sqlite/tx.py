@@ -17,7 +17,7 @@ from kg_memory.domain.instant import from_micros, to_micros
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Activity, Assertion, Block, Entity, Episode, Refusal, Tombstone
 from kg_memory.store.protocol import Slot
-from kg_memory.store.sqlite.recall import index_episode, index_fact
+from kg_memory.store.sqlite.recall import index_episode, index_fact, reindex_entity
 from kg_memory.store.sqlite.rows import (
     VERSION_COLUMNS,
     block_from_row,
@@ -252,7 +252,12 @@ class SqliteTransaction:
         self._conn.execute("DELETE FROM edges WHERE scope = ? AND dst = ?", (self._scope, node_id))
 
     def rename_entity(self, entity_id: str, name: str | None) -> None:
-        self._conn.execute("UPDATE entities SET name = ? WHERE entity_id = ?", (name, entity_id))
+        """Give an entity of this scope a new display name; the recall index follows."""
+        renamed = self._conn.execute(
+            "UPDATE entities SET name = ? WHERE entity_id = ? AND scope = ?",
+            (name, entity_id, self._scope)).rowcount
+        if renamed:
+            reindex_entity(self._conn, self._scope, entity_id)
 
     def erase_episode(self, episode_id: str) -> None:
         """Erase an episode, its edges and what the gate refused from it."""
