@@ -15,17 +15,20 @@ from kg_memory.errors import (
     IngestError,
     IntervalError,
     KgMemoryError,
+    MissingExtra,
     NaiveDatetimeError,
     NotFound,
     PolicyError,
     StoreUnavailable,
     TimeError,
+    WriteRefused,
 )
 from kg_memory.forget_run import ForgetReport
 from kg_memory.forgetting import ForgetPlan, Selector
 from kg_memory.gate import GateRule, WriterPolicy, admit
 from kg_memory.identity import Resolved
 from kg_memory.ingestion import IngestReport
+from kg_memory.lineage import to_tree as lineage_tree
 from kg_memory.interval import Interval
 from kg_memory.memory import Memory
 from kg_memory.model import (
@@ -44,6 +47,7 @@ from kg_memory.model import (
 )
 from kg_memory.publication import Basis, Published
 from kg_memory.record import IngestRecord, ingest_schema, parse_record, read_records
+from kg_memory.resolution import EntityProfile
 from kg_memory.result import AsOfAnswer, Fact, HistoryEntry
 from kg_memory.store import (
     AsOfQuery,
@@ -71,6 +75,7 @@ __all__ = [
     "Effect",
     "EndReason",
     "Entity",
+    "EntityProfile",
     "Episode",
     "Evidence",
     "Fact",
@@ -88,6 +93,7 @@ __all__ = [
     "KgMemoryError",
     "Kind",
     "Memory",
+    "MissingExtra",
     "NaiveDatetimeError",
     "NotFound",
     "PolicyError",
@@ -103,11 +109,13 @@ __all__ = [
     "TimeError",
     "Tombstone",
     "Transaction",
+    "WriteRefused",
     "WriterPolicy",
     "__version__",
     "admit",
     "default_path",
     "ingest_schema",
+    "lineage_tree",
     "open_store",
     "parse_instant",
     "parse_record",

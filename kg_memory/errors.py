@@ -16,11 +16,13 @@ __all__ = [
     "IngestError",
     "IntervalError",
     "KgMemoryError",
+    "MissingExtra",
     "NaiveDatetimeError",
     "NotFound",
     "PolicyError",
     "StoreUnavailable",
     "TimeError",
+    "WriteRefused",
 ]
 
 
@@ -87,6 +89,16 @@ class NotFound(KgMemoryError, LookupError):
 
 class StoreUnavailable(KgMemoryError):
     """The store could not be opened or read. This is never reported as an empty answer."""
+
+
+class WriteRefused(KgMemoryError):
+    """An adapter's write that the writer gate refused. The episode is stored and the refusal
+    audited (``kg-memory refusals``); raised so a caller without a report to read (a LangGraph
+    ``put``) cannot mistake a refused write for a stored one."""
+
+
+class MissingExtra(KgMemoryError, ImportError):
+    """An optional integration was used without its extra installed (``kg-memory[mcp]``)."""
 
 
 #: Exit codes of the ``kg-memory`` CLI, by error class (most specific first).

@@ -21,6 +21,7 @@ from kg_memory.cli import render
 from kg_memory.cli.entities import entities_app
 from kg_memory.cli.forget import blocks_app, forget
 from kg_memory.cli.lineage import consolidate, lineage, prov
+from kg_memory.cli.mcp import mcp
 from kg_memory.cli.neo4j import neo4j_app
 from kg_memory.cli.options import JsonOption, StoreOption, open_memory
 from kg_memory.cli.sim import sim_app
@@ -47,6 +48,7 @@ app.command()(lineage)
 app.command()(prov)
 app.command()(consolidate)
 app.command()(forget)
+app.command()(mcp)
 
 
 @app.command()
