@@ -1,4 +1,4 @@
-"""Optional dependencies: a clear message, not a bare ``ModuleNotFoundError``, when one is missing."""
+"""Optional dependencies: a clear message when one is missing, not a bare import error."""
 
 from __future__ import annotations
 

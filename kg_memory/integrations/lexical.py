@@ -23,11 +23,12 @@ from collections.abc import Sequence
 __all__ = ["scores", "tokens"]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_STOP = frozenset(
-    "a an and are as at be by do does did for from has have how i in is it its me my of on or "
-    "our s the their them they this to was we were what when where which who why will with you "
-    "your".split()
-)
+_STOP = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "did", "for", "from", "has",
+    "have", "how", "i", "in", "is", "it", "its", "me", "my", "of", "on", "or", "our", "s",
+    "the", "their", "them", "they", "this", "to", "was", "we", "were", "what", "when", "where",
+    "which", "who", "why", "will", "with", "you", "your",
+})
 
 
 def tokens(text: str) -> set[str]:

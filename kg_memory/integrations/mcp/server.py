@@ -23,8 +23,8 @@ from pydantic import Field
 from kg_memory import Clock, KgMemoryError, Memory, NotFound, __version__, system_clock
 from kg_memory.integrations.mcp.schemas import (
     AsOfView,
-    EntityInput,
     EntitiesView,
+    EntityInput,
     EventInput,
     FactInput,
     ForgetView,

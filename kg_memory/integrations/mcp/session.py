@@ -23,8 +23,9 @@ from kg_memory import (
     ConcurrencyError,
     Fact,
     ForgetReport,
-    IngestReport,
     IngestError,
+    IngestReport,
+    Kind,
     Memory,
     NotFound,
     PolicyError,
@@ -96,9 +97,9 @@ class BoundMemory:
     ) -> None:
         if source not in CONVERSATION_SOURCES:
             raise PolicyError(
-                f"an MCP server writes as the user's conversation ({' or '.join(CONVERSATION_SOURCES)}), "
-                f"not {source!r}: other senders have channels of their own"
-            )
+                f"an MCP server writes as the user's conversation "
+                f"({' or '.join(CONVERSATION_SOURCES)}), not {source!r}: other senders have "
+                "channels of their own")
         if not scope:
             raise PolicyError("an MCP server needs a scope")
         self.memory = memory
@@ -166,7 +167,7 @@ class BoundMemory:
                               "(letters, digits, '.', '_', '/', '-')", field="origin")
         source = f"document:{origin}"
         assertions = [
-            _qualified(f.model_copy(update={"kind": "claim", "depends_on": []})) for f in claims
+            _qualified(f.model_copy(update={"kind": Kind.CLAIM, "depends_on": []})) for f in claims
         ]
         body: dict[str, Any] = {"source": source, "channel": Channel.DOCUMENT.value,
                                 "content": content, "assertions": assertions}
