@@ -19,6 +19,7 @@ from kg_memory.errors import (
     NaiveDatetimeError,
     NotFound,
     PolicyError,
+    QueryError,
     StoreUnavailable,
     TimeError,
     WriteRefused,
@@ -28,8 +29,8 @@ from kg_memory.forgetting import ForgetPlan, Selector
 from kg_memory.gate import GateRule, WriterPolicy, admit
 from kg_memory.identity import Resolved
 from kg_memory.ingestion import IngestReport
-from kg_memory.lineage import to_tree as lineage_tree
 from kg_memory.interval import Interval
+from kg_memory.lineage import to_tree as lineage_tree
 from kg_memory.memory import Memory
 from kg_memory.model import (
     Assertion,
@@ -99,6 +100,7 @@ __all__ = [
     "PolicyError",
     "Published",
     "Qualifiers",
+    "QueryError",
     "Refusal",
     "Resolved",
     "Selector",

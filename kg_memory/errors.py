@@ -20,6 +20,7 @@ __all__ = [
     "NaiveDatetimeError",
     "NotFound",
     "PolicyError",
+    "QueryError",
     "StoreUnavailable",
     "TimeError",
     "WriteRefused",
@@ -70,6 +71,10 @@ class PolicyError(KgMemoryError, ValueError):
     """A writer policy that is not well formed."""
 
 
+class QueryError(KgMemoryError, ValueError):
+    """A query that cannot be run as asked, such as a filter with an unknown operator."""
+
+
 class ConcurrencyError(KgMemoryError):
     """An optimistic precondition failed: the revision a caller read is no longer current."""
 
@@ -108,6 +113,7 @@ EXIT_CODES: tuple[tuple[type[KgMemoryError], int], ...] = (
     (TimeError, 2),
     (IntervalError, 2),
     (PolicyError, 2),
+    (QueryError, 2),
     (NotFound, 4),
     (ForgottenError, 6),
     (ConcurrencyError, 5),
