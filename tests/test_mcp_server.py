@@ -355,3 +355,51 @@ def test_resources_entity_profile_and_fact_lineage(memory: Memory, clock: Manual
                                 entity_id="nobody")).startswith("NotFound: ")
 
     run(main)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def test_streamable_http_on_loopback(tmp_path: Path) -> None:
+    """``kg-memory mcp --http`` serves the same tools at http://127.0.0.1:PORT/mcp."""
+    import subprocess
+    import time
+
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "kg_memory.cli", "mcp", "--http", "--port", str(port),
+         "--store", str(tmp_path / "http.db"), "--scope", "u1", "--source", "agent"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+
+    async def main() -> None:
+        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            assert {t.name for t in (await client.list_tools()).tools} == TOOLS
+            done = await call(client, "remember", content="Booked R1",
+                              facts=[fact("u1", "favourite", "Chez Lili")])
+            assert done["written_as"] == "agent over chat"
+            assert keys(await call(client, "asof")) == {("u1", "favourite", "Chez Lili")}
+
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                run(main)
+                break
+            except Exception:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.5)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        assert server.stdout is not None
+        assert server.stderr is not None
+        server.stdout.close()
+        server.stderr.close()

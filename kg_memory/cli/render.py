@@ -12,6 +12,7 @@ from typing import Any
 import typer
 from pydantic import BaseModel
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from kg_memory.errors import EXIT_CODES, KgMemoryError
@@ -31,8 +32,10 @@ def errors() -> Iterator[None]:
         yield
     except KgMemoryError as exc:
         code = next(c for cls, c in EXIT_CODES if isinstance(exc, cls))
+        # The message is data, not markup: "kg-memory[mcp]" must print as written.
         _err.print(
-            f"[bold red]error[/]: {type(exc).__name__}: {exc}", highlight=False, soft_wrap=True
+            f"[bold red]error[/]: {type(exc).__name__}: {escape(str(exc))}", highlight=False,
+            soft_wrap=True,
         )
         raise typer.Exit(code) from None
 
