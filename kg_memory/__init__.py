@@ -4,10 +4,13 @@ Start with :class:`Memory`: ``Memory.open(path)`` on the embedded store, ``inges
 ask ``asof(valid_at, known_at)`` and read ``history``.
 """
 
-from kg_memory.change import ChangePlan, Effect
-from kg_memory.clock import Clock, parse_instant, system_clock
-from kg_memory.consolidation import Evidence
-from kg_memory.errors import (
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from kg_memory.domain.change import ChangePlan, Effect
+from kg_memory.domain.consolidation import Evidence
+from kg_memory.domain.errors import (
+    EXIT_CODES,
     ConcurrencyError,
     ConsolidationRefused,
     ForgottenError,
@@ -20,19 +23,16 @@ from kg_memory.errors import (
     NotFound,
     PolicyError,
     QueryError,
+    ResolutionError,
     StoreUnavailable,
     TimeError,
     WriteRefused,
 )
-from kg_memory.forget_run import ForgetReport
-from kg_memory.forgetting import ForgetPlan, Selector
-from kg_memory.gate import GateRule, WriterPolicy, admit
-from kg_memory.identity import Resolved
-from kg_memory.ingestion import IngestReport
-from kg_memory.interval import Interval
-from kg_memory.lineage import to_tree as lineage_tree
-from kg_memory.memory import Memory
-from kg_memory.model import (
+from kg_memory.domain.forgetting import ForgetPlan, Selector
+from kg_memory.domain.gate import GateRule, WriterPolicy, admit
+from kg_memory.domain.instant import Clock, parse_instant
+from kg_memory.domain.interval import Interval
+from kg_memory.domain.model import (
     Assertion,
     Channel,
     Edge,
@@ -46,10 +46,21 @@ from kg_memory.model import (
     Support,
     Tombstone,
 )
-from kg_memory.publication import Basis, Published
-from kg_memory.record import IngestRecord, ingest_schema, parse_record, read_records
-from kg_memory.resolution import EntityProfile
-from kg_memory.result import AsOfAnswer, Fact, HistoryEntry
+from kg_memory.domain.record import (
+    IngestRecord,
+    MentionCandidate,
+    ingest_schema,
+    parse_record,
+    read_records,
+)
+from kg_memory.domain.result import AsOfAnswer, Fact, HistoryEntry
+from kg_memory.services.forget_run import ForgetReport
+from kg_memory.services.identity import Resolved, preview_resolution
+from kg_memory.services.ingestion import IngestReport
+from kg_memory.services.lineage import Direction, lineage_graph, lineage_tree
+from kg_memory.services.memory import Memory
+from kg_memory.services.provenance import serialize_prov
+from kg_memory.services.publication import Basis, Published
 from kg_memory.store import (
     AsOfQuery,
     SqliteStore,
@@ -58,10 +69,35 @@ from kg_memory.store import (
     default_path,
     open_store,
 )
+from kg_memory.store.clock import system_clock
+
+if TYPE_CHECKING:
+    from kg_memory.store.neo4j import Neo4jStore
+    from kg_memory.store.neo4j.mirror import SyncReport
+    from kg_memory.store.neo4j.mirror import sync as sync_mirror
 
 __version__ = "0.1.0"
 
+# The Neo4j adapter loads the driver: resolved on first use, so `import kg_memory` and every
+# embedded command stay as fast as they were.
+_LAZY = {
+    "Neo4jStore": ("kg_memory.store.neo4j", "Neo4jStore"),
+    "SyncReport": ("kg_memory.store.neo4j.mirror", "SyncReport"),
+    "sync_mirror": ("kg_memory.store.neo4j.mirror", "sync"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        module, attribute = _LAZY[name]
+        value = getattr(import_module(module), attribute)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'kg_memory' has no attribute {name!r}")
+
+
 __all__ = [
+    "EXIT_CODES",
     "AsOfAnswer",
     "AsOfQuery",
     "Assertion",
@@ -71,12 +107,12 @@ __all__ = [
     "Clock",
     "ConcurrencyError",
     "ConsolidationRefused",
+    "Direction",
     "Edge",
     "EdgeType",
     "Effect",
     "EndReason",
     "Entity",
-    "EntityProfile",
     "Episode",
     "Evidence",
     "Fact",
@@ -94,20 +130,24 @@ __all__ = [
     "KgMemoryError",
     "Kind",
     "Memory",
+    "MentionCandidate",
     "MissingExtra",
     "NaiveDatetimeError",
+    "Neo4jStore",
     "NotFound",
     "PolicyError",
     "Published",
     "Qualifiers",
     "QueryError",
     "Refusal",
+    "ResolutionError",
     "Resolved",
     "Selector",
     "SqliteStore",
     "Store",
     "StoreUnavailable",
     "Support",
+    "SyncReport",
     "TimeError",
     "Tombstone",
     "Transaction",
@@ -117,10 +157,14 @@ __all__ = [
     "admit",
     "default_path",
     "ingest_schema",
+    "lineage_graph",
     "lineage_tree",
     "open_store",
     "parse_instant",
     "parse_record",
+    "preview_resolution",
     "read_records",
+    "serialize_prov",
+    "sync_mirror",
     "system_clock",
 ]

@@ -17,7 +17,7 @@ from kg_memory.bench import (
     run_bench,
 )
 from kg_memory.bench.workload import EPISODES_PER_USER, VERSIONS_PER_USER
-from kg_memory.errors import KgMemoryError
+from kg_memory.domain.errors import KgMemoryError
 
 
 @pytest.fixture(scope="module")

@@ -33,11 +33,11 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator, Page, expect, sync_playwright
 
 from kg_memory import Memory
-from kg_memory.clock import to_micros
-from kg_memory.cypher import load
-from kg_memory.errors import StoreUnavailable
-from kg_memory.result import Fact
+from kg_memory.domain.errors import StoreUnavailable
+from kg_memory.domain.instant import to_micros
+from kg_memory.domain.result import Fact
 from kg_memory.sim.scenario import Scenario, ScenarioClock
+from kg_memory.store.neo4j.cypher import load
 from tests.conftest import BACKENDS, ROOT, _neo4j_memory
 from tests.test_neo4j_cypher import example_params
 

@@ -29,7 +29,7 @@ def test_a_crash_mid_episode_leaves_no_partial_episode(tmp_path: Path) -> None:
     script = textwrap.dedent(f"""
         import os
         from kg_memory import Memory
-        from kg_memory.store.sqlite_tx import SqliteTransaction
+        from kg_memory.store.sqlite.tx import SqliteTransaction
         from tests.conftest import day, episode, fact
 
         mem = Memory.open({str(path)!r})

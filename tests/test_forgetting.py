@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kg_memory import ConcurrencyError, IngestRecord, Memory
-from kg_memory.errors import ConsolidationRefused, ForgottenError
+from kg_memory.domain.errors import ConsolidationRefused, ForgottenError
 from kg_memory.sim.cedar import FORGET_SELECTOR, CedarRun, load_records, replay
 from kg_memory.sim.scenario import ScenarioClock
 from tests.conftest import ROOT, ManualClock, MemoryFactory, day, episode, fact

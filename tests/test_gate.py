@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from kg_memory import GateRule, Kind, PolicyError, WriterPolicy, admit
-from kg_memory.gate import may_end
-from kg_memory.model import Entity
+from kg_memory.domain.gate import may_end
+from kg_memory.domain.model import Entity
 
 
 def test_default_policy_follows_seed_000() -> None:

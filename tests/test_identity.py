@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from kg_memory import Memory
-from kg_memory.resolution import RESOLVER, Outcome
+from kg_memory.domain.resolution import RESOLVER, Outcome
 from tests.conftest import ManualClock, day, episode, fact
 
 

@@ -14,7 +14,7 @@ from kg_memory import Memory
 from kg_memory.sim.cedar import FORGET_SELECTOR, load_records, replay
 from kg_memory.sim.scenario import Scenario, ScenarioClock
 from kg_memory.store.neo4j import Neo4jStore
-from kg_memory.store.neo4j_mirror import sync
+from kg_memory.store.neo4j.mirror import sync
 from kg_memory.store.sqlite import SqliteStore
 
 pytestmark = pytest.mark.neo4j

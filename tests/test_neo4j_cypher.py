@@ -16,15 +16,17 @@ from typing import Any
 import pytest
 from neo4j import Driver, GraphDatabase
 
-from kg_memory.cypher import CYPHER_DIR, load, names, statements
-from kg_memory.errors import StoreUnavailable
+from kg_memory.domain.errors import StoreUnavailable
+from kg_memory.resources import path as resource_path
 from kg_memory.store.neo4j import Neo4jStore
+from kg_memory.store.neo4j.cypher import load, names, statements
 from tests.conftest import BACKENDS, ROOT
 
+CYPHER_DIR = resource_path("cypher")
 URI = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
 #: Files that are not a single query run in an explicit transaction.
 SCRIPTS = {"schema", "wipe"}
-ADAPTER = sorted((ROOT / "kg_memory" / "store").glob("neo4j*.py"))
+ADAPTER = sorted((ROOT / "kg_memory" / "store" / "neo4j").glob("*.py"))
 #: Browser ready queries (``browser_*.cypher``): for people in Neo4j Browser, never run by the
 #: adapter. They meet every other check here: $parameters only, header :params, runnable.
 BROWSER = {n for n in names() if n.startswith("browser_")}
@@ -156,7 +158,7 @@ def test_the_schema_file_splits_into_idempotent_statements() -> None:
 
 
 def test_the_location_never_shows_a_password() -> None:
-    from kg_memory.store.neo4j import _public_uri
+    from kg_memory.store.neo4j.store import _public_uri
 
     assert _public_uri("bolt://neo4j:s3cret@db.example:7687") == "bolt://db.example:7687"
     assert _public_uri("bolt://127.0.0.1:7687") == "bolt://127.0.0.1:7687"

@@ -16,7 +16,7 @@ from lxml import etree
 from prov.model import ProvDocument
 
 from kg_memory import Memory
-from kg_memory.provenance import prov_problems, qname, serialize
+from kg_memory.services.provenance import prov_problems, qname, serialize_prov
 from kg_memory.sim.cedar import load_records, replay
 from kg_memory.sim.scenario import ScenarioClock
 
@@ -34,7 +34,7 @@ def document(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProvDocument]
 
 
 def test_export_covers_episodes_facts_records_activities_and_agents(document: ProvDocument) -> None:
-    text = serialize(document, "provn")
+    text = serialize_prov(document, "provn")
     for needle in (
         "kgm:Episode",
         "kgm:Assertion",
@@ -55,19 +55,19 @@ def test_export_covers_episodes_facts_records_activities_and_agents(document: Pr
 
 def test_prov_json_is_valid_against_the_shipped_schema(document: ProvDocument) -> None:
     schema = json.loads((SCHEMAS / "prov-json.schema.json").read_text())
-    jsonschema.validate(json.loads(serialize(document, "json")), schema)
+    jsonschema.validate(json.loads(serialize_prov(document, "json")), schema)
 
 
 def test_prov_xml_is_valid_against_the_shipped_xsd(document: ProvDocument) -> None:
     xsd = etree.XMLSchema(etree.parse(str(SCHEMAS / "prov.xsd")))
-    xml = etree.parse(io.BytesIO(serialize(document, "xml").encode()))
+    xml = etree.parse(io.BytesIO(serialize_prov(document, "xml").encode()))
     assert xsd.validate(xml), xsd.error_log
 
 
 @pytest.mark.parametrize("fmt", ["json", "xml", "ttl"])
 def test_round_trip(document: ProvDocument, fmt: str) -> None:
     options = {"format": "rdf", "rdf_format": "turtle"} if fmt == "ttl" else {"format": fmt}
-    again = ProvDocument.deserialize(content=serialize(document, fmt), **options)
+    again = ProvDocument.deserialize(content=serialize_prov(document, fmt), **options)
     if fmt == "ttl":  # RDF keeps the graph, not record order or literal types
 
         def elements(doc: ProvDocument) -> set[tuple[str, str]]:
@@ -112,6 +112,6 @@ def test_identifiers_are_qname_safe() -> None:
 
 
 def test_exports_carry_no_payload(document: ProvDocument) -> None:
-    text = serialize(document, "json")
+    text = serialize_prov(document, "json")
     assert "concise" not in text
     assert "in review" not in text

@@ -6,10 +6,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from kg_memory.resolution.blocking import BlockingIndex, mention_keys, profile_keys
-from kg_memory.resolution.errors import ResolutionError
-from kg_memory.resolution.mention import Identifier, IdentifierKind, Mention
-from kg_memory.resolution.profile import EntityProfile
+from kg_memory.domain.errors import ResolutionError
+from kg_memory.domain.resolution.blocking import BlockingIndex, mention_keys, profile_keys
+from kg_memory.domain.resolution.mention import Identifier, IdentifierKind, Mention
+from kg_memory.domain.resolution.profile import EntityProfile
 
 AT = datetime(2026, 1, 5, 9, tzinfo=UTC)
 

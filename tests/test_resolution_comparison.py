@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from kg_memory.resolution.comparison import compare, compare_values
-from kg_memory.resolution.field import Field, Level
-from kg_memory.resolution.mention import Mention
-from kg_memory.resolution.profile import EntityProfile
+from kg_memory.domain.resolution.comparison import compare, compare_values
+from kg_memory.domain.resolution.field import Field, Level
+from kg_memory.domain.resolution.mention import Mention
+from kg_memory.domain.resolution.profile import EntityProfile
 
 AT = datetime(2026, 1, 5, 9, tzinfo=UTC)
 SINGLE = (Field.EMPLOYER, Field.ROLE, Field.CITY)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kg_memory.resolution import (
+from kg_memory.bench.resolution import (
     Corpus,
     ResolutionMetrics,
     Slice,
@@ -20,8 +20,8 @@ from kg_memory.resolution import (
     generate_corpus,
     load_corpus,
 )
-from kg_memory.resolution.__main__ import main
-from kg_memory.resolution.corpus import DEFAULT_SEED, corpus_files
+from kg_memory.bench.resolution.__main__ import main
+from kg_memory.bench.resolution.corpus import DEFAULT_SEED, corpus_files
 
 CORPUS_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "resolution" / "corpus"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kg_memory.resolution.field import Level
-from kg_memory.resolution.names import (
+from kg_memory.domain.resolution.field import Level
+from kg_memory.domain.resolution.names import (
     PersonName,
     compare_family,
     compare_given,

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kg_memory.resolution import (
+from kg_memory.domain.resolution import (
     DEFAULT_CONFIG,
     AttachedFact,
     BlockingIndex,

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from kg_memory.errors import NaiveDatetimeError
-from kg_memory.resolution import (
+from kg_memory.domain.errors import NaiveDatetimeError
+from kg_memory.domain.resolution import (
     DEFAULT_CONFIG,
     RESOLVER,
     BlockingIndex,

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from kg_memory.resolution import (
+from kg_memory.domain.resolution import (
     BlockingIndex,
     EntityProfile,
     Mention,

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from kg_memory.resolution import (
+from kg_memory.domain.resolution import (
     AttachedFact,
     BlockingIndex,
     EntityProfile,

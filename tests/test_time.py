@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from kg_memory import Interval, IntervalError, NaiveDatetimeError, TimeError, parse_instant
-from kg_memory.clock import ensure_utc, from_micros, to_micros
+from kg_memory.domain.instant import ensure_utc, from_micros, to_micros
 
 
 def test_naive_datetimes_are_refused_with_a_clear_error() -> None:

@@ -263,7 +263,7 @@ def test_projects_do_not_supersede_each_other(memory: Memory, clock: ManualClock
 
 def test_writer_comes_from_the_envelope_not_the_payload(memory: Memory, clock: ManualClock) -> None:
     from kg_memory import IngestError
-    from kg_memory.record import parse_record
+    from kg_memory.domain.record import parse_record
 
     with pytest.raises(IngestError, match="unknown field") as info:
         parse_record(

@@ -21,7 +21,7 @@ from kg_memory.bench.latency import LatencyStats
 from kg_memory.bench.progress import BenchProgress
 from kg_memory.bench.result import BenchResult, ScaleResult
 from kg_memory.bench.runner import run_bench
-from kg_memory.errors import KgMemoryError
+from kg_memory.domain.errors import KgMemoryError
 
 __all__ = ["bench_command", "parse_scales", "render_table", "result_table"]
 

@@ -39,11 +39,11 @@ from kg_memory.bench.reference import (
 from kg_memory.bench.result import IngestFigures, Ratios, ReferenceFigures, ScaleResult
 from kg_memory.bench.rss import PeakRss, current_rss_bytes, reset_peak_rss
 from kg_memory.bench.workload import LookupProbe, Workload
-from kg_memory.clock import to_micros
-from kg_memory.ingestion import IngestReport
-from kg_memory.memory import Memory
-from kg_memory.record import IngestRecord
-from kg_memory.result import AsOfAnswer
+from kg_memory.domain.instant import to_micros
+from kg_memory.domain.record import IngestRecord
+from kg_memory.domain.result import AsOfAnswer
+from kg_memory.services.ingestion import IngestReport
+from kg_memory.services.memory import Memory
 
 __all__ = ["ArrivalClock", "ScaleMeasurement", "ScaleSettings"]
 

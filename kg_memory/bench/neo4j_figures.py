@@ -13,11 +13,11 @@ from pathlib import Path
 from kg_memory.bench.latency import time_each
 from kg_memory.bench.result import Neo4jFigures
 from kg_memory.bench.workload import LookupProbe
-from kg_memory.clock import Clock
-from kg_memory.memory import Memory
-from kg_memory.result import AsOfAnswer
+from kg_memory.domain.instant import Clock
+from kg_memory.domain.result import AsOfAnswer
+from kg_memory.services.memory import Memory
 from kg_memory.store.neo4j import Neo4jStore
-from kg_memory.store.neo4j_mirror import sync
+from kg_memory.store.neo4j.mirror import sync
 from kg_memory.store.sqlite import SqliteStore
 
 __all__ = ["measure_neo4j"]

@@ -23,7 +23,7 @@ from kg_memory.bench.measurement import ScaleMeasurement, ScaleSettings
 from kg_memory.bench.progress import BenchProgress, ProgressCallback
 from kg_memory.bench.result import BenchResult, Growth, PendingFigure, ScaleResult
 from kg_memory.bench.target import evaluate_targets
-from kg_memory.errors import KgMemoryError
+from kg_memory.domain.errors import KgMemoryError
 
 __all__ = ["BACKENDS", "BenchProgress", "ProgressCallback", "UnsupportedBackend", "run_bench"]
 

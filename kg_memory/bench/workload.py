@@ -42,7 +42,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.record import IngestRecord
+from kg_memory.domain.record import IngestRecord
 
 __all__ = [
     "EPISODES_PER_USER",

@@ -16,6 +16,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
+from kg_memory import IngestReport, Memory, StoreUnavailable, ingest_schema, parse_instant
 from kg_memory.bench.command import bench_command
 from kg_memory.cli import render
 from kg_memory.cli.entities import entities_app
@@ -25,11 +26,6 @@ from kg_memory.cli.mcp import mcp
 from kg_memory.cli.neo4j import neo4j_app
 from kg_memory.cli.options import JsonOption, StoreOption, open_memory
 from kg_memory.cli.sim import sim_app
-from kg_memory.clock import parse_instant
-from kg_memory.errors import StoreUnavailable
-from kg_memory.ingestion import IngestReport
-from kg_memory.memory import Memory
-from kg_memory.record import ingest_schema
 
 __all__ = ["app", "main"]
 

@@ -7,10 +7,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from kg_memory import MentionCandidate, Resolved, preview_resolution
 from kg_memory.cli import render
 from kg_memory.cli.options import JsonOption, StoreOption, open_memory
-from kg_memory.identity import Resolved, preview
-from kg_memory.record import MentionCandidate
 
 __all__ = ["entities_app"]
 
@@ -96,7 +95,7 @@ def resolve_cmd(
     except ValueError:
         raise typer.BadParameter("use --id KIND:VALUE and --context FIELD=VALUE") from None
     with render.errors(), open_memory(store, create=False) as memory:
-        decision = preview(memory.store, MentionCandidate(
+        decision = preview_resolution(memory.store, MentionCandidate(
             key="m", name=name, identifiers=ids, context=ctx), scope)
     if json_out:
         render.emit_json(decision)
@@ -190,6 +189,6 @@ def review(
 @entities_app.command()
 def benchmark() -> None:
     """Precision, recall, review rate and false merges on the labelled corpus."""
-    from kg_memory.resolution import CORPUS_DIR, evaluate, load_corpus
+    from kg_memory.bench.resolution import CORPUS_DIR, evaluate, load_corpus
 
     evaluate(load_corpus(CORPUS_DIR), report=typer.echo)

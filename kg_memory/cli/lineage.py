@@ -8,11 +8,9 @@ from typing import Annotated, Any
 import typer
 from rich.tree import Tree
 
+from kg_memory import Direction, NotFound, lineage_tree, serialize_prov
 from kg_memory.cli import render
 from kg_memory.cli.options import JsonOption, StoreOption, open_memory
-from kg_memory.errors import NotFound
-from kg_memory.lineage import Direction, to_tree
-from kg_memory.provenance import serialize
 
 __all__ = ["consolidate", "lineage", "prov"]
 
@@ -45,7 +43,7 @@ def lineage(
         graph = memory.lineage(node_id, direction, depth)
         if graph.number_of_nodes() == 1 and not memory.store.edges(node_id):
             raise NotFound(f"nothing in the store is linked to {node_id!r}")
-        tree = to_tree(graph, node_id, direction)
+        tree = lineage_tree(graph, node_id, direction)
         edges = [
             {"derivative": s, "source": d, "relation": k, "since": v["since"].isoformat()}
             for s, d, k, v in graph.edges(keys=True, data=True)
@@ -73,7 +71,7 @@ def prov(
         raise typer.BadParameter("give an ID or --all")
     with render.errors(), open_memory(store, create=False) as memory:
         doc = memory.prov(None if all_nodes else [node_id or ""])
-    typer.echo(serialize(doc, fmt.value))
+    typer.echo(serialize_prov(doc, fmt.value))
 
 
 def consolidate(

@@ -14,9 +14,9 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+from kg_memory import StoreUnavailable, resources
 from kg_memory.cli import render
 from kg_memory.cli.options import JsonOption, StoreOption
-from kg_memory.errors import StoreUnavailable
 
 __all__ = ["neo4j_app"]
 
@@ -27,10 +27,10 @@ DataOption = Annotated[Path | None, typer.Option(
 
 
 def _script() -> Path:
-    script = Path(__file__).resolve().parents[2] / "docker" / "neo4j-local" / "neo4j-local.sh"
-    if not script.exists():
-        raise StoreUnavailable("the local Neo4j launcher ships with a source checkout "
-                               "(docker/neo4j-local); with Docker use docker/compose.yml")
+    try:
+        script = resources.path("neo4j_local") / "neo4j-local.sh"
+    except FileNotFoundError as exc:
+        raise StoreUnavailable(f"{exc}; with Docker use docker/compose.yml") from None
     return script
 
 
@@ -71,9 +71,8 @@ def sync(
 ) -> None:
     """Project the embedded store into Neo4j through its outbox: idempotent, resumable,
     reports the lag. Once synced, forget runs propagate to the mirror before they report."""
-    from kg_memory.store.neo4j import Neo4jStore
-    from kg_memory.store.neo4j_mirror import sync as run_sync
-    from kg_memory.store.sqlite import SqliteStore, default_path
+    from kg_memory import Neo4jStore, SqliteStore, default_path
+    from kg_memory import sync_mirror as run_sync
 
     with render.errors():
         source = SqliteStore.open(store or default_path(), create=False)

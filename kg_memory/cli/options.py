@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kg_memory.memory import Memory
-from kg_memory.store.sqlite import default_path
+from kg_memory import Memory, default_path
 
 __all__ = ["JsonOption", "StoreOption", "open_memory"]
 

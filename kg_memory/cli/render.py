@@ -15,9 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from kg_memory.errors import EXIT_CODES, KgMemoryError
-from kg_memory.interval import Interval
-from kg_memory.result import AsOfAnswer, HistoryEntry
+from kg_memory import EXIT_CODES, AsOfAnswer, HistoryEntry, Interval, KgMemoryError
 
 __all__ = ["asof_table", "console", "emit_json", "errors", "history_table", "interval", "when"]
 

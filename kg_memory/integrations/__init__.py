@@ -1,12 +1,11 @@
-"""Entry points for agent frameworks: an MCP server and a LangGraph store.
-
-Each integration is an optional extra, imported only when used:
+"""Entry points for agents: adapters from agent frameworks onto the public API of
+:mod:`kg_memory`. Each integration is an optional extra, imported lazily, and reaches memory only
+through ``kg_memory``'s public names (an import-linter contract holds it):
 
 * ``kg-memory[mcp]``: :mod:`kg_memory.integrations.mcp`, the ``kg-memory mcp`` server;
 * ``kg-memory[langgraph]``: :mod:`kg_memory.integrations.langgraph`, ``KgMemoryStore``.
 
-Integrations talk to kg-memory through its public API (``from kg_memory import ...``) only, so
-the writer gate, supersession and forgetting apply to an agent exactly as to any other caller.
+So the writer gate, supersession and forgetting apply to an agent exactly as to any other caller.
 """
 
 __all__: list[str] = []

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kg_memory.model import Channel, Value
-from kg_memory.record import IngestRecord
+from kg_memory.domain.model import Channel, Value
+from kg_memory.domain.record import IngestRecord
 from kg_memory.sim.scenario import Scenario
 
 __all__ = ["BASELINES", "BaselineStore", "Item", "Policy"]

@@ -14,11 +14,12 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.forget_run import ForgetReport
-from kg_memory.memory import Memory
-from kg_memory.model import EdgeType
-from kg_memory.publication import Basis, Published
-from kg_memory.record import IngestRecord, read_records
+from kg_memory import resources
+from kg_memory.domain.model import EdgeType
+from kg_memory.domain.record import IngestRecord, read_records
+from kg_memory.services.forget_run import ForgetReport
+from kg_memory.services.memory import Memory
+from kg_memory.services.publication import Basis, Published
 from kg_memory.sim.scenario import ScenarioClock
 
 __all__ = ["FORGET_SELECTOR", "CedarRun", "load_records", "replay"]
@@ -28,7 +29,7 @@ SCOPE, PROFILE = "acme", "cedar_profile"
 
 
 def load_records(directory: Path | None = None) -> list[IngestRecord]:
-    base = directory or Path(__file__).resolve().parents[2] / "fixtures" / "jo_cedar"
+    base = directory or resources.path("jo_cedar")
     return list(read_records(base / "episodes.jsonl"))
 
 

@@ -15,11 +15,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.gate import WriterPolicy
-from kg_memory.ingestion import IngestReport
-from kg_memory.memory import Memory
-from kg_memory.model import Kind, Value
-from kg_memory.result import Fact
+from kg_memory.domain.gate import WriterPolicy
+from kg_memory.domain.model import Kind, Value
+from kg_memory.domain.result import Fact
+from kg_memory.services.ingestion import IngestReport
+from kg_memory.services.memory import Memory
 from kg_memory.sim.baseline import BASELINES, BaselineStore, Item, Policy
 from kg_memory.sim.scenario import Scenario, ScenarioClock, misfile_bookings
 

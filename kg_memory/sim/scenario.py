@@ -13,9 +13,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.clock import UtcDatetime
-from kg_memory.model import Kind, Value
-from kg_memory.record import IngestRecord, read_records
+from kg_memory import resources
+from kg_memory.domain.instant import UtcDatetime
+from kg_memory.domain.model import Kind, Value
+from kg_memory.domain.record import IngestRecord, read_records
 
 __all__ = [
     "Read",
@@ -28,13 +29,14 @@ __all__ = [
 
 
 def default_fixture_dir() -> Path:
-    """``fixtures/dinner`` of the source checkout, or ``$KG_MEMORY_FIXTURES/dinner``."""
+    """``$KG_MEMORY_FIXTURES/dinner``, else the study's fixture as installed (``fixtures/dinner``
+    of the repository, shipped in the wheel)."""
     import os
 
     base = os.environ.get("KG_MEMORY_FIXTURES")
     if base:
         return Path(base) / "dinner"
-    return Path(__file__).resolve().parents[2] / "fixtures" / "dinner"
+    return resources.path("dinner")
 
 
 class TruthSpan(BaseModel):

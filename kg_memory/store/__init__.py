@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from kg_memory.clock import Clock, system_clock
+from kg_memory.domain.instant import Clock
+from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery, Slot, Store, Transaction
 from kg_memory.store.sqlite import SqliteStore, default_path
 
@@ -17,6 +19,7 @@ __all__ = [
     "default_path",
     "is_neo4j_uri",
     "open_store",
+    "scrub",
 ]
 
 _NEO4J_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
@@ -24,6 +27,19 @@ _NEO4J_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://
 
 def is_neo4j_uri(location: str | Path | None) -> bool:
     return location is not None and str(location).startswith(_NEO4J_SCHEMES)
+
+
+def scrub(store: Store) -> list[dict[str, Any]]:
+    """Make erasures physical everywhere ``store`` owns a copy, one report per destination: the
+    Neo4j mirror an embedded store was synced to gets the deletions first, then the store itself
+    is scrubbed."""
+    reports: list[dict[str, Any]] = []
+    if isinstance(store, SqliteStore) and (uri := store.mirror()) is not None:
+        from kg_memory.store.neo4j.mirror import propagate
+
+        reports.append(propagate(store, uri))
+    reports.extend(store.scrub())
+    return reports
 
 
 def open_store(

@@ -17,9 +17,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.change import Closure, Draft, PlannedEdge
-from kg_memory.clock import UtcDatetime
-from kg_memory.model import (
+from kg_memory.domain.change import ChangePlan, Closure, Draft, PlannedEdge
+from kg_memory.domain.instant import UtcDatetime
+from kg_memory.domain.model import (
     Activity,
     Assertion,
     Block,
@@ -31,7 +31,7 @@ from kg_memory.model import (
     Tombstone,
 )
 
-__all__ = ["AsOfQuery", "Slot", "Store", "Transaction"]
+__all__ = ["AsOfQuery", "Slot", "Store", "Transaction", "apply_plan"]
 
 
 class Slot(BaseModel):
@@ -194,3 +194,14 @@ class Store(Protocol):
         (``destination``, ``location``, ``status``: complete or incomplete, ``reason``)."""
 
     def close(self) -> None: ...
+
+
+def apply_plan(tx: Transaction, plan: ChangePlan) -> None:
+    """Carry out a plan inside ``tx``: closures first, so a slot never holds overlapping
+    live revisions, then the new revisions, then the edges."""
+    for closure in plan.closures:
+        tx.close_version(closure)
+    for draft in plan.drafts:
+        tx.insert_version(draft)
+    for edge in plan.edges:
+        tx.add_edge(edge)

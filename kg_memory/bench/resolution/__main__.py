@@ -1,0 +1,32 @@
+"""``python -m kg_memory.bench.resolution``: print the benchmark on the committed corpus, with the
+naive baselines for contrast. ``python -m kg_memory.bench.resolution corpus DIR`` regenerates the
+corpus files into ``DIR`` (byte-identical for the same seed)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from kg_memory.bench.resolution.benchmark import BASELINES, CORPUS_DIR, evaluate, evaluate_baseline
+from kg_memory.bench.resolution.corpus import generate_corpus, load_corpus, write_corpus
+
+__all__ = ["main"]
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["corpus"] and len(argv) == 2:
+        write_corpus(generate_corpus(), Path(argv[1]))
+        return 0
+    if argv:
+        print(__doc__, file=sys.stderr)
+        return 2
+    committed = load_corpus(CORPUS_DIR)
+    evaluate(committed, report=print)
+    for baseline in BASELINES:
+        print()
+        evaluate_baseline(committed, baseline, report=print)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

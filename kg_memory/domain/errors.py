@@ -1,0 +1,128 @@
+"""The exception hierarchy of kg-memory: every error the library raises on purpose lives here.
+
+Callers catch :class:`KgMemoryError` for "anything kg-memory refused", or one of the narrower
+classes below when they can do something specific about it. The CLI maps them to exit codes
+(see :data:`EXIT_CODES`), so scripts can tell bad input from an unavailable store.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "EXIT_CODES",
+    "ConcurrencyError",
+    "ConsolidationRefused",
+    "ForgottenError",
+    "IdempotencyConflict",
+    "IngestError",
+    "IntervalError",
+    "KgMemoryError",
+    "MissingExtra",
+    "NaiveDatetimeError",
+    "NotFound",
+    "PolicyError",
+    "QueryError",
+    "ResolutionError",
+    "StoreUnavailable",
+    "TimeError",
+    "WriteRefused",
+]
+
+
+class KgMemoryError(Exception):
+    """Base class for every error kg-memory raises deliberately."""
+
+
+class TimeError(KgMemoryError, ValueError):
+    """A timestamp that kg-memory cannot accept."""
+
+
+class NaiveDatetimeError(TimeError):
+    """A datetime without a timezone: kg-memory only stores tz-aware UTC instants."""
+
+
+class IntervalError(KgMemoryError, ValueError):
+    """A half-open interval whose end is not after its start."""
+
+
+class IngestError(KgMemoryError):
+    """A line of ingest input that cannot be accepted.
+
+    ``line`` is 1-based and ``field`` is a dotted path into the JSON object
+    (``"assertions.0.kind"``), so the message points at exactly what to fix. Lines before it
+    stay accepted.
+    """
+
+    def __init__(self, message: str, *, line: int | None = None, field: str | None = None) -> None:
+        self.line = line
+        self.field = field
+        self.reason = message
+        where = []
+        if line is not None:
+            where.append(f"line {line}")
+        if field:
+            where.append(f"field {field!r}")
+        super().__init__(f"{', '.join(where)}: {message}" if where else message)
+
+
+class IdempotencyConflict(IngestError):
+    """An operation id was reused with a different payload: the first delivery stands."""
+
+
+class PolicyError(KgMemoryError, ValueError):
+    """A writer policy that is not well formed."""
+
+
+class QueryError(KgMemoryError, ValueError):
+    """A query that cannot be run as asked, such as a filter with an unknown operator."""
+
+
+class ConcurrencyError(KgMemoryError):
+    """An optimistic precondition failed: the revision a caller read is no longer current."""
+
+
+class ForgottenError(KgMemoryError):
+    """A write of forgotten content: a replay, a late delivery or a racing worker. Terminal:
+    retrying the same write can never succeed; the content is gone by the user's request."""
+
+
+class ConsolidationRefused(KgMemoryError):
+    """A derived record that would drop a scope or an exception of its evidence: review it."""
+
+
+class NotFound(KgMemoryError, LookupError):
+    """A named episode, assertion or entity does not exist in the store."""
+
+
+class ResolutionError(KgMemoryError, ValueError):
+    """A resolution request that cannot be honoured: a manual decision about another mention, an
+    unmerge of something that was never merged, two profiles with one id in one scope."""
+
+
+class StoreUnavailable(KgMemoryError):
+    """The store could not be opened or read. This is never reported as an empty answer."""
+
+
+class WriteRefused(KgMemoryError):
+    """An adapter's write that the writer gate refused. The episode is stored and the refusal
+    audited (``kg-memory refusals``); raised so a caller without a report to read (a LangGraph
+    ``put``) cannot mistake a refused write for a stored one."""
+
+
+class MissingExtra(KgMemoryError, ImportError):
+    """An optional integration was used without its extra installed (``kg-memory[mcp]``)."""
+
+
+#: Exit codes of the ``kg-memory`` CLI, by error class (most specific first).
+EXIT_CODES: tuple[tuple[type[KgMemoryError], int], ...] = (
+    (StoreUnavailable, 3),
+    (IngestError, 2),
+    (TimeError, 2),
+    (IntervalError, 2),
+    (PolicyError, 2),
+    (QueryError, 2),
+    (NotFound, 4),
+    (ForgottenError, 6),
+    (ConcurrencyError, 5),
+    (ConsolidationRefused, 7),
+    (KgMemoryError, 1),
+)

@@ -1,0 +1,187 @@
+"""Forget planning: which nodes a forget request deletes, rebuilds, restores or retains.
+
+Forgetting is *erasure*, not supersession. Supersession and retirement end a fact's validity and
+keep its history; forgetting removes the payload from every revision, episode and derivative, so
+no as-of query at any earlier system time returns it, and leaves only content-free tombstones.
+
+The plan is chosen by lineage, never by text search, over a graph view of the affected
+neighbourhood (see :func:`kg_memory.services.lineage.forget_view`):
+
+* **delete**: assertions selected, or left with no surviving support; derived records all of
+  whose sources are deleted;
+* **rebuild**: derived records with mixed sources, recomputed from the surviving evidence as a
+  new revision (the old one, which may quote forgotten content, is erased);
+* **erase** / **redact**: episodes whose every supported fact is forgotten lose their record;
+  episodes that also support surviving facts keep their node but lose their content;
+* **restore**: facts that a forgotten assertion superseded, or a forgotten episode invalidated,
+  regain the valid time they lost (Graphiti leaves them invalidated);
+* **retain**: everything else in view.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from typing import Literal
+
+import networkx as nx
+from pydantic import BaseModel, ConfigDict
+
+from kg_memory.domain.model import EdgeType, Value
+
+__all__ = ["ForgetPlan", "Selector", "content_key", "plan_forget", "tombstone_key"]
+
+SelectorKind = Literal["episode", "assertion", "entity", "source", "category"]
+
+
+class Selector(BaseModel):
+    """What to forget. Parse the CLI form with :meth:`parse`:
+
+    ``episode:ep_…``, ``assertion:as_…``, ``entity:R1``, ``source:restaurant`` (everything that
+    source sent, optionally ``source:restaurant@u1`` for one scope) and
+    ``category:SCOPE/SUBJECT/PREDICATE_GLOB[@PROJECT]`` (e.g. ``category:j17/j17/report_*@c1``,
+    Cedar reporting preferences of user j17).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: SelectorKind
+    value: str
+    scope: str | None = None
+    subject: str | None = None
+    predicates: str | None = None
+    project: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Selector:
+        kind, sep, rest = text.partition(":")
+        if (
+            not sep
+            or not rest
+            or kind not in ("episode", "assertion", "entity", "source", "category")
+        ):
+            raise ValueError(
+                f"selector {text!r} must be episode:ID, assertion:ID, entity:ID, "
+                "source:NAME[@SCOPE] or category:SCOPE/SUBJECT/PREDICATE_GLOB[@PROJECT]"
+            )
+        if kind == "source":
+            name, _, scope = rest.partition("@")
+            return cls(kind="source", value=name, scope=scope or None)
+        if kind == "category":
+            body, _, project = rest.partition("@")
+            parts = body.split("/")
+            if len(parts) != 3 or not all(parts):
+                raise ValueError(f"category selector {text!r} needs SCOPE/SUBJECT/PREDICATE_GLOB")
+            return cls(
+                kind="category",
+                value=rest,
+                scope=parts[0],
+                subject=parts[1],
+                predicates=parts[2],
+                project=project or None,
+            )
+        return cls.model_validate({"kind": kind, "value": rest})
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.value}" + (
+            f"@{self.scope}" if self.kind == "source" and self.scope else ""
+        )
+
+
+class ForgetPlan(BaseModel):
+    """The exact plan a forget run executes; a dry run prints it and changes nothing."""
+
+    model_config = ConfigDict(frozen=True)
+
+    selector: Selector
+    delete: tuple[str, ...] = ()
+    rebuild: tuple[str, ...] = ()
+    erase: tuple[str, ...] = ()
+    redact: tuple[str, ...] = ()
+    restore: tuple[str, ...] = ()
+    retain: tuple[str, ...] = ()
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.delete or self.rebuild or self.erase or self.redact or self.restore)
+
+
+def _targets(view: nx.MultiDiGraph[str], node: str, relation: EdgeType) -> set[str]:
+    """Nodes ``node`` points at by ``relation`` in the derivative -> source orientation."""
+    return {dst for _, dst, key in view.out_edges(node, keys=True) if key == relation.value}
+
+
+def _sources_of(view: nx.MultiDiGraph[str], node: str, relation: EdgeType) -> set[str]:
+    return {src for src, _, key in view.in_edges(node, keys=True) if key == relation.value}
+
+
+def plan_forget(
+    view: nx.MultiDiGraph[str], selector: Selector, *, episodes: set[str], assertions: set[str]
+) -> ForgetPlan:
+    """Classify every node of ``view`` for forgetting ``episodes`` and ``assertions``.
+
+    ``view`` uses the lineage orientation (edges point from a derivative to its source) and node
+    attributes ``kind`` (episode / assertion / …) and ``derived`` (bool) for assertions.
+    """
+    deleted, erased = set(assertions), set(episodes)
+    rebuild: set[str] = set()
+    kinds: dict[str, str] = {n: view.nodes[n]["kind"] for n in view.nodes}
+    derived = {n for n in view.nodes if view.nodes[n].get("derived")}
+    changed = True
+    while changed:  # a deletion can leave a further fact or derivative unsupported
+        changed = False
+        for node, kind in kinds.items():
+            if kind != "assertion" or node in deleted:
+                continue
+            if node in derived:
+                sources = _targets(view, node, EdgeType.DERIVED_FROM)
+                if sources and sources <= deleted:
+                    deleted.add(node)
+                    rebuild.discard(node)
+                    changed = True
+                elif sources & deleted:
+                    rebuild.add(node)
+                continue
+            support = _targets(view, node, EdgeType.SUPPORTS)
+            if support and support <= erased:
+                deleted.add(node)
+                changed = True
+    # Episodes that only ever supported forgotten facts are the forgotten evidence itself.
+    redact: set[str] = set()
+    for node, kind in kinds.items():
+        if kind != "episode" or node in erased:
+            continue
+        supported = _sources_of(view, node, EdgeType.SUPPORTS)
+        if supported and supported <= deleted:
+            erased.add(node)
+        elif supported & deleted:
+            redact.add(node)
+    restore = {older for node in deleted for older in _targets(view, node, EdgeType.SUPERSEDES)} | {
+        fact for ep in erased for fact in _sources_of(view, ep, EdgeType.INVALIDATES)
+    }
+    restore -= deleted
+    touched = deleted | erased | redact | rebuild | restore
+    retain = {n for n, k in kinds.items() if k in ("episode", "assertion") and n not in touched}
+    return ForgetPlan(
+        selector=selector,
+        delete=tuple(sorted(deleted)),
+        rebuild=tuple(sorted(rebuild)),
+        erase=tuple(sorted(erased)),
+        redact=tuple(sorted(redact)),
+        restore=tuple(sorted(restore)),
+        retain=tuple(sorted(retain)),
+    )
+
+
+def tombstone_key(secret: bytes, kind: str, text: str) -> str:
+    """A keyed hash: recognisable by the store that holds ``secret``, meaningless without it."""
+    return hmac.new(secret, f"{kind}\x00{text}".encode(), hashlib.sha256).hexdigest()
+
+
+def content_key(
+    secret: bytes, scope: str, subject: str, predicate: str, project: str | None, value: Value
+) -> str:
+    """The tombstone key of a fact's content, so a late replay of it can be refused."""
+    canonical = json.dumps([scope, subject, predicate, project, value], separators=(",", ":"))
+    return tombstone_key(secret, "content", canonical)

@@ -1,0 +1,79 @@
+"""Instants: tz-aware UTC only, stored as integer microseconds.
+
+kg-memory refuses naive datetimes everywhere instead of guessing a timezone, because a guessed
+offset silently moves a fact across a day boundary and corrupts every as-of answer built on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Annotated
+
+from pydantic import AfterValidator, BeforeValidator
+
+from kg_memory.domain.errors import NaiveDatetimeError, TimeError
+
+__all__ = [
+    "EPOCH",
+    "Clock",
+    "UtcDatetime",
+    "ensure_utc",
+    "from_micros",
+    "parse_instant",
+    "to_micros",
+]
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICRO = timedelta(microseconds=1)
+
+#: A source of "now". Stores take one so that tests and simulations can run on scenario time.
+Clock = Callable[[], datetime]
+
+
+
+def ensure_utc(value: datetime, *, what: str = "datetime") -> datetime:
+    """Return ``value`` converted to UTC, refusing naive datetimes.
+
+    >>> ensure_utc(datetime(2026, 1, 1, 12, tzinfo=UTC)).isoformat()
+    '2026-01-01T12:00:00+00:00'
+    """
+    if not isinstance(value, datetime):
+        raise TimeError(f"{what} must be a datetime, got {type(value).__name__}")
+    if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
+        raise NaiveDatetimeError(
+            f"{what} {value.isoformat()} has no timezone; give an explicit offset such as 'Z'"
+        )
+    return value.astimezone(UTC)
+
+
+def parse_instant(text: str, *, what: str = "time") -> datetime:
+    """Parse an ISO 8601 instant with an explicit offset (``2026-01-05T09:00:00Z``)."""
+    try:
+        value = datetime.fromisoformat(text.strip())
+    except ValueError as exc:
+        raise TimeError(f"{what} {text!r} is not an ISO 8601 datetime") from exc
+    return ensure_utc(value, what=what)
+
+
+def to_micros(value: datetime) -> int:
+    """Microseconds since the Unix epoch; exact, so ordering and equality survive a round trip."""
+    return (ensure_utc(value) - EPOCH) // _MICRO
+
+
+def from_micros(value: int) -> datetime:
+    return EPOCH + timedelta(microseconds=value)
+
+
+def _coerce(value: object) -> object:
+    if isinstance(value, str):
+        return parse_instant(value)
+    return value
+
+
+def _check(value: datetime) -> datetime:
+    return ensure_utc(value)
+
+
+#: A pydantic field type: accepts an aware datetime or an ISO string with an offset, stores UTC.
+UtcDatetime = Annotated[datetime, BeforeValidator(_coerce), AfterValidator(_check)]

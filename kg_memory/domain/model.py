@@ -1,0 +1,286 @@
+"""The memory graph's nodes and edges, as frozen pydantic models.
+
+Three kinds of node carry the memory:
+
+* :class:`Entity`: a thing memories are about (a person, a project, a booking).
+* :class:`Episode`: one input exactly as received: who sent it, through which channel, when.
+* :class:`Assertion`: one *version* of a reusable fact. An assertion keeps its id across
+  revisions; each revision has its own valid interval (when it holds in the world) and system
+  interval (when the store believed it). A stored revision is never edited: the store only ever
+  ends its system interval, once.
+
+Edges (:class:`Edge`) are first-class and point at assertions by id, which is why assertions are
+nodes rather than relationships.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kg_memory.domain.instant import UtcDatetime
+from kg_memory.domain.interval import Interval
+
+__all__ = [
+    "Activity",
+    "Assertion",
+    "Block",
+    "Channel",
+    "Edge",
+    "EdgeType",
+    "EndReason",
+    "Entity",
+    "Episode",
+    "Kind",
+    "Qualifiers",
+    "Refusal",
+    "Support",
+    "Tombstone",
+    "Value",
+    "trusted",
+]
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def trusted(cls: type[_M], values: dict[str, Any]) -> _M:
+    """Build a model from values that were validated when they were stored.
+
+    What ``model_construct`` does, minus its per-field default handling: the read path builds
+    a few models per fact per query, and there the difference is most of the query's cost.
+    ``values`` must name every field.
+    """
+    obj = cls.__new__(cls)
+    object.__setattr__(obj, "__dict__", values)
+    object.__setattr__(obj, "__pydantic_fields_set__", set(values))
+    object.__setattr__(obj, "__pydantic_extra__", None)
+    object.__setattr__(obj, "__pydantic_private__", None)
+    return obj
+
+
+#: What an assertion can hold. Richer values belong in entities and further assertions.
+Value = str | int | float | bool
+
+
+class Kind(StrEnum):
+    """Who may vouch for an assertion, and so how it may be served (seed 000)."""
+
+    STATED = "stated"  # the user said it: served as the user's statement
+    WORLD = "world"  # another system owns it (a booking): ends on its owner's events
+    CLAIM = "claim"  # someone else's words about the user: never served as the user's own
+    DERIVED = "derived"  # computed from other memories by an activity (a profile, a summary)
+
+
+class Channel(StrEnum):
+    CHAT = "chat"
+    WEBHOOK = "webhook"
+    TIMER = "timer"
+    TOOL = "tool"
+    DOCUMENT = "document"
+    API = "api"
+
+
+class EdgeType(StrEnum):
+    SUPPORTS = "SUPPORTS"  # episode -> assertion: the episode is evidence for it
+    MENTIONS = "MENTIONS"  # episode -> entity or assertion: named, not evidence
+    INVALIDATES = "INVALIDATES"  # episode -> assertion: the episode ended (part of) it
+    SUPERSEDES = "SUPERSEDES"  # assertion -> assertion it replaced for some valid time
+    DEPENDS_ON = "DEPENDS_ON"  # assertion -> entity or assertion it relies on
+    ABOUT = "ABOUT"  # assertion -> its subject entity
+    POSSIBLE_SAME_AS = "POSSIBLE_SAME_AS"  # provisional entity -> candidate under review
+    SAME_AS = "SAME_AS"  # a person's same_as assertion -> the entity its subject is the same as
+    RESOLVED_TO = "RESOLVED_TO"  # episode -> entity a mention in it was resolved to
+    # W3C PROV relations that the store records explicitly (the rest are derived on export).
+    DERIVED_FROM = "DERIVED_FROM"  # derived record -> source assertion (prov:wasDerivedFrom)
+    GENERATED_BY = "GENERATED_BY"  # derived record -> activity (prov:wasGeneratedBy)
+    USED = "USED"  # activity -> assertion it read (prov:used)
+    REVISION_OF = "REVISION_OF"  # derived record -> its previous revision (prov:wasRevisionOf)
+    INVALIDATED_BY = "INVALIDATED_BY"  # tombstone -> forget activity (prov:wasInvalidatedBy)
+
+
+class EndReason(StrEnum):
+    """Why a revision exists, or why the store stopped believing one."""
+
+    ASSERTED = "asserted"  # written by an episode
+    SUPERSEDED = "superseded"  # cut back by a newer value for part of its valid time
+    RETRACTED = "retracted"  # a portion of valid time was withdrawn
+    RETIRED = "retired"  # its dependency ended (an owner's event or an upstream change)
+
+
+class Qualifiers(BaseModel):
+    """What narrows an assertion: the project it is scoped to and its stated exceptions.
+
+    Two assertions with different projects never supersede each other ("concise for Cedar" and
+    "detailed for Birch" both hold). Exceptions are part of the value's meaning ("concise except
+    audits") and so part of its identity.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    project: str | None = None
+    exceptions: tuple[str, ...] = ()
+
+
+class Entity(BaseModel):
+    """A thing memories are about. ``owners`` are the sources whose events end facts about it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    entity_id: str = Field(min_length=1)
+    type: str = "thing"
+    name: str | None = None
+    scope: str = "default"
+    owners: tuple[str, ...] = ()
+
+
+class Episode(BaseModel):
+    """One input as received. ``source`` and ``channel`` come from the ingest channel, never from
+    the payload; ``recorded_at`` is the store's system time for the episode's transaction."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    episode_id: str
+    operation_id: str
+    source: str
+    channel: Channel
+    content: str
+    occurred_at: UtcDatetime
+    recorded_at: UtcDatetime
+    scope: str
+
+
+class Assertion(BaseModel):
+    """One revision of a fact, with both of its intervals.
+
+    ``(assertion_id, revision)`` names the version. ``reason`` says why this revision exists and
+    ``recorded_by`` which episode caused it; ``closed_by`` and ``close_reason`` say what ended its
+    system interval (``None`` while the store still believes it).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    assertion_id: str
+    revision: int = Field(ge=1)
+    scope: str
+    subject: str
+    predicate: str
+    value: Value
+    qualifiers: Qualifiers = Qualifiers()
+    kind: Kind
+    writer: str
+    depends_on: tuple[str, ...] = ()
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    valid: Interval
+    system: Interval
+    reason: EndReason = EndReason.ASSERTED
+    recorded_by: str
+    closed_by: str | None = None
+    close_reason: EndReason | None = None
+
+    @property
+    def key(self) -> str:
+        """``subject.predicate``, the human handle of the slot."""
+        return f"{self.subject}.{self.predicate}"
+
+    def same_content(self, other: Assertion) -> bool:
+        """Equal meaning: value, qualifiers, kind and dependencies (not writer, not time)."""
+        return (
+            self.value == other.value
+            and self.qualifiers == other.qualifiers
+            and self.kind == other.kind
+            and self.depends_on == other.depends_on
+        )
+
+
+class Edge(BaseModel):
+    """A typed relationship, recorded at system time ``since``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    src: str
+    type: EdgeType
+    dst: str
+    since: UtcDatetime
+
+
+class Refusal(BaseModel):
+    """A candidate the writer gate refused: kept for audit, never served as memory."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    episode_id: str
+    source: str
+    what: str
+    reason: str
+    at: UtcDatetime
+
+
+class Support(BaseModel):
+    """An episode that supports an assertion: the evidence behind a served fact."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    episode_id: str
+    source: str
+    occurred_at: UtcDatetime
+
+
+class Activity(BaseModel):
+    """A prov:Activity the store ran itself: a consolidation or a forget run.
+
+    ``detail`` is content-free by construction: counts and ids, never a forgotten payload.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    activity_id: str
+    type: str  # consolidation | forget
+    agent: str
+    started_at: UtcDatetime
+    ended_at: UtcDatetime | None = None
+    status: str = "complete"
+    detail: str = "{}"
+
+
+class Tombstone(BaseModel):
+    """Proof that something was forgotten, without what it was.
+
+    ``key`` is a keyed hash (HMAC with a secret local to the store) of an operation id, a node id
+    or a fact's content, so a replay can be recognised and refused while the tombstone itself
+    reveals nothing. ``generation`` is the store's removal generation when it was written.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key: str
+    kind: str  # operation | node | content
+    generation: int
+    activity_id: str
+    created_at: UtcDatetime
+
+
+class Block(BaseModel):
+    """"Do not collect these facts until re-enabled": visible and revocable."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    block_id: str
+    scope: str
+    subject: str
+    predicates: str  # a glob, e.g. "report_*"
+    project: str | None = None
+    created_at: UtcDatetime
+    revoked_at: UtcDatetime | None = None
+
+    def covers(self, scope: str, subject: str, predicate: str, project: str | None) -> bool:
+        from fnmatch import fnmatchcase
+
+        return (
+            self.revoked_at is None
+            and self.scope == scope
+            and self.subject == subject
+            and fnmatchcase(predicate, self.predicates)
+            and (self.project is None or self.project == project)
+        )

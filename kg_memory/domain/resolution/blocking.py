@@ -1,0 +1,160 @@
+"""Blocking: which profiles a mention is compared with at all.
+
+Comparing a mention with every profile is slow and, worse, invites spurious matches. A
+:class:`BlockingIndex` maps *blocking keys* to profiles, and a mention is only compared with the
+profiles that share a key with it. Every key is prefixed by the scope, so resolution can never
+cross scopes (tenants): a profile in another scope shares no key with the mention.
+
+Keys of a person name ``given family`` (each given name expands to its nickname groups, so "Bob"
+and "Robert" share ``robert``):
+
+* ``name:<given> <family>``: the normalised full name;
+* ``given+family:<group>|<family>``: nickname-aware ("Bob Tables" finds "Robert Tables");
+* ``initial+family:<g>|<family>``: a typo in the given name, or an initial ("J. Park");
+* ``given+family-initial:<group>|<f>``: a typo in the family name ("Jo Prak");
+* ``phonetic:<soundex given>|<soundex family>``: sound-alike spellings of both ("Jon Smyth");
+* ``given:<group>``: for mentions that give only a first name ("Jo");
+* ``given-only:<group>`` / ``family:<family>``: profiles known by one part of their name;
+* ``<identifier kind>:<value>``: strong identifiers, whatever the name.
+
+>>> from datetime import UTC, datetime
+>>> index = BlockingIndex([EntityProfile(entity_id="p1", names=("Robert Tables",)),
+...                        EntityProfile(entity_id="p2", names=("Robert Tables",), scope="other")])
+>>> bob = Mention(mention_id="m1", name="Bob Tables", episode_id="e1",
+...               at=datetime(2026, 1, 5, tzinfo=UTC))
+>>> [(c.profile.entity_id, c.keys) for c in index.candidates(bob)]
+[('p1', ('given+family-initial:robert|t', 'given+family:robert|tables'))]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from types import MappingProxyType
+
+from pydantic import BaseModel, ConfigDict
+
+from kg_memory.domain.errors import ResolutionError
+from kg_memory.domain.resolution.mention import Mention
+from kg_memory.domain.resolution.names import PersonName, nickname_groups, parse_name, soundex
+from kg_memory.domain.resolution.profile import EntityProfile
+
+__all__ = ["BlockingIndex", "Candidate", "mention_keys", "profile_keys"]
+
+
+def _full_name_keys(name: PersonName) -> Iterator[str]:
+    given, family = name.given, name.family
+    if given is not None and family is not None:
+        yield f"name:{given} {family}"
+        for group in sorted(nickname_groups(given)):
+            yield f"given+family:{group}|{family}"
+            yield f"given+family-initial:{group}|{family[0]}"
+        yield f"initial+family:{given[0]}|{family}"
+        yield f"phonetic:{soundex(given)}|{soundex(family)}"
+
+
+def profile_keys(profile: EntityProfile) -> frozenset[str]:
+    """The keys a profile is filed under (without the scope prefix)."""
+    keys: set[str] = set()
+    for alias in profile.names:
+        name = parse_name(alias)
+        keys.update(_full_name_keys(name))
+        if name.given is not None:
+            groups = nickname_groups(name.given)
+            keys.update(f"given:{g}" for g in groups)
+            if name.family is None:
+                keys.update(f"given-only:{g}" for g in groups)
+        if name.family is not None:
+            keys.add(f"family:{name.family}")
+    keys.update(f"{i.kind.value}:{i.key}" for i in profile.identifiers)
+    return frozenset(keys)
+
+
+def mention_keys(mention: Mention) -> frozenset[str]:
+    """The keys a mention is looked up by (without the scope prefix)."""
+    name = parse_name(mention.name)
+    keys = set(_full_name_keys(name))
+    if name.given is not None:
+        groups = nickname_groups(name.given)
+        if name.family is None:
+            keys.update(f"given:{g}" for g in groups)
+        else:
+            # A profile known only as "Jo" may be the "Jo Park" of this mention.
+            keys.update(f"given-only:{g}" for g in groups)
+    elif name.family is not None:
+        keys.add(f"family:{name.family}")
+    keys.update(f"{i.kind.value}:{i.key}" for i in mention.identifiers)
+    return frozenset(keys)
+
+
+class Candidate(BaseModel):
+    """A profile the blocking index proposes for a mention, with the keys it was found by."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    profile: EntityProfile
+    keys: tuple[str, ...]
+
+
+class BlockingIndex:
+    """An immutable in-memory index of profiles by ``(scope, key)``.
+
+    Build it once from the profiles (``BlockingIndex(profiles)``); :meth:`with_profiles` returns
+    a new index rather than changing this one, so a decision can always be replayed against the
+    index it was made with.
+    """
+
+    __slots__ = ("_by_key", "_profiles")
+
+    def __init__(self, profiles: Iterable[EntityProfile] = ()) -> None:
+        by_id: dict[tuple[str, str], EntityProfile] = {}
+        for profile in profiles:
+            ident = (profile.scope, profile.entity_id)
+            if ident in by_id:
+                raise ResolutionError(
+                    f"two profiles with id {profile.entity_id!r} in scope {profile.scope!r}"
+                )
+            by_id[ident] = profile
+        by_key: dict[tuple[str, str], list[str]] = {}
+        for (scope, entity_id), profile in sorted(by_id.items()):
+            for key in profile_keys(profile):
+                by_key.setdefault((scope, key), []).append(entity_id)
+        self._profiles: Mapping[tuple[str, str], EntityProfile] = MappingProxyType(by_id)
+        self._by_key: Mapping[tuple[str, str], tuple[str, ...]] = MappingProxyType(
+            {k: tuple(v) for k, v in by_key.items()}
+        )
+
+    def __len__(self) -> int:
+        return len(self._profiles)
+
+    def profiles(self, scope: str | None = None) -> tuple[EntityProfile, ...]:
+        """Every indexed profile (of one scope, if given), ordered by scope and id."""
+        return tuple(
+            p for (s, _), p in sorted(self._profiles.items()) if scope is None or s == scope
+        )
+
+    def profile(self, scope: str, entity_id: str) -> EntityProfile | None:
+        return self._profiles.get((scope, entity_id))
+
+    def with_profiles(self, profiles: Iterable[EntityProfile]) -> BlockingIndex:
+        """A new index with ``profiles`` added, replacing any with the same scope and id."""
+        merged = dict(self._profiles)
+        merged.update(((p.scope, p.entity_id), p) for p in profiles)
+        return BlockingIndex(merged.values())
+
+    def candidates(self, mention: Mention, *, exclude: Iterable[str] = ()) -> tuple[Candidate, ...]:
+        """The profiles in the mention's scope sharing at least one key with it, by entity id.
+
+        ``exclude`` drops entity ids (a REVIEW's own provisional entity when re-scoring).
+        Only the mention's keys are looked up: the cost is the size of its blocks, never the
+        size of the store.
+        """
+        skip = frozenset(exclude)
+        found: dict[str, set[str]] = {}
+        for key in mention_keys(mention):
+            for entity_id in self._by_key.get((mention.scope, key), ()):
+                if entity_id not in skip:
+                    found.setdefault(entity_id, set()).add(key)
+        return tuple(
+            Candidate(profile=self._profiles[(mention.scope, entity_id)], keys=tuple(sorted(keys)))
+            for entity_id, keys in sorted(found.items())
+        )

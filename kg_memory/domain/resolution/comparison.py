@@ -1,0 +1,183 @@
+"""Field-by-field comparison of a mention with one candidate profile.
+
+:func:`compare` returns one :class:`FieldComparison` per
+:class:`~kg_memory.domain.resolution.field.Field`,
+each at a :class:`~kg_memory.domain.resolution.field.Level`, with a short ``detail`` a person can
+audit
+("joanna ~ jo: nickname"). It assigns levels only; weights are the config's business, so the same
+comparison can be re-weighed under a new rule version.
+
+Attributes are compared twice on purpose, answering two different questions:
+
+* the attribute fields ask "has this person ever had this value?" (Jo lived in Leeds once), and
+* :attr:`Field.TEMPORAL` asks "does the profile hold a *different* value for the very time the
+  mention speaks of?" Only single-valued attributes (one employer, one city at a time) can
+  contradict; a person works on several projects at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from pydantic import BaseModel, ConfigDict
+
+from kg_memory.domain.resolution.field import ATTRIBUTE_FIELDS, Field, Level
+from kg_memory.domain.resolution.mention import IdentifierKind, Mention
+from kg_memory.domain.resolution.names import (
+    compare_family,
+    compare_given,
+    edit_distance,
+    normalize_text,
+    parse_name,
+)
+from kg_memory.domain.resolution.profile import AttributeValue, EntityProfile
+
+__all__ = ["FieldComparison", "compare", "compare_values"]
+
+_LEVEL_RANK = {Level.EXACT: 3, Level.CLOSE: 2, Level.MISSING: 1, Level.DIFFERENT: 0}
+_FILLER = frozenset({"the", "ltd", "inc", "corp", "co", "plc", "llc", "gmbh", "team", "of"})
+
+
+class FieldComparison(BaseModel):
+    """One field's comparison: its level and what was compared, in words."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    field: Field
+    level: Level
+    detail: str = ""
+
+
+def compare_values(a: str, b: str) -> Level:
+    """Free-text attribute values: exact after normalisation, close when one is the other plus
+    filler ("Acme" vs "Acme Ltd") or a one-letter typo of a longer word, else different."""
+    na, nb = normalize_text(a), normalize_text(b)
+    if na == nb:
+        return Level.EXACT
+    ta = frozenset(na.split()) - _FILLER
+    tb = frozenset(nb.split()) - _FILLER
+    if ta and tb and (ta <= tb or tb <= ta):
+        return Level.CLOSE
+    if min(len(na), len(nb)) >= 5 and edit_distance(na, nb) <= 1:
+        return Level.CLOSE
+    return Level.DIFFERENT
+
+
+def _names(mention: Mention, profile: EntityProfile) -> tuple[FieldComparison, FieldComparison]:
+    """Compare against every name and alias; keep the alias that agrees best."""
+    said = parse_name(mention.name)
+    best: tuple[int, Level, Level, str] | None = None
+    for alias in profile.names:
+        known = parse_name(alias)
+        given = compare_given(said.given, known.given)
+        family = compare_family(said.family, known.family)
+        rank = _LEVEL_RANK[given] + _LEVEL_RANK[family]
+        if best is None or rank > best[0]:
+            best = (rank, given, family, alias)
+    assert best is not None  # a profile has at least one name
+    _, given, family, alias = best
+    detail = f"{mention.name!r} vs {alias!r}"
+    return (
+        FieldComparison(field=Field.GIVEN_NAME, level=given, detail=detail),
+        FieldComparison(field=Field.FAMILY_NAME, level=family, detail=detail),
+    )
+
+
+def _identifier(mention: Mention, profile: EntityProfile, kind: IdentifierKind) -> FieldComparison:
+    said, known = mention.identifier_keys(kind), profile.identifier_keys(kind)
+    if not said or not known:
+        return FieldComparison(field=kind.field, level=Level.MISSING)
+    shared = said & known
+    if shared:
+        return FieldComparison(field=kind.field, level=Level.EXACT, detail=min(shared))
+    detail = f"{sorted(said)} vs {sorted(known)}"
+    return FieldComparison(field=kind.field, level=Level.DIFFERENT, detail=detail)
+
+
+def _entity_type(mention: Mention, profile: EntityProfile) -> FieldComparison:
+    if mention.entity_type is None:
+        return FieldComparison(field=Field.ENTITY_TYPE, level=Level.MISSING)
+    same = mention.entity_type.casefold() == profile.type.casefold()
+    level = Level.EXACT if same else Level.DIFFERENT
+    detail = f"{mention.entity_type} vs {profile.type}"
+    return FieldComparison(field=Field.ENTITY_TYPE, level=level, detail=detail)
+
+
+def _attribute(mention: Mention, profile: EntityProfile, field: Field) -> FieldComparison:
+    said = mention.context.get(field)
+    known = profile.values(field)
+    if said is None or not known:
+        return FieldComparison(field=field, level=Level.MISSING)
+    best = max(known, key=lambda v: _LEVEL_RANK[compare_values(said, v.value)])
+    level = compare_values(said, best.value)
+    return FieldComparison(field=field, level=level, detail=f"{said!r} vs {best.value!r}")
+
+
+def _agrees(said: str, value: AttributeValue) -> bool:
+    return compare_values(said, value.value) is not Level.DIFFERENT
+
+
+def _temporal(
+    mention: Mention, profile: EntityProfile, single_valued: Collection[Field]
+) -> FieldComparison:
+    """Contradiction over overlapping valid time counts against; agreement at that time for."""
+    contradictions: list[str] = []
+    current: list[str] = []
+    former: list[str] = []
+    for field in ATTRIBUTE_FIELDS:
+        said = mention.context.get(field)
+        if said is None or field not in single_valued:
+            continue
+        values = profile.values(field)
+        holding = [v for v in values if v.holds_at(mention.at)]
+        if any(_agrees(said, v) for v in holding):
+            current.append(field.value)
+        elif holding:
+            contradictions.append(f"{field.value} {said!r} vs {holding[0].value!r}")
+        elif any(_agrees(said, v) for v in values if v.valid is not None):
+            former.append(field.value)
+    if contradictions:
+        detail = "; ".join(contradictions)
+        return FieldComparison(field=Field.TEMPORAL, level=Level.DIFFERENT, detail=detail)
+    if current:
+        detail = "holds at mention time: " + ", ".join(current)
+        return FieldComparison(field=Field.TEMPORAL, level=Level.EXACT, detail=detail)
+    if former:
+        detail = "held at another time: " + ", ".join(former)
+        return FieldComparison(field=Field.TEMPORAL, level=Level.CLOSE, detail=detail)
+    return FieldComparison(field=Field.TEMPORAL, level=Level.MISSING)
+
+
+def _co_mentions(mention: Mention, profile: EntityProfile) -> FieldComparison:
+    said = frozenset(mention.co_mentions) - {profile.entity_id}
+    known = frozenset(profile.co_mentions)
+    if not said or not known:
+        return FieldComparison(field=Field.CO_MENTIONS, level=Level.MISSING)
+    shared = sorted(said & known)
+    if not shared:
+        return FieldComparison(field=Field.CO_MENTIONS, level=Level.DIFFERENT)
+    level = Level.EXACT if len(shared) >= 2 else Level.CLOSE
+    return FieldComparison(field=Field.CO_MENTIONS, level=level, detail=", ".join(shared))
+
+
+def compare(
+    mention: Mention, profile: EntityProfile, *, single_valued: Collection[Field]
+) -> tuple[FieldComparison, ...]:
+    """Compare ``mention`` with ``profile`` on every field, in :class:`Field` order.
+
+    ``single_valued`` names the attributes that hold one value at a time (usually employer,
+    role and city); only those can contradict in :attr:`Field.TEMPORAL`.
+    """
+    given, family = _names(mention, profile)
+    by_field = {
+        Field.GIVEN_NAME: given,
+        Field.FAMILY_NAME: family,
+        Field.ENTITY_TYPE: _entity_type(mention, profile),
+        Field.CO_MENTIONS: _co_mentions(mention, profile),
+        Field.TEMPORAL: _temporal(mention, profile, single_valued),
+    }
+    for kind in IdentifierKind:
+        by_field[kind.field] = _identifier(mention, profile, kind)
+    for field in ATTRIBUTE_FIELDS:
+        by_field[field] = _attribute(mention, profile, field)
+    return tuple(by_field[f] for f in Field)

@@ -1,0 +1,66 @@
+"""An entity profile: what the memory already knows about one candidate entity, in the shape the
+resolver compares a mention against.
+
+The store builds profiles from its entities and assertions (names and aliases, identifiers,
+attributes with their valid time, entities often mentioned alongside, and the episodes all of
+that came from). The resolver only reads them: it never writes a profile back.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from kg_memory.domain.interval import Interval
+from kg_memory.domain.resolution.field import ATTRIBUTE_FIELDS
+from kg_memory.domain.resolution.field import Field as CompareField
+from kg_memory.domain.resolution.mention import Identifier, IdentifierKind
+
+__all__ = ["AttributeValue", "EntityProfile"]
+
+
+class AttributeValue(BaseModel):
+    """One value of a context attribute, with the valid time it held (``None``: unknown, which
+    is treated as "always" for agreement but never as a contradiction)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    attribute: CompareField
+    value: str = Field(min_length=1)
+    valid: Interval | None = None
+    episode_id: str | None = None
+
+    @field_validator("attribute")
+    @classmethod
+    def _is_attribute(cls, value: CompareField) -> CompareField:
+        if value not in ATTRIBUTE_FIELDS:
+            allowed = ", ".join(f.value for f in ATTRIBUTE_FIELDS)
+            raise ValueError(f"{value.value!r} is not a context attribute ({allowed})")
+        return value
+
+    def holds_at(self, instant: datetime) -> bool:
+        """True when the value is known to hold at ``instant``."""
+        return self.valid is not None and self.valid.contains(instant)
+
+
+class EntityProfile(BaseModel):
+    """A candidate entity. ``names[0]`` is its display name; the rest are aliases."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    entity_id: str = Field(min_length=1)
+    scope: str = "default"
+    type: str = "person"
+    names: tuple[str, ...] = Field(min_length=1)
+    identifiers: tuple[Identifier, ...] = ()
+    attributes: tuple[AttributeValue, ...] = ()
+    co_mentions: tuple[str, ...] = ()
+    #: Lineage: the episodes this profile was built from. Unmerging relies on it.
+    episode_ids: tuple[str, ...] = ()
+
+    def identifier_keys(self, kind: IdentifierKind) -> frozenset[str]:
+        return frozenset(i.key for i in self.identifiers if i.kind is kind)
+
+    def values(self, attribute: CompareField) -> tuple[AttributeValue, ...]:
+        return tuple(a for a in self.attributes if a.attribute is attribute)

@@ -1,0 +1,366 @@
+"""The resolver: a pure function from a mention and a blocking index to a decision.
+
+For each candidate the blocking index proposes (same scope, similar name or a shared
+identifier), :func:`resolve`
+
+1. compares every field (:func:`~kg_memory.domain.resolution.comparison.compare`),
+2. applies the vetoes: a conflicting user id or a type mismatch forbids a merge outright,
+3. weighs each field level by ``log2(m/u)`` and adds any scorer evidence (clipped),
+4. starts from a prior that shrinks with every other same-name entity in scope and with how
+   common the name is, and turns prior odds plus weights into a posterior, and
+5. decides. MERGE needs *all* of
+
+   * a posterior at or above the merge threshold;
+   * at least one agreeing field other than the name (a scorer's opinion does not count),
+     together carrying at least ``min_corroboration`` bits;
+   * no contradiction on a distinguishing field (an identifier, employer, project or
+     co-mentioned entity) unless another distinguishing field agrees: a shared city and
+     relation do not outvote "but she works at Globex";
+   * when several entities in scope could carry the name, a distinguishing field that agrees:
+     two John Smiths may both live in Leeds, so "John Smith from Leeds" is a REVIEW;
+   * no contradicting given or family name, unless a user id agrees (a household phone or a
+     team inbox is shared; an account is not);
+   * no veto (conflicting user id, type mismatch); and
+   * no rival: no other unvetoed candidate also reaching the rival threshold.
+
+   Below the keep-apart threshold, or vetoed, a candidate is KEPT APART. Anything else is
+   REVIEW: the caller creates a provisional entity linked POSSIBLE_SAME_AS to the candidates.
+
+So a lone same-name candidate with nothing else agreeing is never merged, however rare the name.
+
+The resolver never reads a clock (``now`` is passed in) and never touches a store.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from kg_memory.domain.errors import ResolutionError
+from kg_memory.domain.instant import ensure_utc
+from kg_memory.domain.resolution.blocking import BlockingIndex, Candidate
+from kg_memory.domain.resolution.comparison import FieldComparison, compare
+from kg_memory.domain.resolution.config import DEFAULT_CONFIG, ResolverConfig
+from kg_memory.domain.resolution.decision import (
+    RESOLVER,
+    CandidateEvidence,
+    FieldEvidence,
+    Outcome,
+    ResolutionDecision,
+    Veto,
+    VetoReason,
+    decision_id,
+)
+from kg_memory.domain.resolution.field import (
+    CORROBORATING_FIELDS,
+    DISTINGUISHING_FIELDS,
+    Field,
+    Level,
+)
+from kg_memory.domain.resolution.manual import honour
+from kg_memory.domain.resolution.mention import Mention
+from kg_memory.domain.resolution.names import name_commonness, parse_name
+from kg_memory.domain.resolution.scorer import Scorer, ScorerEvidence
+
+__all__ = ["posterior", "rescore", "resolve"]
+
+_MAX_LOG_ODDS = 60.0  # beyond this the posterior is 0 or 1 to double precision anyway
+
+
+def posterior(prior: float, weight: float) -> float:
+    """Combine a prior probability with a summed weight in bits (Bayes in log-odds form).
+
+    >>> round(posterior(0.5, 3.0), 3)
+    0.889
+    """
+    log_odds = math.log2(prior / (1.0 - prior)) + weight
+    log_odds = max(-_MAX_LOG_ODDS, min(_MAX_LOG_ODDS, log_odds))
+    return 1.0 / (1.0 + math.pow(2.0, -log_odds))
+
+
+def _name_compatible(fields: Sequence[FieldComparison | FieldEvidence]) -> bool:
+    levels = {f.field: f.level for f in fields}
+    return (
+        levels[Field.GIVEN_NAME] is not Level.DIFFERENT
+        and levels[Field.FAMILY_NAME] is not Level.DIFFERENT
+    )
+
+
+def _vetoes(
+    entity_id: str, fields: Sequence[FieldComparison], config: ResolverConfig
+) -> tuple[Veto, ...]:
+    vetoing = {k.field for k in config.vetoing_identifiers}
+    found: list[Veto] = []
+    for f in fields:
+        if f.level is not Level.DIFFERENT:
+            continue
+        if f.field in vetoing:
+            found.append(
+                Veto(
+                    entity_id=entity_id,
+                    reason=VetoReason.IDENTIFIER_CONFLICT,
+                    field=f.field,
+                    detail=f.detail,
+                )
+            )
+        elif f.field is Field.ENTITY_TYPE:
+            found.append(
+                Veto(
+                    entity_id=entity_id,
+                    reason=VetoReason.TYPE_MISMATCH,
+                    field=f.field,
+                    detail=f.detail,
+                )
+            )
+    return tuple(found)
+
+
+def _scorer_evidence(
+    scorer: Scorer | None, mention: Mention, candidate: Candidate, config: ResolverConfig
+) -> tuple[ScorerEvidence, ...]:
+    if scorer is None:
+        return ()
+    opinion = scorer.score(mention, candidate.profile)
+    if opinion is None:
+        return ()
+    raw, reason = opinion
+    if not math.isfinite(raw):
+        raw = math.copysign(config.max_scorer_weight, raw) if not math.isnan(raw) else 0.0
+    cap = config.max_scorer_weight
+    return (
+        ScorerEvidence(
+            scorer=scorer.name, weight=max(-cap, min(cap, raw)), raw_weight=raw, reason=reason
+        ),
+    )
+
+
+def _candidate_outcome(
+    post: float,
+    vetoes: Sequence[Veto],
+    corroborated: Sequence[Field],
+    fields: Sequence[FieldEvidence],
+    namesakes: int,
+    config: ResolverConfig,
+) -> tuple[Outcome, str]:
+    thresholds = config.thresholds
+    if vetoes:
+        return Outcome.KEEP_APART, "vetoed: " + "; ".join(v.reason.value for v in vetoes)
+    if post < thresholds.keep_apart:
+        return Outcome.KEEP_APART, f"posterior {post:.3f} below {thresholds.keep_apart}"
+    if post < thresholds.merge:
+        return Outcome.REVIEW, f"posterior {post:.3f} between thresholds"
+    if not corroborated:
+        return Outcome.REVIEW, "only the name agrees; a name alone never merges"
+    support = sum(f.weight for f in fields if f.field in corroborated)
+    if support < config.min_corroboration:
+        return Outcome.REVIEW, (
+            f"non-name agreement ({', '.join(f.value for f in corroborated)}) carries "
+            f"{support:.1f} bits, below {config.min_corroboration}"
+        )
+    contradicted = [
+        f.field.value
+        for f in fields
+        if f.field in DISTINGUISHING_FIELDS and f.level is Level.DIFFERENT
+    ]
+    if contradicted and not DISTINGUISHING_FIELDS.intersection(corroborated):
+        return Outcome.REVIEW, (
+            f"{', '.join(contradicted)} contradicts and only shared generic attributes "
+            "speak for the match"
+        )
+    if (
+        namesakes > 1
+        and config.namesakes_need_distinguishing
+        and not (DISTINGUISHING_FIELDS.intersection(corroborated))
+    ):
+        return Outcome.REVIEW, (
+            f"{namesakes} entities share the name; shared generic attributes cannot tell "
+            "which one is meant"
+        )
+    decisive = {k.field for k in config.decisive_identifiers}
+    levels = {f.field: f.level for f in fields}
+    if not _name_compatible(fields) and not any(levels[d] is Level.EXACT for d in decisive):
+        return Outcome.REVIEW, "a name part contradicts; only a user id could settle it"
+    agreeing = ", ".join(f.value for f in corroborated)
+    return Outcome.MERGE, f"posterior {post:.3f}, corroborated by {agreeing}"
+
+
+def _evaluate(
+    mention: Mention,
+    candidate: Candidate,
+    fields: tuple[FieldComparison, ...],
+    *,
+    same_name: int,
+    commonness: float,
+    config: ResolverConfig,
+    scorer: Scorer | None,
+) -> CandidateEvidence:
+    entity_id = candidate.profile.entity_id
+    evidence = tuple(
+        FieldEvidence(
+            field=f.field, level=f.level, weight=config.weight(f.field, f.level), detail=f.detail
+        )
+        for f in fields
+    )
+    vetoes = _vetoes(entity_id, fields, config)
+    # A scorer is never consulted about a vetoed candidate: nothing it says could matter.
+    scored = () if vetoes else _scorer_evidence(scorer, mention, candidate, config)
+    weight = sum(e.weight for e in evidence) + sum(s.weight for s in scored)
+    prior = config.prior.probability(same_name, commonness)
+    post = posterior(prior, weight)
+    corroborated = tuple(
+        e.field
+        for e in evidence
+        if e.field in CORROBORATING_FIELDS
+        and e.level in (Level.EXACT, Level.CLOSE)
+        and e.weight > 0
+    )
+    outcome, reason = _candidate_outcome(post, vetoes, corroborated, evidence, same_name, config)
+    return CandidateEvidence(
+        entity_id=entity_id,
+        blocking_keys=candidate.keys,
+        fields=evidence,
+        scorers=scored,
+        same_name_candidates=same_name,
+        name_commonness=commonness,
+        prior=prior,
+        weight=weight,
+        posterior=post,
+        vetoes=vetoes,
+        corroborated_by=corroborated,
+        outcome=outcome,
+        reason=reason,
+        episode_ids=candidate.profile.episode_ids,
+    )
+
+
+def _demote(c: CandidateEvidence, why: str) -> CandidateEvidence:
+    return c.model_copy(update={"outcome": Outcome.REVIEW, "reason": f"{c.reason}; {why}"})
+
+
+def _decide(
+    evidence: list[CandidateEvidence], config: ResolverConfig
+) -> tuple[Outcome, str | None, tuple[str, ...], str, list[CandidateEvidence]]:
+    """Combine per-candidate outcomes into one: (outcome, entity, possible_same_as, reason)."""
+    merges = [c for c in evidence if c.outcome is Outcome.MERGE]
+    floor = config.thresholds.rival_floor
+    rivals = [c for c in evidence if not c.vetoes and c.posterior >= floor]
+    if len(merges) == 1 and len(rivals) == 1:
+        (winner,) = merges
+        return Outcome.MERGE, winner.entity_id, (), winner.reason, evidence
+    if merges:
+        ids = {c.entity_id for c in (*merges, *rivals)}
+        why = f"ambiguous: another candidate also reaches posterior {floor}"
+        evidence = [_demote(c, why) if c.entity_id in ids else c for c in evidence]
+    review = tuple(c.entity_id for c in evidence if c.outcome is Outcome.REVIEW)
+    if review:
+        best = max(
+            (c for c in evidence if c.outcome is Outcome.REVIEW),
+            key=lambda c: (c.posterior, c.entity_id),
+        )
+        return Outcome.REVIEW, None, review, best.reason, evidence
+    if not evidence:
+        return Outcome.KEEP_APART, None, (), "no candidate in scope shares a blocking key", []
+    return Outcome.KEEP_APART, None, (), "every candidate vetoed or improbable", evidence
+
+
+def resolve(
+    mention: Mention,
+    index: BlockingIndex,
+    *,
+    now: datetime,
+    config: ResolverConfig = DEFAULT_CONFIG,
+    scorer: Scorer | None = None,
+    manual: ResolutionDecision | None = None,
+    exclude: Iterable[str] = (),
+) -> ResolutionDecision:
+    """Resolve ``mention`` against the profiles ``index`` proposes in the mention's scope.
+
+    ``now`` becomes ``decided_at``. With ``manual`` (a person's decision about this mention),
+    the person's outcome is returned unchanged, with the resolver's evidence attached and its
+    own conclusion kept in ``automatic_outcome`` for audit. ``exclude`` names entity ids not
+    to consider (a REVIEW's provisional entity).
+    """
+    decided_at = ensure_utc(now, what="now")
+    candidates = [
+        c
+        for c in index.candidates(mention, exclude=exclude)
+        if c.profile.scope == mention.scope  # the index guarantees it; resolution relies on it
+    ]
+    compared = [
+        (c, compare(mention, c.profile, single_valued=config.single_valued)) for c in candidates
+    ]
+    same_name = sum(1 for _, fields in compared if _name_compatible(fields))
+    commonness = name_commonness(parse_name(mention.name))
+    evidence = [
+        _evaluate(
+            mention,
+            c,
+            fields,
+            same_name=same_name,
+            commonness=commonness,
+            config=config,
+            scorer=scorer,
+        )
+        for c, fields in compared
+    ]
+    outcome, entity_id, review, reason, evidence = _decide(evidence, config)
+    open_ = [c for c in evidence if not c.vetoes] or evidence
+    best = max(open_, key=lambda c: (c.posterior, c.entity_id)) if open_ else None
+    episodes = {mention.episode_id}
+    for c in evidence:
+        episodes.update(c.episode_ids)
+    automatic = ResolutionDecision(
+        decision_id=decision_id(mention.mention_id, RESOLVER, decided_at),
+        mention=mention,
+        outcome=outcome,
+        entity_id=entity_id,
+        possible_same_as=review,
+        candidates=tuple(evidence),
+        prior=None if best is None else best.prior,
+        posterior=None if best is None else best.posterior,
+        vetoes=tuple(v for c in evidence for v in c.vetoes),
+        thresholds=config.thresholds,
+        rule_version=config.rule_version,
+        source_episode_ids=tuple(sorted(episodes)),
+        decided_by=RESOLVER,
+        decided_at=decided_at,
+        reason=reason,
+        automatic_outcome=outcome,
+    )
+    return automatic if manual is None else honour(manual, automatic)
+
+
+def rescore(
+    decision: ResolutionDecision,
+    index: BlockingIndex,
+    *,
+    now: datetime,
+    mention: Mention | None = None,
+    config: ResolverConfig = DEFAULT_CONFIG,
+    scorer: Scorer | None = None,
+    exclude: Iterable[str] = (),
+) -> ResolutionDecision:
+    """Re-evaluate a REVIEW decision once new evidence has arrived.
+
+    ``mention`` is the updated mention (same ``mention_id``; defaults to the decision's) and
+    ``index`` the updated profiles; pass the provisional entity's id in ``exclude`` so the
+    mention is not compared with itself. The result ``supersedes`` the old decision.
+
+    Only an automatic REVIEW is re-opened. A manual decision is returned with fresh evidence but
+    its outcome untouched; an automatic MERGE or KEEP_APART is returned as it is (undo a merge
+    with :func:`~kg_memory.domain.resolution.unmerge.unmerge`).
+    """
+    updated = decision.mention if mention is None else mention
+    if updated.mention_id != decision.mention.mention_id:
+        raise ResolutionError(
+            f"cannot re-score decision {decision.decision_id} with mention {updated.mention_id}"
+        )
+    if decision.is_manual:
+        return resolve(
+            updated, index, now=now, config=config, scorer=scorer, manual=decision, exclude=exclude
+        )
+    if decision.outcome is not Outcome.REVIEW:
+        return decision
+    fresh = resolve(updated, index, now=now, config=config, scorer=scorer, exclude=exclude)
+    return fresh.model_copy(update={"supersedes": decision.decision_id})

@@ -1,0 +1,297 @@
+"""Running a forget request: plan by lineage, execute in one transaction, scrub, report.
+
+The plan (:func:`kg_memory.domain.forgetting.plan_forget`) is computed the same way for a dry run
+and a
+real one, so ``--dry-run`` prints exactly what will happen. Execution is one store transaction:
+it erases, rebuilds, restores, writes tombstones and records the forget run as a prov:Activity
+without the forgotten payload. Then the store scrubs its files and each destination reports
+completion. Running the same request again finds nothing left to erase, finishes any scrub a
+crash interrupted, and reports the run as complete: it is idempotent and resumable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from kg_memory.domain.change import Draft, PlannedEdge
+from kg_memory.domain.consolidation import derive_profile
+from kg_memory.domain.errors import NotFound
+from kg_memory.domain.forgetting import (
+    ForgetPlan,
+    Selector,
+    content_key,
+    plan_forget,
+    tombstone_key,
+)
+from kg_memory.domain.instant import UtcDatetime
+from kg_memory.domain.interval import Interval
+from kg_memory.domain.model import Activity, Assertion, Block, EdgeType, EndReason, Tombstone
+from kg_memory.domain.supersession import draft_of, plan_write
+from kg_memory.services.identity import forget_identity
+from kg_memory.services.lineage import forget_view
+from kg_memory.store import scrub as scrub_everywhere
+from kg_memory.store.protocol import Slot, Store, Transaction, apply_plan
+
+__all__ = ["ForgetReport", "forget"]
+
+FORGETTER = "kg-memory-forget"
+
+
+class ForgetReport(BaseModel):
+    """The outcome: the plan, and per destination whether erasure is complete."""
+
+    model_config = ConfigDict(frozen=True)
+
+    selector: str
+    dry_run: bool
+    status: str  # planned | complete | incomplete | nothing-to-forget
+    plan: ForgetPlan
+    activity_id: str | None = None
+    generation: int | None = None
+    block_id: str | None = None
+    at: UtcDatetime | None = None
+    destinations: tuple[dict[str, Any], ...] = ()
+
+
+def _targets(store: Store, selector: Selector) -> tuple[set[str], set[str]]:
+    """The episodes and assertions a selector names, by id or by lineage, never by text."""
+    if selector.kind == "episode":
+        return ({selector.value} if store.episodes([selector.value]) else set()), set()
+    if selector.kind == "assertion":
+        return set(), ({selector.value} if store.versions([selector.value]) else set())
+    if selector.kind == "entity":
+        return set(), set(store.find_assertions(subject=selector.value))
+    if selector.kind == "source":
+        return set(store.find_episodes(selector.value, selector.scope)), set()
+    return set(), set(
+        store.find_assertions(
+            selector.scope, selector.subject, selector.predicates or "*", selector.project
+        )
+    )
+
+
+def plan(store: Store, selector: Selector) -> ForgetPlan:
+    episodes, assertions = _targets(store, selector)
+    return plan_forget(
+        forget_view(store, episodes, assertions), selector, episodes=episodes, assertions=assertions
+    )
+
+
+def _lost_valid_time(versions: list[Assertion], enders: set[str]) -> list[Interval]:
+    """Valid time an assertion lost to the forgotten writers (closed minus remainders)."""
+    lost: list[Interval] = []
+    for closed in versions:
+        if closed.closed_by not in enders:
+            continue
+        parts = [closed.valid]
+        for rest in versions:
+            if (
+                rest.recorded_by == closed.closed_by
+                and rest.assertion_id == closed.assertion_id
+                and rest.revision > closed.revision
+            ):
+                parts = [p for part in parts for p in part.minus(rest.valid)]
+        lost.extend(parts)
+    return lost
+
+
+def _restore(tx: Transaction, store: Store, fact: str, enders: set[str], activity: str) -> None:
+    versions = store.versions([fact])
+    if not versions:
+        return
+    latest = versions[-1]
+    slot = Slot(
+        scope=latest.scope,
+        subject=latest.subject,
+        predicate=latest.predicate,
+        project=latest.qualifiers.project,
+    )
+    for portion in _lost_valid_time(versions, enders):
+        pieces = [portion]
+        for live in tx.live_versions(slot):  # never overwrite what holds there now
+            pieces = [p for piece in pieces for p in piece.minus(live.valid)]
+        for piece in pieces:
+            draft = draft_of(latest, piece, EndReason.ASSERTED, activity)
+            step = plan_write(tx.live_versions(slot), draft, episode_id=activity)
+            apply_plan(tx, step.model_copy(update={"edges": ()}))
+
+
+def _rebuild(
+    tx: Transaction, store: Store, record: str, deleted: set[str], activity: str, generation: int
+) -> str | None:
+    """Recompute a derived record from its surviving sources, as a new revision."""
+    sources = {
+        e.dst for e in store.edges(record) if e.src == record and e.type is EdgeType.DERIVED_FROM
+    } - deleted
+    survivors = [v for s in sorted(sources) for v in tx.live_versions_of(s) if v.valid.end is None]
+    old = [v for v in store.versions([record]) if v.system.end is None]
+    if not survivors or not old:
+        return None
+    base = old[-1]
+    value, qualifiers = derive_profile(survivors, base.qualifiers.project)
+    new_id = "as_" + hashlib.sha256(f"{record}/{generation}".encode()).hexdigest()[:20]
+    draft = Draft(
+        assertion_id=new_id,
+        scope=base.scope,
+        subject=base.subject,
+        predicate=base.predicate,
+        value=value,
+        qualifiers=qualifiers,
+        kind=base.kind,
+        writer=base.writer,
+        valid=base.valid,
+        reason=EndReason.ASSERTED,
+        recorded_by=activity,
+    )
+    tx.insert_version(draft)
+    for survivor in survivors:
+        tx.add_edge(PlannedEdge(src=new_id, type=EdgeType.DERIVED_FROM, dst=survivor.assertion_id))
+        tx.add_edge(PlannedEdge(src=activity, type=EdgeType.USED, dst=survivor.assertion_id))
+    tx.add_edge(PlannedEdge(src=new_id, type=EdgeType.GENERATED_BY, dst=activity))
+    secret = store.secret
+    tomb = f"tomb_{tombstone_key(secret, 'node', record)[:20]}"
+    tx.add_edge(PlannedEdge(src=new_id, type=EdgeType.REVISION_OF, dst=tomb))
+    return new_id
+
+
+def _tombstones(
+    store: Store, the_plan: ForgetPlan, secret: bytes, deleted: list[Assertion]
+) -> list[tuple[str, str]]:
+    keys: list[tuple[str, str]] = []
+    for node in (*the_plan.delete, *the_plan.rebuild, *the_plan.erase):
+        keys.append(("node", tombstone_key(secret, "node", node)))
+    for episode in store.episodes([*the_plan.erase, *the_plan.redact]):
+        keys.append(("operation", tombstone_key(secret, "operation", episode.operation_id)))
+    for version in deleted:
+        if version.kind != "derived":
+            keys.append(
+                (
+                    "content",
+                    content_key(
+                        secret,
+                        version.scope,
+                        version.subject,
+                        version.predicate,
+                        version.qualifiers.project,
+                        version.value,
+                    ),
+                )
+            )
+    return list(dict.fromkeys(keys))
+
+
+def forget(
+    store: Store, selector: Selector, *, dry_run: bool = False, block: bool = False
+) -> ForgetReport:
+    """Forget what ``selector`` names and everything derived only from it."""
+    the_plan = plan(store, selector)
+    if dry_run:
+        return ForgetReport(selector=str(selector), dry_run=True, status="planned", plan=the_plan)
+    if block and selector.kind != "category":
+        raise NotFound("--block needs a category selector (SCOPE/SUBJECT/PREDICATE_GLOB)")
+    secret = store.secret
+    activity_id = block_id = None
+    generation = None
+    at: datetime | None = None
+    if not the_plan.is_empty or block:
+        with store.transaction() as tx:
+            at = tx.now
+            generation = tx.next_generation()
+            activity_id = (
+                "act_forget_" + hashlib.sha256(f"{selector}/{generation}".encode()).hexdigest()[:16]
+            )
+            deleted = store.versions(list(the_plan.delete))
+            enders = set(the_plan.erase) | {v.recorded_by for v in deleted}
+            tombstones = _tombstones(store, the_plan, secret, deleted)
+            forget_identity(
+                tx, store, {e.episode_id: e.scope for e in store.episodes(list(the_plan.erase))},
+                selector.value if selector.kind == "entity" else None,
+            )
+            for record in the_plan.rebuild:
+                _rebuild(tx, store, record, set(the_plan.delete), activity_id, generation)
+            for node in (*the_plan.delete, *the_plan.rebuild):
+                tx.delete_assertion(node)
+            for episode in the_plan.erase:
+                tx.erase_episode(episode)
+            for episode in the_plan.redact:
+                tx.redact_episode(episode, list(the_plan.delete))
+            if selector.kind == "entity":
+                tx.delete_entity(selector.value)
+            for fact in the_plan.restore:
+                _restore(tx, store, fact, enders, activity_id)
+            for kind, key in tombstones:
+                tx.add_tombstone(
+                    Tombstone(
+                        key=key,
+                        kind=kind,
+                        generation=generation,
+                        activity_id=activity_id,
+                        created_at=at,
+                    )
+                )
+                tx.add_edge(
+                    PlannedEdge(
+                        src=f"tomb_{key[:20]}", type=EdgeType.INVALIDATED_BY, dst=activity_id
+                    )
+                )
+            if block:
+                block_id = "blk_" + hashlib.sha256(str(selector).encode()).hexdigest()[:12]
+                tx.add_block(
+                    Block(
+                        block_id=block_id,
+                        scope=selector.scope or "",
+                        subject=selector.subject or "",
+                        predicates=selector.predicates or "*",
+                        project=selector.project,
+                        created_at=at,
+                    )
+                )
+            tx.add_activity(
+                Activity(
+                    activity_id=activity_id,
+                    type="forget",
+                    agent=FORGETTER,
+                    started_at=at,
+                    ended_at=at,
+                    status="erased",
+                    detail=json.dumps(
+                        {
+                            "selector": selector.kind,
+                            "deleted": len(the_plan.delete),
+                            "rebuilt": len(the_plan.rebuild),
+                            "erased": len(the_plan.erase),
+                            "redacted": len(the_plan.redact),
+                            "restored": len(the_plan.restore),
+                            "tombstones": len(tombstones),
+                            "generation": generation,
+                        }
+                    ),
+                )
+            )
+    destinations = tuple(scrub_everywhere(store))
+    complete = all(d["status"] == "complete" for d in destinations)
+    pending = [a for a in store.activities("forget") if a.status == "erased"]
+    if complete and pending:
+        # Includes runs a crash interrupted between their transaction and their scrub.
+        with store.transaction() as tx:
+            for activity in pending:
+                tx.add_activity(activity.model_copy(update={"status": "complete"}))
+    status = "complete" if complete else "incomplete"
+    if the_plan.is_empty and not block:
+        status = "nothing-to-forget" if complete else "incomplete"
+    return ForgetReport(
+        selector=str(selector),
+        dry_run=False,
+        status=status,
+        plan=the_plan,
+        activity_id=activity_id,
+        generation=generation,
+        block_id=block_id,
+        at=at,
+        destinations=destinations,
+    )

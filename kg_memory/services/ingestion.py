@@ -1,0 +1,335 @@
+"""The write path: one episode, one transaction.
+
+``ingest_record`` is the unit of work every input goes through, whatever the channel:
+
+1. idempotency by operation id (same payload: a reported duplicate with no effect; a different
+   payload under a used id: :class:`~kg_memory.domain.errors.IdempotencyConflict`);
+2. the episode itself, exactly as received;
+3. owners' events (``R1.cancelled``), checked against the entity's owners;
+4. retractions, then each candidate through the writer gate and supersession;
+5. dependency retirement, transitively, for everything that stopped holding.
+
+All of it happens inside the caller's transaction, so a failure leaves no partial episode.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import deque
+from collections.abc import Iterable
+
+from pydantic import BaseModel, ConfigDict
+
+from kg_memory.domain.change import Draft, Effect, PlannedEdge
+from kg_memory.domain.dependency import parse_fact_ref, plan_retirement
+from kg_memory.domain.errors import ForgottenError, IdempotencyConflict
+from kg_memory.domain.forgetting import content_key, tombstone_key
+from kg_memory.domain.gate import WriterPolicy, admit, may_end
+from kg_memory.domain.instant import UtcDatetime
+from kg_memory.domain.interval import Interval
+from kg_memory.domain.model import EdgeType, EndReason, Entity, Episode, Refusal, Value
+from kg_memory.domain.record import (
+    AssertionCandidate,
+    EventCandidate,
+    IngestRecord,
+    RetractionCandidate,
+)
+from kg_memory.domain.supersession import plan_retraction, plan_write
+from kg_memory.services.identity import resolve_mentions
+from kg_memory.store.protocol import Slot, Transaction, apply_plan
+
+__all__ = [
+    "IngestReport",
+    "apply_plan",
+    "assertion_id_for",
+    "episode_id_for",
+    "ingest_record",
+]
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def episode_id_for(operation_id: str) -> str:
+    """Episode ids derive from operation ids, so a redelivery names the same episode."""
+    return f"ep_{_digest(operation_id)}"
+
+
+def assertion_id_for(episode_id: str, index: int) -> str:
+    return f"as_{_digest(f'{episode_id}/{index}')}"
+
+
+class IngestReport(BaseModel):
+    """What one episode did: accepted or duplicate, and every effect in write-log order."""
+
+    model_config = ConfigDict(frozen=True)
+
+    operation_id: str
+    episode_id: str
+    status: str  # accepted | duplicate
+    system_time: UtcDatetime | None = None
+    effects: tuple[Effect, ...] = ()
+
+
+def _retire_dependents(
+    tx: Transaction, ended: Iterable[tuple[str, Interval]], episode_id: str
+) -> list[Effect]:
+    """Walk DEPENDS_ON backwards from everything that stopped holding, retiring as we go.
+
+    Terminates because each retirement only shortens valid intervals: a dependent already
+    retired from ``at`` no longer overlaps ``[at, open)`` and yields no further work.
+    """
+    effects: list[Effect] = []
+    queue = deque(ended)
+    while queue:
+        assertion_id, portion = queue.popleft()
+        plan = plan_retirement(
+            tx.live_dependents(assertion_id), at=portion.start, episode_id=episode_id
+        )
+        apply_plan(tx, plan)
+        effects.extend(plan.effects)
+        queue.extend(plan.ended)
+    return effects
+
+
+def _refuse(
+    tx: Transaction, episode: Episode, key: str, reason: str, value: Value | None = None
+) -> Effect:
+    what = key if value is None else f"{key} = {value}"
+    tx.add_refusal(
+        Refusal(
+            episode_id=episode.episode_id,
+            source=episode.source,
+            what=what,
+            reason=reason,
+            at=tx.now,
+        )
+    )
+    return Effect(action="refused", key=key, value=value, detail=reason)
+
+
+def _resolve_dependencies(
+    tx: Transaction, record: IngestRecord, candidate: AssertionCandidate, valid: Interval
+) -> tuple[str, ...] | str:
+    """Entity ids stay as they are; ``fact:`` references become the assertion id holding then.
+
+    Returns the resolved keys, or a reason to refuse the candidate.
+    """
+    resolved: list[str] = []
+    for ref in candidate.depends_on:
+        try:
+            fact = parse_fact_ref(ref)
+        except ValueError as exc:
+            return str(exc)
+        if fact is None:
+            resolved.append(ref)
+            continue
+        slot = Slot(
+            scope=record.scope, subject=fact.subject, predicate=fact.predicate, project=fact.project
+        )
+        holding = [v for v in tx.live_versions(slot) if v.valid.contains(valid.start)]
+        if not holding:
+            return f"depends on {ref}, which has no value at {valid.start.isoformat()}"
+        resolved.append(holding[0].assertion_id)
+    return tuple(resolved)
+
+
+def _write(
+    tx: Transaction,
+    record: IngestRecord,
+    episode: Episode,
+    index: int,
+    candidate: AssertionCandidate,
+    policy: WriterPolicy,
+) -> list[Effect]:
+    key = f"{candidate.subject}.{candidate.predicate}"
+    subject = tx.entity(candidate.subject)
+    decision = admit(
+        policy,
+        source=record.source,
+        kind=candidate.kind,
+        subject=candidate.subject,
+        predicate=candidate.predicate,
+        owners=subject.owners if subject else (),
+    )
+    if not decision.admitted:
+        return [_refuse(tx, episode, key, decision.reason, candidate.value)]
+    valid = Interval(start=candidate.valid_from or record.occurred_at, end=candidate.valid_to)
+    depends = _resolve_dependencies(tx, record, candidate, valid)
+    if isinstance(depends, str):
+        return [_refuse(tx, episode, key, depends, candidate.value)]
+    if subject is None:
+        tx.put_entity(Entity(entity_id=candidate.subject, scope=record.scope))
+    draft = Draft(
+        assertion_id=assertion_id_for(episode.episode_id, index),
+        scope=record.scope,
+        subject=candidate.subject,
+        predicate=candidate.predicate,
+        value=candidate.value,
+        qualifiers=candidate.qualifiers,
+        kind=candidate.kind,
+        writer=record.source,
+        depends_on=depends,
+        confidence=candidate.confidence,
+        valid=valid,
+        reason=EndReason.ASSERTED,
+        recorded_by=episode.episode_id,
+    )
+    slot = Slot(
+        scope=record.scope,
+        subject=candidate.subject,
+        predicate=candidate.predicate,
+        project=candidate.qualifiers.project,
+    )
+    plan = plan_write(tx.live_versions(slot), draft, episode_id=episode.episode_id)
+    apply_plan(tx, plan)
+    written = plan.drafts[-1].assertion_id if plan.drafts else None
+    if written is not None:
+        tx.add_edge(PlannedEdge(src=written, type=EdgeType.ABOUT, dst=candidate.subject))
+        for dep in depends:
+            tx.add_edge(PlannedEdge(src=written, type=EdgeType.DEPENDS_ON, dst=dep))
+    return [*plan.effects, *_retire_dependents(tx, plan.ended, episode.episode_id)]
+
+
+def _retract(
+    tx: Transaction,
+    record: IngestRecord,
+    episode: Episode,
+    retraction: RetractionCandidate,
+    policy: WriterPolicy,
+) -> list[Effect]:
+    slot = Slot(
+        scope=record.scope,
+        subject=retraction.subject,
+        predicate=retraction.predicate,
+        project=retraction.project,
+    )
+    portion = Interval(start=retraction.valid_from or record.occurred_at, end=retraction.valid_to)
+    current = tx.live_versions(slot)
+    subject = tx.entity(retraction.subject)
+    for version in current:
+        decision = admit(
+            policy,
+            source=record.source,
+            kind=version.kind,
+            subject=version.subject,
+            predicate=version.predicate,
+            owners=subject.owners if subject else (),
+        )
+        if version.valid.overlaps(portion) and not decision.admitted:
+            return [_refuse(tx, episode, f"retract {version.key}", decision.reason)]
+    plan = plan_retraction(current, portion, episode_id=episode.episode_id)
+    apply_plan(tx, plan)
+    return [*plan.effects, *_retire_dependents(tx, plan.ended, episode.episode_id)]
+
+
+def _event(
+    tx: Transaction, record: IngestRecord, episode: Episode, event: EventCandidate
+) -> list[Effect]:
+    """An owner's lifecycle event retires what depends on the entity, from the event on."""
+    label = f"{event.target}.{event.name}"
+    decision = may_end(tx.entity(event.target), record.source)
+    if not decision.admitted:
+        return [_refuse(tx, episode, label, decision.reason)]
+    plan = plan_retirement(
+        tx.live_dependents(event.target),
+        at=event.at or record.occurred_at,
+        episode_id=episode.episode_id,
+    )
+    apply_plan(tx, plan)
+    return [
+        Effect(action="event", key=label),
+        *plan.effects,
+        *_retire_dependents(tx, plan.ended, episode.episode_id),
+    ]
+
+
+def _check_forgotten(tx: Transaction, record: IngestRecord, secret: bytes) -> None:
+    """Refuse a replay of a forgotten operation, or a late write of forgotten content.
+
+    Content tombstones only bind evidence older than the forget run: a user may say the same
+    thing again afterwards (unless collection is blocked), but old evidence cannot come back.
+    """
+    operation = tombstone_key(secret, "operation", record.operation_id)
+    contents = {
+        content_key(secret, record.scope, c.subject, c.predicate, c.qualifiers.project, c.value): c
+        for c in record.assertions
+    }
+    found = tx.tombstones([operation, *contents])
+    if operation in found:
+        raise ForgottenError(
+            f"operation {record.operation_id!r} was forgotten; it cannot be ingested again")
+    for key, candidate in contents.items():
+        if key in found and record.occurred_at < found[key]:
+            raise ForgottenError(
+                f"{candidate.subject}.{candidate.predicate} from before "
+                f"{found[key].isoformat()} was forgotten; this late write is refused")
+
+
+def ingest_record(
+    tx: Transaction, record: IngestRecord, policy: WriterPolicy, secret: bytes
+) -> IngestReport:
+    """Write one episode and everything it implies, inside ``tx``."""
+    episode_id = episode_id_for(record.operation_id)
+    payload_hash = record.payload_hash()
+    _check_forgotten(tx, record, secret)
+    prior = tx.episode_by_operation(record.operation_id)
+    if prior is not None:
+        if prior[1] != payload_hash:
+            raise IdempotencyConflict(
+                f"operation id {record.operation_id!r} was already used with a different payload",
+                field="operation_id",
+            )
+        return IngestReport(
+            operation_id=record.operation_id,
+            episode_id=episode_id,
+            status="duplicate",
+            system_time=prior[0].recorded_at,
+        )
+    episode = Episode(
+        episode_id=episode_id,
+        operation_id=record.operation_id,
+        source=record.source,
+        channel=record.channel,
+        content=record.content,
+        occurred_at=record.occurred_at,
+        recorded_at=tx.now,
+        scope=record.scope,
+    )
+    tx.add_episode(episode, payload_hash)
+    for entity in record.entities:
+        tx.put_entity(Entity(scope=record.scope, **entity.model_dump()))
+        tx.add_edge(PlannedEdge(src=episode_id, type=EdgeType.MENTIONS, dst=entity.entity_id))
+    for mention in record.mentions:
+        tx.add_edge(PlannedEdge(src=episode_id, type=EdgeType.MENTIONS, dst=mention))
+    resolved = resolve_mentions(tx, record, episode_id) if record.resolve else {}
+
+    effects: list[Effect] = []
+    # What happened in the world comes first, then what is withdrawn, then what is claimed.
+    for event in record.events:
+        effects.extend(_event(tx, record, episode, event))
+    for retraction in record.retractions:
+        effects.extend(_retract(tx, record, episode, retraction, policy))
+    blocks = tx.active_blocks(record.scope) if record.assertions else []
+    for index, candidate in enumerate(record.assertions):
+        if candidate.subject.startswith("@"):
+            if candidate.subject[1:] not in resolved:
+                effects.append(_refuse(tx, episode, f"{candidate.subject}.{candidate.predicate}",
+                                       f"no mention {candidate.subject} in this episode"))
+                continue
+            candidate = candidate.model_copy(update={"subject": resolved[candidate.subject[1:]]})
+        key = f"{candidate.subject}.{candidate.predicate}"
+        if any(b.covers(record.scope, candidate.subject, candidate.predicate,
+                        candidate.qualifiers.project) for b in blocks):
+            # Content-free on purpose: a blocked category is not collected, not even here.
+            effects.append(_refuse(tx, episode, key, "collection blocked by a forget request"))
+            continue
+        effects.extend(_write(tx, record, episode, index, candidate, policy))
+    return IngestReport(
+        operation_id=record.operation_id,
+        episode_id=episode_id,
+        status="accepted",
+        system_time=tx.now,
+        effects=tuple(effects),
+    )

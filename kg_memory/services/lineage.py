@@ -1,0 +1,193 @@
+"""Lineage: where a memory came from and everything derived from it, as a networkx graph.
+
+``lineage_graph(store, node, direction, depth)`` walks the store's edges from one node and
+returns a read-only :class:`networkx.MultiDiGraph` whose edges point from a derivative to its
+source (the direction of prov:wasDerivedFrom). "Up" follows edges toward sources (episodes,
+writers); "down" follows them toward derivatives (facts an episode supports, records derived
+from a fact). Entities are shown but never walked through: sharing a subject is not lineage.
+
+Algorithms over the result are plain networkx calls, e.g. ``nx.ancestors`` for everything
+derived from a node.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from typing import Any, Literal, cast
+
+import networkx as nx
+
+from kg_memory.domain.model import EdgeType
+from kg_memory.store.protocol import Store
+
+__all__ = ["LINEAGE_EDGES", "Direction", "lineage_graph", "lineage_tree", "node_kind"]
+
+Direction = Literal["up", "down", "both"]
+
+# Edge type -> (derivative end, source end): True when the stored edge already points from the
+# derivative to its source.
+LINEAGE_EDGES: dict[EdgeType, bool] = {
+    EdgeType.SUPPORTS: False,  # episode -> assertion: the assertion derives from the episode
+    EdgeType.INVALIDATES: False,  # episode -> assertion: the episode shaped (ended) it
+    EdgeType.DERIVED_FROM: True,  # derived -> source
+    EdgeType.SUPERSEDES: True,  # newer -> older it replaced
+    EdgeType.REVISION_OF: True,  # revision -> previous revision
+    EdgeType.GENERATED_BY: True,  # derived -> activity
+    EdgeType.USED: False,  # activity -> assertion it read
+    EdgeType.DEPENDS_ON: True,  # fact -> what it relies on
+    EdgeType.INVALIDATED_BY: True,  # tombstone -> forget activity
+}
+
+
+def node_kind(node_id: str) -> str:
+    """The kind of node an id names, from its prefix."""
+    for prefix, kind in (
+        ("ep_", "episode"),
+        ("as_", "assertion"),
+        ("act_", "activity"),
+        ("agent:", "agent"),
+        ("tomb_", "tombstone"),
+    ):
+        if node_id.startswith(prefix):
+            return kind
+    return "entity"
+
+
+def lineage_graph(
+    store: Store,
+    node_id: str,
+    direction: Direction = "both",
+    depth: int | None = None,
+    *,
+    agents: bool = True,
+) -> nx.MultiDiGraph[str]:
+    """The lineage around ``node_id``, up to ``depth`` hops (unbounded when ``None``).
+
+    Nodes carry ``kind`` and ``depth``; edges carry ``type`` and ``since``. With ``agents``,
+    each episode also links to ``agent:<source>``, the prov:Agent that sent it.
+    """
+    graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()
+    graph.add_node(node_id, kind=node_kind(node_id), depth=0)
+    queue: deque[tuple[str, int, str]] = deque([(node_id, 0, direction)])
+    seen: set[tuple[str, str]] = set()
+    while queue:
+        current, hops, way = queue.popleft()
+        if (current, way) in seen or (depth is not None and hops >= depth):
+            continue
+        seen.add((current, way))
+        if node_kind(current) == "entity" and current != node_id:
+            continue
+        for edge in store.edges(current):
+            if edge.type not in LINEAGE_EDGES:
+                continue
+            derivative, source = (
+                (edge.src, edge.dst) if LINEAGE_EDGES[edge.type] else (edge.dst, edge.src)
+            )
+            upward = derivative == current
+            if (upward and way == "down") or (not upward and way == "up"):
+                continue
+            other = source if upward else derivative
+            if other not in graph:
+                graph.add_node(other, kind=node_kind(other), depth=hops + 1)
+            graph.add_edge(
+                derivative, source, key=edge.type.value, type=edge.type.value, since=edge.since
+            )
+            queue.append((other, hops + 1, "up" if upward else "down"))
+    if agents:
+        _attach_agents(store, graph, depth)
+    return cast("nx.MultiDiGraph[str]", nx.freeze(graph))
+
+
+def _attach_agents(store: Store, graph: nx.MultiDiGraph[str], depth: int | None) -> None:
+    episodes = [
+        n
+        for n in graph.nodes
+        if graph.nodes[n]["kind"] == "episode"
+        and (depth is None or graph.nodes[n]["depth"] < depth)
+    ]
+    for episode in store.episodes(episodes):
+        agent = f"agent:{episode.source}"
+        graph.add_node(agent, kind="agent", depth=graph.nodes[episode.episode_id]["depth"] + 1)
+        graph.add_edge(
+            episode.episode_id,
+            agent,
+            key="ATTRIBUTED_TO",
+            type="ATTRIBUTED_TO",
+            since=episode.recorded_at,
+        )
+
+
+def lineage_tree(graph: nx.MultiDiGraph[str], root: str, direction: Direction) -> dict[str, Any]:
+    """A nested dict for printing: sources under a node ("up") or derivatives ("down")."""
+
+    def children(node: str, way: str) -> Iterable[tuple[str, str]]:
+        if way == "up":
+            return ((dst, key) for _, dst, key in graph.out_edges(node, keys=True))
+        return ((src, key) for src, _, key in graph.in_edges(node, keys=True))
+
+    def build(node: str, way: str, path: frozenset[str]) -> dict[str, Any]:
+        kids = [
+            {"relation": rel, **build(child, way, path | {child})}
+            for child, rel in sorted(children(node, way))
+            if child not in path
+        ]
+        return {"id": node, "kind": graph.nodes[node]["kind"], "children": kids}
+
+    tree: dict[str, Any] = {"id": root, "kind": graph.nodes[root]["kind"]}
+    if direction in ("up", "both"):
+        tree["sources"] = build(root, "up", frozenset({root}))["children"]
+    if direction in ("down", "both"):
+        tree["derivatives"] = build(root, "down", frozenset({root}))["children"]
+    return tree
+
+
+def forget_view(
+    store: Store, episodes: Iterable[str], assertions: Iterable[str]
+) -> nx.MultiDiGraph[str]:
+    """The neighbourhood a forget plan needs, in lineage orientation.
+
+    Everything derived from the seeds (facts an episode supports, records derived from a fact,
+    transitively), plus one hop toward the sources of each of those (their other support, a
+    derived record's other sources, what a fact superseded, what an episode invalidated), plus
+    what those supporting episodes support in turn (to tell "erase" from "redact").
+    """
+    graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()
+    down = {EdgeType.SUPPORTS, EdgeType.DERIVED_FROM}
+    explored: set[str] = set()
+
+    def expand(node: str) -> list[str]:
+        explored.add(node)
+        found = []
+        for edge in store.edges(node):
+            if edge.type not in LINEAGE_EDGES or edge.type == EdgeType.GENERATED_BY:
+                continue
+            derivative, source = (
+                (edge.src, edge.dst) if LINEAGE_EDGES[edge.type] else (edge.dst, edge.src)
+            )
+            for end in (derivative, source):
+                if end not in graph:
+                    graph.add_node(end, kind=node_kind(end))
+            graph.add_edge(derivative, source, key=edge.type.value)
+            if source == node and edge.type in down:
+                found.append(derivative)
+        return found
+
+    queue = deque([*episodes, *assertions])
+    for seed in list(queue):
+        graph.add_node(seed, kind=node_kind(seed))
+    while queue:  # the downstream closure, with each node's immediate neighbourhood
+        node = queue.popleft()
+        if node not in explored:
+            queue.extend(d for d in expand(node) if d not in explored)
+    for node in [n for n in graph.nodes if n not in explored]:
+        if graph.nodes[node]["kind"] == "episode":
+            expand(node)
+    derived = {
+        v.assertion_id
+        for v in store.versions([n for n in graph.nodes if graph.nodes[n]["kind"] == "assertion"])
+        if v.kind == "derived"
+    }
+    for node in derived:
+        graph.nodes[node]["derived"] = True
+    return graph

@@ -1,0 +1,203 @@
+"""Publishing a derived record: optimistic, conditional, with full PROV links.
+
+A consolidation worker reads a record's basis (its current revision and the evidence
+revisions), derives a draft, and publishes *if nothing it read has changed* (HTTP If-Match
+semantics). Every check runs inside the publishing transaction, so a forget run or a
+correction that lands between read and publish makes the publish fail instead of resurrecting
+what it removed. A forgotten source is a terminal
+:class:`~kg_memory.domain.errors.ForgottenError`; a
+changed one a :class:`~kg_memory.domain.errors.ConcurrencyError` (reassess and retry).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from kg_memory.domain.change import Draft, PlannedEdge
+from kg_memory.domain.consolidation import Evidence, derive_profile, etag, scope_problems
+from kg_memory.domain.errors import (
+    ConcurrencyError,
+    ConsolidationRefused,
+    ForgottenError,
+    PolicyError,
+)
+from kg_memory.domain.forgetting import tombstone_key
+from kg_memory.domain.gate import WriterPolicy, admit
+from kg_memory.domain.interval import Interval
+from kg_memory.domain.model import Activity, Assertion, EdgeType, EndReason, Kind, Qualifiers, Value
+from kg_memory.domain.supersession import plan_write
+from kg_memory.store.protocol import Slot, Store, Transaction, apply_plan
+
+__all__ = ["CONSOLIDATOR", "Basis", "Published", "current_record", "publish_derived", "read_basis"]
+
+CONSOLIDATOR = "consolidator"
+
+
+class Basis(BaseModel):
+    """What a worker read: the record's tag and the evidence revisions."""
+
+    model_config = ConfigDict(frozen=True)
+
+    slot: Slot
+    expected: str | None
+    evidence: tuple[Evidence, ...]
+
+
+class Published(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    status: str  # committed
+    assertion_id: str
+    etag: str
+    value: Value
+    activity_id: str
+
+
+def current_record(tx_or_live: Sequence[Assertion], at_end: bool = True) -> Assertion | None:
+    """The open-ended live revision of a record's slot (the one new readers get)."""
+    live = [v for v in tx_or_live if v.valid.end is None] if at_end else list(tx_or_live)
+    return live[-1] if live else None
+
+
+def read_basis(store: Store, slot: Slot, evidence_ids: Sequence[str]) -> Basis:
+    """Read the record's current tag and the current revision of each evidence assertion."""
+    versions = [v for v in store.versions(list(evidence_ids)) if v.system.end is None]
+    latest: dict[str, Assertion] = {}
+    for version in versions:
+        if version.valid.end is None or version.assertion_id not in latest:
+            latest[version.assertion_id] = version
+    live = [
+        v
+        for v in store.history(slot.subject, slot.predicate, slot.scope)
+        if v.system.end is None and v.qualifiers.project == slot.project
+    ]
+    record = current_record(live)
+    return Basis(
+        slot=slot,
+        expected=etag(record),
+        evidence=tuple(
+            Evidence(assertion_id=v.assertion_id, revision=v.revision) for v in latest.values()
+        ),
+    )
+
+
+def _checked_sources(
+    tx: Transaction, secret: bytes, evidence: Sequence[Evidence]
+) -> list[Assertion]:
+    forgotten = tx.tombstones([tombstone_key(secret, "node", e.assertion_id) for e in evidence])
+    if forgotten:
+        raise ForgottenError("evidence of this record was forgotten; it cannot be published")
+    by_id = {}
+    for e in evidence:
+        live = [v for v in tx.live_versions_of(e.assertion_id) if v.revision == e.revision]
+        if not live:
+            raise ConcurrencyError(f"precondition failed: evidence {e} is no longer current")
+        by_id[e.assertion_id] = live[0]
+    return list(by_id.values())
+
+
+def publish_derived(
+    store: Store,
+    basis: Basis,
+    *,
+    policy: WriterPolicy,
+    value: Value | None = None,
+    qualifiers: Qualifiers | None = None,
+) -> Published:
+    """Publish a derived record for ``basis.slot`` if the basis still holds.
+
+    Without ``value`` the record is derived with
+    :func:`~kg_memory.domain.consolidation.derive_profile`.
+    A draft that drops a project or an exception of its evidence is refused for review.
+    """
+    slot = basis.slot
+    if not admit(
+        policy,
+        source=CONSOLIDATOR,
+        kind=Kind.DERIVED,
+        subject=slot.subject,
+        predicate=slot.predicate,
+    ).admitted:
+        raise PolicyError(f"the writer policy does not let {CONSOLIDATOR} derive {slot.subject}")
+    secret = store.secret
+    with store.transaction() as tx:
+        sources = _checked_sources(tx, secret, basis.evidence)
+        live = tx.live_versions(slot)
+        previous = current_record(live)
+        if etag(previous) != basis.expected:
+            raise ConcurrencyError(
+                f"precondition failed: record is {etag(previous)}, not {basis.expected}"
+            )
+        if value is None:
+            value, derived_qualifiers = derive_profile(sources, slot.project)
+            qualifiers = qualifiers or derived_qualifiers
+        qualifiers = qualifiers or Qualifiers(project=slot.project)
+        if qualifiers.project != slot.project:
+            raise ConsolidationRefused(
+                f"review required: record is for project {slot.project!r}, "
+                f"draft says {qualifiers.project!r}"
+            )
+        problems = scope_problems(qualifiers, sources)
+        if problems:
+            raise ConsolidationRefused("review required: " + "; ".join(problems))
+        digest = hashlib.sha256(
+            json.dumps([slot.model_dump(), [str(e) for e in basis.evidence], str(tx.now)]).encode()
+        )
+        activity_id = f"act_consolidate_{digest.hexdigest()[:16]}"
+        draft = Draft(
+            assertion_id=f"as_{digest.hexdigest()[16:36]}",
+            scope=slot.scope,
+            subject=slot.subject,
+            predicate=slot.predicate,
+            value=value,
+            qualifiers=qualifiers,
+            kind=Kind.DERIVED,
+            writer=CONSOLIDATOR,
+            valid=Interval(start=tx.now),
+            reason=EndReason.ASSERTED,
+            recorded_by=activity_id,
+        )
+        plan = plan_write(live, draft, episode_id=activity_id)
+        # A derived record is generated by its activity, not supported by an episode.
+        plan = plan.model_copy(
+            update={"edges": tuple(e for e in plan.edges if e.type is not EdgeType.SUPPORTS)}
+        )
+        apply_plan(tx, plan)
+        new_id = plan.drafts[-1].assertion_id if plan.drafts else draft.assertion_id
+        record_edges = [PlannedEdge(src=new_id, type=EdgeType.GENERATED_BY, dst=activity_id)]
+        for source in sources:
+            record_edges.append(
+                PlannedEdge(src=new_id, type=EdgeType.DERIVED_FROM, dst=source.assertion_id)
+            )
+            record_edges.append(
+                PlannedEdge(src=activity_id, type=EdgeType.USED, dst=source.assertion_id)
+            )
+        if previous is not None and previous.assertion_id != new_id:
+            record_edges.append(
+                PlannedEdge(src=new_id, type=EdgeType.REVISION_OF, dst=previous.assertion_id)
+            )
+        for edge in record_edges:
+            tx.add_edge(edge)
+        tx.add_activity(
+            Activity(
+                activity_id=activity_id,
+                type="consolidation",
+                agent=CONSOLIDATOR,
+                started_at=tx.now,
+                ended_at=tx.now,
+                detail=json.dumps({"record": new_id, "evidence": [str(e) for e in basis.evidence]}),
+            )
+        )
+        record = current_record(tx.live_versions(slot))
+        assert record is not None  # just written in this transaction
+        return Published(
+            status="committed",
+            assertion_id=new_id,
+            etag=etag(record) or "",
+            value=value,
+            activity_id=activity_id,
+        )

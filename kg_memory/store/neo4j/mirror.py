@@ -1,0 +1,106 @@
+"""Projecting the embedded store into Neo4j: ``kg-memory neo4j sync``.
+
+The embedded store writes an outbox row (a table and a key, never content) in the same
+transaction as every change; sync reads a slice after the mirror's cursor, looks up the current
+rows behind the keys, and applies upserts and deletes with batched UNWIND queries, moving the
+cursor in the same Neo4j transaction. So a sync is idempotent (re-applying a slice gives the
+same graph), resumable (a crash loses at most the slice in flight, which is re-read) and its lag
+is the outbox rows past the cursor. Erasures reach the mirror the same way: a forgotten row is
+a key whose row is gone, and the mirror deletes it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from kg_memory.domain.errors import KgMemoryError
+from kg_memory.store.neo4j import Neo4jStore
+from kg_memory.store.sqlite import SqliteStore
+from kg_memory.store.sqlite.outbox import Changes
+
+__all__ = ["SyncReport", "mirror_lag", "propagate", "sync"]
+
+
+class SyncReport(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    destination: str = "neo4j-mirror"
+    location: str
+    status: str  # complete | incomplete
+    applied: int  # outbox rows applied in this run
+    records: int  # nodes and relationships upserted or deleted
+    cursor: int
+    lag: int  # outbox rows still to apply
+    seconds: float
+    reason: str = ""
+
+
+def _steps(changes: Changes) -> list[tuple[str, dict[str, Any]]]:
+    steps: list[tuple[str, dict[str, Any]]] = []
+    if changes.versions:
+        steps.append(("mirror_versions", {"rows": changes.versions}))
+    if changes.facts:
+        steps.append(("mirror_prune_revisions", {"facts": changes.facts}))
+    steps += [("delete_assertion", {"assertion_id": a}) for a in changes.deleted_facts]
+    if changes.episodes:
+        steps.append(("mirror_episodes", {"rows": changes.episodes}))
+    steps += [("erase_episode", {"episode_id": e}) for e in changes.deleted_episodes]
+    if changes.entities:
+        steps.append(("mirror_entities", {"rows": changes.entities}))
+    steps += [("delete_entity", {"entity_id": e}) for e in changes.deleted_entities]
+    if changes.edges:
+        steps.append(("mirror_edges", {"rows": changes.edges}))
+    if changes.deleted_edges:
+        steps.append(("mirror_delete_edges", {"rows": changes.deleted_edges}))
+    steps += [("add_activity", row) for row in changes.activities]
+    steps += [("add_tombstone", row) for row in changes.tombstones]
+    steps.append(("mirror_set_cursor", {"cursor": changes.last}))
+    return steps
+
+
+def mirror_lag(source: SqliteStore, target: Neo4jStore) -> int:
+    return source.outbox.pending(target.mirror_cursor())
+
+
+def sync(
+    source: SqliteStore,
+    target: Neo4jStore,
+    *,
+    batch_size: int = 2000,
+    progress: Callable[[int, int], None] | None = None,
+) -> SyncReport:
+    """Apply every outbox row past the mirror's cursor; ``progress(done, total)``."""
+    started = time.perf_counter()
+    cursor = target.mirror_cursor()
+    total = source.outbox.pending(cursor)
+    applied = records = 0
+    while (changes := source.outbox.changes(cursor, batch_size)) is not None:
+        target.run_many(_steps(changes))
+        applied += changes.rows
+        records += changes.count
+        cursor = changes.last
+        if progress is not None:
+            progress(applied, total)
+    source.set_mirror(target.location)
+    lag = source.outbox.pending(cursor)
+    return SyncReport(location=target.location, status="complete" if lag == 0 else "incomplete",
+                      applied=applied, records=records, cursor=cursor, lag=lag,
+                      seconds=round(time.perf_counter() - started, 3))
+
+
+def propagate(source: SqliteStore, uri: str) -> dict[str, Any]:
+    """Bring the mirror at ``uri`` up to date (a forget run's deletions included) and report it
+    as one of the forget run's destinations; an unreachable mirror is reported, not raised."""
+    try:
+        target = Neo4jStore.connect(uri)
+    except KgMemoryError as exc:
+        return {"destination": "neo4j-mirror", "location": uri, "status": "incomplete",
+                "reason": str(exc)}
+    try:
+        return sync(source, target).model_dump()
+    finally:
+        target.close()

@@ -1,0 +1,399 @@
+"""The Neo4j store: the same bitemporal memory as the embedded one, as a graph you can explore.
+
+The graph (every query is a file in ``cypher/``; ``schema.cypher`` holds the constraints):
+
+* ``(:Episode:Node)``, ``(:Entity:Node)``, ``(:Activity:Node)``, ``(:Tombstone:Node)``: one node
+  each, ``id`` = the protocol id. Every node an edge can point at is a ``:Node``; an id named by
+  an edge before it exists (an entity only mentioned, a tombstone's id) is a bare ``:Node``
+  placeholder that takes on its labels when written.
+* ``(:Fact:Node {id: assertion_id})``: one hub per logical assertion. Edges point at assertion
+  ids, not revisions, so the typed edges (SUPPORTS, MENTIONS, ABOUT, DERIVED_FROM, ...; see
+  :class:`~kg_memory.domain.model.EdgeType`) are real relationships between these nodes, each with
+  ``since`` (system time). ``(:Fact)-[:NEEDS]->(:Node)`` records the dependencies.
+* ``(:Assertion)-[:REVISION_OF_FACT]->(:Fact)``: one node per revision, with both intervals as
+  integer microseconds (``sys_to`` null while believed), labelled by kind (``:Stated``,
+  ``:World``, ``:Claim``, ``:Derived``) and ``:Current`` while its system interval is open.
+  A revision's content is never changed: the store only sets ``sys_to`` (with ``closed_by``,
+  ``close_reason``) once.
+* ``(:Episode)-[:REFUSED]->(:Refusal)``, ``(:Block)``, ``(:Meta {key, value})``, and the
+  identity documents: ``(:LookupKey {kind, scope, key})-[:FINDS]->(:Document {kind, key})``.
+
+Writes: one explicit Neo4j transaction per :meth:`Neo4jStore.transaction`; its first query takes
+the system-time lock, so writers are serialised and system time strictly increases. Reads made
+while that transaction is open (the forget run reads through the store) run inside it and see
+its writes, as on the embedded store's single connection.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from datetime import datetime
+from fnmatch import fnmatchcase
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from neo4j import Driver, GraphDatabase, Session
+from neo4j import Transaction as DriverTransaction
+from neo4j.exceptions import DriverError, Neo4jError
+
+from kg_memory.domain.errors import StoreUnavailable
+from kg_memory.domain.instant import Clock, from_micros, to_micros
+from kg_memory.domain.model import (
+    Activity,
+    Assertion,
+    Block,
+    Edge,
+    EdgeType,
+    Entity,
+    Episode,
+    Refusal,
+    Support,
+)
+from kg_memory.store.clock import system_clock
+from kg_memory.store.neo4j.cypher import statements
+from kg_memory.store.neo4j.rows import (
+    activity_from_props,
+    block_from_props,
+    entity_from_props,
+    episode_from_props,
+    refusal_from_props,
+    version_from_props,
+)
+from kg_memory.store.neo4j.scrub import erasure_report
+from kg_memory.store.neo4j.tx import Neo4jTransaction, QueryTarget, run_query
+from kg_memory.store.protocol import AsOfQuery
+
+__all__ = ["SCHEMA_VERSION", "Neo4jStore"]
+
+SCHEMA_VERSION = "1"
+_EDGE_TYPES = {t.value: t for t in EdgeType}
+#: (uri, database) pairs whose schema this process already ensured (it survives wipe()).
+_SCHEMA_READY: set[tuple[str, str]] = set()
+
+
+def _public_uri(uri: str) -> str:
+    """``uri`` without any user:password part, fit for logs and reports."""
+    parts = urlsplit(uri)
+    if "@" not in parts.netloc:
+        return uri
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+
+
+class Neo4jStore:
+    """A store on a Neo4j 5 server. Open with :meth:`connect`; close with :meth:`close`."""
+
+    def __init__(self, driver: Driver, uri: str, database: str, clock: Clock) -> None:
+        self._driver = driver
+        self._uri = _public_uri(uri)
+        self._database = database
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._session: Session | None = driver.session(database=database)
+        self._active: DriverTransaction | None = None
+        self._secret: bytes | None = None
+        # What forget runs erased through this store object, until a scrub verifies it.
+        self._erased: set[str] = set()
+        self._redacted: set[str] = set()
+
+    @classmethod
+    def connect(
+        cls,
+        uri: str,
+        *,
+        user: str | None = None,
+        password: str | None = None,
+        database: str = "neo4j",
+        clock: Clock = system_clock,
+    ) -> Neo4jStore:
+        """Connect to ``uri`` (``bolt://127.0.0.1:7687``) and make sure the schema is there.
+
+        Credentials default to ``$NEO4J_USER`` (else ``neo4j``) and ``$NEO4J_PASSWORD``; with no
+        password the driver connects without auth. Raises :class:`StoreUnavailable` when the
+        server cannot be reached or holds a store of another schema version.
+        """
+        password = password if password is not None else os.environ.get("NEO4J_PASSWORD")
+        user = user if user is not None else os.environ.get("NEO4J_USER", "neo4j")
+        auth = (user, password) if password else None
+        public = _public_uri(uri)
+        try:
+            # Notifications off: schema-less property reads ("created_at does not exist yet") are
+            # expected on an empty store, and the server need not send them.
+            driver = GraphDatabase.driver(uri, auth=auth, notifications_min_severity="OFF")
+        except (DriverError, Neo4jError, ValueError) as exc:
+            raise StoreUnavailable(f"cannot connect to Neo4j at {public}: {exc}") from exc
+        store = cls(driver, uri, database, clock)
+        try:
+            store._ensure_schema()
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    @property
+    def location(self) -> str:
+        return self._uri
+
+    def __enter__(self) -> Neo4jStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            session, self._session = self._session, None
+            if session is None:
+                return
+            try:
+                session.close()
+            finally:
+                self._driver.close()
+
+    # -- plumbing --------------------------------------------------------------------------
+
+    def _target(self) -> QueryTarget:
+        if self._active is not None:
+            return self._active
+        if self._session is None:
+            raise StoreUnavailable(f"the Neo4j store at {self._uri} is closed")
+        return self._session
+
+    def _read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        """One query: inside the open transaction when there is one, else auto-commit."""
+        with self._lock:
+            return run_query(self._target(), name, params, where=self._uri, reads=True)
+
+    def _ensure_schema(self) -> None:
+        key = (self._uri, self._database)
+        with self._lock:
+            session = self._target()
+            if key not in _SCHEMA_READY:
+                for statement in statements("schema"):
+                    try:
+                        session.run(statement).consume()
+                    except (DriverError, Neo4jError) as exc:
+                        raise StoreUnavailable(
+                            f"cannot prepare the Neo4j store at {self._uri}: {exc}"
+                        ) from exc
+                _SCHEMA_READY.add(key)
+            [row] = self._read("schema_version", version=SCHEMA_VERSION)
+        if row["version"] != SCHEMA_VERSION:
+            raise StoreUnavailable(
+                f"{self._uri} has schema {row['version']}, expected {SCHEMA_VERSION}"
+            )
+
+    def wipe(self) -> None:
+        """Delete every node and relationship (tests share Community's one database)."""
+        with self._lock:
+            if self._active is not None:
+                raise RuntimeError("cannot wipe the store inside a transaction")
+            self._read("wipe")
+            self._secret = None
+            self._erased.clear()
+            self._redacted.clear()
+            self._read("schema_version", version=SCHEMA_VERSION)
+
+    # -- writes ----------------------------------------------------------------------------
+
+    def run_many(self, steps: Sequence[tuple[str, dict[str, Any]]]) -> list[list[dict[str, Any]]]:
+        """Run named cypher/ queries in one explicit transaction (all or nothing): the mirror
+        applies a slice of the outbox and its cursor together."""
+        with self.transaction() as unit:
+            return [unit.run(name, params) for name, params in steps]
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Each :meth:`transaction` inside commits on its own.
+
+        Neo4j has no savepoints, so one commit could not keep the episodes before a failing one
+        while dropping that one; per-unit commits keep the protocol's promise that each unit
+        succeeds or fails alone.
+        """
+        yield
+
+    @contextmanager
+    def transaction(self) -> Iterator[Neo4jTransaction]:
+        with self._lock:
+            if self._active is not None:
+                raise RuntimeError("a transaction is already open on this Neo4jStore")
+            session = self._target()
+            assert isinstance(session, Session)
+            try:
+                tx = session.begin_transaction()
+            except (DriverError, Neo4jError) as exc:
+                raise StoreUnavailable(f"cannot write to Neo4j at {self._uri}: {exc}") from exc
+            self._active = tx
+            try:
+                [row] = run_query(
+                    tx, "system_time", {"clock": to_micros(self._clock())},
+                    where=self._uri, reads=False,
+                )
+                unit = Neo4jTransaction(tx, int(row["now"]), self._uri)
+                yield unit
+            except BaseException:
+                self._active = None
+                # The server rolls back by itself a transaction whose connection went away.
+                with suppress(DriverError, Neo4jError):
+                    tx.rollback()
+                raise
+            self._active = None
+            try:
+                tx.commit()
+            except (DriverError, Neo4jError) as exc:
+                raise StoreUnavailable(f"cannot commit to Neo4j at {self._uri}: {exc}") from exc
+            self._erased.update(unit.erased)
+            self._redacted.update(unit.redacted)
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def _versions(self, name: str, /, **params: Any) -> list[Assertion]:
+        return [version_from_props(r["version"]) for r in self._read(name, **params)]
+
+    def asof(self, query: AsOfQuery) -> list[Assertion]:
+        times = {"valid": to_micros(query.valid_at), "known": to_micros(query.known_at)}
+        if query.subject is not None and query.predicate is not None:
+            return self._versions(
+                "asof", subject=query.subject, predicate=query.predicate, scope=query.scope,
+                **times,
+            )
+        if query.subject is not None:
+            return self._versions("asof_subject", subject=query.subject, scope=query.scope,
+                                  **times)
+        if query.scope is not None:
+            return self._versions("asof_scope", scope=query.scope, predicate=query.predicate,
+                                  **times)
+        return self._versions("asof_all", predicate=query.predicate, **times)
+
+    def history(
+        self, subject: str, predicate: str | None = None, scope: str | None = None
+    ) -> list[Assertion]:
+        return self._versions("history", subject=subject, predicate=predicate, scope=scope)
+
+    def supports(
+        self, assertion_ids: Iterable[str], known_at: datetime | None = None
+    ) -> dict[str, tuple[Support, ...]]:
+        ids = list(dict.fromkeys(assertion_ids))
+        if not ids:
+            return {}
+        known = None if known_at is None else to_micros(known_at)
+        found: dict[str, list[Support]] = {i: [] for i in ids}
+        for row in self._read("supports", ids=ids, known=known):
+            found[row["id"]].append(
+                Support(
+                    episode_id=row["episode_id"],
+                    source=row["source"],
+                    occurred_at=from_micros(row["occurred_at"]),
+                )
+            )
+        return {k: tuple(v) for k, v in found.items()}
+
+    def episodes(self, episode_ids: Sequence[str]) -> list[Episode]:
+        if not episode_ids:
+            return []
+        rows = self._read("episodes", ids=list(episode_ids))
+        return [episode_from_props(r["episode"]) for r in rows]
+
+    def edges(self, node_id: str) -> list[Edge]:
+        return [
+            Edge(src=r["src"], type=_EDGE_TYPES[r["type"]], dst=r["dst"],
+                 since=from_micros(r["since"]))
+            for r in self._read("edges", id=node_id)
+            if r["type"] in _EDGE_TYPES  # a relationship someone drew in Browser is not an Edge
+        ]
+
+    def refusals(self, scope: str | None = None) -> list[Refusal]:
+        return [refusal_from_props(r["refusal"]) for r in self._read("refusals", scope=scope)]
+
+    # -- lineage and forgetting ------------------------------------------------------------
+
+    def versions(self, assertion_ids: Sequence[str]) -> list[Assertion]:
+        """Every revision of each assertion, in system-time order."""
+        if not assertion_ids:
+            return []
+        return self._versions("versions", ids=list(assertion_ids))
+
+    def find_episodes(self, source: str, scope: str | None = None) -> list[str]:
+        rows = self._read("find_episodes", source=source, scope=scope)
+        return [r["episode_id"] for r in rows]
+
+    def find_assertions(
+        self,
+        scope: str | None = None,
+        subject: str | None = None,
+        predicates: str = "*",
+        project: str | None = None,
+    ) -> list[str]:
+        """Assertion ids with any revision matching; ``predicates`` is a glob."""
+        rows = self._read("find_assertions", scope=scope, subject=subject, project=project)
+        return [
+            r["assertion_id"]
+            for r in rows
+            if any(fnmatchcase(p, predicates) for p in r["predicates"])
+        ]
+
+    @property
+    def secret(self) -> bytes:
+        """The key of this store's tombstone hashes, created once and kept in the database.
+
+        Always read and created in its own auto-commit transaction: an episode that rolls back
+        must not take the key of every tombstone with it.
+        """
+        with self._lock:
+            if self._secret is None:
+                if self._session is None:
+                    raise StoreUnavailable(f"the Neo4j store at {self._uri} is closed")
+                if self._active is not None:
+                    # A separate session: the key must outlive a rollback of the open unit.
+                    with self._driver.session(database=self._database) as own:
+                        rows = run_query(own, "secret", {"fresh": secrets.token_hex(32)},
+                                         where=self._uri, reads=True)
+                else:
+                    rows = self._read("secret", fresh=secrets.token_hex(32))
+                self._secret = bytes.fromhex(rows[0]["value"])
+            return self._secret
+
+    def blocks(self, scope: str | None = None) -> list[Block]:
+        return [block_from_props(r["block"]) for r in self._read("blocks", scope=scope)]
+
+    def activities(self, type_: str | None = None) -> list[Activity]:
+        rows = self._read("activities", type=type_)
+        return [activity_from_props(r["activity"]) for r in rows]
+
+    def documents(
+        self, kind: str, scope: str | None = None, key: str | None = None
+    ) -> list[str]:
+        """JSON bodies of stored documents of ``kind`` (profiles, decisions), oldest first."""
+        return [r["body"] for r in self._read("documents", kind=kind, scope=scope, key=key)]
+
+    def mirror_cursor(self) -> int:
+        """The last outbox row of an embedded store this database mirrors (0: none yet)."""
+        [row] = self._read("mirror_cursor")
+        return int(row["cursor"])
+
+    def entities(self, scope: str | None = None) -> list[Entity]:
+        return [entity_from_props(r["entity"]) for r in self._read("entities", scope=scope)]
+
+    def scrub(self) -> list[dict[str, Any]]:
+        return [self._verify_erasure()]
+
+    def _verify_erasure(self) -> dict[str, Any]:
+        """Verify by query that erasure left nothing reachable (see :mod:`.neo4j_scrub`)."""
+        with self._lock:
+            erased, redacted = sorted(self._erased), sorted(self._redacted)
+            try:
+                [left] = self._read("scrub_check", erased=erased, redacted=redacted)
+                [tombs] = self._read("node_tombstones")
+                keys = set(tombs["keys"])
+                stored = [r["id"] for r in self._read("stored_ids")] if keys else []
+                secret = self.secret
+            except StoreUnavailable as exc:
+                return {"destination": "neo4j", "location": self._uri,
+                        "status": "incomplete", "reason": str(exc)}
+            # Checked now; an entity erased here may legitimately be named again later.
+            self._erased.difference_update(erased)
+            self._redacted.difference_update(redacted)
+        return erasure_report(self._uri, left, keys, stored, secret, len(erased) + len(redacted))

@@ -1,0 +1,266 @@
+"""The Neo4j store's write side: one explicit Neo4j transaction per unit of work.
+
+Every method is one query from ``cypher/`` (see :mod:`kg_memory.store.neo4j.cypher`), so a method
+is one
+round trip; methods that write many rows do it with ``UNWIND``/``FOREACH`` inside that query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, Protocol
+
+from neo4j.exceptions import ClientError, DriverError, Neo4jError
+
+from kg_memory.domain.change import Closure, Draft, PlannedEdge
+from kg_memory.domain.errors import StoreUnavailable
+from kg_memory.domain.instant import from_micros
+from kg_memory.domain.interval import Interval
+from kg_memory.domain.model import Activity, Assertion, Block, Entity, Episode, Refusal, Tombstone
+from kg_memory.store.neo4j.cypher import load
+from kg_memory.store.neo4j.rows import (
+    block_from_props,
+    entity_from_props,
+    episode_from_props,
+    micros,
+    opt_micros,
+    version_from_props,
+    version_params,
+)
+from kg_memory.store.protocol import Slot
+
+__all__ = ["Neo4jTransaction", "QueryTarget", "run_query"]
+
+
+class QueryTarget(Protocol):
+    """A driver session or transaction: anything that runs a query with parameters."""
+
+    def run(self, query: Any, parameters: dict[str, Any] | None = ...) -> Any: ...
+
+
+def run_query(
+    target: QueryTarget, name: str, params: Mapping[str, Any], *, where: str, reads: bool
+) -> list[dict[str, Any]]:
+    """Run ``cypher/<name>.cypher`` with ``params`` and return its rows as dicts.
+
+    A lost connection or a server failure is :class:`StoreUnavailable` (never an empty answer);
+    on reads every server error is, as in the embedded store. A client error in a write (a
+    constraint the write broke) propagates as it is, like SQLite's integrity errors.
+    """
+    try:
+        rows: list[dict[str, Any]] = target.run(load(name), dict(params)).data()
+    except ClientError as exc:
+        if not reads:
+            raise
+        raise StoreUnavailable(f"cannot read the Neo4j store at {where} ({name}): {exc}") from exc
+    except (DriverError, Neo4jError) as exc:
+        raise StoreUnavailable(f"cannot query the Neo4j store at {where}: {exc}") from exc
+    return rows
+
+
+class Neo4jTransaction:
+    """One atomic unit of writes at system time :attr:`now` (microseconds in ``now_us``)."""
+
+    def __init__(self, tx: QueryTarget, now: int, where: str) -> None:
+        self._tx = tx
+        self.now_us = now
+        self.now_dt = from_micros(now)
+        self._where = where
+        #: Ids this unit erased and episodes it redacted, for the store's scrub verification.
+        self.erased: list[str] = []
+        self.redacted: list[str] = []
+
+    @property
+    def now(self) -> datetime:
+        return self.now_dt
+
+    def _rows(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        return run_query(self._tx, name, params, where=self._where, reads=False)
+
+    def run(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """Run one named cypher/ query inside this unit (the mirror's batch writes)."""
+        return self._rows(name, **params)
+
+    def episode_by_operation(self, operation_id: str) -> tuple[Episode, str] | None:
+        rows = self._rows("episode_by_operation", operation_id=operation_id)
+        if not rows:
+            return None
+        props = rows[0]["episode"]
+        return episode_from_props(props), props["payload_hash"]
+
+    def add_episode(self, episode: Episode, payload_hash: str) -> None:
+        self._rows(
+            "add_episode",
+            episode_id=episode.episode_id,
+            operation_id=episode.operation_id,
+            payload_hash=payload_hash,
+            source=episode.source,
+            channel=episode.channel.value,
+            content=episode.content,
+            occurred_at=micros(episode.occurred_at),
+            recorded_at=micros(episode.recorded_at),
+            scope=episode.scope,
+        )
+
+    def entity(self, entity_id: str) -> Entity | None:
+        rows = self._rows("entity", entity_id=entity_id)
+        return entity_from_props(rows[0]["entity"]) if rows else None
+
+    def put_entity(self, entity: Entity) -> None:
+        self._rows(
+            "put_entity",
+            entity_id=entity.entity_id,
+            type=entity.type,
+            name=entity.name,
+            scope=entity.scope,
+            owners=list(entity.owners),
+            now=self.now_us,
+        )
+
+    def _versions(self, name: str, /, **params: Any) -> list[Assertion]:
+        return [version_from_props(r["version"]) for r in self._rows(name, **params)]
+
+    def live_versions(self, slot: Slot) -> list[Assertion]:
+        return self._versions(
+            "live_versions",
+            scope=slot.scope,
+            subject=slot.subject,
+            predicate=slot.predicate,
+            project=slot.project or "",
+        )
+
+    def live_versions_of(self, assertion_id: str) -> list[Assertion]:
+        return self._versions("live_versions_of", assertion_id=assertion_id)
+
+    def live_dependents(self, key: str) -> list[Assertion]:
+        return self._versions("live_dependents", key=key)
+
+    def close_version(self, closure: Closure) -> None:
+        rows = self._rows(
+            "close_version",
+            assertion_id=closure.assertion_id,
+            revision=closure.revision,
+            now=self.now_us,
+            closed_by=closure.closed_by,
+            close_reason=closure.reason.value,
+        )
+        if not rows:
+            raise StoreUnavailable(
+                f"revision {closure.assertion_id}#{closure.revision} is not live; "
+                "the store changed under this transaction"
+            )
+
+    def insert_version(self, draft: Draft) -> Assertion:
+        [row] = self._rows("insert_version", **version_params(draft, self.now_us))
+        return Assertion(
+            **draft.model_dump(exclude={"valid"}),
+            valid=draft.valid,
+            revision=row["revision"],
+            system=Interval(start=self.now_dt),
+        )
+
+    def add_edge(self, edge: PlannedEdge) -> None:
+        self._rows("add_edge", src=edge.src, type=edge.type.value, dst=edge.dst, now=self.now_us)
+
+    def add_refusal(self, refusal: Refusal) -> None:
+        self._rows(
+            "add_refusal",
+            episode_id=refusal.episode_id,
+            source=refusal.source,
+            what=refusal.what,
+            reason=refusal.reason,
+            at=micros(refusal.at),
+        )
+
+    # -- forgetting ------------------------------------------------------------------------
+
+    def delete_assertion(self, assertion_id: str) -> None:
+        """Erase every revision of an assertion and every edge touching it."""
+        self._rows("delete_assertion", assertion_id=assertion_id)
+        self.erased.append(assertion_id)
+
+    def delete_entity(self, entity_id: str) -> None:
+        self._rows("delete_entity", entity_id=entity_id)
+        self.erased.append(entity_id)
+
+    def erase_episode(self, episode_id: str) -> None:
+        """Erase an episode, its edges and what the gate refused from it."""
+        self._rows("erase_episode", episode_id=episode_id)
+        self.erased.append(episode_id)
+
+    def redact_episode(self, episode_id: str, supports_to_drop: list[str]) -> None:
+        """Keep the episode node for the facts it still supports; drop its content."""
+        self._rows(
+            "redact_episode", episode_id=episode_id, supports_to_drop=list(supports_to_drop)
+        )
+        self.redacted.append(episode_id)
+
+    def next_generation(self) -> int:
+        [row] = self._rows("next_generation")
+        return int(row["generation"])
+
+    def add_tombstone(self, tombstone: Tombstone) -> None:
+        self._rows(
+            "add_tombstone",
+            key=tombstone.key,
+            kind=tombstone.kind,
+            generation=tombstone.generation,
+            activity_id=tombstone.activity_id,
+            created_at=micros(tombstone.created_at),
+        )
+
+    def tombstones(self, keys: list[str]) -> dict[str, datetime]:
+        """Which of ``keys`` are tombstoned, and since when (checked inside the write)."""
+        if not keys:
+            return {}
+        rows = self._rows("tombstones", keys=list(keys))
+        return {r["key"]: from_micros(r["created_at"]) for r in rows}
+
+    def add_activity(self, activity: Activity) -> None:
+        self._rows(
+            "add_activity",
+            activity_id=activity.activity_id,
+            type=activity.type,
+            agent=activity.agent,
+            started_at=micros(activity.started_at),
+            ended_at=opt_micros(activity.ended_at),
+            status=activity.status,
+            detail=activity.detail,
+        )
+
+    def add_block(self, block: Block) -> None:
+        self._rows(
+            "add_block",
+            block_id=block.block_id,
+            scope=block.scope,
+            subject=block.subject,
+            predicates=block.predicates,
+            project=block.project,
+            created_at=micros(block.created_at),
+        )
+
+    def revoke_block(self, block_id: str) -> bool:
+        [row] = self._rows("revoke_block", block_id=block_id, now=self.now_us)
+        return int(row["revoked"]) > 0
+
+    def active_blocks(self, scope: str) -> list[Block]:
+        return [block_from_props(r["block"]) for r in self._rows("active_blocks", scope=scope)]
+
+    # -- identity documents ----------------------------------------------------------------
+
+    def put_document(self, kind: str, key: str, scope: str, body: str,
+                     lookup: list[str] | None = None) -> None:
+        """Insert or replace a JSON document; ``lookup`` keys find it by :meth:`documents_by`."""
+        self._rows("put_document", kind=kind, key=key, scope=scope, body=body,
+                   lookup=list(lookup or []), now=self.now_us)
+
+    def documents_by(self, kind: str, scope: str, lookup: list[str]) -> list[str]:
+        """Bodies of the ``kind`` documents in ``scope`` reachable from any ``lookup`` key."""
+        if not lookup:
+            return []
+        rows = self._rows("documents_by", kind=kind, scope=scope, lookup=list(lookup))
+        return [r["body"] for r in rows]
+
+    def delete_document(self, kind: str, key: str) -> None:
+        self._rows("delete_document", kind=kind, key=key)

@@ -1,0 +1,415 @@
+"""The embedded default store: one SQLite file, no server.
+
+Durability: WAL journal with ``synchronous=FULL``, so a transaction that returned has reached the
+disk and survives a crash or power loss. Revisions are insert-only; a trigger refuses any update
+other than closing an open system interval once, so "what did the store know at T" can't drift.
+
+As-of lookups go through the B-tree index ``(subject, predicate, sys_from)``: O(log n) to reach a
+slot, then a scan of that slot's few revisions. Nothing is loaded into memory at open.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from kg_memory.domain.errors import StoreUnavailable
+from kg_memory.domain.instant import Clock, from_micros, to_micros
+from kg_memory.domain.model import (
+    Activity,
+    Assertion,
+    Block,
+    Edge,
+    EdgeType,
+    Entity,
+    Episode,
+    Refusal,
+    Support,
+    trusted,
+)
+from kg_memory.store.clock import system_clock
+from kg_memory.store.protocol import AsOfQuery
+from kg_memory.store.sqlite.outbox import Outbox
+from kg_memory.store.sqlite.rows import (
+    VERSION_COLUMNS,
+    activity_from_row,
+    block_from_row,
+    entity_from_row,
+    episode_from_row,
+    version_from_row,
+)
+from kg_memory.store.sqlite.tx import SqliteTransaction
+
+__all__ = ["SqliteStore", "default_path"]
+
+SCHEMA_VERSION = "1"
+_SCHEMA = Path(__file__).with_name("schema.sql")
+
+
+def default_path() -> Path:
+    """``$KG_MEMORY_STORE``, else ``$XDG_DATA_HOME/kg-memory/memory.db`` (``~/.local/share``)."""
+    explicit = os.environ.get("KG_MEMORY_STORE")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "kg-memory" / "memory.db"
+
+
+class SqliteStore:
+    """The embedded store. Open with :meth:`open`; use as a context manager to close it."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, clock: Clock) -> None:
+        self._conn = conn
+        self.path = path
+        self._clock = clock
+        self._in_batch = False
+        self._batch_time: int | None = None
+
+    @classmethod
+    def open(
+        cls, path: Path | str | None = None, *, clock: Clock = system_clock, create: bool = True
+    ) -> SqliteStore:
+        """Open (and with ``create``, initialise) the store file at ``path``.
+
+        Raises :class:`StoreUnavailable` when the file is missing and ``create`` is false, or
+        when it is not a kg-memory store.
+        """
+        target = Path(path) if path is not None else default_path()
+        if not create and not target.exists():
+            raise StoreUnavailable(f"no kg-memory store at {target}")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA secure_delete = ON")
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA busy_timeout = 10000")
+            conn.executescript(_SCHEMA.read_text(encoding="utf-8"))
+            conn.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
+                (SCHEMA_VERSION,),
+            )
+            version = conn.execute(
+                "SELECT value FROM meta WHERE key = 'schema_version'"
+            ).fetchone()[0]
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreUnavailable(f"cannot open kg-memory store at {target}: {exc}") from exc
+        if version != SCHEMA_VERSION:
+            conn.close()
+            raise StoreUnavailable(f"{target} has schema {version}, expected {SCHEMA_VERSION}")
+        return cls(conn, target, clock)
+
+    @property
+    def outbox(self) -> Outbox:
+        """Keys of changes, for a mirror to apply (see :mod:`kg_memory.store.neo4j.mirror`)."""
+        return Outbox(self._conn)
+
+    def set_mirror(self, uri: str) -> None:
+        """Remember the mirror, so a forget run propagates there before it reports."""
+        self._conn.execute("INSERT INTO meta (key, value) VALUES ('mirror_uri', ?) "
+                           "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (uri,))
+
+    def mirror(self) -> str | None:
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'mirror_uri'").fetchone()
+        return None if row is None else str(row[0])
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    def __enter__(self) -> SqliteStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def _next_system_time(self) -> int:
+        """Strictly increasing even when the clock stands still or steps back.
+
+        Inside a batch the write lock is held, so the last value can stay in memory; it is
+        written once per batch (a crash loses the batch and the counter together).
+        """
+        last = self._batch_time
+        if last is None:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'system_time'").fetchone()
+            last = -1 if row is None else int(row[0])
+        now = max(to_micros(self._clock()), last + 1)
+        if self._in_batch:
+            self._batch_time = now
+        else:
+            self._store_system_time(now)
+        return now
+
+    def _store_system_time(self, now: int) -> None:
+        self._conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('system_time', ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (str(now),),
+        )
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        if self._in_batch:
+            yield
+            return
+        self._conn.execute("BEGIN IMMEDIATE")
+        self._in_batch = True
+        try:
+            yield
+        finally:
+            # Commit even when leaving with an error: each episode inside was its own savepoint,
+            # so what was accepted before the failure stays accepted.
+            self._in_batch = False
+            if self._batch_time is not None:
+                self._store_system_time(self._batch_time)
+                self._batch_time = None
+            self._conn.execute("COMMIT")
+
+    @contextmanager
+    def transaction(self) -> Iterator[SqliteTransaction]:
+        if self._in_batch:
+            self._conn.execute("SAVEPOINT episode")
+            try:
+                tx = SqliteTransaction(self._conn, self._next_system_time())
+                yield tx
+            except BaseException:
+                self._conn.execute("ROLLBACK TO episode")
+                self._conn.execute("RELEASE episode")
+                raise
+            self._conn.execute("RELEASE episode")
+            return
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            tx = SqliteTransaction(self._conn, self._next_system_time())
+            yield tx
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def _rows(self, sql: str, params: Sequence[Any]) -> list[sqlite3.Row]:
+        try:
+            return self._conn.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreUnavailable(f"cannot read {self.path}: {exc}") from exc
+
+    def asof(self, query: AsOfQuery) -> list[Assertion]:
+        known, valid = to_micros(query.known_at), to_micros(query.valid_at)
+        where = [
+            "sys_from <= ?",
+            "(sys_to IS NULL OR sys_to > ?)",
+            "valid_from <= ?",
+            "(valid_to IS NULL OR valid_to > ?)",
+        ]
+        params: list[Any] = [known, known, valid, valid]
+        for column, value in (
+            ("subject", query.subject),
+            ("predicate", query.predicate),
+            ("scope", query.scope),
+        ):
+            if value is not None:
+                where.insert(0, f"{column} = ?")
+                params.insert(0, value)
+        rows = self._rows(
+            f"SELECT {VERSION_COLUMNS} FROM versions WHERE {' AND '.join(where)} "
+            "ORDER BY scope, subject, predicate, project, valid_from",
+            params,
+        )
+        return [version_from_row(r) for r in rows]
+
+    def history(
+        self, subject: str, predicate: str | None = None, scope: str | None = None
+    ) -> list[Assertion]:
+        sql = f"SELECT {VERSION_COLUMNS} FROM versions WHERE subject = ?"
+        params: list[Any] = [subject]
+        if predicate is not None:
+            sql += " AND predicate = ?"
+            params.append(predicate)
+        if scope is not None:
+            sql += " AND scope = ?"
+            params.append(scope)
+        rows = self._rows(sql + " ORDER BY predicate, sys_from, valid_from", params)
+        return [version_from_row(r) for r in rows]
+
+    def supports(
+        self, assertion_ids: Iterable[str], known_at: datetime | None = None
+    ) -> dict[str, tuple[Support, ...]]:
+        ids = list(dict.fromkeys(assertion_ids))
+        if not ids:
+            return {}
+        known = None if known_at is None else to_micros(known_at)
+        marks = ", ".join("?" for _ in ids)
+        rows = self._rows(
+            "SELECT g.dst, e.episode_id, e.source, e.occurred_at FROM edges g "
+            "JOIN episodes e ON e.episode_id = g.src "
+            f"WHERE g.dst IN ({marks}) AND g.type = 'SUPPORTS' AND (? IS NULL OR g.since <= ?) "
+            "ORDER BY e.occurred_at, e.episode_id",
+            [*ids, known, known],
+        )
+        found: dict[str, list[Support]] = {i: [] for i in ids}
+        for row in rows:
+            found[row["dst"]].append(
+                trusted(Support, {  # stored rows were validated on the way in
+                    "episode_id": row["episode_id"],
+                    "source": row["source"],
+                    "occurred_at": from_micros(row["occurred_at"]),
+                })
+            )
+        return {k: tuple(v) for k, v in found.items()}
+
+    def episodes(self, episode_ids: Sequence[str]) -> list[Episode]:
+        if not episode_ids:
+            return []
+        marks = ", ".join("?" for _ in episode_ids)
+        rows = self._rows(
+            f"SELECT * FROM episodes WHERE episode_id IN ({marks}) ORDER BY recorded_at",
+            list(episode_ids),
+        )
+        return [episode_from_row(r) for r in rows]
+
+    def edges(self, node_id: str) -> list[Edge]:
+        rows = self._rows(
+            "SELECT src, type, dst, since FROM edges WHERE src = ? "
+            "UNION SELECT src, type, dst, since FROM edges WHERE dst = ? ORDER BY since",
+            [node_id, node_id],
+        )
+        return [
+            Edge(
+                src=r["src"], type=EdgeType(r["type"]), dst=r["dst"], since=from_micros(r["since"])
+            )
+            for r in rows
+        ]
+
+    def refusals(self, scope: str | None = None) -> list[Refusal]:
+        rows = self._rows(
+            "SELECT r.* FROM refusals r JOIN episodes e USING (episode_id) "
+            "WHERE (? IS NULL OR e.scope = ?) ORDER BY r.at, r.id",
+            [scope, scope],
+        )
+        return [
+            Refusal(
+                episode_id=r["episode_id"],
+                source=r["source"],
+                what=r["what"],
+                reason=r["reason"],
+                at=from_micros(r["at"]),
+            )
+            for r in rows
+        ]
+
+    # -- lineage and forgetting ------------------------------------------------------------
+
+    def versions(self, assertion_ids: Sequence[str]) -> list[Assertion]:
+        """Every revision of each assertion, in system-time order."""
+        if not assertion_ids:
+            return []
+        marks = ", ".join("?" for _ in assertion_ids)
+        rows = self._rows(
+            f"SELECT {VERSION_COLUMNS} FROM versions WHERE assertion_id IN ({marks}) "
+            "ORDER BY sys_from, valid_from",
+            list(assertion_ids),
+        )
+        return [version_from_row(r) for r in rows]
+
+    def find_episodes(self, source: str, scope: str | None = None) -> list[str]:
+        rows = self._rows(
+            "SELECT episode_id FROM episodes WHERE source = ? AND (? IS NULL OR scope = ?) "
+            "ORDER BY recorded_at",
+            [source, scope, scope],
+        )
+        return [r["episode_id"] for r in rows]
+
+    def find_assertions(
+        self,
+        scope: str | None = None,
+        subject: str | None = None,
+        predicates: str = "*",
+        project: str | None = None,
+    ) -> list[str]:
+        """Assertion ids with any revision matching; ``predicates`` is a glob."""
+        rows = self._rows(
+            "SELECT DISTINCT assertion_id FROM versions WHERE (? IS NULL OR scope = ?) "
+            "AND (? IS NULL OR subject = ?) AND predicate GLOB ? AND (? IS NULL OR project = ?)",
+            [scope, scope, subject, subject, predicates, project, project],
+        )
+        return [r["assertion_id"] for r in rows]
+
+    @property
+    def secret(self) -> bytes:
+        """The key of this store's tombstone hashes, created once and kept in the file."""
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'tombstone_secret'").fetchone()
+        if row is None:
+            self._conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+                               ("tombstone_secret", secrets.token_hex(32)))
+            row = self._conn.execute(
+                "SELECT value FROM meta WHERE key = 'tombstone_secret'").fetchone()
+        return bytes.fromhex(row[0])
+
+    def blocks(self, scope: str | None = None) -> list[Block]:
+        rows = self._rows(
+            "SELECT * FROM blocks WHERE (? IS NULL OR scope = ?) ORDER BY created_at",
+            [scope, scope],
+        )
+        return [block_from_row(r) for r in rows]
+
+    def activities(self, type_: str | None = None) -> list[Activity]:
+        rows = self._rows(
+            "SELECT * FROM activities WHERE (? IS NULL OR type = ?) ORDER BY started_at",
+            [type_, type_],
+        )
+        return [activity_from_row(r) for r in rows]
+
+    def scrub(self) -> list[dict[str, Any]]:
+        """Make erasure physical in the file (its mirror is :func:`kg_memory.store.scrub`'s
+        business: this adapter knows no other backend)."""
+        return [self._scrub_file()]
+
+    def _scrub_file(self) -> dict[str, Any]:
+        """No page of the file or its journal keeps erased bytes.
+
+        ``secure_delete`` zeroes freed cells and pages in the database file as they are freed,
+        but the WAL keeps earlier page images until a checkpoint; TRUNCATE folds it back and
+        empties it. No VACUUM: its cost grows with the store, and it is not needed.
+        """
+        try:
+            busy, _, _ = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.Error as exc:
+            return {"destination": "embedded", "location": self.location,
+                    "status": "incomplete", "reason": str(exc)}
+        wal = Path(f"{self.path}-wal")
+        wal_bytes = wal.stat().st_size if wal.exists() else 0
+        complete = not busy and wal_bytes == 0
+        return {"destination": "embedded", "location": self.location,
+                "status": "complete" if complete else "incomplete",
+                "reason": "" if complete else "another connection holds the journal open",
+                "journal_bytes": wal_bytes}
+
+    def documents(self, kind: str, scope: str | None = None, key: str | None = None
+                  ) -> list[str]:
+        """JSON bodies of stored documents of ``kind`` (profiles, decisions), oldest first."""
+        rows = self._rows(
+            "SELECT body FROM documents WHERE kind = ? AND (? IS NULL OR scope = ?) "
+            "AND (? IS NULL OR key = ?) ORDER BY recorded_at, key",
+            [kind, scope, scope, key, key],
+        )
+        return [r["body"] for r in rows]
+
+    def entities(self, scope: str | None = None) -> list[Entity]:
+        rows = self._rows(
+            "SELECT * FROM entities WHERE (? IS NULL OR scope = ?) ORDER BY entity_id",
+            [scope, scope],
+        )
+        return [entity_from_row(r) for r in rows]

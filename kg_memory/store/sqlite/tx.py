@@ -1,0 +1,300 @@
+"""The embedded store's write side: one SQLite transaction (or savepoint) per episode."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime
+
+from kg_memory.domain.change import Closure, Draft, PlannedEdge
+from kg_memory.domain.errors import StoreUnavailable
+from kg_memory.domain.instant import from_micros, to_micros
+from kg_memory.domain.interval import Interval
+from kg_memory.domain.model import Activity, Assertion, Block, Entity, Episode, Refusal, Tombstone
+from kg_memory.store.protocol import Slot
+from kg_memory.store.sqlite.rows import (
+    VERSION_COLUMNS,
+    block_from_row,
+    entity_from_row,
+    episode_from_row,
+    version_from_row,
+)
+
+__all__ = ["SqliteTransaction"]
+
+
+class SqliteTransaction:
+    def __init__(self, conn: sqlite3.Connection, now: int) -> None:
+        self._conn = conn
+        self._now = now
+        self.now_dt = from_micros(now)
+
+    @property
+    def now(self) -> datetime:
+        return self.now_dt
+
+    def episode_by_operation(self, operation_id: str) -> tuple[Episode, str] | None:
+        row = self._conn.execute(
+            "SELECT * FROM episodes WHERE operation_id = ?", (operation_id,)
+        ).fetchone()
+        return None if row is None else (episode_from_row(row), row["payload_hash"])
+
+    def add_episode(self, episode: Episode, payload_hash: str) -> None:
+        self._conn.execute(
+            "INSERT INTO episodes (episode_id, operation_id, payload_hash, source, channel, "
+            "content, occurred_at, recorded_at, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                episode.episode_id,
+                episode.operation_id,
+                payload_hash,
+                episode.source,
+                episode.channel.value,
+                episode.content,
+                to_micros(episode.occurred_at),
+                to_micros(episode.recorded_at),
+                episode.scope,
+            ),
+        )
+
+    def entity(self, entity_id: str) -> Entity | None:
+        row = self._conn.execute(
+            "SELECT * FROM entities WHERE entity_id = ?", (entity_id,)
+        ).fetchone()
+        return None if row is None else entity_from_row(row)
+
+    def put_entity(self, entity: Entity) -> None:
+        known = self.entity(entity.entity_id)
+        if known is None:
+            self._conn.execute(
+                "INSERT INTO entities (entity_id, type, name, scope, owners, recorded_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    entity.entity_id,
+                    entity.type,
+                    entity.name,
+                    entity.scope,
+                    json.dumps(list(entity.owners)),
+                    self._now,
+                ),
+            )
+            return
+        owners = tuple(dict.fromkeys((*known.owners, *entity.owners)))
+        if owners != known.owners or (entity.name and not known.name):
+            self._conn.execute(
+                "UPDATE entities SET owners = ?, name = coalesce(name, ?) WHERE entity_id = ?",
+                (json.dumps(list(owners)), entity.name, entity.entity_id),
+            )
+
+    def live_versions(self, slot: Slot) -> list[Assertion]:
+        rows = self._conn.execute(
+            f"SELECT {VERSION_COLUMNS} FROM versions WHERE scope = ? AND subject = ? "
+            "AND predicate = ? AND project = ? AND sys_to IS NULL ORDER BY valid_from",
+            (slot.scope, slot.subject, slot.predicate, slot.project or ""),
+        ).fetchall()
+        return [version_from_row(r) for r in rows]
+
+    def live_versions_of(self, assertion_id: str) -> list[Assertion]:
+        rows = self._conn.execute(
+            f"SELECT {VERSION_COLUMNS} FROM versions WHERE assertion_id = ? AND sys_to IS NULL "
+            "ORDER BY valid_from",
+            (assertion_id,),
+        ).fetchall()
+        return [version_from_row(r) for r in rows]
+
+    def live_dependents(self, key: str) -> list[Assertion]:
+        rows = self._conn.execute(
+            f"SELECT {VERSION_COLUMNS} FROM versions WHERE sys_to IS NULL AND assertion_id IN "
+            "(SELECT assertion_id FROM dependencies WHERE dep = ?) ORDER BY valid_from",
+            (key,),
+        ).fetchall()
+        return [version_from_row(r) for r in rows]
+
+    def close_version(self, closure: Closure) -> None:
+        row = self._conn.execute(
+            "SELECT vid, sys_from FROM versions WHERE assertion_id = ? AND revision = ? "
+            "AND sys_to IS NULL",
+            (closure.assertion_id, closure.revision),
+        ).fetchone()
+        if row is None:
+            raise StoreUnavailable(
+                f"revision {closure.assertion_id}#{closure.revision} is not live; "
+                "the store changed under this transaction"
+            )
+        if row["sys_from"] == self._now:
+            # Written and replaced inside one transaction: it was never visible to anyone, so
+            # there is no history to keep, and an empty system interval would be a lie.
+            self._conn.execute("DELETE FROM versions WHERE vid = ?", (row["vid"],))
+            return
+        self._conn.execute(
+            "UPDATE versions SET sys_to = ?, closed_by = ?, close_reason = ? WHERE vid = ?",
+            (self._now, closure.closed_by, closure.reason.value, row["vid"]),
+        )
+
+    def insert_version(self, draft: Draft) -> Assertion:
+        # One statement: the revision number is computed and returned by the insert itself.
+        revision = self._conn.execute(
+            f"INSERT INTO versions ({VERSION_COLUMNS}, project) SELECT ?, "
+            "coalesce((SELECT max(revision) FROM versions WHERE assertion_id = ?), 0) + 1, "
+            "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, NULL, ? RETURNING revision",
+            (
+                draft.assertion_id,
+                draft.assertion_id,
+                draft.scope,
+                draft.subject,
+                draft.predicate,
+                json.dumps(draft.value),
+                draft.qualifiers.model_dump_json(),
+                draft.kind.value,
+                draft.writer,
+                json.dumps(list(draft.depends_on)),
+                draft.confidence,
+                to_micros(draft.valid.start),
+                None if draft.valid.end is None else to_micros(draft.valid.end),
+                self._now,
+                draft.reason.value,
+                draft.recorded_by,
+                draft.qualifiers.project or "",
+            ),
+        ).fetchone()[0]
+        if draft.depends_on:
+            self._conn.executemany(
+                "INSERT OR IGNORE INTO dependencies (dep, assertion_id) VALUES (?, ?)",
+                [(dep, draft.assertion_id) for dep in draft.depends_on],
+            )
+        # Every field comes from an already validated draft: no need to validate again.
+        return Assertion.model_construct(
+            **dict(draft), revision=revision, system=Interval.model_construct(
+                start=self.now_dt, end=None), closed_by=None, close_reason=None,
+        )
+
+    def add_edge(self, edge: PlannedEdge) -> None:
+        self._conn.execute(
+            "INSERT OR IGNORE INTO edges (src, type, dst, since) VALUES (?, ?, ?, ?)",
+            (edge.src, edge.type.value, edge.dst, self._now),
+        )
+
+    def add_refusal(self, refusal: Refusal) -> None:
+        self._conn.execute(
+            "INSERT INTO refusals (episode_id, source, what, reason, at) VALUES (?, ?, ?, ?, ?)",
+            (
+                refusal.episode_id,
+                refusal.source,
+                refusal.what,
+                refusal.reason,
+                to_micros(refusal.at),
+            ),
+        )
+
+    # -- forgetting ------------------------------------------------------------------------
+
+    def delete_assertion(self, assertion_id: str) -> None:
+        """Erase every revision of an assertion and every edge touching it."""
+        self._conn.execute("DELETE FROM versions WHERE assertion_id = ?", (assertion_id,))
+        self._conn.execute("DELETE FROM dependencies WHERE assertion_id = ?", (assertion_id,))
+        self._conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?",
+                           (assertion_id, assertion_id))
+
+    def delete_entity(self, entity_id: str) -> None:
+        self._conn.execute("DELETE FROM entities WHERE entity_id = ?", (entity_id,))
+        self._conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (entity_id, entity_id))
+
+    def erase_episode(self, episode_id: str) -> None:
+        """Erase an episode, its edges and what the gate refused from it."""
+        self._conn.execute("DELETE FROM episodes WHERE episode_id = ?", (episode_id,))
+        self._conn.execute("DELETE FROM refusals WHERE episode_id = ?", (episode_id,))
+        self._conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (episode_id, episode_id))
+
+    def redact_episode(self, episode_id: str, supports_to_drop: list[str]) -> None:
+        """Keep the episode node for the facts it still supports; drop its content."""
+        self._conn.execute(
+            "UPDATE episodes SET content = '', payload_hash = '' WHERE episode_id = ?",
+            (episode_id,),
+        )
+        self._conn.execute("DELETE FROM refusals WHERE episode_id = ?", (episode_id,))
+        self._conn.executemany(
+            "DELETE FROM edges WHERE src = ? AND dst = ?",
+            [(episode_id, dst) for dst in supports_to_drop],
+        )
+
+    def next_generation(self) -> int:
+        row = self._conn.execute(
+            "SELECT value FROM meta WHERE key = 'removal_generation'").fetchone()
+        generation = 1 if row is None else int(row[0]) + 1
+        self._conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('removal_generation', ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(generation),))
+        return generation
+
+    def add_tombstone(self, tombstone: Tombstone) -> None:
+        self._conn.execute(
+            "INSERT OR IGNORE INTO tombstones (key, kind, generation, activity_id, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (tombstone.key, tombstone.kind, tombstone.generation, tombstone.activity_id,
+             to_micros(tombstone.created_at)),
+        )
+
+    def tombstones(self, keys: list[str]) -> dict[str, datetime]:
+        """Which of ``keys`` are tombstoned, and since when (checked inside the write)."""
+        if not keys:
+            return {}
+        marks = ", ".join("?" for _ in keys)
+        rows = self._conn.execute(
+            f"SELECT key, created_at FROM tombstones WHERE key IN ({marks})", keys).fetchall()
+        return {r["key"]: from_micros(r["created_at"]) for r in rows}
+
+    def add_activity(self, activity: Activity) -> None:
+        self._conn.execute(
+            "INSERT OR REPLACE INTO activities (activity_id, type, agent, started_at, ended_at, "
+            "status, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (activity.activity_id, activity.type, activity.agent,
+             to_micros(activity.started_at),
+             None if activity.ended_at is None else to_micros(activity.ended_at),
+             activity.status, activity.detail),
+        )
+
+    def add_block(self, block: Block) -> None:
+        self._conn.execute(
+            "INSERT OR IGNORE INTO blocks (block_id, scope, subject, predicates, project, "
+            "created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL)",
+            (block.block_id, block.scope, block.subject, block.predicates, block.project,
+             to_micros(block.created_at)),
+        )
+
+    def revoke_block(self, block_id: str) -> bool:
+        cursor = self._conn.execute(
+            "UPDATE blocks SET revoked_at = ? WHERE block_id = ? AND revoked_at IS NULL",
+            (self._now, block_id))
+        return cursor.rowcount > 0
+
+    def active_blocks(self, scope: str) -> list[Block]:
+        rows = self._conn.execute(
+            "SELECT * FROM blocks WHERE scope = ? AND revoked_at IS NULL", (scope,)).fetchall()
+        return [block_from_row(r) for r in rows]
+
+    # -- identity documents ----------------------------------------------------------------
+
+    def put_document(self, kind: str, key: str, scope: str, body: str,
+                     lookup: list[str] | None = None) -> None:
+        """Insert or replace a JSON document; ``lookup`` keys find it by :meth:`documents_by`."""
+        self._conn.execute(
+            "INSERT OR REPLACE INTO documents (kind, key, scope, body, recorded_at) "
+            "VALUES (?, ?, ?, ?, ?)", (kind, key, scope, body, self._now))
+        if lookup:
+            self._conn.executemany(
+                "INSERT OR IGNORE INTO document_keys (kind, scope, key, doc) VALUES (?, ?, ?, ?)",
+                [(kind, scope, k, key) for k in lookup])
+
+    def documents_by(self, kind: str, scope: str, lookup: list[str]) -> list[str]:
+        """Bodies of the ``kind`` documents in ``scope`` reachable from any ``lookup`` key."""
+        if not lookup:
+            return []
+        marks = ", ".join("?" for _ in lookup)
+        rows = self._conn.execute(
+            "SELECT d.body FROM documents d WHERE d.kind = ? AND d.key IN (SELECT doc FROM "
+            f"document_keys WHERE kind = ? AND scope = ? AND key IN ({marks})) ORDER BY d.key",
+            (kind, kind, scope, *lookup)).fetchall()
+        return [r["body"] for r in rows]
+
+    def delete_document(self, kind: str, key: str) -> None:
+        self._conn.execute("DELETE FROM documents WHERE kind = ? AND key = ?", (kind, key))
+        self._conn.execute("DELETE FROM document_keys WHERE kind = ? AND doc = ?", (kind, key))
