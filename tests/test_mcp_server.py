@@ -270,6 +270,25 @@ def test_errors_are_tool_errors_with_kg_memorys_messages(memory: Memory, clock: 
     run(main)
 
 
+def test_an_operation_id_makes_a_retry_a_duplicate(memory: Memory, clock: ManualClock) -> None:
+    server = build_server(memory, scope="u1", clock=clock)
+    said = {"content": "Ana is vegetarian", "facts": [fact("ana", "diet", "vegetarian")],
+            "operation_id": "turn-7"}
+
+    async def main() -> None:
+        async with Client(server) as client:
+            first = await call(client, "remember", **said)
+            clock.now += timedelta(minutes=5)  # the retry arrives later: still the same turn
+            again = await call(client, "remember", **said)
+            assert (first["status"], again["status"]) == ("accepted", "duplicate")
+            assert again["episode_id"] == first["episode_id"]
+            text = await error(client, "remember", **{**said, "content": "Ana eats fish"})
+            assert text.startswith("IdempotencyConflict: ")
+        assert len(memory.history("ana", scope="u1")) == 1
+
+    run(main)
+
+
 def test_executing_a_plan_that_changed_is_refused(memory: Memory, clock: ManualClock) -> None:
     server = build_server(memory, scope="u1", clock=clock)
 

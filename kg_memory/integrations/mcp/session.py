@@ -110,11 +110,20 @@ class BoundMemory:
     # -- writes ------------------------------------------------------------------------------
 
     def _ingest(self, body: dict[str, Any], operation_id: str | None) -> IngestReport:
-        body.setdefault("occurred_at", self._clock().isoformat())
         if operation_id is None:
+            body.setdefault("occurred_at", self._clock().isoformat())
             # Same call, same instant: the same episode, so a transport retry is a duplicate.
             digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
             operation_id = f"mcp-{digest[:24]}"
+        else:
+            # The caller's id names a turn of this conversation: kept apart from other scopes'
+            # and writers' ids, and a retry without occurred_at is the same turn, not a
+            # conflicting one stamped later.
+            operation_id = f"mcp/{self.scope}/{body['source']}/{operation_id}"
+            with self.memory.store.transaction() as tx:
+                prior = tx.episode_by_operation(operation_id)
+            default = prior[0].occurred_at if prior else self._clock()
+            body.setdefault("occurred_at", default.isoformat())
         body = {"operation_id": operation_id, "scope": self.scope, **body}
         return self.memory.ingest(parse_record(body))
 
