@@ -262,6 +262,10 @@ def test_errors_are_tool_errors_with_kg_memorys_messages(memory: Memory, clock: 
             assert (await error(client, "lineage", node_id="as_nothing")).startswith("NotFound: ")
             assert (await error(client, "forget", selector="nonsense")).startswith("PolicyError: ")
             assert (await error(client, "entities", action="show")).startswith("IngestError: ")
+            # An origin is a name, never a way to reach a writer or a scope.
+            for origin in ("user@u2", "x:user", ""):
+                assert (await error(client, "read_document", origin=origin, content="t")
+                        ).startswith("IngestError: field 'origin'")
             result = await client.call_tool("remember", {"content": "x", "facts": [bad]})
             assert result.structured_content == {"error": "IngestError",
                                                  "message": str(ingest.value)}
