@@ -257,6 +257,21 @@ def test_a_put_is_the_same_fact_the_conversation_writes(
     assert history[0].close_reason == "superseded"
 
 
+def test_putting_the_same_value_again_refreshes_it(store: KgMemoryStore) -> None:
+    ns = ("u1", "ana")
+    store.put(ns, "diet", {"value": "vegetarian"})
+    first = store.get(ns, "diet")
+    store.put(ns, "diet", {"value": "vegetarian"})
+    again = store.get(ns, "diet")
+    assert first is not None
+    assert again is not None
+    assert len(store.history(ns, "diet")) == 1  # one more supporting episode, no new revision
+    assert again.created_at == first.created_at
+    assert again.updated_at > first.updated_at  # last confirmed later
+    (fact,) = store.memory.asof(again.updated_at, scope="u1").facts
+    assert len(fact.supported_by) == 2
+
+
 def test_update_supersedes_and_delete_retracts_keeping_the_past(store: KgMemoryStore,
                                                                  ticking: TickingClock) -> None:
     ns = ("u1", "ana")
