@@ -426,3 +426,16 @@ def test_streamable_http_on_loopback(tmp_path: Path) -> None:
         assert server.stderr is not None
         server.stdout.close()
         server.stderr.close()
+
+
+def test_an_unreachable_store_is_exit_3_not_a_traceback() -> None:
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "kg_memory.cli", "mcp", "--store", "bolt://127.0.0.1:1",
+         "--scope", "u1"], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+        timeout=120, check=False)
+    assert done.returncode == 3
+    assert done.stderr.startswith("error: StoreUnavailable: ")
+    assert "Traceback" not in done.stderr
+    assert done.stdout == ""  # stdout is the protocol's: nothing else may be written there
