@@ -14,7 +14,6 @@ from kg_memory import Clock, IngestRecord, Memory
 
 EPOCH = datetime(2026, 1, 5, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parents[1]
-SEEDS = ROOT.parent / "shared" / "seeds"
 
 
 def day(n: float, hour: int = 9) -> datetime:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from kg_memory.bench import (
     BenchProgress,
@@ -16,6 +18,7 @@ from kg_memory.bench import (
     parse_scales,
     run_bench,
 )
+from kg_memory.bench.command import result_table
 from kg_memory.bench.workload import EPISODES_PER_USER, VERSIONS_PER_USER
 from kg_memory.domain.errors import KgMemoryError
 
@@ -93,6 +96,22 @@ def test_workload_is_deterministic() -> None:
     times = [r["occurred_at"] for r in first]
     assert times == sorted(times)
     assert len(set(times)) == len(times)
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_tables_print_one_line_per_row_in_80_columns(result: BenchResult, width: int) -> None:
+    console = Console(width=width, file=io.StringIO(), color_system=None)
+    tables = result_table(result)
+    for table in tables:
+        console.print(table)
+    lines = console.file.getvalue().rstrip("\n").split("\n")  # type: ignore[attr-defined]
+    assert max(len(line) for line in lines) <= width
+    # Each table is a title, a header, a rule and its rows: nothing wrapped onto a new line.
+    assert len(lines) == sum(3 + table.row_count for table in tables)
+    assert "…" not in "".join(lines)
+    assert result.growth is not None  # two scales: the growth table is among them
+    for target in result.targets:
+        assert any(line.startswith(target.name) for line in lines)
 
 
 def test_command_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

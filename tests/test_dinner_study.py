@@ -1,12 +1,12 @@
 """The dinner study reproduces seed 000: its table, its write logs and its day-81 prompts.
 
-Expected values are read from the seed document itself, so the test checks the published
-specification rather than numbers copied into the test.
+Expected values are the study's published lines, kept verbatim under fixtures/dinner/expected/
+(see the README there), so the test checks the published specification rather than numbers
+typed into the test, and needs nothing outside the repository.
 """
 
 from __future__ import annotations
 
-import re
 from functools import cache
 
 import pytest
@@ -21,20 +21,15 @@ from kg_memory.sim.dinner import (
     run_policy,
 )
 from kg_memory.sim.scenario import Scenario
-from tests.conftest import SEEDS
+from tests.conftest import ROOT
+
+EXPECTED = ROOT / "fixtures" / "dinner" / "expected"
 
 
-@cache
-def seed_text() -> str:
-    [path] = SEEDS.glob("000_*.txt")
-    return path.read_text(encoding="utf-8")
-
-
-def seed_block(first_line: str, stop: str) -> list[str]:
-    lines = seed_text().splitlines()
-    start = lines.index(first_line)
-    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith(stop))
-    return lines[start:end]
+def published(name: str) -> list[str]:
+    """The non-blank lines of one published passage (blank lines are layout, not content)."""
+    text = (EXPECTED / name).read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line.strip()]
 
 
 @cache
@@ -43,10 +38,8 @@ def runs() -> dict[str, object]:
 
 
 def test_table_matches_the_seed_exactly() -> None:
-    published = seed_block("policy" + " " * 43 + "reads stale missing injected", "The first four")
-    published = [line for line in published if line.strip()]
     table = format_table([r.row() for r in runs().values()])  # type: ignore[attr-defined]
-    assert table.splitlines() == published
+    assert table.splitlines() == published("table.txt")
 
 
 def test_every_run_answers_the_same_89_reads() -> None:
@@ -58,48 +51,37 @@ def test_every_run_answers_the_same_89_reads() -> None:
         assert len(run.reads) == 89  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("title", ["Contradiction check, every input", "Writer + dependency"])
-def test_write_logs_match_the_seed(title: str) -> None:
-    published = seed_block(title, "The ")
-    published = [line for line in published if line.strip()]
-    slug = next(s for s, t in POLICIES.items() if t == title)
-    assert format_log(runs()[slug]).splitlines() == published  # type: ignore[arg-type]
+@pytest.mark.parametrize(
+    ("slug", "name"),
+    [("contra-all", "writes-contra-all.txt"), ("provenance", "writes-provenance.txt")],
+)
+def test_write_logs_match_the_seed(slug: str, name: str) -> None:
+    expected = published(name)
+    assert POLICIES[slug] == expected[0]  # the log's title is the policy's published name
+    assert format_log(runs()[slug]).splitlines() == expected  # type: ignore[arg-type]
 
 
 def test_day_81_prompt_ttl_refreshed_matches_the_seed() -> None:
-    published = seed_block("day 81, TTL 7 days, refreshed on read", "Ana")
-    published = [line for line in published if line.strip()]
     ours = [
         line
         for line in format_prompt(runs()["ttl-refresh"], 81).splitlines()  # type: ignore[arg-type]
         if line.strip()
     ]
-    assert ours == published
+    assert ours == published("prompt-day81-ttl-refresh.txt")
 
 
 def test_day_81_prompt_writer_dependency_lists_the_seed_memories() -> None:
-    lines = seed_text().splitlines()
-    start = lines.index(
-        "Memories about the user. Each says who wrote it, on which day, and what ends it:"
-    )
-    published = [line for line in lines[start : start + 3] if line.strip()]
+    heading, *memories = published("prompt-day81-provenance-memories.txt")
     prompt = format_prompt(runs()["provenance"], 81)  # type: ignore[arg-type]
-    memories = [line for line in prompt.splitlines() if line.startswith("- ")]
-    assert memories == published[1:]
-    assert published[0] in prompt
+    assert [line for line in prompt.splitlines() if line.startswith("- ")] == memories
+    assert heading in prompt
 
 
 def test_contra_all_day_81_prompt_lists_the_seed_memories() -> None:
-    text = seed_text()
-    match = re.search(
-        r"the relevant part of the planner.s request looks like this:\n\n"
-        r"Memories about the user:\n((?:- .*\n)+)",
-        text,
-    )
-    assert match is not None
-    expected = match.group(1).strip().splitlines()
+    heading, *memories = published("prompt-day81-contra-all-memories.txt")
     prompt = format_prompt(runs()["contra-all"], 81)  # type: ignore[arg-type]
-    assert [line for line in prompt.splitlines() if line.startswith("- ")] == expected
+    assert [line for line in prompt.splitlines() if line.startswith("- ")] == memories
+    assert heading in prompt.splitlines()
 
 
 def test_misfiled_run_presents_r2_as_next_dinner_27_days_after_it_happened() -> None:

@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from kg_memory.bench.latency import LatencyStats
 from kg_memory.bench.progress import BenchProgress
@@ -55,83 +57,110 @@ def _mib(value: int | None) -> str:
     return "?" if value is None else f"{value / 2**20:,.0f} MiB"
 
 
-def _rows(s: ScaleResult) -> list[tuple[str, str, str]]:
-    """(figure, store, reference and ratio) for one scale."""
+#: A figure: its name, what kg-memory measured, and detail lines (a reference or a note, and
+#: the ratio against it when there is one).
+Figure = tuple[str, str, list[tuple[str, str]]]
+
+
+def _figures(s: ScaleResult) -> list[Figure]:
+    """The figures of one scale, each reference on a line of its own with its ratio."""
     ref, r = s.references, s.ratios
-    return [
+    figures: list[Figure] = [
         (
             "versions (counted / expected)",
             f"{s.versions:,} / {s.expected_versions:,}",
-            f"{s.users:,} users, {s.episodes:,} episodes",
+            [(f"{s.users:,} users, {s.episodes:,} episodes", "")],
         ),
         (
             "durable ingest, versions/s",
             f"{s.ingest.versions_per_second:,.0f}",
-            f"executemany {ref.executemany_versions_per_second:,.0f} "
-            f"(ratio {r.ingest_vs_executemany:.3f})",
+            [(f"executemany {ref.executemany_versions_per_second:,.0f}",
+              f"{r.ingest_vs_executemany:.3f}x")],
         ),
         (
             "  batch commit median / p99",
             _us(s.ingest.batch_commit),
-            f"batch {s.ingest.batch_size} episodes",
+            [(f"batch {s.ingest.batch_size} episodes", "")],
         ),
         (
             "as-of lookup median / p99",
             _us(s.lookup),
-            f"sqlite3 {_us(ref.sqlite_lookup)} ({r.lookup_vs_sqlite:.1f}x); "
-            f"in-memory {_us(ref.memory_lookup)} ({r.lookup_vs_memory:.0f}x)",
+            [(f"sqlite3 {_us(ref.sqlite_lookup)}", f"{r.lookup_vs_sqlite:.1f}x"),
+             (f"in-memory {_us(ref.memory_lookup)}", f"{r.lookup_vs_memory:.0f}x")],
         ),
         (
             "scope snapshot median / p99",
             _us(s.snapshot),
-            f"sqlite3 {_us(ref.sqlite_snapshot)} ({r.snapshot_vs_sqlite:.1f}x); "
-            f"{s.snapshot_mean_facts:.1f} facts",
+            [(f"sqlite3 {_us(ref.sqlite_snapshot)}", f"{r.snapshot_vs_sqlite:.1f}x"),
+             (f"{s.snapshot_mean_facts:.1f} facts", "")],
         ),
-        ("open to first answer median / p99", _us(s.open_to_first_answer), "warm page cache"),
+        ("open to first answer median / p99", _us(s.open_to_first_answer),
+         [("warm page cache", "")]),
         (
             "peak RSS",
             f"{s.peak_rss.bytes / 2**20:,.0f} MiB",
-            f"{_mib(s.start_rss_bytes)} at start; {s.peak_rss.method}",
+            [(f"{_mib(s.start_rss_bytes)} at start", ""), (s.peak_rss.method, "")],
         ),
         (
             "file bytes / version",
             f"{s.file_bytes_per_version:,.0f}",
-            f"sqlite3 {ref.sqlite_file_bytes_per_version:,.0f} ({r.file_vs_sqlite:.1f}x)",
-        ),
-        *([("lineage depth 5, median / p99", _us(s.lineage), "both directions, from found facts")]
-          if s.lineage else []),
-        *([("forget 1,000 derivatives, median / p99", _us(s.forget_cascade),
-            "plan, erase, tombstones, scrub")] if s.forget_cascade else []),
-        *([("neo4j sync", f"{s.neo4j.sync_records_per_second:,.0f} records/s",
-            f"{s.neo4j.sync_records:,} records in {s.neo4j.sync_seconds:.1f} s"),
-           ("neo4j as-of lookup median / p99", _us(s.neo4j.lookup),
-            "Memory.asof on Neo4jStore, same probes")] if s.neo4j else []),
-        (
-            "answers agree with references",
-            "yes" if ref.answers_agree else "NO",
-            f"lookup hit rate {s.lookup_hit_rate:.0%}",
+            [(f"sqlite3 {ref.sqlite_file_bytes_per_version:,.0f}", f"{r.file_vs_sqlite:.1f}x")],
         ),
     ]
+    if s.lineage:
+        figures.append(("lineage depth 5, median / p99", _us(s.lineage),
+                        [("both directions, from found facts", "")]))
+    if s.forget_cascade:
+        figures.append(("forget 1,000 derivatives, median / p99", _us(s.forget_cascade),
+                        [("plan, erase, tombstones, scrub", "")]))
+    if s.neo4j:
+        figures.append(("neo4j sync", f"{s.neo4j.sync_records_per_second:,.0f} records/s",
+                        [(f"{s.neo4j.sync_records:,} records in {s.neo4j.sync_seconds:.1f} s",
+                          "")]))
+        figures.append(("neo4j as-of lookup median / p99", _us(s.neo4j.lookup),
+                        [("Memory.asof on Neo4jStore, same probes", "")]))
+    figures.append(("answers agree with references", "yes" if ref.answers_agree else "NO",
+                    [(f"lookup hit rate {s.lookup_hit_rate:.0%}", "")]))
+    return figures
+
+
+def _table(title: str, *headers: str) -> Table:
+    # Two narrow columns and detail lines under each figure rather than a third column of
+    # prose: every row stays one line in an 80-column terminal.
+    table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+                  collapse_padding=True, padding=(0, 1))
+    for header in headers:
+        table.add_column(header, no_wrap=True, overflow="ellipsis")
+    return table
+
+
+def _add(table: Table, name: str, value: str | Text, details: list[tuple[str, str]]) -> None:
+    table.add_row(Text(name), value if isinstance(value, Text) else Text(value))
+    for detail, ratio in details:
+        if detail or ratio:
+            table.add_row(Text(f"    {detail}", style="dim"), Text(ratio))
 
 
 def result_table(result: BenchResult) -> list[Table]:
-    """The rich tables of a result: figures per scale, growth, targets, pending figures."""
+    """The rich tables of a result: figures per scale, growth, targets, pending figures.
+
+    Each table has two columns; a reference or a note is a line of its own, indented under its
+    figure, with the ratio against it in the second column.
+    """
     tables: list[Table] = []
     for s in result.scales:
-        table = Table(title=f"kg-memory bench: {s.versions:,} versions ({result.backend})")
-        for column in ("figure", "kg-memory", "reference (ratio)"):
-            table.add_column(column)
-        for row in _rows(s):
-            table.add_row(*row)
+        table = _table(f"kg-memory bench: {s.versions:,} versions ({result.backend})",
+                       "figure (reference)", "kg-memory (ratio)")
+        for name, value, details in _figures(s):
+            _add(table, name, value, details)
         for pending in result.pending:
-            table.add_row(pending.name, pending.status, pending.note)
+            _add(table, pending.name, pending.status, [(pending.note, "")])
         tables.append(table)
     if result.growth is not None:
         g = result.growth
-        table = Table(title=f"growth {g.from_versions:,} -> {g.to_versions:,} versions")
-        table.add_column("figure")
-        table.add_column("largest / smallest")
-        for name, value in (
+        table = _table(f"growth {g.from_versions:,} -> {g.to_versions:,} versions",
+                       "figure", "largest / smallest")
+        for figure, growth in (
             ("lookup median", g.lookup_median),
             ("lookup p99", g.lookup_p99),
             ("sqlite3 lookup median (reference)", g.sqlite_lookup_median),
@@ -141,15 +170,14 @@ def result_table(result: BenchResult) -> list[Table]:
             ("peak RSS", g.peak_rss),
             ("file bytes / version", g.file_bytes_per_version),
         ):
-            table.add_row(name, f"{value:.2f}x")
+            table.add_row(figure, f"{growth:.2f}x")
         tables.append(table)
-    targets = Table(title="targets")
-    for column in ("target", "wanted", "measured", "", "margin"):
-        targets.add_column(column)
+    targets = _table("targets", "target (wanted, measured, margin)", "")
     for t in result.targets:
-        verdict = {True: "[green]met[/]", False: "[red]missed[/]", None: "-"}[t.met]
-        margin = t.margin + (f" ({t.note})" if t.note else "")
-        targets.add_row(t.name, t.target, t.measured, verdict, margin)
+        verdict = {True: Text("met", style="green"), False: Text("missed", style="red"),
+                   None: Text("-")}[t.met]
+        _add(targets, t.name, verdict,
+             [(f"wanted {t.target}, measured {t.measured}", ""), (t.margin, ""), (t.note, "")])
     tables.append(targets)
     return tables
 

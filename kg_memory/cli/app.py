@@ -14,9 +14,15 @@ from typing import Annotated
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-from rich.table import Table
 
-from kg_memory import IngestReport, Memory, StoreUnavailable, ingest_schema, parse_instant
+from kg_memory import (
+    AsOfAnswer,
+    IngestReport,
+    Memory,
+    StoreUnavailable,
+    ingest_schema,
+    parse_instant,
+)
 from kg_memory.bench.command import bench_command
 from kg_memory.cli import render
 from kg_memory.cli.entities import entities_app
@@ -24,8 +30,9 @@ from kg_memory.cli.forget import blocks_app, forget
 from kg_memory.cli.lineage import consolidate, lineage, prov
 from kg_memory.cli.mcp import mcp
 from kg_memory.cli.neo4j import neo4j_app
-from kg_memory.cli.options import JsonOption, StoreOption, open_memory
+from kg_memory.cli.options import JsonOption, StoreOption, WideOption, open_memory
 from kg_memory.cli.sim import sim_app
+from kg_memory.sim.scenario import Scenario
 
 __all__ = ["app", "main"]
 
@@ -111,6 +118,7 @@ def asof(
     scope: Annotated[str | None, typer.Option(help="Only this scope (tenant/user).")] = None,
     store: StoreOption = None,
     json_out: JsonOption = False,
+    wide: WideOption = False,
 ) -> None:
     """What held at --valid-at, as the store believed it at --known-at.
 
@@ -125,7 +133,7 @@ def asof(
         if json_out:
             render.emit_json(answer)
         else:
-            render.console.print(render.asof_table(answer))
+            render.show(render.asof_sheet(answer), wide=wide)
 
 
 @app.command()
@@ -135,6 +143,7 @@ def history(
     scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
     store: StoreOption = None,
     json_out: JsonOption = False,
+    wide: WideOption = False,
 ) -> None:
     """Every revision about SUBJECT, with both intervals and what closed it."""
     with render.errors():
@@ -143,7 +152,7 @@ def history(
         if json_out:
             render.emit_json(entries)
         else:
-            render.console.print(render.history_table(subject, entries))
+            render.show(render.history_sheet(subject, entries), wide=wide)
 
 
 @app.command()
@@ -151,6 +160,7 @@ def refusals(
     scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
     store: StoreOption = None,
     json_out: JsonOption = False,
+    wide: WideOption = False,
 ) -> None:
     """The writer gate's audit: every candidate it refused, who sent it and why."""
     with render.errors():
@@ -159,12 +169,7 @@ def refusals(
         if json_out:
             render.emit_json(rows)
             return
-        table = Table(title="refused by the writer gate")
-        for column in ("at", "source", "what", "reason", "episode"):
-            table.add_column(column)
-        for r in rows:
-            table.add_row(render.when(r.at), r.source, r.what, r.reason, r.episode_id)
-        render.console.print(table)
+        render.show(render.refusals_sheet(rows), wide=wide)
 
 
 @app.command()
@@ -178,6 +183,7 @@ def demo(
     store: Annotated[Path, typer.Option(help="Where to build the demo store.")] = Path(
         ".kg-memory/demo.db"
     ),
+    wide: WideOption = False,
 ) -> None:
     """The main job on the embedded store: replay the dinner study, then ask it questions.
 
@@ -185,7 +191,7 @@ def demo(
     prints an as-of answer on both axes, a history and the eight-run table.
     """
     from kg_memory.sim.dinner import format_table, run_all
-    from kg_memory.sim.scenario import Scenario, ScenarioClock
+    from kg_memory.sim.scenario import ScenarioClock
 
     with render.errors():
         scenario = Scenario.load()
@@ -198,25 +204,29 @@ def demo(
                 memory.ingest(record)
             clock.now = scenario.at(scenario.days)
             render.console.rule(f"ingested {len(scenario.records)} episodes into {store}")
-            day1, day2, day40 = scenario.at(1), scenario.at(2), scenario.at(40)
-            render.console.print(render.asof_table(memory.asof(day40, day40, scope="u1")))
-            render.console.print(
-                "What did we believe on day 1 about day 1, and on day 40 about day 1?"
-            )
-            render.console.print(
-                render.asof_table(memory.asof(day1, day1, subject="u1", predicate="next_dinner"))
-            )
-            render.console.print(
-                render.asof_table(memory.asof(day1, day40, subject="u1", predicate="next_dinner"))
-            )
-            render.console.print(
-                render.asof_table(memory.asof(day2, day40, subject="u1", predicate="next_dinner"))
-            )
-            render.console.print(render.history_table("ana", memory.history("ana")))
+            for answer in demo_answers(memory, scenario):
+                if isinstance(answer, str):
+                    render.console.print(answer)
+                else:
+                    render.show(render.asof_sheet(answer), wide=wide)
+            render.show(render.history_sheet("ana", memory.history("ana")), wide=wide)
         with tempfile.TemporaryDirectory() as tmp:
             runs = run_all(scenario, Path(tmp))
         render.console.rule("the dinner study, eight runs (seed 000)")
         render.console.print(format_table([r.row() for r in runs]), highlight=False)
+
+
+def demo_answers(memory: Memory, scenario: Scenario) -> list[AsOfAnswer | str]:
+    """The demo's questions, in order: day 40 on both axes, then what we believed about day 1
+    on day 1 and on day 40, and about day 2 on day 40 (the cancellation)."""
+    day1, day2, day40 = scenario.at(1), scenario.at(2), scenario.at(40)
+    return [
+        memory.asof(day40, day40, scope="u1"),
+        "What did we believe on day 1 about day 1, and on day 40 about day 1?",
+        memory.asof(day1, day1, subject="u1", predicate="next_dinner"),
+        memory.asof(day1, day40, subject="u1", predicate="next_dinner"),
+        memory.asof(day2, day40, subject="u1", predicate="next_dinner"),
+    ]
 
 
 def main() -> None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.table import Table
+from rich.text import Text
 
 from kg_memory import MentionCandidate, Resolved, preview_resolution
 from kg_memory.cli import render
-from kg_memory.cli.options import JsonOption, StoreOption, open_memory
+from kg_memory.cli.options import JsonOption, StoreOption, WideOption, open_memory
+from kg_memory.cli.sheet import Column, Ident, Sheet
 
 __all__ = ["entities_app"]
 
@@ -20,16 +21,18 @@ ByOption = Annotated[str, typer.Option("--by", help="Who decides (a person, for 
 ReasonOption = Annotated[str, typer.Option(help="Why, in their words.")]
 
 
-def _decisions_table(title: str, rows: list[Resolved]) -> Table:
-    table = Table(title=title)
-    for column in ("decision", "mention", "outcome", "entity", "posterior", "by", "reason"):
-        table.add_column(column, overflow="fold")
+def _decisions_sheet(title: str, rows: list[Resolved]) -> Sheet:
+    sheet = Sheet(title=title, caption=f"{len(rows)} decision(s)", columns=[
+        Column("decision", priority=1, cut="middle"), Column("mention", cut="middle"),
+        Column("outcome"),
+        Column("entity", cut="middle"), Column("posterior", justify="right"),
+        Column("by", cut="middle"), Column("reason", cut="end")])
     for r in rows:
         d = r.decision
-        table.add_row(d.decision_id[:16], d.mention.name, d.outcome.value, r.entity_id,
+        sheet.add_row(Ident(d.decision_id), d.mention.name, d.outcome.value, Ident(r.entity_id),
                       "" if d.posterior is None else f"{d.posterior:.3f}", d.decided_by,
                       d.reason)
-    return table
+    return sheet
 
 
 @entities_app.command("list")
@@ -37,6 +40,7 @@ def list_entities(
     scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
     store: StoreOption = None,
     json_out: JsonOption = False,
+    wide: WideOption = False,
 ) -> None:
     """List entities with their type and name."""
     with render.errors(), open_memory(store, create=False) as memory:
@@ -44,12 +48,12 @@ def list_entities(
     if json_out:
         render.emit_json(found)
         return
-    table = Table(title="entities")
-    for column in ("id", "type", "name", "scope"):
-        table.add_column(column)
+    sheet = Sheet(title="entities", caption=f"{len(found)} entit(ies)", columns=[
+        Column("id", cut="middle"), Column("type", cut="middle"), Column("name", cut="middle"),
+        Column("scope", cut="middle"), Column("owners", priority=1, cut="end")])
     for e in found:
-        table.add_row(e.entity_id, e.type, e.name or "", e.scope)
-    render.console.print(table)
+        sheet.add_row(Ident(e.entity_id), e.type, e.name or "", e.scope, ", ".join(e.owners))
+    render.show(sheet, wide=wide)
 
 
 @entities_app.command()
@@ -57,6 +61,7 @@ def show(
     entity_id: Annotated[str, typer.Argument(metavar="ID")],
     store: StoreOption = None,
     json_out: JsonOption = False,
+    wide: WideOption = False,
 ) -> None:
     """An entity's profile, the decisions that concern it and its current facts."""
     with render.errors(), open_memory(store, create=False) as memory:
@@ -70,11 +75,13 @@ def show(
                           "facts": facts.model_dump(mode="json")["facts"]})
         return
     if profile:
-        render.console.print(f"[bold]{entity_id}[/] {profile.type}: {', '.join(profile.names)}")
+        # Plain text, not markup: names and identifiers are stored input.
+        render.console.print(Text(f"{entity_id} {profile.type}: {', '.join(profile.names)}",
+                                  style="bold"))
         for identifier in profile.identifiers:
-            render.console.print(f"  {identifier.kind.value}: {identifier.value}")
-    render.console.print(_decisions_table("decisions", decisions))
-    render.console.print(render.asof_table(facts))
+            render.console.print(Text(f"  {identifier.kind.value}: {identifier.value}"))
+    render.show(_decisions_sheet("decisions", decisions), wide=wide)
+    render.show(render.asof_sheet(facts), wide=wide)
 
 
 @entities_app.command("resolve")
@@ -87,6 +94,7 @@ def resolve_cmd(
         "--context", help="FIELD=VALUE: employer, role, city, relation, project.")] = None,
     store: StoreOption = None,
     json_out: JsonOption = False,
+    wide: WideOption = False,
 ) -> None:
     """How NAME would resolve now, with per-field evidence; records nothing."""
     try:
@@ -100,15 +108,17 @@ def resolve_cmd(
     if json_out:
         render.emit_json(decision)
         return
-    render.console.print(f"{decision.outcome.value}: {decision.reason}")
-    table = Table(title="candidates")
-    for column in ("entity", "prior", "bits", "posterior", "outcome", "agreeing", "vetoes"):
-        table.add_column(column, overflow="fold")
+    render.console.print(Text(f"{decision.outcome.value}: {decision.reason}"))
+    sheet = Sheet(title="candidates", caption=f"{len(decision.candidates)} candidate(s)", columns=[
+        Column("entity", cut="middle"), Column("prior", justify="right"),
+        Column("bits", justify="right"), Column("posterior", justify="right"),
+        Column("outcome"), Column("agreeing", cut="end"), Column("vetoes", cut="end")])
     for c in decision.candidates:
-        table.add_row(c.entity_id, f"{c.prior:.3f}", f"{c.weight:+.1f}", f"{c.posterior:.3f}",
-                      c.outcome.value, ", ".join(f.value for f in c.corroborated_by),
+        sheet.add_row(Ident(c.entity_id), f"{c.prior:.3f}", f"{c.weight:+.1f}",
+                      f"{c.posterior:.3f}", c.outcome.value,
+                      ", ".join(f.value for f in c.corroborated_by),
                       ", ".join(v.reason.value for v in c.vetoes))
-    render.console.print(table)
+    render.show(sheet, wide=wide)
 
 
 @entities_app.command()
@@ -124,7 +134,7 @@ def merge(
     """A person's merge, recorded as SAME_AS with system time: facts pool, nothing moves."""
     with render.errors(), open_memory(store, create=False) as memory:
         resolved = memory.merge(keep, other, by=by, reason=reason, scope=scope)
-    render.emit_json(resolved) if json_out else render.console.print(
+    render.emit_json(resolved) if json_out else render.say(
         f"merged {other} into {keep} ({resolved.decision.decision_id})")
 
 
@@ -151,7 +161,7 @@ def unmerge(
             resolved = memory.unmerge(keep, other, by=by, reason=reason, scope=scope)
         else:
             raise typer.BadParameter("give KEEP OTHER, or --decision ID")
-    render.emit_json(resolved) if json_out else render.console.print(
+    render.emit_json(resolved) if json_out else render.say(
         f"kept apart: {resolved.entity_id} ({resolved.decision.decision_id})")
 
 
@@ -165,6 +175,7 @@ def review(
     by: Annotated[str | None, typer.Option("--by", help="Who settles it.")] = None,
     store: StoreOption = None,
     json_out: JsonOption = False,
+    wide: WideOption = False,
 ) -> None:
     """List open REVIEW decisions, or settle them with --merge / --apart and --by."""
     with render.errors(), open_memory(store, create=False) as memory:
@@ -183,7 +194,7 @@ def review(
     if json_out:
         render.emit_json(open_items)
     else:
-        render.console.print(_decisions_table("open for review", open_items))
+        render.show(_decisions_sheet("open for review", open_items), wide=wide)
 
 
 @entities_app.command()

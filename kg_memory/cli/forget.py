@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from kg_memory.cli import render
-from kg_memory.cli.options import JsonOption, StoreOption, open_memory
+from kg_memory.cli.options import JsonOption, StoreOption, WideOption, open_memory
+from kg_memory.cli.sheet import Column, Ident, Sheet
 
 __all__ = ["blocks_app", "forget"]
 
@@ -31,6 +31,7 @@ def forget(
     ] = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
+    wide: WideOption = False,
 ) -> None:
     """Forget SELECTOR and everything derived only from it: erasure, not supersession.
 
@@ -47,15 +48,19 @@ def forget(
         render.emit_json(report)
         return
     plan = report.plan
-    table = Table(title=f"forget {report.selector}" + (" (dry run)" if dry_run else ""))
-    table.add_column("action")
-    table.add_column("nodes")
-    for action in ("delete", "rebuild", "erase", "redact", "restore", "retain"):
-        table.add_row(action, "\n".join(getattr(plan, action)) or "-")
-    render.console.print(table)
+    actions = ("delete", "rebuild", "erase", "redact", "restore", "retain")
+    counts = ", ".join(f"{len(getattr(plan, a))} {a}" for a in actions if getattr(plan, a))
+    sheet = Sheet(title=f"forget {report.selector}" + (" (dry run)" if dry_run else ""),
+                  caption=counts or "nothing to forget",
+                  columns=[Column("action"), Column("node", cut="middle")])
+    for action in actions:
+        # One node per row, so the plan reads down one column however long it is.
+        for node in getattr(plan, action) or ["-"]:
+            sheet.add_row(action, Ident(node))
+    render.show(sheet, wide=wide)
     for destination in report.destinations:
-        render.console.print(f"{destination['destination']}: {destination['status']}")
-    render.console.print(f"status: {report.status}")
+        render.say(f"{destination['destination']}: {destination['status']}")
+    render.say(f"status: {report.status}")
 
 
 @blocks_app.command("list")
@@ -63,6 +68,7 @@ def list_blocks(
     scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
     store: StoreOption = None,
     json_out: JsonOption = False,
+    wide: WideOption = False,
 ) -> None:
     """List collection blocks, active and revoked."""
     with render.errors(), open_memory(store, create=False) as memory:
@@ -70,20 +76,14 @@ def list_blocks(
     if json_out:
         render.emit_json(found)
         return
-    table = Table(title="collection blocks")
-    for column in ("id", "scope", "subject", "predicates", "project", "since", "revoked"):
-        table.add_column(column)
+    sheet = Sheet(title="collection blocks", caption=f"{len(found)} block(s)", columns=[
+        Column("id"), Column("scope", cut="middle"), Column("subject", cut="middle"),
+        Column("predicates", cut="middle"), Column("project", cut="middle"), Column("since"),
+        Column("revoked")])
     for b in found:
-        table.add_row(
-            b.block_id,
-            b.scope,
-            b.subject,
-            b.predicates,
-            b.project or "",
-            render.when(b.created_at),
-            render.when(b.revoked_at) if b.revoked_at else "",
-        )
-    render.console.print(table)
+        sheet.add_row(Ident(b.block_id), b.scope, b.subject, b.predicates, b.project or "",
+                      b.created_at, b.revoked_at)
+    render.show(sheet, wide=wide)
 
 
 @blocks_app.command("revoke")
@@ -94,4 +94,4 @@ def revoke_block(
     """Re-enable collection for a blocked category."""
     with render.errors(), open_memory(store, create=False) as memory:
         memory.revoke_block(block_id)
-    render.console.print(f"revoked {block_id}")
+    render.say(f"revoked {block_id}")

@@ -6,6 +6,7 @@ from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.tree import Tree
 
 from kg_memory import Direction, NotFound, lineage_tree, serialize_prov
@@ -24,7 +25,10 @@ class ProvFormat(StrEnum):
 
 def _rich(tree: Tree, nodes: list[dict[str, Any]]) -> None:
     for node in nodes:
-        branch = tree.add(f"[dim]{node['relation']}[/] {node['id']} [dim]({node['kind']})[/]")
+        # Ids can be stored input (entity ids): escaped, so they print as written.
+        branch = tree.add(
+            f"[dim]{node['relation']}[/] {escape(node['id'])} [dim]({node['kind']})[/]"
+        )
         _rich(branch, node["children"])
 
 
@@ -51,7 +55,7 @@ def lineage(
     if json_out:
         render.emit_json({"root": node_id, "direction": direction, "tree": tree, "edges": edges})
         return
-    root = Tree(f"[bold]{node_id}[/] ({tree['kind']})")
+    root = Tree(f"[bold]{escape(node_id)}[/] ({tree['kind']})")
     for part in ("sources", "derivatives"):
         if part in tree:
             _rich(root.add(f"[bold]{part}[/]"), tree[part])
@@ -93,4 +97,4 @@ def consolidate(
     if json_out:
         render.emit_json(published)
     else:
-        render.console.print(f"{published.status}: {published.etag} = {published.value}")
+        render.say(f"{published.status}: {published.etag} = {published.value}")

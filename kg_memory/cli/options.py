@@ -9,7 +9,7 @@ import typer
 
 from kg_memory import Memory, default_path
 
-__all__ = ["JsonOption", "StoreOption", "open_memory"]
+__all__ = ["JsonOption", "StoreOption", "WideOption", "open_memory"]
 
 StoreOption = Annotated[
     str | None,
@@ -17,6 +17,11 @@ StoreOption = Annotated[
                  "$KG_MEMORY_STORE or the user data dir)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+WideOption = Annotated[
+    bool,
+    typer.Option("--wide", help="Every column, full ids and whole values, even past the "
+                 "terminal's width."),
+]
 
 
 def open_memory(store: str | Path | None, *, create: bool) -> Memory:

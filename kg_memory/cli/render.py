@@ -1,4 +1,10 @@
-"""How the CLI prints: rich tables for people, JSON for machines, errors on stderr."""
+"""How the CLI prints: tables for people that fit the terminal, JSON for machines, errors on
+stderr.
+
+The tables are :class:`~kg_memory.cli.sheet.Sheet` s: one line per row at any width, compact
+instants and intervals (kg_memory.cli.instants), short ids; ``--wide`` shows every column and
+full ids; ``--json`` prints everything exactly and never changes with the terminal.
+"""
 
 from __future__ import annotations
 
@@ -14,10 +20,27 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
-from kg_memory import EXIT_CODES, AsOfAnswer, HistoryEntry, Interval, KgMemoryError
+from kg_memory import EXIT_CODES, AsOfAnswer, HistoryEntry, Interval, KgMemoryError, Refusal
+from kg_memory.cli.instants import Precision, TimeFormat, exact
+from kg_memory.cli.sheet import Column, Ident, Sheet, text
 
-__all__ = ["asof_table", "console", "emit_json", "errors", "history_table", "interval", "when"]
+__all__ = [
+    "asof_sheet",
+    "asof_table",
+    "console",
+    "emit_json",
+    "errors",
+    "history_sheet",
+    "history_table",
+    "interval",
+    "refusals_sheet",
+    "say",
+    "short",
+    "show",
+    "when",
+]
 
 console = Console()
 _err = Console(stderr=True)
@@ -50,87 +73,134 @@ def emit_json(data: BaseModel | list[Any] | dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
 
 
+def say(message: str) -> None:
+    """Print one line for people as written: stored ids and values are never read as markup."""
+    console.print(Text(text(message)), highlight=False)
+
+
+def show(sheet: Sheet, *, wide: bool = False) -> None:
+    """Print a sheet for people on the CLI's console (see kg_memory.cli.sheet for the rules)."""
+    sheet.print(console, wide=wide)
+
+
+# One instant, interval or id in a line of prose (tables format theirs as a whole, in Sheet).
 def when(value: datetime | None) -> str:
-    """Compact UTC for tables (JSON output keeps full precision)."""
-    if value is None:
-        return "∞"
-    if value.second == 0 and value.microsecond == 0:
-        return value.strftime("%Y-%m-%d %H:%M")
-    return value.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+    """An instant with its year and every digit it has: ``2026-02-04 09:00``, ``∞`` if open."""
+    return exact(value)
 
 
 def interval(value: Interval) -> str:
-    return f"[{when(value.start)}, {when(value.end)})"
+    """An interval as one token with years: ``2026-02-04 09:00→∞``."""
+    return TimeFormat(precision=Precision.EXACT).interval(value)
 
 
 def short(node_id: str) -> str:
-    """Ids are long hashes; tables show a prefix that is unique in practice (JSON has all)."""
-    return node_id[:11]
-
-
-def _evidence(episode_ids: list[str]) -> str:
-    if not episode_ids:
-        return ""
-    more = f" +{len(episode_ids) - 1}" if len(episode_ids) > 1 else ""
-    return short(episode_ids[-1]) + more
+    """A hash id's prefix and first 8 hex digits (``as_95e8991b``); other ids as they are."""
+    return Ident(node_id).show(wide=False)
 
 
 def asof_table(answer: AsOfAnswer) -> Table:
-    table = Table(
-        title=f"valid at {when(answer.valid_at)} · known at {when(answer.known_at)}",
+    """The as-of table laid out for the CLI's console (commands print it with ``show``)."""
+    return asof_sheet(answer).render(console.width)
+
+
+def history_table(subject: str, entries: list[HistoryEntry]) -> Table:
+    return history_sheet(subject, entries).render(console.width)
+
+
+def _evidence(episode_ids: list[str]) -> Ident | None:
+    if not episode_ids:
+        return None
+    more = f" +{len(episode_ids) - 1}" if len(episode_ids) > 1 else ""
+    return Ident(episode_ids[-1], more)
+
+
+def asof_sheet(answer: AsOfAnswer) -> Sheet:
+    """An as-of answer: what held, who wrote it, both intervals; ids and evidence if room."""
+    sheet = Sheet(
+        title=("valid at ", answer.valid_at, " · known at ", answer.known_at),
+        columns=[
+            Column("fact", cut="middle"),
+            Column("value", cut="end"),
+            Column("kind"),
+            Column("writer", cut="middle"),
+            Column("valid"),
+            Column("system"),
+            Column("evidence", priority=2),
+            Column("id", priority=1),
+        ],
         caption=f"{len(answer.facts)} fact(s)",
     )
-    for column in ("fact", "value", "kind", "writer", "valid", "system", "evidence", "id"):
-        table.add_column(column, overflow="fold")
     for fact in answer.facts:
         qualifiers = fact.qualifiers
         label = fact.key
         if qualifiers.project:
             label += f" @{qualifiers.project}"
-        value = str(fact.value)
+        value = text(fact.value)
         if qualifiers.exceptions:
             value += f" (except {', '.join(qualifiers.exceptions)})"
-        table.add_row(
+        sheet.add_row(
             label,
             value,
             fact.kind.value,
             fact.writer,
-            interval(fact.valid),
-            interval(fact.system),
+            fact.valid,
+            fact.system,
             _evidence([s.episode_id for s in fact.supported_by]),
-            f"{short(fact.assertion_id)}#{fact.revision}",
+            Ident(fact.assertion_id, f"#{fact.revision}"),
         )
-    return table
+    return sheet
 
 
-def history_table(subject: str, entries: list[HistoryEntry]) -> Table:
-    table = Table(title=f"history of {subject}", caption=f"{len(entries)} revision(s)")
-    for column in (
-        "fact",
-        "value",
-        "kind",
-        "writer",
-        "valid",
-        "system",
-        "because",
-        "closed by",
-        "id",
-    ):
-        table.add_column(column, overflow="fold")
+def history_sheet(subject: str, entries: list[HistoryEntry]) -> Sheet:
+    """Every revision about ``subject``: facts are named by predicate (the subject is the title)."""
+    sheet = Sheet(
+        title=f"history of {subject}",
+        columns=[
+            Column("fact", cut="middle"),
+            Column("value", cut="end"),
+            Column("kind", priority=2),
+            Column("writer", priority=2, cut="middle"),
+            Column("valid"),
+            Column("system"),
+            Column("because"),
+            Column("by", priority=4),
+            Column("closed", priority=1),
+            Column("closed by", priority=4),
+            Column("id", priority=3),
+        ],
+        caption=f"{len(entries)} revision(s)",
+    )
     for entry in entries:
         v = entry.version
-        closed = (
-            "" if entry.closed_by is None else f"{entry.close_reason} by {short(entry.closed_by)}"
-        )
-        table.add_row(
-            v.key,
-            str(v.value),
+        sheet.add_row(
+            v.predicate if v.subject == subject else v.key,
+            text(v.value),
             v.kind.value,
             v.writer,
-            interval(v.valid),
-            interval(v.system),
-            f"{entry.created_because.value} by {short(v.recorded_by)}",
-            closed,
-            f"{short(v.assertion_id)}#{v.revision}",
+            v.valid,
+            v.system,
+            entry.created_because.value,
+            Ident(v.recorded_by),
+            entry.close_reason.value if entry.close_reason else None,
+            Ident(entry.closed_by) if entry.closed_by else None,
+            Ident(v.assertion_id, f"#{v.revision}"),
         )
-    return table
+    return sheet
+
+
+def refusals_sheet(rows: list[Refusal]) -> Sheet:
+    sheet = Sheet(
+        title="refused by the writer gate",
+        columns=[
+            Column("at"),
+            Column("source", cut="middle"),
+            Column("what", cut="end"),
+            Column("reason", cut="end"),
+            Column("episode", priority=1),
+        ],
+        caption=f"{len(rows)} refusal(s)",
+    )
+    for r in rows:
+        sheet.add_row(r.at, r.source, r.what, r.reason, Ident(r.episode_id))
+    return sheet

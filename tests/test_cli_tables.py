@@ -1,0 +1,322 @@
+"""People's tables: one line per row at 80 and 120 columns, --wide for the rest, JSON unchanged.
+
+A table printed by the CLI is a title, a header, a rule, one line per row and a caption, so a
+command whose output has exactly that many lines, none wider than the terminal, wrapped nothing.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.console import Console
+from typer.testing import CliRunner
+
+from kg_memory import Interval, Memory
+from kg_memory.cli import app
+from kg_memory.cli.app import demo_answers
+from kg_memory.cli.instants import Precision, TimeFormat
+from kg_memory.cli.sheet import Column, Ident, Sheet
+from kg_memory.sim.scenario import Scenario, ScenarioClock
+from tests.conftest import ROOT
+
+DINNER = ROOT / "fixtures" / "dinner" / "episodes.jsonl"
+JO_CEDAR = ROOT / "fixtures" / "jo_cedar" / "episodes.jsonl"
+WIDTHS = [80, 120]
+
+
+def run(width: int, *args: str) -> str:
+    result = CliRunner(env={"COLUMNS": str(width)}).invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def lines_of(output: str) -> list[str]:
+    return output.rstrip("\n").split("\n")
+
+
+def assert_fits(output: str, width: int) -> None:
+    too_wide = [line for line in lines_of(output) if len(line) > width]
+    assert too_wide == []
+
+
+def table_lines(rows: int) -> int:
+    return 4 + rows  # title, header, rule, rows, caption
+
+
+def study_store(tmp_path: Path) -> Path:
+    """The dinner fixture ingested on the study's own timeline, as the demo does."""
+    scenario = Scenario.load()
+    clock = ScenarioClock(scenario.epoch)
+    path = tmp_path / "dinner.db"
+    with Memory.open(path, clock=clock) as memory:
+        for record in scenario.records:
+            clock.now = record.occurred_at
+            memory.ingest(record)
+    return path
+
+
+def reference_instant(value: datetime | None) -> str:
+    """Independent of kg_memory.cli.instants: the dinner study is all whole minutes in 2026."""
+    return "∞" if value is None else f"{value:%m-%d %H:%M}"
+
+
+def reference_interval(value: Interval) -> str:
+    end = value.end
+    if end is not None and end.date() == value.start.date():
+        return f"{reference_instant(value.start)}→{end:%H:%M}"
+    return f"{reference_instant(value.start)}→{reference_instant(end)}"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_demo_prints_every_row_on_one_line(tmp_path: Path, width: int) -> None:
+    store = tmp_path / "demo.db"
+    out = run(width, "demo", "--store", str(store))
+    assert_fits(out, width)
+    with Memory.open(store, create=False) as memory:
+        answers = demo_answers(memory, Scenario.load())
+        history = memory.history("ana")
+    asked = [a for a in answers if not isinstance(a, str)]
+    questions = len(answers) - len(asked)
+    expected = (
+        1  # the rule naming the store
+        + sum(table_lines(len(a.facts)) for a in asked)
+        + questions
+        + table_lines(len(history))
+        + 1  # the rule over the study's table
+        + 9  # the study's table: a header and eight runs
+    )
+    assert len(lines_of(out)) == expected
+    rows = lines_of(out)[1:]  # after the rule, which names the store's path (cut if long)
+    assert not [line for line in rows if "…" in line]  # no cell is cut, even at 80 columns
+    for fact in (f for a in asked for f in a.facts):
+        cells = [fact.key, str(fact.value), fact.kind.value, fact.writer,
+                 reference_interval(fact.valid), reference_interval(fact.system)]
+        assert any(all(c in line for c in cells) for line in rows), cells
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize(("valid_day", "known_day"), [(1, 1), (1, 40), (2, 40), (55, 89), (89, 89)])
+def test_asof_on_the_dinner_fixture_fits(
+    tmp_path: Path, width: int, valid_day: int, known_day: int
+) -> None:
+    scenario = Scenario.load()
+    store = str(study_store(tmp_path))
+    args = ["asof", "--store", store, "--scope", "u1",
+            "--valid-at", scenario.at(valid_day).isoformat(),
+            "--known-at", scenario.at(known_day).isoformat()]
+    facts = json.loads(run(width, *args, "--json"))["facts"]
+    out = run(width, *args)
+    assert_fits(out, width)
+    assert len(lines_of(out)) == table_lines(len(facts))
+    for fact in facts:  # a label may be cut in the middle at 80; values and intervals never
+        valid, system = (Interval.model_validate(fact[axis]) for axis in ("valid", "system"))
+        cells = [fact["value"], reference_interval(valid), reference_interval(system)]
+        assert any(all(c in line for c in cells) for line in lines_of(out)), cells
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("subject", ["ana", "u1", "R1"])
+def test_history_on_the_dinner_fixture_fits(tmp_path: Path, width: int, subject: str) -> None:
+    store = str(study_store(tmp_path))
+    entries = json.loads(run(width, "history", subject, "--store", store, "--json"))
+    out = run(width, "history", subject, "--store", store)
+    assert_fits(out, width)
+    assert len(lines_of(out)) == table_lines(len(entries))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_other_table_fits_on_real_wall_clock_data(tmp_path: Path, width: int) -> None:
+    """Wall-clock system times (an ingest's revisions microseconds apart) fit as well."""
+    store = str(tmp_path / "jo.db")
+    run(width, "ingest", str(JO_CEDAR), "--store", store)
+    run(width, "ingest", str(DINNER), "--store", store)
+    for args in (["refusals"], ["entities", "list"], ["asof"], ["history", "j17"]):
+        rows = json.loads(run(width, *args, "--store", store, "--json"))
+        out = run(width, *args, "--store", store)
+        assert_fits(out, width)
+        count = len(rows["facts"]) if isinstance(rows, dict) else len(rows)
+        assert len(lines_of(out)) == table_lines(count), args
+
+    plan = json.loads(run(width, "forget", "source:user@acme", "--dry-run", "--store", store,
+                          "--json"))["plan"]
+    out = run(width, "forget", "source:user@acme", "--dry-run", "--store", store)
+    assert_fits(out, width)
+    actions = ("delete", "rebuild", "erase", "redact", "restore", "retain")
+    nodes = sum(max(1, len(plan[a])) for a in actions)  # an empty action is one "-" row
+    assert len(lines_of(out)) == table_lines(nodes) + 1  # and the status line
+
+    run(width, "forget", "category:acme/j17/report_*@c1", "--block", "--store", store)
+    blocks = json.loads(run(width, "blocks", "list", "--store", store, "--json"))
+    out = run(width, "blocks", "list", "--store", store)
+    assert_fits(out, width)
+    assert len(lines_of(out)) == table_lines(len(blocks)) == table_lines(1)
+
+
+def test_entity_show_fits(tmp_path: Path) -> None:
+    store = str(tmp_path / "jo.db")
+    run(80, "ingest", str(JO_CEDAR), "--store", store)
+    shown = json.loads(run(80, "entities", "show", "j17", "--store", store, "--json"))
+    out = run(80, "entities", "show", "j17", "--store", store)
+    assert_fits(out, 80)
+    profile = 1 + len(shown["profile"]["identifiers"]) if shown["profile"] else 0
+    assert len(lines_of(out)) == (
+        profile + table_lines(len(shown["decisions"])) + table_lines(len(shown["facts"]))
+    )
+
+
+def test_wide_shows_full_ids_and_every_column(tmp_path: Path) -> None:
+    store = str(study_store(tmp_path))
+    facts = json.loads(run(80, "asof", "--store", store, "--json"))["facts"]
+    narrow = run(80, "asof", "--store", store)
+    wide = run(80, "asof", "--store", store, "--wide")
+    for fact in facts:
+        full = f"{fact['assertion_id']}#{fact['revision']}"
+        assert full not in narrow
+        assert full in wide
+        assert fact["supported_by"][-1]["episode_id"] in wide
+    assert "--wide" in narrow  # the caption says what was left out and how to see it
+    assert len(lines_of(wide)) == table_lines(len(facts))  # long lines, but one per row
+
+
+def test_json_is_the_same_at_every_width(tmp_path: Path) -> None:
+    store = str(study_store(tmp_path))
+    day40 = Scenario.load().at(40).isoformat()
+    asof = ["asof", "--valid-at", day40, "--known-at", day40]
+    for args in (asof, ["history", "ana"], ["refusals"], ["entities", "list"]):
+        outputs = {run(w, *args, "--store", store, "--json") for w in (40, 80, 200)}
+        assert len(outputs) == 1, args
+
+
+def test_stored_text_cannot_split_a_row_or_drive_the_terminal(tmp_path: Path) -> None:
+    """A value with a line break, rich markup and an escape sequence prints as one literal line
+    (today's main raised MarkupError with a traceback on ``[/]``)."""
+    line = {"operation_id": "x1", "source": "user", "channel": "chat", "scope": "u1",
+            "occurred_at": "2026-01-05T09:00:00Z",
+            "assertions": [{"subject": "u1", "predicate": "note", "kind": "stated",
+                            "value": "a\nb [/] [red]x\u001b[2J"}]}
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    store = str(tmp_path / "m.db")
+    run(80, "ingest", str(path), "--store", store)
+    out = run(120, "asof", "--store", store)
+    assert len(lines_of(out)) == table_lines(1)
+    assert "\u001b" not in out
+    assert r"a\nb [/] [red]x\x1b[2J" in out
+
+
+def render(sheet: Sheet, width: int, *, wide: bool = False) -> list[str]:
+    console = Console(width=width, file=io.StringIO(), color_system=None)
+    sheet.print(console, wide=wide)
+    return lines_of(console.file.getvalue())  # type: ignore[attr-defined]
+
+
+def test_long_values_are_cut_with_an_ellipsis_and_whole_when_wide() -> None:
+    value = "a preference stated at some length, " * 4
+    sheet = Sheet(title="t", columns=[Column("fact", cut="middle"), Column("value", cut="end"),
+                                      Column("id", priority=1)])
+    sheet.add_row("j17.report_style @b2", value, Ident("as_" + "ab" * 10, "#1"))
+    sheet.add_row("j17.report_style @c1", "short", Ident("as_" + "cd" * 10, "#1"))
+    lines = render(sheet, 40)
+    assert all(len(line) <= 40 for line in lines)
+    assert len(lines) == table_lines(2)
+    assert "…" in lines[3]
+    assert "@b2" in lines[3]
+    assert "@c1" in lines[4]
+    assert "id: --wide" in lines[-1]
+    wide = render(sheet, 40, wide=True)
+    assert value.strip() in wide[3]
+    assert "as_" + "ab" * 10 + "#1" in wide[3]
+
+
+def test_short_ids_keep_their_prefix_and_eight_digits() -> None:
+    assert Ident("as_95e8991b41420d85d1f4", "#2").show(wide=False) == "as_95e8991b#2"
+    assert Ident("as_95e8991b41420d85d1f4").show(wide=True) == "as_95e8991b41420d85d1f4"
+    assert Ident("chez-lili").show(wide=False) == "chez-lili"  # not a hash: shown as is
+
+
+def test_a_terminal_too_narrow_for_the_intervals_still_never_wraps() -> None:
+    sheet = Sheet(title="t", columns=[Column("a"), Column("valid"), Column("system")])
+    jan = datetime(2026, 1, 5, 9, tzinfo=UTC)
+    sheet.add_row("x", Interval(start=jan, end=jan.replace(month=2)), Interval(start=jan))
+    lines = render(sheet, 30)
+    assert all(len(line) <= 30 for line in lines)
+    assert len(lines) == table_lines(1)
+
+
+instants = st.datetimes(
+    min_value=datetime(2026, 1, 1), max_value=datetime(2026, 12, 31, 23, 59, 59),
+    timezones=st.just(UTC),
+)
+
+
+@given(st.lists(instants, min_size=1, max_size=20))
+def test_a_column_reads_in_the_stores_order_and_whole_seconds_apart_read_differently(
+    column: list[datetime],
+) -> None:
+    fmt = TimeFormat(year=2026, precision=Precision.of(column))
+    shown = {i: fmt.instant(i) for i in column}
+    for a in column:
+        for b in column:
+            # Zero-padded text sorts as the instants do (a midnight date before its day's times)
+            if a < b:
+                assert shown[a] <= shown[b]
+            # ... and instants in different seconds never read the same.
+            if a.replace(microsecond=0) != b.replace(microsecond=0):
+                assert shown[a] != shown[b]
+
+
+@given(instants, instants)
+def test_exact_instants_carry_every_digit(a: datetime, b: datetime) -> None:
+    fmt = TimeFormat(year=2026, precision=Precision.EXACT)
+    assert (fmt.instant(a) == fmt.instant(b)) == (a == b)
+
+
+def test_a_stored_entity_id_prints_as_written_in_a_lineage_tree(tmp_path: Path) -> None:
+    """Entity ids are a sender's input: on today's main ``[/]R9`` raised MarkupError."""
+    line = {"operation_id": "x2", "source": "agent", "channel": "chat", "scope": "u1",
+            "occurred_at": "2026-01-05T09:00:00Z",
+            "entities": [{"entity_id": "[/]R9", "type": "booking", "owners": ["restaurant"]}],
+            "assertions": [{"subject": "u1", "predicate": "next_dinner", "value": "R9 Fri",
+                            "kind": "world", "depends_on": ["[/]R9"]}]}
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    store = str(tmp_path / "m.db")
+    run(80, "ingest", str(path), "--store", store)
+    out = run(80, "lineage", "[/]R9", "--store", store)
+    assert lines_of(out)[0] == "[/]R9 (entity)"
+    assert "DEPENDS_ON" in out
+
+
+def test_no_table_of_the_demo_wraps_at_any_width_from_60_to_160(tmp_path: Path) -> None:
+    from kg_memory.cli import render as cli_render
+
+    with Memory.open(study_store(tmp_path), create=False) as memory:
+        sheets = [cli_render.asof_sheet(a) for a in demo_answers(memory, Scenario.load())
+                  if not isinstance(a, str)]
+        sheets += [cli_render.history_sheet(s, memory.history(s)) for s in ("ana", "u1", "R1")]
+        sheets.append(cli_render.refusals_sheet(memory.refusals(None)))
+    for width in range(60, 161, 5):
+        for sheet in sheets:
+            lines = render(sheet, width)
+            assert max(len(line) for line in lines) <= width
+            assert len(lines) == table_lines(len(sheet.rows)), (width, sheet.title)
+
+
+def test_a_table_spanning_two_years_gives_every_instant_its_year() -> None:
+    new_year = datetime(2026, 1, 1, tzinfo=UTC)
+    eve = datetime(2025, 12, 31, 23, tzinfo=UTC)
+    one_year = Sheet(title="t", columns=[Column("valid")])
+    one_year.add_row(Interval(start=new_year, end=new_year.replace(hour=9, minute=30)))
+    assert render(one_year, 80)[3].strip() == "01-01→09:30"  # midnight is the date alone
+    assert "UTC, 2026" in render(one_year, 80)[-1]
+    two_years = Sheet(title="t", columns=[Column("valid"), Column("system")])
+    two_years.add_row(Interval(start=eve, end=new_year), Interval(start=new_year))
+    row, caption = render(two_years, 80)[3], render(two_years, 80)[-1]
+    assert row.split() == ["2025-12-31", "23:00→2026-01-01", "2026-01-01→∞"]
+    assert caption.strip() == "UTC"
