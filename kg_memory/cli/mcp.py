@@ -34,7 +34,7 @@ def mcp(
     lineage, forget, refusals and entities, and entity and lineage resources.
 
     Stdio by default (an MCP client starts this command); --http serves
-    http://127.0.0.1:PORT/mcp. Needs the extra: pip install 'kg-memory\\[mcp]'.
+    http://127.0.0.1:PORT/mcp. Needs kg-memory's optional extra 'mcp' (docs/agents.md).
     """
     with render.errors():
         from kg_memory.integrations.mcp import serve
