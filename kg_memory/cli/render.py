@@ -53,9 +53,10 @@ def errors() -> Iterator[None]:
         yield
     except KgMemoryError as exc:
         code = next(c for cls, c in EXIT_CODES if isinstance(exc, cls))
-        # The message is data, not markup: "kg-memory[mcp]" must print as written.
         _err.print(
-            f"[bold red]error[/]: {type(exc).__name__}: {escape(str(exc))}", highlight=False,
+            # Escaped: a message may quote brackets (an extra's name) that rich would eat.
+            f"[bold red]error[/]: {type(exc).__name__}: {escape(str(exc))}",
+            highlight=False,
             soft_wrap=True,
         )
         raise typer.Exit(code) from None

@@ -11,6 +11,7 @@ __all__ = [
     "EXIT_CODES",
     "ConcurrencyError",
     "ConsolidationRefused",
+    "ExtraMissing",
     "ForgottenError",
     "IdempotencyConflict",
     "IngestError",
@@ -91,6 +92,10 @@ class ConsolidationRefused(KgMemoryError):
 
 class NotFound(KgMemoryError, LookupError):
     """A named episode, assertion or entity does not exist in the store."""
+
+
+class ExtraMissing(KgMemoryError, ImportError):
+    """An optional feature whose extra is not installed (``pip install 'kg-memory[lab]'``)."""
 
 
 class ResolutionError(KgMemoryError, ValueError):

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from kg_memory.domain.model import Channel, Value
 from kg_memory.domain.record import IngestRecord
 from kg_memory.sim.scenario import Scenario
 
-__all__ = ["BASELINES", "BaselineStore", "Item", "Policy"]
+__all__ = ["BASELINES", "BaselineStore", "Item", "Policy", "Settings", "baselines"]
 
 
 @dataclass(frozen=True)
@@ -28,14 +30,47 @@ class Policy:
     events: bool = False  # an owner's event retires the items that depend on it
 
 
-BASELINES: tuple[Policy, ...] = (
-    Policy("keep", "Keep forever"),
-    Policy("ttl-refresh", "TTL 7 days, refreshed on read", ttl=7, refresh_on_read=True),
-    Policy("ttl-fixed", "TTL 7 days, fixed", ttl=7),
-    Policy("unused", "Delete if unused for 30 days", ttl=30, refresh_on_read=True),
-    Policy("contra-chat", "Contradiction check, chat only", contradiction=True, chat_only=True),
-    Policy("contra-all", "Contradiction check, every input", contradiction=True, events=True),
-)
+class Settings(BaseModel):
+    """The lab's two lengths, in days. Seed 000 publishes its table at the defaults."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ttl: int = Field(default=7, ge=1, description="Lifetime of the two TTL policies.")
+    unused_days: int = Field(
+        default=30, ge=1, description="Disuse window of 'Delete if unused'."
+    )
+
+
+def _days(n: int) -> str:
+    return f"{n} day" if n == 1 else f"{n} days"
+
+
+def baselines(settings: Settings | None = None) -> tuple[Policy, ...]:
+    """The six baselines at ``settings``; titles name the lengths, as the seed's table does."""
+    s = settings or Settings()
+    return (
+        Policy("keep", "Keep forever"),
+        Policy(
+            "ttl-refresh",
+            f"TTL {_days(s.ttl)}, refreshed on read",
+            ttl=s.ttl,
+            refresh_on_read=True,
+        ),
+        Policy("ttl-fixed", f"TTL {_days(s.ttl)}, fixed", ttl=s.ttl),
+        # Disuse is a lease renewed by every read: a refreshed TTL under another name.
+        Policy(
+            "unused",
+            f"Delete if unused for {_days(s.unused_days)}",
+            ttl=s.unused_days,
+            refresh_on_read=True,
+        ),
+        Policy("contra-chat", "Contradiction check, chat only", contradiction=True, chat_only=True),
+        Policy("contra-all", "Contradiction check, every input", contradiction=True, events=True),
+    )
+
+
+#: The baselines at seed 000's settings (TTL 7 days, disuse window 30 days).
+BASELINES: tuple[Policy, ...] = baselines()
 
 
 @dataclass

@@ -20,8 +20,9 @@ from kg_memory.domain.model import Kind, Value
 from kg_memory.domain.result import Fact
 from kg_memory.services.ingestion import IngestReport
 from kg_memory.services.memory import Memory
-from kg_memory.sim.baseline import BASELINES, BaselineStore, Item, Policy
+from kg_memory.sim.baseline import BaselineStore, Item, Policy, Settings, baselines
 from kg_memory.sim.scenario import Scenario, ScenarioClock, misfile_bookings
+from kg_memory.store.protocol import AsOfQuery
 
 __all__ = [
     "POLICIES",
@@ -29,22 +30,31 @@ __all__ = [
     "Row",
     "Run",
     "Served",
+    "Settings",
     "Verdict",
     "format_log",
     "format_prompt",
     "format_table",
+    "policies",
     "run_all",
     "run_policy",
 ]
 
 GRAPH = "provenance"
 MISFILED = "provenance-misfiled"
-#: Every run, in the seed's order: slug -> title.
-POLICIES: dict[str, str] = {
-    **{p.slug: p.title for p in BASELINES},
-    GRAPH: "Writer + dependency",
-    MISFILED: "Writer + dependency, bookings filed as stated",
-}
+
+
+def policies(settings: Settings | None = None) -> dict[str, str]:
+    """Every run at ``settings``, in the seed's order: slug -> title (titles name lengths)."""
+    return {
+        **{p.slug: p.title for p in baselines(settings)},
+        GRAPH: "Writer + dependency",
+        MISFILED: "Writer + dependency, bookings filed as stated",
+    }
+
+
+#: Every run at the seed's settings, in the seed's order: slug -> title.
+POLICIES: dict[str, str] = policies()
 
 
 class Verdict(StrEnum):
@@ -69,12 +79,20 @@ class Served(BaseModel):
 
 
 class Read(BaseModel):
+    """One memory read: what was served, what was true that day, and the verdict.
+
+    ``query`` is the as-of query that produced the answer on the real memory graph (the writer
+    + dependency runs); the baselines have no query to show.
+    """
+
     model_config = ConfigDict(frozen=True)
 
     day: int
     key: str
     served: tuple[Served, ...]
+    truth: Value | None = None
     verdict: Verdict
+    query: AsOfQuery | None = None
 
 
 class Row(BaseModel):
@@ -149,6 +167,7 @@ def _run_baseline(scenario: Scenario, policy: Policy) -> Run:
                     day=day,
                     key=read.key,
                     served=served,
+                    truth=scenario.true_value(read.key, day),
                     verdict=classify(scenario, read.key, day, served),
                 )
             )
@@ -228,12 +247,19 @@ def _run_graph(scenario: Scenario, slug: str, store_dir: Path) -> Run:
             at = clock.now = scenario.at(day)
             for read in (r for r in scenario.reads if r.day == day):
                 subject, predicate = scenario.keys[read.key]
-                answer = mem.asof(
+                query = AsOfQuery(
                     valid_at=at,
                     known_at=at,
                     subject=subject,
                     predicate=predicate,
                     scope=scenario.scope,
+                )
+                answer = mem.asof(
+                    query.valid_at,
+                    query.known_at,
+                    subject=query.subject,
+                    predicate=query.predicate,
+                    scope=query.scope,
                 )
                 served = tuple(_served(scenario, f) for f in answer.facts)
                 reads.append(
@@ -241,7 +267,9 @@ def _run_graph(scenario: Scenario, slug: str, store_dir: Path) -> Run:
                         day=day,
                         key=read.key,
                         served=served,
+                        truth=scenario.true_value(read.key, day),
                         verdict=classify(scenario, read.key, day, served),
+                        query=query,
                     )
                 )
             snapshot = mem.asof(valid_at=at, known_at=at, scope=scenario.scope)
@@ -251,11 +279,20 @@ def _run_graph(scenario: Scenario, slug: str, store_dir: Path) -> Run:
     )
 
 
-def run_policy(scenario: Scenario, slug: str, store_dir: Path | None = None) -> Run:
-    """Run one policy by slug (see :data:`POLICIES`)."""
+def run_policy(
+    scenario: Scenario,
+    slug: str,
+    store_dir: Path | None = None,
+    settings: Settings | None = None,
+) -> Run:
+    """Run one policy by slug (see :data:`POLICIES`) at ``settings`` (default: the seed's).
+
+    The lengths only change the time-based baselines; the writer + dependency runs do not
+    decide by time, so they answer the same at any setting.
+    """
     if slug not in POLICIES:
         raise KeyError(f"unknown policy {slug!r}; choose from {', '.join(POLICIES)}")
-    for policy in BASELINES:
+    for policy in baselines(settings):
         if policy.slug == slug:
             return _run_baseline(scenario, policy)
     if store_dir is not None:
@@ -264,8 +301,11 @@ def run_policy(scenario: Scenario, slug: str, store_dir: Path | None = None) -> 
         return _run_graph(scenario, slug, Path(tmp))
 
 
-def run_all(scenario: Scenario, store_dir: Path | None = None) -> list[Run]:
-    return [run_policy(scenario, slug, store_dir) for slug in POLICIES]
+def run_all(
+    scenario: Scenario, store_dir: Path | None = None, settings: Settings | None = None
+) -> list[Run]:
+    """The eight runs, in the seed's order."""
+    return [run_policy(scenario, slug, store_dir, settings) for slug in POLICIES]
 
 
 def format_table(rows: list[Row]) -> str:

@@ -19,6 +19,7 @@ from kg_memory.domain.model import Kind, Value
 from kg_memory.domain.record import IngestRecord, read_records
 
 __all__ = [
+    "Input",
     "Read",
     "Scenario",
     "ScenarioClock",
@@ -52,6 +53,24 @@ class Read(BaseModel):
 
     day: int
     key: str
+
+
+class Input(BaseModel):
+    """One input as the study replays it: who sent it, through which channel, on which day.
+
+    ``carries`` is what the input proposes, in the write log's words: events as
+    ``target.name`` and candidate facts as ``key = value (kind)``.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    day: int
+    occurred_at: UtcDatetime
+    operation_id: str
+    sender: str
+    channel: str
+    content: str
+    carries: tuple[str, ...]
 
 
 class Scenario(BaseModel):
@@ -113,6 +132,31 @@ class Scenario(BaseModel):
             if span.start <= day and (span.end is None or day < span.end):
                 return span.value
         return None
+
+    def inputs(self) -> list[Input]:
+        """Every input, in the order the runs receive them (seed 000's ``inputs``)."""
+        return [
+            Input(
+                day=self.day_of(r.occurred_at),
+                occurred_at=r.occurred_at,
+                operation_id=r.operation_id,
+                sender=r.source,
+                channel=r.channel.value,
+                content=r.content,
+                carries=(
+                    *(f"{e.target}.{e.name}" for e in r.events),
+                    *(
+                        f"{self.key_of(a.subject, a.predicate)} = {a.value} ({a.kind.value})"
+                        for a in r.assertions
+                    ),
+                ),
+            )
+            for r in sorted(self.records, key=lambda r: r.occurred_at)
+        ]
+
+    def session_days(self) -> list[int]:
+        """The days on which memory is read, in order."""
+        return sorted({r.day for r in self.reads})
 
     def with_records(self, records: tuple[IngestRecord, ...]) -> Scenario:
         return self.model_copy(update={"records": records})
