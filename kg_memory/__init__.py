@@ -7,8 +7,11 @@ ask ``asof(valid_at, known_at)`` and read ``history``.
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from kg_memory.domain.authority import DEFAULT_AUTHORITY, AuthorityTier
 from kg_memory.domain.change import ChangePlan, Effect
+from kg_memory.domain.channel import ChannelPolicy, ChannelRule
 from kg_memory.domain.consolidation import Evidence
+from kg_memory.domain.corroboration import Corroboration, corroboration, mentioned
 from kg_memory.domain.errors import (
     EXIT_CODES,
     ConcurrencyError,
@@ -29,7 +32,7 @@ from kg_memory.domain.errors import (
     WriteRefused,
 )
 from kg_memory.domain.forgetting import ForgetPlan, Selector
-from kg_memory.domain.gate import GateRule, WriterPolicy, admit
+from kg_memory.domain.gate import GateRule, OwnerGrant, WriterPolicy, admit
 from kg_memory.domain.instant import Clock, parse_instant
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import (
@@ -53,10 +56,11 @@ from kg_memory.domain.record import (
     parse_record,
     read_records,
 )
-from kg_memory.domain.result import AsOfAnswer, Fact, HistoryEntry
+from kg_memory.domain.result import AsOfAnswer, Conflict, Fact, HistoryEntry
 from kg_memory.services.forget_run import ForgetReport
 from kg_memory.services.identity import Resolved, preview_resolution
 from kg_memory.services.ingestion import IngestReport
+from kg_memory.services.inlet import Inlet
 from kg_memory.services.lineage import Direction, lineage_graph, lineage_tree
 from kg_memory.services.memory import Memory
 from kg_memory.services.provenance import serialize_prov
@@ -97,16 +101,22 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "DEFAULT_AUTHORITY",
     "EXIT_CODES",
     "AsOfAnswer",
     "AsOfQuery",
     "Assertion",
+    "AuthorityTier",
     "Basis",
     "ChangePlan",
     "Channel",
+    "ChannelPolicy",
+    "ChannelRule",
     "Clock",
     "ConcurrencyError",
+    "Conflict",
     "ConsolidationRefused",
+    "Corroboration",
     "Direction",
     "Edge",
     "EdgeType",
@@ -125,6 +135,7 @@ __all__ = [
     "IngestError",
     "IngestRecord",
     "IngestReport",
+    "Inlet",
     "Interval",
     "IntervalError",
     "KgMemoryError",
@@ -135,6 +146,7 @@ __all__ = [
     "NaiveDatetimeError",
     "Neo4jStore",
     "NotFound",
+    "OwnerGrant",
     "PolicyError",
     "Published",
     "Qualifiers",
@@ -155,10 +167,12 @@ __all__ = [
     "WriterPolicy",
     "__version__",
     "admit",
+    "corroboration",
     "default_path",
     "ingest_schema",
     "lineage_graph",
     "lineage_tree",
+    "mentioned",
     "open_store",
     "parse_instant",
     "parse_record",

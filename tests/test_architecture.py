@@ -27,16 +27,21 @@ MODULE_LINES = 450  # "about 400": a module past this is two concepts
 PUBLIC = [
     "AsOfAnswer", "AsOfQuery", "Assertion", "Basis", "ChangePlan", "Channel", "Clock",
     "ConcurrencyError", "ConsolidationRefused", "Direction", "EXIT_CODES", "Edge", "EdgeType",
-    "Effect", "EndReason", "Entity", "Episode", "Evidence", "Fact", "ForgetPlan",
-    "ForgetReport", "ForgottenError", "GateRule", "HistoryEntry", "IdempotencyConflict",
-    "IngestError", "IngestRecord", "IngestReport", "Interval", "IntervalError", "KgMemoryError",
-    "Kind", "Memory", "MentionCandidate", "MissingExtra", "NaiveDatetimeError", "Neo4jStore",
-    "NotFound", "PolicyError", "Published", "Qualifiers", "QueryError", "Refusal",
-    "ResolutionError", "Resolved", "Selector", "SqliteStore", "Store", "StoreUnavailable",
-    "Support", "SyncReport", "TimeError", "Tombstone", "Transaction", "WriteRefused",
-    "WriterPolicy", "__version__", "admit", "default_path", "ingest_schema", "lineage_graph",
-    "lineage_tree", "open_store", "parse_instant", "parse_record", "preview_resolution",
-    "read_records", "serialize_prov", "sync_mirror", "system_clock",
+    "Effect", "EndReason", "Entity", "Episode", "Evidence", "Fact", "ForgetPlan", "ForgetReport",
+    "ForgottenError", "GateRule", "HistoryEntry", "IdempotencyConflict", "IngestError",
+    "IngestRecord", "IngestReport", "Interval", "IntervalError", "KgMemoryError", "Kind",
+    "Memory", "MentionCandidate", "NaiveDatetimeError", "Neo4jStore", "NotFound", "PolicyError",
+    "Published", "Qualifiers", "Refusal", "ResolutionError", "Resolved", "Selector",
+    "SqliteStore", "Store", "StoreUnavailable", "Support", "SyncReport", "TimeError",
+    "Tombstone", "Transaction", "WriterPolicy", "__version__", "admit", "default_path",
+    "ingest_schema", "lineage_graph", "lineage_tree", "open_store", "parse_instant",
+    "parse_record", "preview_resolution", "read_records", "serialize_prov", "sync_mirror",
+    "system_clock",
+    # the writer gate's policies and what an answer says about trust (issue 10)
+    "DEFAULT_AUTHORITY", "AuthorityTier", "ChannelPolicy", "ChannelRule", "Conflict",
+    "Corroboration", "Inlet", "OwnerGrant", "corroboration", "mentioned",
+    # the agent integrations' errors (issue 14)
+    "MissingExtra", "QueryError", "WriteRefused",
 ]
 
 

@@ -52,11 +52,11 @@ def test_every_command_is_documented_in_the_readme() -> None:
 
 def test_ingest_then_asof_and_history_as_json(tmp_path: Path) -> None:
     store = str(tmp_path / "m.db")
-    code, out = run("ingest", str(DINNER), "--store", store, "--json")
+    code, out = run("ingest", str(DINNER), "--trust-envelopes", "--store", store, "--json")
     assert code == 0, out
     assert json.loads(out)["accepted"] == 7
     assert json.loads(out)["refused"] == 1
-    code, out = run("ingest", str(DINNER), "--store", store, "--json")
+    code, out = run("ingest", str(DINNER), "--trust-envelopes", "--store", store, "--json")
     assert json.loads(out)["duplicate"] == 7
     assert json.loads(out)["accepted"] == 0
 
@@ -141,7 +141,7 @@ def test_bad_line_names_line_and_field_and_keeps_earlier_lines(
     path = tmp_path / "in.jsonl"
     path.write_text("\n".join([*good, line, *good]) + "\n")
     store = str(tmp_path / "m.db")
-    code, out = run("ingest", str(path), "--store", store)
+    code, out = run("ingest", str(path), "--trust-envelopes", "--store", store)
     assert code == 2
     assert "line 4" in out
     assert message in out

@@ -27,7 +27,7 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from kg_memory import Memory, QueryError, WriteRefused, WriterPolicy
+from kg_memory import Memory, PolicyError, QueryError, WriteRefused, WriterPolicy
 from kg_memory.integrations.langgraph import KgMemoryStore
 from tests.conftest import ManualClock, MemoryFactory, day, episode, fact
 
@@ -333,6 +333,16 @@ def test_the_writer_gate_applies_to_puts(make_memory: MemoryFactory, ticking: Ti
         restaurant.put(("u1", "u1"), "deposit_preapproved", {"value": "yes"})
     assert restaurant.get(("u1", "u1"), "deposit_preapproved") is None
     assert [r.source for r in memory.refusals("u1")] == ["restaurant"]
+
+
+def test_a_store_on_a_channel_its_source_may_not_use_is_refused(
+    make_memory: MemoryFactory, ticking: TickingClock
+) -> None:
+    memory = make_memory(ticking)
+    with pytest.raises(PolicyError, match="webhook"):
+        KgMemoryStore(memory, source="user", channel="webhook", clock=ticking)
+    with pytest.raises(PolicyError, match="worker identity"):
+        KgMemoryStore(memory, source="consolidator", channel="api", clock=ticking)
 
 
 def test_claims_are_never_served_as_items(make_memory: MemoryFactory, ticking: TickingClock

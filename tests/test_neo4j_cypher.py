@@ -158,7 +158,7 @@ def test_the_schema_file_splits_into_idempotent_statements() -> None:
 
 
 def test_the_location_never_shows_a_password() -> None:
-    from kg_memory.store.neo4j.store import _public_uri
+    from kg_memory.store.neo4j.auth import public_uri as _public_uri
 
     assert _public_uri("bolt://neo4j:s3cret@db.example:7687") == "bolt://db.example:7687"
     assert _public_uri("bolt://127.0.0.1:7687") == "bolt://127.0.0.1:7687"

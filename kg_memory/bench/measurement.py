@@ -38,7 +38,7 @@ from kg_memory.bench.reference import (
 )
 from kg_memory.bench.result import IngestFigures, Ratios, ReferenceFigures, ScaleResult
 from kg_memory.bench.rss import PeakRss, current_rss_bytes, reset_peak_rss
-from kg_memory.bench.workload import LookupProbe, Workload
+from kg_memory.bench.workload import POLICY, LookupProbe, Workload
 from kg_memory.domain.instant import to_micros
 from kg_memory.domain.record import IngestRecord
 from kg_memory.domain.result import AsOfAnswer
@@ -197,7 +197,7 @@ class ScaleMeasurement:
         start_rss = current_rss_bytes()
         clock = ArrivalClock(self.workload.start)
         warmup = min(100, len(self.lookup_probes))
-        with Memory.open(self.store_file, clock=clock) as memory:
+        with Memory.open(self.store_file, clock=clock, policy=POLICY) as memory:
             ingest = self._ingest(memory, clock)
             n = len(self.lookup_probes)
             lookup, answers = time_each(

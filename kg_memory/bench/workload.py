@@ -10,17 +10,17 @@ step  episode                      what it does to the store (new version rows)
 0     user introduces themselves   five stated facts: diet, city, employer, timezone, seat (+5)
 1     agent books a table          a world fact depending on a booking entity the
                                    restaurant owns (+1)
-2     consolidator summarises      a derived ``profile`` depending on three facts (+1)
+2     a summariser summarises      a derived ``profile`` depending on three facts (+1)
 3     user moved city              supersedes city (+2) and retires the profile (+1)
 4     restaurant cancels           an owner's event retires the booking fact (+1)
 5     user corrects the move date  retroactive: city valid from an earlier instant (+2),
                                    which retires a further slice of the profile (+1)
 6     agent books again            a second booking, left standing (+1)
-7     consolidator summarises      a new profile on the current facts (+1)
+7     a summariser summarises      a new profile on the current facts (+1)
 8     user changed jobs            supersedes employer (+2) and retires the profile (+1)
 9     user restates their diet     same value: one more supporting episode, no new row (+0)
 10    user withdraws timezone      a retraction of the rest of valid time (+1)
-11    consolidator summarises      a third profile (+1)
+11    a summariser summarises      a third profile (+1)
 ====  ===========================  =========================================================
 
 That is :data:`VERSIONS_PER_USER` = 21 version rows from 12 episodes per user, so the version
@@ -30,6 +30,10 @@ Episodes are emitted *step-major* (step 0 for every user, then step 1, ...), and
 in user order, each step occupying its own week. That makes ``occurred_at`` strictly increasing
 across the whole stream without holding it in memory, so the store's clock can follow the
 scenario (system time = arrival time) and ``known_at`` queries mean something.
+
+The profiles come from an external summarising service (``summarizer`` over the ``api``
+channel): ingest never accepts kg-memory's own ``consolidator`` identity, so the workload runs
+under :data:`POLICY`, the default writer policy plus one rule letting that service derive.
 """
 
 from __future__ import annotations
@@ -42,16 +46,27 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from kg_memory.domain.gate import GateRule, WriterPolicy
+from kg_memory.domain.model import Kind
 from kg_memory.domain.record import IngestRecord
 
 __all__ = [
     "EPISODES_PER_USER",
+    "POLICY",
     "PREDICATES",
     "VERSIONS_PER_USER",
     "LookupProbe",
     "SnapshotProbe",
     "Workload",
 ]
+
+SUMMARIZER = "summarizer"
+
+#: The writer policy the workload is ingested under (see the module docstring).
+POLICY = WriterPolicy.default().model_copy(update={
+    "name": "bench",
+    "rules": (*WriterPolicy.default().rules, GateRule(kind=Kind.DERIVED, writers=(SUMMARIZER,))),
+})
 
 #: New version rows one user's script writes (see the module docstring's table).
 STEP_VERSIONS: tuple[int, ...] = (5, 1, 1, 3, 1, 3, 1, 1, 3, 0, 1, 1)
@@ -176,7 +191,7 @@ class _Script:
         elif step in (2, 7, 11):
             city = s.city if step == 2 else s.new_city
             employer = s.employer if step in (2, 7) else s.new_employer
-            base.update(source="consolidator", channel="timer", content="nightly summary")
+            base.update(source=SUMMARIZER, channel="api", content="nightly summary")
             base["assertions"] = [
                 {
                     "subject": me,

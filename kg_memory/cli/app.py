@@ -17,6 +17,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from kg_memory import (
     AsOfAnswer,
+    Channel,
+    ChannelPolicy,
+    ChannelRule,
+    IngestError,
     IngestReport,
     Memory,
     StoreUnavailable,
@@ -54,19 +58,55 @@ app.command()(forget)
 app.command()(mcp)
 
 
+def _file_channels(
+    trust_envelopes: bool, channel_policy: Path | None, source: str | None,
+    channel: Channel | None,
+) -> ChannelPolicy:
+    """Who a file's lines may claim to be: a file is not an authenticated channel, so its
+    envelopes are trusted only when the operator says how (see docs/security.md)."""
+    if (source is None) != (channel is None):
+        raise IngestError("--source and --channel go together")
+    if source is not None and channel is not None:
+        # The operator establishes the file's source: any line claiming otherwise is refused.
+        return ChannelPolicy(name=f"file from {source} over {channel.value}",
+                             rules=(ChannelRule(sources=(source,), channels=(channel,)),))
+    if channel_policy is not None:
+        return ChannelPolicy.load(channel_policy)
+    if trust_envelopes:
+        return ChannelPolicy.default()
+    raise IngestError(
+        "a file's envelopes are not authenticated: pass --source NAME --channel CHANNEL (the "
+        "file came from that sender), --channel-policy FILE (a deployment's channel config), "
+        "or --trust-envelopes (the file is an export of kg-memory's own ingest)"
+    )
+
+
 @app.command()
 def ingest(
     file: Annotated[Path, typer.Argument(help="JSONL file, one episode per line.")],
+    source: Annotated[str | None, typer.Option(
+        help="The sender the file came from; lines claiming another source are refused.")] = None,
+    channel: Annotated[Channel | None, typer.Option(
+        help="The channel the file came over (with --source).")] = None,
+    channel_policy: Annotated[Path | None, typer.Option(
+        envvar="KG_MEMORY_CHANNEL_POLICY",
+        help="A channel policy (JSON) to trust the file's envelopes under.")] = None,
+    trust_envelopes: Annotated[bool, typer.Option(
+        "--trust-envelopes",
+        help="Trust each line's source and channel (under the default channel policy).")] = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
 ) -> None:
     """Ingest episodes from a JSONL file, one transaction per episode.
 
-    Re-running the same file is safe: known operation ids are reported as duplicates. On a bad
-    line the command stops with an error naming the line and field; the lines before it stay
-    accepted.
+    A file is not an authenticated channel: say who it came from (--source/--channel), give a
+    channel policy, or --trust-envelopes. Envelopes the channel policy refuses are audited
+    (kg-memory refusals). Re-running the same file is safe: known operation ids are reported as
+    duplicates. On a bad line the command stops with an error naming the line and field; the
+    lines before it stay accepted.
     """
     with render.errors():
+        channels = _file_channels(trust_envelopes, channel_policy, source, channel)
         if not file.exists():
             raise StoreUnavailable(f"no such file: {file}")
         total = sum(
@@ -74,9 +114,9 @@ def ingest(
             for line in file.open(encoding="utf-8")
             if line.strip() and not line.strip().startswith("#")
         )
-        counts = {"accepted": 0, "duplicate": 0, "refused": 0}
+        counts = {"accepted": 0, "duplicate": 0, "envelopes_refused": 0, "refused": 0}
         with (
-            open_memory(store, create=True) as memory,
+            open_memory(store, create=True, channels=channels) as memory,
             Progress(
                 TextColumn("ingesting"),
                 BarColumn(),
@@ -89,8 +129,11 @@ def ingest(
             task = progress.add_task("ingest", total=total)
 
             def tally(report: IngestReport) -> None:
-                counts[report.status] += 1
-                counts["refused"] += sum(1 for e in report.effects if e.action == "refused")
+                if report.status == "refused":
+                    counts["envelopes_refused"] += 1
+                else:
+                    counts[report.status] += 1
+                    counts["refused"] += sum(1 for e in report.effects if e.action == "refused")
                 progress.advance(task)
 
             try:
@@ -102,6 +145,7 @@ def ingest(
                 else:
                     render.console.print(
                         f"{counts['accepted']} accepted, {counts['duplicate']} duplicate, "
+                        f"{counts['envelopes_refused']} envelope(s) refused, "
                         f"{counts['refused']} candidate(s) refused by the writer gate "
                         f"→ {memory.store.location}"
                     )

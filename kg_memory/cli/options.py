@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kg_memory import Memory, default_path
+from kg_memory import ChannelPolicy, Memory, default_path
 
 __all__ = ["JsonOption", "StoreOption", "WideOption", "open_memory"]
 
@@ -24,5 +24,7 @@ WideOption = Annotated[
 ]
 
 
-def open_memory(store: str | Path | None, *, create: bool) -> Memory:
-    return Memory.open(store or default_path(), create=create)
+def open_memory(
+    store: str | Path | None, *, create: bool, channels: ChannelPolicy | None = None
+) -> Memory:
+    return Memory.open(store or default_path(), create=create, channels=channels)

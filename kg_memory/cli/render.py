@@ -22,9 +22,17 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from kg_memory import EXIT_CODES, AsOfAnswer, HistoryEntry, Interval, KgMemoryError, Refusal
+from kg_memory import (
+    EXIT_CODES,
+    AsOfAnswer,
+    Fact,
+    HistoryEntry,
+    Interval,
+    KgMemoryError,
+    Refusal,
+)
 from kg_memory.cli.instants import Precision, TimeFormat, exact
-from kg_memory.cli.sheet import Column, Ident, Sheet, text
+from kg_memory.cli.sheet import Cell, Column, Ident, Sheet, text
 
 __all__ = [
     "asof_sheet",
@@ -109,15 +117,44 @@ def history_table(subject: str, entries: list[HistoryEntry]) -> Table:
     return history_sheet(subject, entries).render(console.width)
 
 
-def _evidence(episode_ids: list[str]) -> Ident | None:
+def _evidence(episode_ids: list[str], sources: int | None = None) -> Ident | None:
     if not episode_ids:
         return None
     more = f" +{len(episode_ids) - 1}" if len(episode_ids) > 1 else ""
+    if more and sources is not None:
+        # Episodes are not corroboration: say how many independent sources there are.
+        more += f" ({sources} src)"
     return Ident(episode_ids[-1], more)
 
 
+def _fact_cells(fact: Fact, mark: str = "") -> tuple[Cell, ...]:
+    qualifiers = fact.qualifiers
+    label = mark + fact.key
+    if qualifiers.project:
+        label += f" @{qualifiers.project}"
+    value = text(fact.value)
+    if qualifiers.exceptions:
+        value += f" (except {', '.join(qualifiers.exceptions)})"
+    return (
+        label,
+        value,
+        fact.kind.value,
+        fact.writer,
+        fact.valid,
+        fact.system,
+        _evidence([s.episode_id for s in fact.supported_by], fact.corroboration.sources),
+        Ident(fact.assertion_id, f"#{fact.revision}"),
+    )
+
+
 def asof_sheet(answer: AsOfAnswer) -> Sheet:
-    """An as-of answer: what held, who wrote it, both intervals; ids and evidence if room."""
+    """An as-of answer: what held, who wrote it, both intervals; ids and evidence if room.
+
+    Values a lower-authority writer holds against a served fact follow as rows marked ``!``.
+    """
+    caption = f"{len(answer.facts)} fact(s)"
+    if answer.conflicts:
+        caption += f", {len(answer.conflicts)} conflict(s) (!, not served)"
     sheet = Sheet(
         title=("valid at ", answer.valid_at, " · known at ", answer.known_at),
         columns=[
@@ -130,26 +167,12 @@ def asof_sheet(answer: AsOfAnswer) -> Sheet:
             Column("evidence", priority=2),
             Column("id", priority=1),
         ],
-        caption=f"{len(answer.facts)} fact(s)",
+        caption=caption,
     )
     for fact in answer.facts:
-        qualifiers = fact.qualifiers
-        label = fact.key
-        if qualifiers.project:
-            label += f" @{qualifiers.project}"
-        value = text(fact.value)
-        if qualifiers.exceptions:
-            value += f" (except {', '.join(qualifiers.exceptions)})"
-        sheet.add_row(
-            label,
-            value,
-            fact.kind.value,
-            fact.writer,
-            fact.valid,
-            fact.system,
-            _evidence([s.episode_id for s in fact.supported_by]),
-            Ident(fact.assertion_id, f"#{fact.revision}"),
-        )
+        sheet.add_row(*_fact_cells(fact))
+    for conflict in answer.conflicts:
+        sheet.add_row(*_fact_cells(conflict.fact, mark="! "))
     return sheet
 
 

@@ -11,6 +11,21 @@ True
 
 Writers in a rule are source names, ``"*"`` for anyone, or ``"owner"`` for a source listed among
 the subject entity's owners (a restaurant may report on its own booking).
+
+**Ownership is authority.** An owner's events end facts that depend on what it owns, so
+declaring or widening who owns an entity is itself a write that passes this gate: only the
+``owner_assigners`` (by default the user's conversation: the user, or the agent acting for the
+user) may assign owners in an episode, the policy's ``owners`` grants assign them by
+configuration, and no sender may ever name itself an owner:
+
+>>> decision = may_assign(policy, source="restaurant", entity_id="u1", current=(),
+...                       declared=("restaurant",))
+>>> decision.admitted, decision.reason
+(False, 'restaurant may not make itself an owner of u1')
+
+**Authority order.** ``authority`` ranks writers in tiers (see
+:mod:`kg_memory.domain.authority`): values of different tiers never supersede each other, and
+the lower one is kept as a visible conflict.
 """
 
 from __future__ import annotations
@@ -21,16 +36,27 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from kg_memory.domain.authority import DEFAULT_AUTHORITY, AuthorityTier
 from kg_memory.domain.errors import PolicyError
-from kg_memory.domain.model import Entity, Kind
+from kg_memory.domain.model import Channel, Entity, Kind
 
-__all__ = ["GateDecision", "GateRule", "WriterPolicy", "admit", "may_end"]
+__all__ = [
+    "GateDecision",
+    "GateRule",
+    "OwnerGrant",
+    "WriterPolicy",
+    "admit",
+    "may_assign",
+    "may_end",
+    "owners_of",
+]
 
 OWNER = "owner"
 
 
 class GateRule(BaseModel):
-    """Allow ``writers`` to write ``kind`` for subjects and predicates matching the globs."""
+    """Allow ``writers`` to write ``kind`` for subjects and predicates matching the globs, over
+    ``channels`` (empty: any channel)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -38,39 +64,70 @@ class GateRule(BaseModel):
     writers: tuple[str, ...]
     subjects: tuple[str, ...] = ("*",)
     predicates: tuple[str, ...] = ("*",)
+    channels: tuple[Channel, ...] = ()
 
-    def allows(self, source: str, subject: str, predicate: str, owners: tuple[str, ...]) -> bool:
+    def allows(
+        self,
+        source: str,
+        subject: str,
+        predicate: str,
+        owners: tuple[str, ...],
+        channel: Channel | None = None,
+    ) -> bool:
         writer_ok = any(
             w == "*" or w == source or (w == OWNER and source in owners) for w in self.writers
         )
         return (
             writer_ok
+            and (not self.channels or channel is None or channel in self.channels)
             and any(fnmatchcase(subject, s) for s in self.subjects)
             and any(fnmatchcase(predicate, p) for p in self.predicates)
         )
 
 
+class OwnerGrant(BaseModel):
+    """Configured ownership: ``owners`` own every entity whose id matches ``entities`` (globs).
+
+    This is how a deployment says "the restaurant owns the bookings made with it" without any
+    episode having to declare it.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    entities: tuple[str, ...]
+    owners: tuple[str, ...]
+
+
 class WriterPolicy(BaseModel):
-    """An ordered list of allow rules; anything no rule allows is refused."""
+    """An ordered list of allow rules; anything no rule allows is refused.
+
+    ``authority`` ranks writers (highest first), ``owner_assigners`` may declare owners in an
+    episode, and ``owners`` grants ownership by configuration.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = "custom"
     version: int = 1
     rules: tuple[GateRule, ...] = Field(default=())
+    authority: tuple[AuthorityTier, ...] = DEFAULT_AUTHORITY
+    owner_assigners: tuple[str, ...] = ("user", "agent")
+    owners: tuple[OwnerGrant, ...] = ()
 
     @classmethod
     def default(cls) -> WriterPolicy:
         """Seed 000's rule: only the user's own conversation states facts; claims are refused.
 
-        The agent may write stated facts because it records what the user told it, and world
-        facts because it acts (it books the table). Owners report on their own entities.
+        The agent may write stated facts because it records what the user told it, so only
+        over chat: what it relays from a tool call is tool output, not the user's words (seed
+        003: "reject writes that originate in tool output or retrieved content"). It writes
+        world facts because it acts (it books the table). Owners report on their own entities.
         """
         return cls(
             name="seed-000",
             version=1,
             rules=(
-                GateRule(kind=Kind.STATED, writers=("user", "agent")),
+                GateRule(kind=Kind.STATED, writers=("user", "agent"), channels=(Channel.CHAT,)),
                 GateRule(kind=Kind.WORLD, writers=("agent", "tool", "registry", OWNER)),
                 GateRule(kind=Kind.DERIVED, writers=("consolidator",)),
             ),
@@ -82,6 +139,8 @@ class WriterPolicy(BaseModel):
         return cls(
             name="permissive",
             rules=tuple(GateRule(kind=k, writers=("*",)) for k in Kind),
+            authority=(AuthorityTier(name="everyone", writers=("*",)),),
+            owner_assigners=("*",),
         )
 
     @classmethod
@@ -108,20 +167,73 @@ def admit(
     subject: str,
     predicate: str,
     owners: tuple[str, ...] = (),
+    channel: Channel | None = None,
 ) -> GateDecision:
-    """Decide whether ``source`` may write a ``kind`` fact ``subject.predicate``."""
+    """Decide whether ``source`` may write a ``kind`` fact ``subject.predicate``.
+
+    Ingest always passes the episode's ``channel``; without one (a preview, a worker's own
+    write) rules restricted to channels are judged on the writer alone.
+    """
     for rule in policy.rules:
-        if rule.kind == kind and rule.allows(source, subject, predicate, owners):
+        if rule.kind == kind and rule.allows(source, subject, predicate, owners, channel):
             return GateDecision(admitted=True, reason=f"{policy.name}: {kind.value} by {source}")
+    over = f" over {channel.value}" if channel is not None else ""
     return GateDecision(
-        admitted=False, reason=f"{source} may not write {kind.value} {subject}.{predicate}"
+        admitted=False, reason=f"{source} may not write {kind.value} {subject}.{predicate}{over}"
     )
 
 
-def may_end(entity: Entity | None, source: str) -> GateDecision:
-    """Whether ``source`` may emit a lifecycle event on ``entity`` (it must own it)."""
+def owners_of(
+    policy: WriterPolicy, entity_id: str, stored: tuple[str, ...] = ()
+) -> tuple[str, ...]:
+    """Who owns ``entity_id``: the owners stored with it plus those the policy grants."""
+    granted = (
+        owner
+        for grant in policy.owners
+        if any(fnmatchcase(entity_id, pattern) for pattern in grant.entities)
+        for owner in grant.owners
+    )
+    return tuple(dict.fromkeys((*stored, *granted)))
+
+
+def may_assign(
+    policy: WriterPolicy,
+    *,
+    source: str,
+    entity_id: str,
+    current: tuple[str, ...],
+    declared: tuple[str, ...],
+) -> GateDecision:
+    """Whether ``source`` may add the owners in ``declared`` that ``entity_id`` lacks.
+
+    Declaring owners an entity already has is no change and always passes. Adding any is an
+    ownership write: refused unless ``source`` is an owner assigner, and refused for everyone
+    when ``source`` would add itself (a third party making itself an owner is the attack).
+    """
+    added = tuple(o for o in declared if o not in current)
+    if not added:
+        return GateDecision(admitted=True, reason="no new owners")
+    if source in added:
+        return GateDecision(
+            admitted=False, reason=f"{source} may not make itself an owner of {entity_id}"
+        )
+    if not any(a == "*" or a == source for a in policy.owner_assigners):
+        return GateDecision(
+            admitted=False,
+            reason=f"{source} may not assign owners ({', '.join(added)}) of {entity_id}",
+        )
+    return GateDecision(admitted=True, reason=f"{policy.name}: {source} assigns owners")
+
+
+def may_end(
+    entity: Entity | None, source: str, owners: tuple[str, ...] | None = None
+) -> GateDecision:
+    """Whether ``source`` may emit a lifecycle event on ``entity`` (it must own it).
+
+    ``owners`` overrides the entity's stored owners (pass :func:`owners_of` to include the
+    policy's grants)."""
     if entity is None:
         return GateDecision(admitted=False, reason="unknown entity")
-    if source not in entity.owners:
+    if source not in (entity.owners if owners is None else owners):
         return GateDecision(admitted=False, reason=f"{source} does not own {entity.entity_id}")
     return GateDecision(admitted=True, reason=f"{source} owns {entity.entity_id}")

@@ -225,6 +225,9 @@ class Support(BaseModel):
     episode_id: str
     source: str
     occurred_at: UtcDatetime
+    #: A digest of the episode's text (:func:`kg_memory.domain.corroboration.fingerprint`), so
+    #: that copies of one message are recognised without carrying its payload.
+    fingerprint: str = ""
 
 
 class Activity(BaseModel):

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, computed_field
 
+from kg_memory.domain.corroboration import Corroboration, corroboration
 from kg_memory.domain.instant import UtcDatetime
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Assertion, EndReason, Kind, Qualifiers, Support, Value, trusted
 
-__all__ = ["AsOfAnswer", "Fact", "HistoryEntry"]
+__all__ = ["AsOfAnswer", "Conflict", "Fact", "HistoryEntry"]
 
 
 class Fact(BaseModel):
@@ -42,6 +43,13 @@ class Fact(BaseModel):
     def key(self) -> str:
         return f"{self.subject}.{self.predicate}"
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def corroboration(self) -> Corroboration:
+        """Independent sources and distinct mentions behind the fact (redelivered copies of
+        one message count once); ``len(supported_by)`` counts episodes, not corroboration."""
+        return corroboration(self.supported_by)
+
     @property
     def last_confirmed(self) -> datetime | None:
         """When the world last told us this (the latest supporting episode)."""
@@ -60,8 +68,29 @@ class Fact(BaseModel):
         })
 
 
+class Conflict(BaseModel):
+    """A value a lower-authority writer holds for a slot whose served value says otherwise.
+
+    It is kept, attributed (``fact.writer``, ``fact.supported_by``) and shown, never served as
+    the slot's value and never allowed to end the served one (see
+    :mod:`kg_memory.domain.authority`).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    fact: Fact
+    tier: str
+    contradicts: tuple[str, ...]  # the assertion ids served for the slot
+    served_tier: str
+
+
 class AsOfAnswer(BaseModel):
-    """The facts that held at ``valid_at`` as the store believed them at ``known_at``."""
+    """The facts that held at ``valid_at`` as the store believed them at ``known_at``.
+
+    ``facts`` are served: per slot, the value of the highest-authority writer. ``conflicts``
+    lists what lower-authority writers hold against them, so a disagreement is visible instead
+    of silently collapsed.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -72,6 +101,7 @@ class AsOfAnswer(BaseModel):
     predicate: str | None = None
     scope: str | None = None
     facts: tuple[Fact, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
 
     def values(self) -> list[Value]:
         return [f.value for f in self.facts]

@@ -5,9 +5,14 @@
 1. idempotency by operation id (same payload: a reported duplicate with no effect; a different
    payload under a used id: :class:`~kg_memory.domain.errors.IdempotencyConflict`);
 2. the episode itself, exactly as received;
-3. owners' events (``R1.cancelled``), checked against the entity's owners;
-4. retractions, then each candidate through the writer gate and supersession;
-5. dependency retirement, transitively, for everything that stopped holding.
+3. the envelope against the channel policy (:mod:`kg_memory.domain.channel`): a source that may
+   not arrive over this channel, or one of kg-memory's own worker identities, refuses the whole
+   episode (audited; nothing in it is applied);
+4. entities, with any owners they declare passing the gate as an ownership write;
+5. owners' events (``R1.cancelled``), checked against the entity's owners;
+6. retractions, then each candidate through the writer gate and supersession *within the
+   writer's authority tier* (a value from another tier is kept beside, as a visible conflict);
+7. dependency retirement, transitively, for everything that stopped holding.
 
 All of it happens inside the caller's transaction, so a failure leaves no partial episode.
 """
@@ -20,14 +25,16 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
+from kg_memory.domain.authority import ranks_at_least, same_tier, standing
 from kg_memory.domain.change import Draft, Effect, PlannedEdge
+from kg_memory.domain.channel import ChannelPolicy
 from kg_memory.domain.dependency import parse_fact_ref, plan_retirement
 from kg_memory.domain.errors import ForgottenError, IdempotencyConflict
 from kg_memory.domain.forgetting import content_key, tombstone_key
-from kg_memory.domain.gate import WriterPolicy, admit, may_end
+from kg_memory.domain.gate import WriterPolicy, admit, may_end, owners_of
 from kg_memory.domain.instant import UtcDatetime
 from kg_memory.domain.interval import Interval
-from kg_memory.domain.model import EdgeType, EndReason, Entity, Episode, Refusal, Value
+from kg_memory.domain.model import Assertion, EdgeType, EndReason, Entity, Episode
 from kg_memory.domain.record import (
     AssertionCandidate,
     EventCandidate,
@@ -35,6 +42,7 @@ from kg_memory.domain.record import (
     RetractionCandidate,
 )
 from kg_memory.domain.supersession import plan_retraction, plan_write
+from kg_memory.services.admission import admit_entities, check_envelope, refuse
 from kg_memory.services.identity import resolve_mentions
 from kg_memory.store.protocol import Slot, Transaction, apply_plan
 
@@ -67,7 +75,7 @@ class IngestReport(BaseModel):
 
     operation_id: str
     episode_id: str
-    status: str  # accepted | duplicate
+    status: str  # accepted | duplicate | refused (the envelope broke the channel policy)
     system_time: UtcDatetime | None = None
     effects: tuple[Effect, ...] = ()
 
@@ -93,24 +101,12 @@ def _retire_dependents(
     return effects
 
 
-def _refuse(
-    tx: Transaction, episode: Episode, key: str, reason: str, value: Value | None = None
-) -> Effect:
-    what = key if value is None else f"{key} = {value}"
-    tx.add_refusal(
-        Refusal(
-            episode_id=episode.episode_id,
-            source=episode.source,
-            what=what,
-            reason=reason,
-            at=tx.now,
-        )
-    )
-    return Effect(action="refused", key=key, value=value, detail=reason)
-
-
 def _resolve_dependencies(
-    tx: Transaction, record: IngestRecord, candidate: AssertionCandidate, valid: Interval
+    tx: Transaction,
+    record: IngestRecord,
+    candidate: AssertionCandidate,
+    valid: Interval,
+    policy: WriterPolicy,
 ) -> tuple[str, ...] | str:
     """Entity ids stay as they are; ``fact:`` references become the assertion id holding then.
 
@@ -131,6 +127,8 @@ def _resolve_dependencies(
         holding = [v for v in tx.live_versions(slot) if v.valid.contains(valid.start)]
         if not holding:
             return f"depends on {ref}, which has no value at {valid.start.isoformat()}"
+        # The value an as-of answer serves, not a lower-authority conflict beside it.
+        holding.sort(key=lambda v: standing(policy.authority, v.writer, v.kind))
         resolved.append(holding[0].assertion_id)
     return tuple(resolved)
 
@@ -151,14 +149,15 @@ def _write(
         kind=candidate.kind,
         subject=candidate.subject,
         predicate=candidate.predicate,
-        owners=subject.owners if subject else (),
+        owners=owners_of(policy, candidate.subject, subject.owners if subject else ()),
+        channel=record.channel,
     )
     if not decision.admitted:
-        return [_refuse(tx, episode, key, decision.reason, candidate.value)]
+        return [refuse(tx, episode, key, decision.reason, candidate.value)]
     valid = Interval(start=candidate.valid_from or record.occurred_at, end=candidate.valid_to)
-    depends = _resolve_dependencies(tx, record, candidate, valid)
+    depends = _resolve_dependencies(tx, record, candidate, valid, policy)
     if isinstance(depends, str):
-        return [_refuse(tx, episode, key, depends, candidate.value)]
+        return [refuse(tx, episode, key, depends, candidate.value)]
     if subject is None:
         tx.put_entity(Entity(entity_id=candidate.subject, scope=record.scope))
     draft = Draft(
@@ -182,14 +181,31 @@ def _write(
         predicate=candidate.predicate,
         project=candidate.qualifiers.project,
     )
-    plan = plan_write(tx.live_versions(slot), draft, episode_id=episode.episode_id)
+    live = tx.live_versions(slot)
+    # Only the writer's own timeline is superseded (its tier, statements apart from other
+    # kinds); what others hold stays, attributed, and an answer shows it as a conflict.
+    mine_at = standing(policy.authority, record.source, candidate.kind)
+    mine = [v for v in live if standing(policy.authority, v.writer, v.kind) == mine_at]
+    plan = plan_write(mine, draft, episode_id=episode.episode_id)
     apply_plan(tx, plan)
     written = plan.drafts[-1].assertion_id if plan.drafts else None
     if written is not None:
         tx.add_edge(PlannedEdge(src=written, type=EdgeType.ABOUT, dst=candidate.subject))
         for dep in depends:
             tx.add_edge(PlannedEdge(src=written, type=EdgeType.DEPENDS_ON, dst=dep))
-    return [*plan.effects, *_retire_dependents(tx, plan.ended, episode.episode_id)]
+    conflicts = [
+        Effect(
+            action="conflicts",
+            key=v.key,
+            value=v.value,
+            assertion_id=v.assertion_id,
+            detail=f"kept beside {v.writer}'s value: writers of different authority never "
+            "supersede each other",
+        )
+        for v in live
+        if v not in mine and v.valid.overlaps(valid) and v.value != candidate.value
+    ]
+    return [*plan.effects, *conflicts, *_retire_dependents(tx, plan.ended, episode.episode_id)]
 
 
 def _retract(
@@ -206,32 +222,54 @@ def _retract(
         project=retraction.project,
     )
     portion = Interval(start=retraction.valid_from or record.occurred_at, end=retraction.valid_to)
-    current = tx.live_versions(slot)
+    # Each authority tier is its own timeline, as for writes: a writer withdraws its own tier's
+    # values of the kinds it may write; a higher tier's value stays and the attempt on it is
+    # audited; a lower tier's value is another writer's attributed statement and is left alone.
+    overlapping = [v for v in tx.live_versions(slot) if v.valid.overlaps(portion)]
     subject = tx.entity(retraction.subject)
-    for version in current:
+    owners = owners_of(policy, retraction.subject, subject.owners if subject else ())
+    effects: list[Effect] = []
+    current: list[Assertion] = []
+    for version in overlapping:
+        if not ranks_at_least(policy.authority, record.source, version.writer):
+            effects.append(refuse(tx, episode, f"retract {version.key}",
+                                  f"{record.source} may not withdraw {version.writer}'s value: "
+                                  "it has less authority"))
+            continue
+        if not same_tier(policy.authority, version.writer, record.source):
+            continue
         decision = admit(
             policy,
             source=record.source,
             kind=version.kind,
             subject=version.subject,
             predicate=version.predicate,
-            owners=subject.owners if subject else (),
+            owners=owners,
+            channel=record.channel,
         )
-        if version.valid.overlaps(portion) and not decision.admitted:
-            return [_refuse(tx, episode, f"retract {version.key}", decision.reason)]
+        if decision.admitted:
+            current.append(version)
+        else:
+            effects.append(refuse(tx, episode, f"retract {version.key}", decision.reason))
     plan = plan_retraction(current, portion, episode_id=episode.episode_id)
     apply_plan(tx, plan)
-    return [*plan.effects, *_retire_dependents(tx, plan.ended, episode.episode_id)]
+    return [*effects, *plan.effects, *_retire_dependents(tx, plan.ended, episode.episode_id)]
 
 
 def _event(
-    tx: Transaction, record: IngestRecord, episode: Episode, event: EventCandidate
+    tx: Transaction,
+    record: IngestRecord,
+    episode: Episode,
+    event: EventCandidate,
+    policy: WriterPolicy,
 ) -> list[Effect]:
     """An owner's lifecycle event retires what depends on the entity, from the event on."""
     label = f"{event.target}.{event.name}"
-    decision = may_end(tx.entity(event.target), record.source)
+    target = tx.entity(event.target)
+    owners = owners_of(policy, event.target, target.owners if target else ())
+    decision = may_end(target, record.source, owners)
     if not decision.admitted:
-        return [_refuse(tx, episode, label, decision.reason)]
+        return [refuse(tx, episode, label, decision.reason)]
     plan = plan_retirement(
         tx.live_dependents(event.target),
         at=event.at or record.occurred_at,
@@ -268,9 +306,16 @@ def _check_forgotten(tx: Transaction, record: IngestRecord, secret: bytes) -> No
 
 
 def ingest_record(
-    tx: Transaction, record: IngestRecord, policy: WriterPolicy, secret: bytes
+    tx: Transaction,
+    record: IngestRecord,
+    policy: WriterPolicy,
+    secret: bytes,
+    channels: ChannelPolicy | None = None,
 ) -> IngestReport:
-    """Write one episode and everything it implies, inside ``tx``."""
+    """Write one episode and everything it implies, inside ``tx``.
+
+    ``channels`` binds sources to channels (default :meth:`ChannelPolicy.default`).
+    """
     episode_id = episode_id_for(record.operation_id)
     payload_hash = record.payload_hash()
     _check_forgotten(tx, record, secret)
@@ -298,24 +343,26 @@ def ingest_record(
         scope=record.scope,
     )
     tx.add_episode(episode, payload_hash)
-    for entity in record.entities:
-        tx.put_entity(Entity(scope=record.scope, **entity.model_dump()))
-        tx.add_edge(PlannedEdge(src=episode_id, type=EdgeType.MENTIONS, dst=entity.entity_id))
+    refused = check_envelope(tx, episode, channels or ChannelPolicy.default())
+    if refused is not None:
+        # The envelope is what every other check trusts, so none of its candidates is looked at.
+        return IngestReport(operation_id=record.operation_id, episode_id=episode_id,
+                            status="refused", system_time=tx.now, effects=(refused,))
+    effects = admit_entities(tx, record, episode, policy)
     for mention in record.mentions:
         tx.add_edge(PlannedEdge(src=episode_id, type=EdgeType.MENTIONS, dst=mention))
     resolved = resolve_mentions(tx, record, episode_id) if record.resolve else {}
 
-    effects: list[Effect] = []
     # What happened in the world comes first, then what is withdrawn, then what is claimed.
     for event in record.events:
-        effects.extend(_event(tx, record, episode, event))
+        effects.extend(_event(tx, record, episode, event, policy))
     for retraction in record.retractions:
         effects.extend(_retract(tx, record, episode, retraction, policy))
     blocks = tx.active_blocks(record.scope) if record.assertions else []
     for index, candidate in enumerate(record.assertions):
         if candidate.subject.startswith("@"):
             if candidate.subject[1:] not in resolved:
-                effects.append(_refuse(tx, episode, f"{candidate.subject}.{candidate.predicate}",
+                effects.append(refuse(tx, episode, f"{candidate.subject}.{candidate.predicate}",
                                        f"no mention {candidate.subject} in this episode"))
                 continue
             candidate = candidate.model_copy(update={"subject": resolved[candidate.subject[1:]]})
@@ -323,7 +370,7 @@ def ingest_record(
         if any(b.covers(record.scope, candidate.subject, candidate.predicate,
                         candidate.qualifiers.project) for b in blocks):
             # Content-free on purpose: a blocked category is not collected, not even here.
-            effects.append(_refuse(tx, episode, key, "collection blocked by a forget request"))
+            effects.append(refuse(tx, episode, key, "collection blocked by a forget request"))
             continue
         effects.extend(_write(tx, record, episode, index, candidate, policy))
     return IngestReport(

@@ -22,11 +22,13 @@ from pathlib import Path
 import networkx as nx
 from prov.model import ProvDocument
 
+from kg_memory.domain.authority import arbitrate
+from kg_memory.domain.channel import ChannelPolicy
 from kg_memory.domain.errors import ConcurrencyError, ForgottenError, IngestError, NotFound
 from kg_memory.domain.forgetting import Selector
 from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.instant import Clock, ensure_utc
-from kg_memory.domain.model import Block, Entity, Qualifiers, Refusal, Value, trusted
+from kg_memory.domain.model import Block, Channel, Entity, Qualifiers, Refusal, Value, trusted
 from kg_memory.domain.record import IngestRecord, read_records
 from kg_memory.domain.resolution import RESOLVER, EntityProfile, Outcome
 from kg_memory.domain.result import AsOfAnswer, Fact, HistoryEntry
@@ -42,6 +44,7 @@ from kg_memory.services.identity import (
     unmerge_entities,
 )
 from kg_memory.services.ingestion import IngestReport, ingest_record
+from kg_memory.services.inlet import Inlet
 from kg_memory.services.lineage import Direction, lineage_graph
 from kg_memory.services.provenance import add_tombstones, export_prov
 from kg_memory.services.publication import Basis, Published, publish_derived, read_basis
@@ -56,10 +59,20 @@ class Memory:
     """A bitemporal memory over any :class:`~kg_memory.store.protocol.Store`."""
 
     def __init__(
-        self, store: Store, *, policy: WriterPolicy | None = None, clock: Clock = system_clock
+        self,
+        store: Store,
+        *,
+        policy: WriterPolicy | None = None,
+        channels: ChannelPolicy | None = None,
+        clock: Clock = system_clock,
     ) -> None:
         self.store = store
         self.policy = policy or WriterPolicy.default()
+        #: Which sources may arrive over which channel. The application that calls
+        #: :meth:`ingest` establishes ``source`` and ``channel`` from how the input arrived
+        #: (the authenticated session, the signed webhook); this policy refuses combinations
+        #: that channel cannot vouch for.
+        self.channels = channels or ChannelPolicy.default()
         self._clock = clock
         # Read once, outside any transaction: a rolled-back episode must not take the key
         # of every tombstone with it.
@@ -71,12 +84,14 @@ class Memory:
         path: Path | str | None = None,
         *,
         policy: WriterPolicy | None = None,
+        channels: ChannelPolicy | None = None,
         clock: Clock = system_clock,
         create: bool = True,
     ) -> Memory:
         """Open the store at ``path``: an embedded store file (default
         :func:`~kg_memory.store.default_path`) or a Neo4j Bolt URI."""
-        return cls(open_store(path, clock=clock, create=create), policy=policy, clock=clock)
+        return cls(open_store(path, clock=clock, create=create), policy=policy,
+                   channels=channels, clock=clock)
 
     def __enter__(self) -> Memory:
         return self
@@ -92,7 +107,13 @@ class Memory:
     def ingest(self, record: IngestRecord) -> IngestReport:
         """Write one episode in its own transaction; durable when this returns."""
         with self.store.transaction() as tx:
-            return ingest_record(tx, record, self.policy, self._secret)
+            return ingest_record(tx, record, self.policy, self._secret, self.channels)
+
+    def inlet(self, source: str, channel: Channel | str) -> Inlet:
+        """An authenticated channel into this memory: records ingested through it are from
+        ``source`` over ``channel`` (see :mod:`kg_memory.services.inlet`)."""
+        return Inlet(self.store, source=source, channel=Channel(channel), policy=self.policy,
+                     channels=self.channels, secret=self._secret)
 
     def ingest_many(
         self,
@@ -115,7 +136,8 @@ class Memory:
                 # written, and the batch still commits them on the way out.
                 for record in itertools.islice(iterator, batch_size):
                     with self.store.transaction() as tx:
-                        report = ingest_record(tx, record, self.policy, self._secret)
+                        report = ingest_record(tx, record, self.policy, self._secret,
+                                               self.channels)
                     reports.append(report)
                     if on_report is not None:
                         on_report(report)
@@ -160,11 +182,13 @@ class Memory:
             for other in sorted(self._same_as_group(subject, query) - {subject}):
                 versions += self.store.asof(query.model_copy(update={"subject": other}))
         supports = self.store.supports((v.assertion_id for v in versions), query.known_at)
+        facts = tuple(Fact.of(v, supports.get(v.assertion_id, ())) for v in versions)
+        served, conflicts = arbitrate(facts, self.policy.authority)
         # Every part was validated already (the query above, the facts on their way in).
         return trusted(AsOfAnswer, {
             "status": "ok", "valid_at": query.valid_at, "known_at": query.known_at,
             "subject": subject, "predicate": predicate, "scope": scope,
-            "facts": tuple(Fact.of(v, supports.get(v.assertion_id, ())) for v in versions),
+            "facts": served, "conflicts": conflicts,
         })
 
     def _same_as_group(self, subject: str, query: AsOfQuery) -> set[str]:

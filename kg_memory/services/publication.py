@@ -57,6 +57,12 @@ class Published(BaseModel):
     activity_id: str
 
 
+def _derived(versions: Sequence[Assertion]) -> list[Assertion]:
+    """A record's own revisions: a derived record supersedes derived values only, never a value
+    someone stated or reported in the same slot (that stays, a conflict of other authority)."""
+    return [v for v in versions if v.kind is Kind.DERIVED]
+
+
 def current_record(tx_or_live: Sequence[Assertion], at_end: bool = True) -> Assertion | None:
     """The open-ended live revision of a record's slot (the one new readers get)."""
     live = [v for v in tx_or_live if v.valid.end is None] if at_end else list(tx_or_live)
@@ -70,11 +76,11 @@ def read_basis(store: Store, slot: Slot, evidence_ids: Sequence[str]) -> Basis:
     for version in versions:
         if version.valid.end is None or version.assertion_id not in latest:
             latest[version.assertion_id] = version
-    live = [
+    live = _derived([
         v
         for v in store.history(slot.subject, slot.predicate, slot.scope)
         if v.system.end is None and v.qualifiers.project == slot.project
-    ]
+    ])
     record = current_record(live)
     return Basis(
         slot=slot,
@@ -126,7 +132,7 @@ def publish_derived(
     secret = store.secret
     with store.transaction() as tx:
         sources = _checked_sources(tx, secret, basis.evidence)
-        live = tx.live_versions(slot)
+        live = _derived(tx.live_versions(slot))
         previous = current_record(live)
         if etag(previous) != basis.expected:
             raise ConcurrencyError(
@@ -192,7 +198,7 @@ def publish_derived(
                 detail=json.dumps({"record": new_id, "evidence": [str(e) for e in basis.evidence]}),
             )
         )
-        record = current_record(tx.live_versions(slot))
+        record = current_record(_derived(tx.live_versions(slot)))
         assert record is not None  # just written in this transaction
         return Published(
             status="committed",

@@ -125,6 +125,8 @@ class KgMemoryStore(BaseStore):
         self.kind = Kind(kind)
         self.scope = scope
         self._clock = clock
+        # The deployment's channel policy decides now whether this source may use this channel.
+        memory.inlet(source, self.channel)
         # One writer at a time: the embedded store has one connection, and a batch's reads
         # must see the state before its writes.
         self._lock = threading.RLock()
@@ -336,7 +338,7 @@ class KgMemoryStore(BaseStore):
             "content": json.dumps(content, sort_keys=True, ensure_ascii=False, default=str),
             "assertions": assertions, "retractions": retractions,
         })
-        report = self.memory.ingest(record)
+        report = self.memory.inlet(self.source, self.channel).ingest(record)
         return [f"{e.key} ({e.detail})" if e.detail else e.key
                 for e in report.effects if e.action == "refused"]
 

@@ -153,7 +153,9 @@ class RememberView(_View):
 
     operation_id: str
     episode_id: str
-    status: Literal["accepted", "duplicate"]
+    status: Literal["accepted", "duplicate", "refused"] = Field(description=(
+        "'refused': the channel could not vouch for the envelope; nothing was stored but the "
+        "audit row."))
     written_as: str = Field(description="The source and channel the episode was recorded as.")
     effects: list[EffectView]
     refused: int = Field(description="Candidates the writer gate refused (see refusals).")

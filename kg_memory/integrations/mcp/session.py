@@ -106,6 +106,9 @@ class BoundMemory:
         self.scope = scope
         self.source = source
         self._clock = clock
+        # Fails now, not at the first tool call, if the deployment's channel policy does not
+        # let this source speak over chat.
+        memory.inlet(source, Channel.CHAT)
 
     # -- writes ------------------------------------------------------------------------------
 
@@ -125,13 +128,15 @@ class BoundMemory:
             default = prior[0].occurred_at if prior else self._clock()
             body.setdefault("occurred_at", default.isoformat())
         body = {"operation_id": operation_id, "scope": self.scope, **body}
-        return self.memory.ingest(parse_record(body))
+        # Through an inlet: the envelope is this channel's, and the policy in force is the
+        # memory's current one.
+        return self.memory.inlet(body["source"], body["channel"]).ingest(parse_record(body))
 
     def _view(self, report: IngestReport, written_as: str) -> RememberView:
         effects = [EffectView(**e.model_dump()) for e in report.effects]
         return RememberView(
             operation_id=report.operation_id, episode_id=report.episode_id,
-            status="duplicate" if report.status == "duplicate" else "accepted",
+            status=report.status if report.status in ("duplicate", "refused") else "accepted",
             written_as=written_as, effects=effects,
             refused=sum(1 for e in report.effects if e.action == "refused"),
         )

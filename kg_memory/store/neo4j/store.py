@@ -26,7 +26,6 @@ its writes, as on the embedded store's single connection.
 
 from __future__ import annotations
 
-import os
 import secrets
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -34,12 +33,12 @@ from contextlib import contextmanager, suppress
 from datetime import datetime
 from fnmatch import fnmatchcase
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from neo4j import Driver, GraphDatabase, Session
 from neo4j import Transaction as DriverTransaction
 from neo4j.exceptions import DriverError, Neo4jError
 
+from kg_memory.domain.corroboration import fingerprint
 from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.instant import Clock, from_micros, to_micros
 from kg_memory.domain.model import (
@@ -54,6 +53,7 @@ from kg_memory.domain.model import (
     Support,
 )
 from kg_memory.store.clock import system_clock
+from kg_memory.store.neo4j.auth import credentials, public_uri, redact, split_uri
 from kg_memory.store.neo4j.cypher import statements
 from kg_memory.store.neo4j.rows import (
     activity_from_props,
@@ -75,20 +75,12 @@ _EDGE_TYPES = {t.value: t for t in EdgeType}
 _SCHEMA_READY: set[tuple[str, str]] = set()
 
 
-def _public_uri(uri: str) -> str:
-    """``uri`` without any user:password part, fit for logs and reports."""
-    parts = urlsplit(uri)
-    if "@" not in parts.netloc:
-        return uri
-    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
-
-
 class Neo4jStore:
     """A store on a Neo4j 5 server. Open with :meth:`connect`; close with :meth:`close`."""
 
     def __init__(self, driver: Driver, uri: str, database: str, clock: Clock) -> None:
         self._driver = driver
-        self._uri = _public_uri(uri)
+        self._uri = public_uri(uri)
         self._database = database
         self._clock = clock
         self._lock = threading.RLock()
@@ -111,21 +103,22 @@ class Neo4jStore:
     ) -> Neo4jStore:
         """Connect to ``uri`` (``bolt://127.0.0.1:7687``) and make sure the schema is there.
 
-        Credentials default to ``$NEO4J_USER`` (else ``neo4j``) and ``$NEO4J_PASSWORD``; with no
-        password the driver connects without auth. Raises :class:`StoreUnavailable` when the
+        Credentials come from the arguments, ``$NEO4J_USER`` / ``$NEO4J_PASSWORD`` or the private
+        file ``$KG_NEO4J_CONFIG`` (see :mod:`kg_memory.store.neo4j.auth`); with no password the
+        driver connects without auth. Raises :class:`StoreUnavailable` when the
         server cannot be reached or holds a store of another schema version.
         """
-        password = password if password is not None else os.environ.get("NEO4J_PASSWORD")
-        user = user if user is not None else os.environ.get("NEO4J_USER", "neo4j")
-        auth = (user, password) if password else None
-        public = _public_uri(uri)
+        public, uri_user, uri_password = split_uri(uri)
+        auth = credentials(user or uri_user, password or uri_password)
         try:
             # Notifications off: schema-less property reads ("created_at does not exist yet") are
             # expected on an empty store, and the server need not send them.
-            driver = GraphDatabase.driver(uri, auth=auth, notifications_min_severity="OFF")
+            driver = GraphDatabase.driver(public, auth=auth, notifications_min_severity="OFF")
         except (DriverError, Neo4jError, ValueError) as exc:
-            raise StoreUnavailable(f"cannot connect to Neo4j at {public}: {exc}") from exc
-        store = cls(driver, uri, database, clock)
+            # Not chained: a driver error may quote what it was given.
+            raise StoreUnavailable(
+                f"cannot connect to Neo4j at {public}: {redact(str(exc), auth)}") from None
+        store = cls(driver, public, database, clock)
         try:
             store._ensure_schema()
         except BaseException:
@@ -287,6 +280,7 @@ class Neo4jStore:
                     episode_id=row["episode_id"],
                     source=row["source"],
                     occurred_at=from_micros(row["occurred_at"]),
+                    fingerprint=fingerprint(row["content"] or ""),
                 )
             )
         return {k: tuple(v) for k, v in found.items()}

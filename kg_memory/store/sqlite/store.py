@@ -19,6 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from kg_memory.domain.corroboration import fingerprint
 from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.instant import Clock, from_micros, to_micros
 from kg_memory.domain.model import (
@@ -253,7 +254,7 @@ class SqliteStore:
         known = None if known_at is None else to_micros(known_at)
         marks = ", ".join("?" for _ in ids)
         rows = self._rows(
-            "SELECT g.dst, e.episode_id, e.source, e.occurred_at FROM edges g "
+            "SELECT g.dst, e.episode_id, e.source, e.occurred_at, e.content FROM edges g "
             "JOIN episodes e ON e.episode_id = g.src "
             f"WHERE g.dst IN ({marks}) AND g.type = 'SUPPORTS' AND (? IS NULL OR g.since <= ?) "
             "ORDER BY e.occurred_at, e.episode_id",
@@ -266,6 +267,7 @@ class SqliteStore:
                     "episode_id": row["episode_id"],
                     "source": row["source"],
                     "occurred_at": from_micros(row["occurred_at"]),
+                    "fingerprint": fingerprint(row["content"] or ""),
                 })
             )
         return {k: tuple(v) for k, v in found.items()}

@@ -1,0 +1,84 @@
+"""What the writer gate refuses at an episode's door, each refusal audited.
+
+Two checks come before any candidate is looked at, because every later check trusts what they
+let through:
+
+* the envelope: the channel policy (:mod:`kg_memory.domain.channel`) says which sources the
+  episode's channel can vouch for, and kg-memory's own worker identities are never a source;
+* ownership: an entity's owners may end the facts that depend on it, so declaring or widening
+  owners is a write the gate decides (:func:`kg_memory.domain.gate.may_assign`).
+
+A refusal is an audit row (``kg-memory refusals``) and a ``refused`` effect in the ingest
+report; the two always agree.
+"""
+
+from __future__ import annotations
+
+from kg_memory.domain.change import Effect, PlannedEdge
+from kg_memory.domain.channel import ChannelPolicy, bind
+from kg_memory.domain.gate import WriterPolicy, may_assign, owners_of
+from kg_memory.domain.model import EdgeType, Entity, Episode, Refusal, Value
+from kg_memory.domain.record import IngestRecord
+from kg_memory.store.protocol import Transaction
+
+__all__ = ["admit_entities", "check_envelope", "refuse"]
+
+
+def refuse(
+    tx: Transaction, episode: Episode, key: str, reason: str, value: Value | None = None
+) -> Effect:
+    """Record the audit row for a refused candidate and return its write-log effect."""
+    what = key if value is None else f"{key} = {value}"
+    tx.add_refusal(
+        Refusal(
+            episode_id=episode.episode_id,
+            source=episode.source,
+            what=what,
+            reason=reason,
+            at=tx.now,
+        )
+    )
+    return Effect(action="refused", key=key, value=value, detail=reason)
+
+
+def check_envelope(tx: Transaction, episode: Episode, channels: ChannelPolicy) -> Effect | None:
+    """The refusal of an envelope its channel cannot vouch for, or ``None`` when it may pass."""
+    binding = bind(channels, source=episode.source, channel=episode.channel)
+    if binding.admitted:
+        return None
+    return refuse(tx, episode, f"envelope {episode.source} over {episode.channel.value}",
+                  binding.reason)
+
+
+def admit_entities(
+    tx: Transaction, record: IngestRecord, episode: Episode, policy: WriterPolicy
+) -> list[Effect]:
+    """Introduce the episode's entities; owners they declare are an ownership write.
+
+    A refused declaration still records the entity (a name is harmless), without the new owners.
+    """
+    effects: list[Effect] = []
+    for entity in record.entities:
+        known = tx.entity(entity.entity_id)
+        current = owners_of(policy, entity.entity_id, known.owners if known else ())
+        decision = may_assign(
+            policy,
+            source=record.source,
+            entity_id=entity.entity_id,
+            current=current,
+            declared=entity.owners,
+        )
+        owners = entity.owners
+        if not decision.admitted:
+            added = ", ".join(o for o in entity.owners if o not in current)
+            effects.append(
+                refuse(tx, episode, f"{entity.entity_id}.owners", decision.reason, added)
+            )
+            owners = ()
+        tx.put_entity(
+            Entity(scope=record.scope, **entity.model_dump(exclude={"owners"}), owners=owners)
+        )
+        tx.add_edge(
+            PlannedEdge(src=episode.episode_id, type=EdgeType.MENTIONS, dst=entity.entity_id)
+        )
+    return effects
