@@ -1,8 +1,9 @@
 // Record a typed edge once, with the system time it was first seen (`since`); a repeat is a
 // no-op. Endpoints are :Node hubs by id; one that does not exist yet (an entity only named, a
 // tombstone's id) is created as a bare placeholder and takes on its labels when it is written.
-// :params {src: 'ep_1', type: 'SUPPORTS', dst: 'as_1', now: 1767603600000000}
-MERGE (s:Node {id: $src})
-MERGE (d:Node {id: $dst})
+// Both ends are nodes of the unit's scope: an edge never joins two tenants.
+// :params {scope: 'u1', src: 'ep_1', type: 'SUPPORTS', dst: 'as_1', now: 1767603600000000}
+MERGE (s:Node {scope: $scope, id: $src})
+MERGE (d:Node {scope: $scope, id: $dst})
 MERGE (s)-[r:$($type)]->(d)
   ON CREATE SET r.since = $now

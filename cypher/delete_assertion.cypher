@@ -2,11 +2,13 @@
 // loses its typed edges and its NEEDS links; it is deleted, unless another fact still NEEDS it
 // (then a bare :Node keeps only the id, as the embedded store keeps that dependency row).
 // Placeholder neighbours left without any relationship are deleted too.
-// :params {assertion_id: 'as_1'}
+// Assertion ids are unique across scopes; `scope` (null: any) pins the hub for a scoped run.
+// :params {assertion_id: 'as_1', scope: 'u1'}
 OPTIONAL MATCH (a:Assertion {assertion_id: $assertion_id})
 DETACH DELETE a
 WITH count(*) AS revisions
 OPTIONAL MATCH (f:Node {id: $assertion_id})
+WHERE $scope IS NULL OR f.scope = $scope
 OPTIONAL MATCH (f)-[g]-(other)
 WHERE NOT type(g) IN ['REVISION_OF_FACT', 'NEEDS', 'REFUSED']
    OR (type(g) = 'NEEDS' AND startNode(g) = f)

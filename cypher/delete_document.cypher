@@ -1,6 +1,6 @@
 // Delete an identity document and its lookup keys (a key node that finds nothing else goes).
-// :params {kind: 'profile', key: 'p-jo-okafor'}
-MATCH (d:Document {kind: $kind, key: $key})
+// :params {kind: 'profile', scope: 'acme', key: 'p-jo-okafor'}
+MATCH (d:Document {kind: $kind, scope: $scope, key: $key})
 OPTIONAL MATCH (l:LookupKey)-[:FINDS]->(d)
 WITH d, collect(l) AS keys
 DETACH DELETE d

@@ -4,7 +4,7 @@
 // typed edges and NEEDS each dependency's node. value and qualifiers are JSON text; times are
 // integer microseconds since the Unix epoch, null for an open end.
 // :params {assertion_id: 'as_1', scope: 'u1', subject: 'ana', predicate: 'diet', project: '', value: '"vegetarian"', qualifiers: '{"project":null,"exceptions":[]}', kind: 'stated', writer: 'user', depends_on: [], confidence: 1.0, valid_from: 1767603600000000, valid_to: null, now: 1767603600000000, reason: 'asserted', recorded_by: 'ep_1'}
-MERGE (f:Node {id: $assertion_id})
+MERGE (f:Node {scope: $scope, id: $assertion_id})
 SET f:Fact, f.assertion_id = $assertion_id
 WITH f
 OPTIONAL MATCH (f)<-[:REVISION_OF_FACT]-(old:Assertion)
@@ -30,6 +30,6 @@ CREATE (a:Assertion:Current {
 })-[:REVISION_OF_FACT]->(f)
 SET a:$(toUpper(substring($kind, 0, 1)) + substring($kind, 1))
 FOREACH (dep IN $depends_on |
-  MERGE (d:Node {id: dep})
+  MERGE (d:Node {scope: $scope, id: dep})
   MERGE (f)-[:NEEDS]->(d))
 RETURN revision

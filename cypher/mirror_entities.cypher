@@ -1,5 +1,5 @@
 // Mirror: upsert entities.
 // :params {rows: [{entity_id: 'ana', type: 'person', name: 'Ana', scope: 'u1', owners: [], recorded_at: 1767603600000000}]}
 UNWIND $rows AS r
-MERGE (n:Node {id: r.entity_id})
+MERGE (n:Node {scope: r.scope, id: r.entity_id})
 SET n:Entity, n += r

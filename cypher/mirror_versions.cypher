@@ -3,7 +3,7 @@
 // :Current while the system interval is open.
 // :params {rows: [{assertion_id: 'as_1', revision: 1, label: 'Stated', current: true, deps: [], props: {assertion_id: 'as_1', revision: 1, scope: 'u1', subject: 'ana', predicate: 'diet', project: '', value: '"vegetarian"', qualifiers: '{}', kind: 'stated', writer: 'user', depends_on: [], confidence: 1.0, valid_from: 1767603600000000, valid_to: null, sys_from: 1767603600000000, sys_to: null, reason: 'asserted', recorded_by: 'ep_1', closed_by: null, close_reason: null}}]}
 UNWIND $rows AS r
-MERGE (f:Node {id: r.assertion_id})
+MERGE (f:Node {scope: r.props.scope, id: r.assertion_id})
 SET f:Fact, f.assertion_id = r.assertion_id
 MERGE (a:Assertion {assertion_id: r.assertion_id, revision: r.revision})
 SET a += r.props, a:$(r.label)
@@ -11,5 +11,5 @@ MERGE (a)-[:REVISION_OF_FACT]->(f)
 FOREACH (_ IN CASE WHEN r.current THEN [1] ELSE [] END | SET a:Current)
 FOREACH (_ IN CASE WHEN r.current THEN [] ELSE [1] END | REMOVE a:Current)
 FOREACH (dep IN r.deps |
-  MERGE (d:Node {id: dep})
+  MERGE (d:Node {scope: r.props.scope, id: dep})
   MERGE (f)-[:NEEDS]->(d))

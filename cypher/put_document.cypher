@@ -2,8 +2,8 @@
 // text, recorded at `now`; each `lookup` key (a blocking key) gets a :LookupKey node that FINDS
 // it, so the resolver reaches candidates without scanning. Keys are only ever added.
 // :params {kind: 'profile', key: 'p-jo-okafor', scope: 'acme', body: '{"entity_id": "p-jo-okafor"}', lookup: ['name:jo okafor'], now: 1767603600000000}
-MERGE (d:Document {kind: $kind, key: $key})
-SET d.scope = $scope, d.body = $body, d.recorded_at = $now
+MERGE (d:Document {kind: $kind, scope: $scope, key: $key})
+SET d.body = $body, d.recorded_at = $now
 FOREACH (k IN coalesce($lookup, []) |
   MERGE (l:LookupKey {kind: $kind, scope: $scope, key: k})
   MERGE (l)-[:FINDS]->(d))

@@ -1,14 +1,13 @@
 // Insert an entity, or widen a known one: its owners become the ordered union of the known and
 // the given owners, and a missing name is filled in. Nothing known is ever dropped. A placeholder
-// node with the same id (an earlier edge's endpoint) becomes the entity.
+// node with the same id in the same scope (an earlier edge's endpoint) becomes the entity.
 // :params {entity_id: 'R1', type: 'booking', name: null, scope: 'u1', owners: ['restaurant'], now: 1767603600000000}
-MERGE (n:Node {id: $entity_id})
+MERGE (n:Node {scope: $scope, id: $entity_id})
 WITH n, n:Entity AS known
 SET n:Entity,
     n.entity_id = $entity_id,
     n.type = CASE WHEN known THEN n.type ELSE $type END,
     n.name = CASE WHEN known THEN coalesce(n.name, $name) ELSE $name END,
-    n.scope = CASE WHEN known THEN n.scope ELSE $scope END,
     n.owners = CASE
       WHEN known THEN reduce(acc = [], o IN n.owners + $owners |
                              CASE WHEN o IN acc THEN acc ELSE acc + o END)

@@ -5,19 +5,28 @@
 // it again changes nothing. No parameters.
 // :params {}
 
+// Schema 1 keyed node ids, operation ids, entity ids and documents across scopes; tenants'
+// names collide, so those constraints go (a database holding schema 1 data is refused before
+// this file runs, see kg_memory/store/neo4j.py).
+DROP CONSTRAINT node_id IF EXISTS;
+DROP CONSTRAINT episode_operation IF EXISTS;
+DROP CONSTRAINT entity_id IF EXISTS;
+DROP CONSTRAINT document_key IF EXISTS;
+
 // Every node an edge can point at (episode, fact, entity, activity, tombstone, placeholder)
-// carries the label :Node and its protocol id in `id`.
-CREATE CONSTRAINT node_id IF NOT EXISTS FOR (n:Node) REQUIRE n.id IS UNIQUE;
+// carries the label :Node, its scope in `scope` and its protocol id in `id`: an entity id
+// names a different node in every scope, and an edge joins two nodes of one scope.
+CREATE CONSTRAINT node_scope_id IF NOT EXISTS FOR (n:Node) REQUIRE (n.scope, n.id) IS UNIQUE;
 CREATE CONSTRAINT episode_id IF NOT EXISTS FOR (e:Episode) REQUIRE e.episode_id IS UNIQUE;
-CREATE CONSTRAINT episode_operation IF NOT EXISTS FOR (e:Episode) REQUIRE e.operation_id IS UNIQUE;
-CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (e:Entity) REQUIRE e.entity_id IS UNIQUE;
+CREATE CONSTRAINT episode_scope_operation IF NOT EXISTS FOR (e:Episode) REQUIRE (e.scope, e.operation_id) IS UNIQUE;
+CREATE CONSTRAINT entity_scope_id IF NOT EXISTS FOR (e:Entity) REQUIRE (e.scope, e.entity_id) IS UNIQUE;
 CREATE CONSTRAINT fact_id IF NOT EXISTS FOR (f:Fact) REQUIRE f.assertion_id IS UNIQUE;
 CREATE CONSTRAINT revision_id IF NOT EXISTS FOR (a:Assertion) REQUIRE (a.assertion_id, a.revision) IS UNIQUE;
 CREATE CONSTRAINT activity_id IF NOT EXISTS FOR (a:Activity) REQUIRE a.activity_id IS UNIQUE;
 CREATE CONSTRAINT tombstone_key IF NOT EXISTS FOR (t:Tombstone) REQUIRE t.key IS UNIQUE;
 CREATE CONSTRAINT block_id IF NOT EXISTS FOR (b:Block) REQUIRE b.block_id IS UNIQUE;
 CREATE CONSTRAINT meta_key IF NOT EXISTS FOR (m:Meta) REQUIRE m.key IS UNIQUE;
-CREATE CONSTRAINT document_key IF NOT EXISTS FOR (d:Document) REQUIRE (d.kind, d.key) IS UNIQUE;
+CREATE CONSTRAINT document_scope_key IF NOT EXISTS FOR (d:Document) REQUIRE (d.kind, d.scope, d.key) IS UNIQUE;
 CREATE CONSTRAINT lookup_key IF NOT EXISTS FOR (l:LookupKey) REQUIRE (l.kind, l.scope, l.key) IS UNIQUE;
 
 // As-of lookups: a slot (subject, predicate), a subject, a scope; versions() by assertion id;
@@ -31,6 +40,8 @@ CREATE INDEX block_scope IF NOT EXISTS FOR (b:Block) ON (b.scope);
 CREATE INDEX activity_type IF NOT EXISTS FOR (a:Activity) ON (a.type);
 CREATE INDEX document_kind IF NOT EXISTS FOR (d:Document) ON (d.kind);
 CREATE INDEX entity_scope IF NOT EXISTS FOR (e:Entity) ON (e.scope);
+// An operator's lookups by id alone (an id across every scope; the mirror's deletions).
+CREATE INDEX node_id_any_scope IF NOT EXISTS FOR (n:Node) ON (n.id);
 
 // Wait until every index is online before the first query relies on it.
 CALL db.awaitIndexes(300);

@@ -1,9 +1,14 @@
 // After a forget run: what still remains of the ids it erased and the episodes it redacted.
 // Every count must be 0. Erased ids may survive only as a bare :Node that another fact NEEDS.
-// :params {erased: ['ep_1', 'as_1'], redacted: ['ep_2']}
+// `entities` are [scope, entity_id] pairs: an id erased in one scope may live on in another.
+// :params {erased: ['ep_1', 'as_1'], entities: [['u1', 'R1']], redacted: ['ep_2']}
 OPTIONAL MATCH (n:Node)
 WHERE n.id IN $erased AND labels(n) <> ['Node']
-WITH count(n) AS nodes
+WITH count(n) AS plain
+OPTIONAL MATCH (n:Entity)
+WHERE [n.scope, n.entity_id] IN $entities
+WITH plain, count(n) AS entities
+WITH plain + entities AS nodes
 OPTIONAL MATCH (a:Assertion)
 WHERE a.assertion_id IN $erased
 WITH nodes, count(a) AS revisions

@@ -8,25 +8,30 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from kg_memory.domain.authority import DEFAULT_AUTHORITY, AuthorityTier
+from kg_memory.domain.backoff import Backoff
 from kg_memory.domain.change import ChangePlan, Effect
 from kg_memory.domain.channel import ChannelPolicy, ChannelRule
 from kg_memory.domain.consolidation import Evidence
 from kg_memory.domain.corroboration import Corroboration, corroboration, mentioned
 from kg_memory.domain.errors import (
     EXIT_CODES,
+    INTEGRITY_EXIT,
+    STORE_BUSY_EXIT,
     ConcurrencyError,
     ConsolidationRefused,
+    ExtraMissing,
     ForgottenError,
     IdempotencyConflict,
     IngestError,
     IntervalError,
     KgMemoryError,
-    MissingExtra,
     NaiveDatetimeError,
     NotFound,
     PolicyError,
     QueryError,
     ResolutionError,
+    ScopeError,
+    StoreBusy,
     StoreUnavailable,
     TimeError,
     WriteRefused,
@@ -34,6 +39,7 @@ from kg_memory.domain.errors import (
 from kg_memory.domain.forgetting import ForgetPlan, Selector
 from kg_memory.domain.gate import GateRule, OwnerGrant, WriterPolicy, admit
 from kg_memory.domain.instant import Clock, parse_instant
+from kg_memory.domain.integrity import IntegrityReport, Violation
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import (
     Assertion,
@@ -65,6 +71,7 @@ from kg_memory.services.lineage import Direction, lineage_graph, lineage_tree
 from kg_memory.services.memory import Memory
 from kg_memory.services.provenance import serialize_prov
 from kg_memory.services.publication import Basis, Published
+from kg_memory.services.scoped import ScopedMemory
 from kg_memory.store import (
     AsOfQuery,
     SqliteStore,
@@ -103,10 +110,13 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DEFAULT_AUTHORITY",
     "EXIT_CODES",
+    "INTEGRITY_EXIT",
+    "STORE_BUSY_EXIT",
     "AsOfAnswer",
     "AsOfQuery",
     "Assertion",
     "AuthorityTier",
+    "Backoff",
     "Basis",
     "ChangePlan",
     "Channel",
@@ -125,6 +135,7 @@ __all__ = [
     "Entity",
     "Episode",
     "Evidence",
+    "ExtraMissing",
     "Fact",
     "ForgetPlan",
     "ForgetReport",
@@ -136,13 +147,13 @@ __all__ = [
     "IngestRecord",
     "IngestReport",
     "Inlet",
+    "IntegrityReport",
     "Interval",
     "IntervalError",
     "KgMemoryError",
     "Kind",
     "Memory",
     "MentionCandidate",
-    "MissingExtra",
     "NaiveDatetimeError",
     "Neo4jStore",
     "NotFound",
@@ -154,15 +165,19 @@ __all__ = [
     "Refusal",
     "ResolutionError",
     "Resolved",
+    "ScopeError",
+    "ScopedMemory",
     "Selector",
     "SqliteStore",
     "Store",
+    "StoreBusy",
     "StoreUnavailable",
     "Support",
     "SyncReport",
     "TimeError",
     "Tombstone",
     "Transaction",
+    "Violation",
     "WriteRefused",
     "WriterPolicy",
     "__version__",

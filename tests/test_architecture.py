@@ -31,7 +31,8 @@ PUBLIC = [
     "ForgottenError", "GateRule", "HistoryEntry", "IdempotencyConflict", "IngestError",
     "IngestRecord", "IngestReport", "Interval", "IntervalError", "KgMemoryError", "Kind",
     "Memory", "MentionCandidate", "NaiveDatetimeError", "Neo4jStore", "NotFound", "PolicyError",
-    "Published", "Qualifiers", "Refusal", "ResolutionError", "Resolved", "Selector",
+    "Published", "Qualifiers", "Refusal", "ResolutionError", "Resolved", "ScopeError",
+    "ScopedMemory", "Selector",
     "SqliteStore", "Store", "StoreUnavailable", "Support", "SyncReport", "TimeError",
     "Tombstone", "Transaction", "WriterPolicy", "__version__", "admit", "default_path",
     "ingest_schema", "lineage_graph", "lineage_tree", "open_store", "parse_instant",
@@ -41,7 +42,10 @@ PUBLIC = [
     "DEFAULT_AUTHORITY", "AuthorityTier", "ChannelPolicy", "ChannelRule", "Conflict",
     "Corroboration", "Inlet", "OwnerGrant", "corroboration", "mentioned",
     # the agent integrations' errors (issue 14)
-    "MissingExtra", "QueryError", "WriteRefused",
+    "ExtraMissing", "QueryError", "WriteRefused",
+    # Issue 11 (durability and concurrency): retry policy, busy and check exit codes, the
+    # retryable error, and the integrity check's report.
+    "Backoff", "INTEGRITY_EXIT", "IntegrityReport", "STORE_BUSY_EXIT", "StoreBusy", "Violation",
 ]
 
 

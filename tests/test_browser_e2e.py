@@ -358,7 +358,7 @@ def test_the_ready_queries_agree_with_the_api(driver: Driver, dinner: Dinner) ->
     # What the forget query shows is what a dry run of `forget episode:ID` plans.
     assert len(episode_ids) == len(scenario.records)
     for episode_id in episode_ids:
-        plan = memory.forget(f"episode:{episode_id}", dry_run=True).plan
+        plan = memory.forget(f"episode:{episode_id}@{scenario.scope}", dry_run=True).plan
         row = _single(driver, "browser_forget_episode", episode=episode_id)
         removed = {str(path.nodes[1]["id"]) for path in row["removed"]}
         delete = removed | {p["record"] for p in row["plan"] if p["plan"] == "delete"}

@@ -61,7 +61,8 @@ def test_ingest_then_asof_and_history_as_json(tmp_path: Path) -> None:
     assert json.loads(out)["accepted"] == 0
 
     code, out = run(
-        "asof", "--store", store, "--valid-at", "2026-01-10T12:00:00Z", "--subject", "ana", "--json"
+        "asof", "--store", store, "--valid-at", "2026-01-10T12:00:00Z", "--subject", "ana",
+        "--scope", "u1", "--json"
     )
     assert code == 0, out
     answer = json.loads(out)
@@ -78,25 +79,26 @@ def test_ingest_then_asof_and_history_as_json(tmp_path: Path) -> None:
     } <= fact.keys()
     assert fact["supported_by"][0]["source"] == "user"
 
-    code, out = run("history", "ana", "--store", store, "--json")
+    code, out = run("history", "ana", "--store", store, "--scope", "u1", "--json")
     assert code == 0
     assert [e["version"]["value"] for e in json.loads(out)] == [
         "vegetarian",
         "vegetarian",
         "eats fish",
     ]
-    code, out = run("refusals", "--store", store, "--json")
+    code, out = run("refusals", "--store", store, "--scope", "u1", "--json")
     assert json.loads(out)[0]["source"] == "restaurant"
 
 
 def test_asof_on_a_missing_store_fails_with_exit_3(tmp_path: Path) -> None:
-    code, out = run("asof", "--store", str(tmp_path / "absent.db"))
+    code, out = run("asof", "--store", str(tmp_path / "absent.db"), "--scope", "u1")
     assert code == 3
     assert "StoreUnavailable" in out
 
 
 def test_naive_time_on_the_command_line_is_refused(tmp_path: Path) -> None:
-    code, out = run("asof", "--store", str(tmp_path / "x.db"), "--valid-at", "2026-01-10T12:00")
+    code, out = run("asof", "--store", str(tmp_path / "x.db"), "--valid-at", "2026-01-10T12:00",
+                    "--scope", "u1")
     assert code == 2
     assert "no timezone" in out
 
@@ -147,7 +149,7 @@ def test_bad_line_names_line_and_field_and_keeps_earlier_lines(
     assert message in out
     if field:
         assert f"field {field!r}" in out
-    code, out = run("history", "ana", "--store", store, "--json")
+    code, out = run("history", "ana", "--store", store, "--scope", "u1", "--json")
     assert len(json.loads(out)) == 1  # the first three lines stayed accepted
 
 

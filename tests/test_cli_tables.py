@@ -124,8 +124,9 @@ def test_asof_on_the_dinner_fixture_fits(
 @pytest.mark.parametrize("subject", ["ana", "u1", "R1"])
 def test_history_on_the_dinner_fixture_fits(tmp_path: Path, width: int, subject: str) -> None:
     store = str(study_store(tmp_path))
-    entries = json.loads(run(width, "history", subject, "--store", store, "--json"))
-    out = run(width, "history", subject, "--store", store)
+    entries = json.loads(run(width, "history", subject, "--store", store, "--scope", "u1",
+                             "--json"))
+    out = run(width, "history", subject, "--store", store, "--scope", "u1")
     assert_fits(out, width)
     assert len(lines_of(out)) == table_lines(len(entries))
 
@@ -134,11 +135,12 @@ def test_history_on_the_dinner_fixture_fits(tmp_path: Path, width: int, subject:
 def test_every_other_table_fits_on_real_wall_clock_data(tmp_path: Path, width: int) -> None:
     """Wall-clock system times (an ingest's revisions microseconds apart) fit as well."""
     store = str(tmp_path / "jo.db")
-    run(width, "ingest", str(JO_CEDAR), "--store", store)
-    run(width, "ingest", str(DINNER), "--store", store)
+    run(width, "ingest", str(JO_CEDAR), "--trust-envelopes", "--store", store)
+    run(width, "ingest", str(DINNER), "--trust-envelopes", "--store", store)
     for args in (["refusals"], ["entities", "list"], ["asof"], ["history", "j17"]):
-        rows = json.loads(run(width, *args, "--store", store, "--json"))
-        out = run(width, *args, "--store", store)
+        # Both tenants at once (an operator's view): the longest tables this data makes.
+        rows = json.loads(run(width, *args, "--store", store, "--all-scopes", "--json"))
+        out = run(width, *args, "--store", store, "--all-scopes")
         assert_fits(out, width)
         count = len(rows["facts"]) if isinstance(rows, dict) else len(rows)
         assert len(lines_of(out)) == table_lines(count), args
@@ -152,17 +154,19 @@ def test_every_other_table_fits_on_real_wall_clock_data(tmp_path: Path, width: i
     assert len(lines_of(out)) == table_lines(nodes) + 1  # and the status line
 
     run(width, "forget", "category:acme/j17/report_*@c1", "--block", "--store", store)
-    blocks = json.loads(run(width, "blocks", "list", "--store", store, "--json"))
-    out = run(width, "blocks", "list", "--store", store)
+    blocks = json.loads(run(width, "blocks", "list", "--store", store, "--scope", "acme",
+                            "--json"))
+    out = run(width, "blocks", "list", "--store", store, "--scope", "acme")
     assert_fits(out, width)
     assert len(lines_of(out)) == table_lines(len(blocks)) == table_lines(1)
 
 
 def test_entity_show_fits(tmp_path: Path) -> None:
     store = str(tmp_path / "jo.db")
-    run(80, "ingest", str(JO_CEDAR), "--store", store)
-    shown = json.loads(run(80, "entities", "show", "j17", "--store", store, "--json"))
-    out = run(80, "entities", "show", "j17", "--store", store)
+    run(80, "ingest", str(JO_CEDAR), "--trust-envelopes", "--store", store)
+    shown = json.loads(run(80, "entities", "show", "j17", "--store", store, "--scope", "acme",
+                           "--json"))
+    out = run(80, "entities", "show", "j17", "--store", store, "--scope", "acme")
     assert_fits(out, 80)
     profile = 1 + len(shown["profile"]["identifiers"]) if shown["profile"] else 0
     assert len(lines_of(out)) == (
@@ -172,9 +176,9 @@ def test_entity_show_fits(tmp_path: Path) -> None:
 
 def test_wide_shows_full_ids_and_every_column(tmp_path: Path) -> None:
     store = str(study_store(tmp_path))
-    facts = json.loads(run(80, "asof", "--store", store, "--json"))["facts"]
-    narrow = run(80, "asof", "--store", store)
-    wide = run(80, "asof", "--store", store, "--wide")
+    facts = json.loads(run(80, "asof", "--store", store, "--scope", "u1", "--json"))["facts"]
+    narrow = run(80, "asof", "--store", store, "--scope", "u1")
+    wide = run(80, "asof", "--store", store, "--scope", "u1", "--wide")
     for fact in facts:
         full = f"{fact['assertion_id']}#{fact['revision']}"
         assert full not in narrow
@@ -189,7 +193,8 @@ def test_json_is_the_same_at_every_width(tmp_path: Path) -> None:
     day40 = Scenario.load().at(40).isoformat()
     asof = ["asof", "--valid-at", day40, "--known-at", day40]
     for args in (asof, ["history", "ana"], ["refusals"], ["entities", "list"]):
-        outputs = {run(w, *args, "--store", store, "--json") for w in (40, 80, 200)}
+        outputs = {run(w, *args, "--store", store, "--scope", "u1", "--json")
+                   for w in (40, 80, 200)}
         assert len(outputs) == 1, args
 
 
@@ -203,8 +208,8 @@ def test_stored_text_cannot_split_a_row_or_drive_the_terminal(tmp_path: Path) ->
     path = tmp_path / "in.jsonl"
     path.write_text(json.dumps(line) + "\n", encoding="utf-8")
     store = str(tmp_path / "m.db")
-    run(80, "ingest", str(path), "--store", store)
-    out = run(120, "asof", "--store", store)
+    run(80, "ingest", str(path), "--trust-envelopes", "--store", store)
+    out = run(120, "asof", "--store", store, "--scope", "u1")
     assert len(lines_of(out)) == table_lines(1)
     assert "\u001b" not in out
     assert r"a\nb [/] [red]x\x1b[2J" in out
@@ -287,8 +292,8 @@ def test_a_stored_entity_id_prints_as_written_in_a_lineage_tree(tmp_path: Path) 
     path = tmp_path / "in.jsonl"
     path.write_text(json.dumps(line) + "\n", encoding="utf-8")
     store = str(tmp_path / "m.db")
-    run(80, "ingest", str(path), "--store", store)
-    out = run(80, "lineage", "[/]R9", "--store", store)
+    run(80, "ingest", str(path), "--trust-envelopes", "--store", store)
+    out = run(80, "lineage", "[/]R9", "--store", store, "--scope", "u1")
     assert lines_of(out)[0] == "[/]R9 (entity)"
     assert "DEPENDS_ON" in out
 

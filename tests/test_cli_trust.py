@@ -41,12 +41,12 @@ def test_the_operator_establishes_the_files_source(tmp_path: Path) -> None:
     # The restaurant's line is accepted, its stated claim refused, and its event too: the
     # booking it cancels was never made (the agent's line was refused).
     assert (summary["accepted"], summary["envelopes_refused"], summary["refused"]) == (1, 6, 2)
-    code, out = run("refusals", "--store", store, "--json")
+    code, out = run("refusals", "--store", store, "--scope", "u1", "--json")
     whats = sorted(r["what"] for r in json.loads(out))
     assert whats.count("envelope user over chat") == 3
     assert "envelope agent over chat" in whats
     assert "envelope timer over timer" in whats
-    code, out = run("asof", "--store", store, "--json")
+    code, out = run("asof", "--store", store, "--scope", "u1", "--json")
     assert json.loads(out)["facts"] == []
 
 
@@ -92,7 +92,7 @@ def _conflicted_store(tmp_path: Path) -> str:
 
 def test_asof_shows_a_conflict_beside_the_served_value(tmp_path: Path) -> None:
     store = _conflicted_store(tmp_path)
-    code, out = run("asof", "--store", store, "--json")
+    code, out = run("asof", "--store", store, "--scope", "u1", "--json")
     assert code == 0, out
     answer = json.loads(out)
     assert [(f["value"], f["writer"]) for f in answer["facts"]] == [("no", "user")]
@@ -101,7 +101,7 @@ def test_asof_shows_a_conflict_beside_the_served_value(tmp_path: Path) -> None:
     assert (conflict["fact"]["value"], conflict["fact"]["writer"]) == ("yes", "tool")
     assert conflict["contradicts"] == [answer["facts"][0]["assertion_id"]]
 
-    code, out = run("asof", "--store", store, columns=80)
+    code, out = run("asof", "--store", store, "--scope", "u1", columns=80)
     assert code == 0, out
     assert "1 conflict(s)" in out
     rows = out.splitlines()

@@ -157,7 +157,7 @@ def test_forgetting_one_episode_keeps_facts_others_corroborate(
     clock.now = day(5)
     memory.ingest(episode("b", "user", day(5), assertions=[fact("ana", "diet", "veg")]))
     clock.now = day(6)
-    report = memory.forget(f"episode:{first.episode_id}")
+    report = memory.forget(f"episode:{first.episode_id}@u1")
     assert report.plan.erase == (first.episode_id,)
     assert report.plan.delete == ()
     [served] = memory.asof(subject="ana").facts
@@ -173,7 +173,7 @@ def test_forgetting_a_correction_restores_what_it_superseded(
     clock.now = day(30)
     fish = memory.ingest(episode("b", "user", day(30), assertions=[fact("ana", "diet", "fish")]))
     clock.now = day(40)
-    report = memory.forget(f"episode:{fish.episode_id}")
+    report = memory.forget(f"episode:{fish.episode_id}@u1")
     assert len(report.plan.restore) == 1
     assert memory.asof(day(35), day(41), subject="ana").values() == ["veg"]
 
@@ -343,7 +343,7 @@ def test_forgetting_a_large_source_leaves_no_bytes_in_freed_pages(tmp_path: Path
         memory.ingest(episode("keep", "user", day(0), assertions=[fact("ana", "diet", "veg")]))
         assert any(CANARY.encode() in p.read_bytes() for p in store_dir.iterdir())
         clock.now = day(1)
-        report = memory.forget("source:agent")
+        report = memory.forget("source:agent@u1")
         assert report.status == "complete"
         assert len(report.plan.delete) == 3000
         assert [p.name for p in store_dir.iterdir() if CANARY.encode() in p.read_bytes()] == []

@@ -121,7 +121,7 @@ def test_forgetting_an_episode_erases_what_resolution_learnt_from_it(
     subject = _subject_of(memory, "likes")
     assert memory.decisions("acme")
     clock.now = day(2)
-    memory.forget(f"episode:{episode_id}")
+    memory.forget(f"episode:{episode_id}@acme")
     assert memory.decisions("acme") == []
     assert memory.profile(subject) is None
     everything = str([memory.store.documents(k) for k in ("profile", "decision")])

@@ -182,7 +182,8 @@ def _workload(memory: Memory, clock: ManualClock) -> None:
     memory.history(f"s{MARK}", f"p{MARK}", scope=f"sc{MARK}")
     memory.refusals(f"sc{MARK}")
     memory.lineage(f"e{MARK}")
-    memory.forget(f"entity:e{MARK}", dry_run=True)
+    memory.forget(f"entity:e{MARK}@sc{MARK}", dry_run=True)
+    memory.scoped(f"sc{MARK}").lineage(f"e{MARK}")
 
 
 class _SpyConnection:
@@ -343,7 +344,7 @@ def test_no_credential_in_locations_exports_or_cli_output(
         texts = [str(memory.store.location), repr(memory.store), memory.asof().model_dump_json(),
                  *exports]
     runner = CliRunner(env={"COLUMNS": "200", "NEO4J_PASSWORD": SECRET})
-    outputs = [runner.invoke(app, [*args, "--store", uri]).output for args in (
+    outputs = [runner.invoke(app, [*args, "--store", uri, "--scope", "u1"]).output for args in (
         ["asof", "--json"], ["history", "ana"], ["refusals", "--json"], ["prov", "--all"])]
     _no_secret(*texts, *outputs, caplog.text)
     assert all("ana" in o or "[]" in o or "entity" in o for o in outputs), outputs

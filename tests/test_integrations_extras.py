@@ -24,10 +24,10 @@ def _python(code: str) -> subprocess.CompletedProcess[str]:
 ])
 def test_a_missing_extra_names_itself(module: str, package: str, extra: str) -> None:
     done = _python(BLOCK.format(module=module) + f"""
-from kg_memory import MissingExtra
+from kg_memory import ExtraMissing
 try:
     import {package}
-except MissingExtra as exc:
+except ExtraMissing as exc:
     assert isinstance(exc, ImportError)
     print(exc)
 else:
@@ -44,7 +44,7 @@ sys.argv = ["kg-memory", "mcp", "--store", ":memory:", "--scope", "u1"]
 main()
 """)
     assert done.returncode == 1
-    assert "MissingExtra" in done.stderr
+    assert "ExtraMissing" in done.stderr
     assert "kg-memory[mcp]" in done.stderr
     assert "Traceback" not in done.stderr
 

@@ -293,6 +293,27 @@ def test_an_operation_id_makes_a_retry_a_duplicate(memory: Memory, clock: Manual
     run(main)
 
 
+def test_if_match_writes_only_over_what_was_read(memory: Memory, clock: ManualClock) -> None:
+    server = build_server(memory, scope="u1", clock=clock)
+
+    async def main() -> None:
+        async with Client(server) as client:
+            await call(client, "remember", content="Ana is vegetarian",
+                       facts=[{**fact("ana", "diet", "vegetarian"), "if_match": "absent"}])
+            clock.now += timedelta(minutes=1)
+            (read,) = (await call(client, "asof", subject="ana"))["facts"]
+            tag = f"{read['assertion_id']}#{read['revision']}"
+            await call(client, "remember", content="Ana eats fish now",
+                       facts=[{**fact("ana", "diet", "eats fish"), "if_match": tag}])
+            clock.now += timedelta(minutes=1)
+            stale = await error(client, "remember", content="Ana is vegan",
+                                facts=[{**fact("ana", "diet", "vegan"), "if_match": tag}])
+            assert stale.startswith("ConcurrencyError: ")
+            assert [f["value"] for f in (await call(client, "asof"))["facts"]] == ["eats fish"]
+
+    run(main)
+
+
 def test_executing_a_plan_that_changed_is_refused(memory: Memory, clock: ManualClock) -> None:
     server = build_server(memory, scope="u1", clock=clock)
 
@@ -331,11 +352,15 @@ def test_a_second_tenant_is_out_of_reach(memory: Memory, clock: ManualClock) -> 
             assert keys(await call(client, "asof")) == {("ana", "diet", "vegetarian (u1)")}
             revisions = (await call(client, "history", subject="ana"))["revisions"]
             assert [r["value"] for r in revisions] == ["vegetarian (u1)"]
-            for tool, args in (("lineage", {"node_id": theirs.assertion_id}),
-                               ("forget", {"selector": f"assertion:{theirs.assertion_id}"}),
-                               ("forget", {"selector": "category:u2/ana/*"}),
-                               ("forget", {"selector": "source:user@u2"})):
-                assert (await error(client, tool, **args)).startswith("NotFound: ")
+            assert (await error(client, "lineage", node_id=theirs.assertion_id)).startswith(
+                "NotFound: ")
+            for selector in ("category:u2/ana/*", "source:user@u2", "entity:ana@u2"):
+                assert (await error(client, "forget", selector=selector)).startswith(
+                    "ScopeError: ")
+            by_id = await call(client, "forget", selector=f"assertion:{theirs.assertion_id}")
+            assert by_id["delete"] == []
+            await call(client, "forget", selector=f"assertion:{theirs.assertion_id}",
+                       plan_id=by_id["plan_id"])
             with pytest.raises(Exception, match="NotFound"):
                 await client.read_resource(f"kg-memory://lineage/{theirs.assertion_id}")
             plan = await call(client, "forget", selector="entity:ana")

@@ -81,7 +81,7 @@ def test_no_poison_is_ever_served_and_every_refusal_is_audited(
                     assert fact.writer in ("user", "agent"), fact.key
             for conflict in answer.conflicts:
                 assert conflict.fact.supported_by[0].episode_id == episode_id_for(
-                    "poison-world-over-stated")
+                    "u1", "poison-world-over-stated")
 
     final = {f.key: f.value for f in memory.asof().facts}
     assert final == {"ana.diet": "vegetarian", "u1.deposit_preapproved": "no",
@@ -91,7 +91,7 @@ def test_no_poison_is_ever_served_and_every_refusal_is_audited(
     assert owners["u1"] == ()
     # Twenty deliveries of one claim: twenty audit rows, not one supported fact.
     repeats = [r for r in memory.refusals() if r.episode_id in {
-        episode_id_for(f"poison-repeat-{i:02d}") for i in range(20)}]
+        episode_id_for("u1", f"poison-repeat-{i:02d}") for i in range(20)}]
     assert len(repeats) == 20
 
 

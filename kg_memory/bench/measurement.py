@@ -42,7 +42,6 @@ from kg_memory.bench.workload import POLICY, LookupProbe, Workload
 from kg_memory.domain.instant import to_micros
 from kg_memory.domain.record import IngestRecord
 from kg_memory.domain.result import AsOfAnswer
-from kg_memory.services.ingestion import IngestReport
 from kg_memory.services.memory import Memory
 
 __all__ = ["ArrivalClock", "ScaleMeasurement", "ScaleSettings"]
@@ -52,29 +51,27 @@ FORGET_RUNS, FORGET_DERIVATIVES = 5, 1_000
 
 
 class ArrivalClock:
-    """The store's clock during ingest: while episode ``k`` of a batch is written it reads
-    that episode's ``occurred_at``, so system time is arrival time and the (valid, known)
-    probes fall inside real history.
+    """The store's clock during ingest: episode ``k`` of a batch is written at that episode's
+    ``occurred_at``, so system time is arrival time and the (valid, known) probes fall inside
+    real history.
 
-    It advances on each episode's report rather than when the record is pulled from the
-    iterator, because ``ingest_many`` may read a whole batch ahead before writing any of it.
+    It advances each time the store reads it, because the store reads its clock exactly once
+    per episode transaction; the reports cannot drive it, since ``ingest_many`` acknowledges
+    an episode only once its whole batch has committed.
     """
 
     def __init__(self, start: datetime) -> None:
         self.now = start
-        self._ahead: Iterator[IngestRecord] = iter(())
+        self._ahead: Iterator[datetime] = iter(())
 
     def __call__(self) -> datetime:
+        following = next(self._ahead, None)
+        if following is not None:
+            self.now = following
         return self.now
 
     def follow(self, batch: Sequence[IngestRecord]) -> None:
-        self.now = batch[0].occurred_at
-        self._ahead = iter(batch[1:])
-
-    def written(self, _report: IngestReport) -> None:
-        following = next(self._ahead, None)
-        if following is not None:
-            self.now = following.occurred_at
+        self._ahead = iter([r.occurred_at for r in batch])
 
 
 def _file_bytes(store_file: Path) -> int:
@@ -147,7 +144,7 @@ class ScaleMeasurement:
                 break
             start = time.perf_counter_ns()
             clock.follow(chunk)
-            memory.ingest_many(chunk, batch_size=self.batch_size, on_report=clock.written)
+            memory.ingest_many(chunk, batch_size=self.batch_size)
             commits.append(time.perf_counter_ns() - start)
             done += len(chunk)
             self._tell("ingest", done, total)

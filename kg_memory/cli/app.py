@@ -1,7 +1,9 @@
 """The ``kg-memory`` command line: parse, call the library, print.
 
 Every command that reads a store takes ``--store PATH`` (default ``$KG_MEMORY_STORE`` or
-``~/.local/share/kg-memory/memory.db``) and ``--json`` for machine-readable output. Exit codes:
+``~/.local/share/kg-memory/memory.db``) and ``--json`` for machine-readable output. Every
+command that reads or forgets names its tenant with ``--scope`` (an operator says
+``--all-scopes`` explicitly); nothing reads every tenant by default. Exit codes:
 0 success, 2 bad input, 3 store unavailable, 4 not found, 1 anything else.
 """
 
@@ -24,17 +26,30 @@ from kg_memory import (
     IngestReport,
     Memory,
     StoreUnavailable,
+    default_path,
     ingest_schema,
     parse_instant,
 )
 from kg_memory.bench.command import bench_command
 from kg_memory.cli import render
+from kg_memory.cli.check import check
 from kg_memory.cli.entities import entities_app
 from kg_memory.cli.forget import blocks_app, forget
 from kg_memory.cli.lineage import consolidate, lineage, prov
 from kg_memory.cli.mcp import mcp
 from kg_memory.cli.neo4j import neo4j_app
-from kg_memory.cli.options import JsonOption, StoreOption, WideOption, open_memory
+from kg_memory.cli.options import (
+    AllScopesOption,
+    BusyTimeoutOption,
+    JsonOption,
+    ScopeOption,
+    StoreOption,
+    WideOption,
+    open_memory,
+    reader,
+    settings,
+    wanted_scope,
+)
 from kg_memory.cli.sim import sim_app
 from kg_memory.sim.scenario import Scenario
 
@@ -42,10 +57,22 @@ __all__ = ["app", "main"]
 
 app = typer.Typer(
     name="kg-memory",
-    help="A bitemporal memory graph for AI agents: ingest episodes, ask what held when.",
     no_args_is_help=True,
     add_completion=False,
 )
+
+
+@app.callback()
+def _global_options(busy_timeout: BusyTimeoutOption = None) -> None:
+    """A bitemporal memory graph for AI agents: ingest episodes, ask what held when.
+
+    Exit codes: 0 ok, 1 other, 2 bad input, 3 store unavailable, 4 not found,
+
+    5 precondition failed, 8 check found violations, 75 store busy (retry later).
+    """
+    settings.busy_timeout = busy_timeout
+
+
 app.add_typer(sim_app, name="sim")
 app.add_typer(blocks_app, name="blocks")
 app.add_typer(neo4j_app, name="neo4j")
@@ -56,6 +83,7 @@ app.command()(prov)
 app.command()(consolidate)
 app.command()(forget)
 app.command()(mcp)
+app.command()(check)
 
 
 def _file_channels(
@@ -96,14 +124,23 @@ def ingest(
         help="Trust each line's source and channel (under the default channel policy).")] = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
+    acks: Annotated[Path | None, typer.Option(
+        "--acks", help="Append each episode's operation id to this file once it is durable "
+        "(for a pipeline that must know what it can drop).")] = None,
+    batch_size: Annotated[int, typer.Option(
+        "--batch-size", min=1, max=100_000,
+        help="Episodes per commit (one disk sync each); a crash loses at most one "
+        "unacknowledged batch.")] = 500,
 ) -> None:
-    """Ingest episodes from a JSONL file, one transaction per episode.
+    """Ingest episodes from a JSONL file, each episode atomic on its own.
 
     A file is not an authenticated channel: say who it came from (--source/--channel), give a
     channel policy, or --trust-envelopes. Envelopes the channel policy refuses are audited
     (kg-memory refusals). Re-running the same file is safe: known operation ids are reported as
     duplicates. On a bad line the command stops with an error naming the line and field; the
-    lines before it stay accepted.
+    lines before it stay accepted. Episodes commit in batches; the progress bar, the printed
+    counts and --acks count an episode only after its batch committed, so a crash never loses
+    one already counted.
     """
     with render.errors():
         channels = _file_channels(trust_envelopes, channel_policy, source, channel)
@@ -127,18 +164,24 @@ def ingest(
             ) as progress,
         ):
             task = progress.add_task("ingest", total=total)
+            ack_log = None if acks is None else acks.open("a", encoding="utf-8", buffering=1)
 
             def tally(report: IngestReport) -> None:
+                # Called by ingest_file only once the episode's batch committed.
                 if report.status == "refused":
                     counts["envelopes_refused"] += 1
                 else:
                     counts[report.status] += 1
                     counts["refused"] += sum(1 for e in report.effects if e.action == "refused")
                 progress.advance(task)
+                if ack_log is not None:
+                    ack_log.write(f"{report.operation_id}\t{report.status}\n")
 
             try:
-                memory.ingest_file(file, on_report=tally)
+                memory.ingest_file(file, on_report=tally, batch_size=batch_size)
             finally:
+                if ack_log is not None:
+                    ack_log.close()
                 summary = {"file": str(file), "store": str(memory.store.location), **counts}
                 if json_out:
                     render.emit_json(summary)
@@ -159,21 +202,24 @@ def asof(
     known_at: Annotated[str, typer.Option(help="As the store believed it then.")] = "now",
     subject: Annotated[str | None, typer.Option(help="Only this subject.")] = None,
     predicate: Annotated[str | None, typer.Option(help="Only this predicate.")] = None,
-    scope: Annotated[str | None, typer.Option(help="Only this scope (tenant/user).")] = None,
+    scope: ScopeOption = None,
+    all_scopes: AllScopesOption = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
     wide: WideOption = False,
 ) -> None:
-    """What held at --valid-at, as the store believed it at --known-at.
+    """What held at --valid-at, as the store believed it at --known-at, in --scope.
 
     "What did we believe on day 2 about day 1" is --valid-at DAY1 --known-at DAY2. An empty
     answer means the store held nothing eligible; a missing store is an error (exit 3).
     """
     with render.errors():
+        tenant = wanted_scope(scope, all_scopes)
         valid = None if valid_at == "now" else parse_instant(valid_at, what="--valid-at")
         known = None if known_at == "now" else parse_instant(known_at, what="--known-at")
         with open_memory(store, create=False) as memory:
-            answer = memory.asof(valid, known, subject=subject, predicate=predicate, scope=scope)
+            answer = reader(memory, tenant).asof(valid, known, subject=subject,
+                                                 predicate=predicate)
         if json_out:
             render.emit_json(answer)
         else:
@@ -184,15 +230,17 @@ def asof(
 def history(
     subject: Annotated[str, typer.Argument(help="The subject whose facts to list.")],
     predicate: Annotated[str | None, typer.Option(help="Only this predicate.")] = None,
-    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    scope: ScopeOption = None,
+    all_scopes: AllScopesOption = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
     wide: WideOption = False,
 ) -> None:
-    """Every revision about SUBJECT, with both intervals and what closed it."""
+    """Every revision about SUBJECT in --scope, with both intervals and what closed it."""
     with render.errors():
+        tenant = wanted_scope(scope, all_scopes)
         with open_memory(store, create=False) as memory:
-            entries = memory.history(subject, predicate, scope=scope)
+            entries = reader(memory, tenant).history(subject, predicate)
         if json_out:
             render.emit_json(entries)
         else:
@@ -201,19 +249,39 @@ def history(
 
 @app.command()
 def refusals(
-    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    scope: ScopeOption = None,
+    all_scopes: AllScopesOption = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
     wide: WideOption = False,
 ) -> None:
-    """The writer gate's audit: every candidate it refused, who sent it and why."""
+    """The writer gate's audit in --scope: every candidate it refused, who sent it and why."""
     with render.errors():
+        tenant = wanted_scope(scope, all_scopes)
         with open_memory(store, create=False) as memory:
-            rows = memory.refusals(scope)
+            rows = reader(memory, tenant).refusals()
         if json_out:
             render.emit_json(rows)
             return
         render.show(render.refusals_sheet(rows), wide=wide)
+
+
+@app.command()
+def migrate(store: StoreOption = None, json_out: JsonOption = False) -> None:
+    """Upgrade an embedded store's schema to this version of kg-memory (keeps every row).
+
+    Opening a store never changes its schema, so readers never wait for a writer; this command
+    is the one place an existing store's schema changes. It waits for a running writer.
+    """
+    with render.errors():
+        target = store or default_path()
+        before, after = Memory.migrate(target, busy_timeout=settings.busy_timeout)
+    result = {"store": str(target), "from": before, "to": after,
+              "status": "up-to-date" if before == after else "migrated"}
+    if json_out:
+        render.emit_json(result)
+    else:
+        render.console.print(f"{result['status']}: schema {before} → {after} ({target})")
 
 
 @app.command()

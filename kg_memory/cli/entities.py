@@ -7,16 +7,32 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from kg_memory import MentionCandidate, Resolved, preview_resolution
+from kg_memory import MentionCandidate, Resolved, ScopeError, preview_resolution
 from kg_memory.cli import render
-from kg_memory.cli.options import JsonOption, StoreOption, WideOption, open_memory
+from kg_memory.cli.options import (
+    AllScopesOption,
+    JsonOption,
+    StoreOption,
+    WideOption,
+    open_memory,
+    reader,
+    wanted_scope,
+)
+from kg_memory.cli.options import ScopeOption as TenantOption
 from kg_memory.cli.sheet import Column, Ident, Sheet
 
 __all__ = ["entities_app"]
 
 entities_app = typer.Typer(help="Entity resolution: list, inspect, resolve, merge, unmerge.",
                            no_args_is_help=True)
-ScopeOption = Annotated[str, typer.Option(help="Tenant or user scope.")]
+#: Writes and previews act in one tenant, which must be named: no default tenant to fall into.
+ScopeOption = Annotated[str, typer.Option("--scope", help="The tenant (scope), required.")]
+
+
+def _tenant(scope: str) -> str:
+    if not scope:
+        raise ScopeError("name the tenant with --scope SCOPE")
+    return scope
 ByOption = Annotated[str, typer.Option("--by", help="Who decides (a person, for the audit).")]
 ReasonOption = Annotated[str, typer.Option(help="Why, in their words.")]
 
@@ -37,14 +53,15 @@ def _decisions_sheet(title: str, rows: list[Resolved]) -> Sheet:
 
 @entities_app.command("list")
 def list_entities(
-    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    scope: TenantOption = None,
+    all_scopes: AllScopesOption = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
     wide: WideOption = False,
 ) -> None:
-    """List entities with their type and name."""
+    """List the entities of --scope with their type and name."""
     with render.errors(), open_memory(store, create=False) as memory:
-        found = memory.entities(scope)
+        found = reader(memory, wanted_scope(scope, all_scopes)).entities()
     if json_out:
         render.emit_json(found)
         return
@@ -59,15 +76,19 @@ def list_entities(
 @entities_app.command()
 def show(
     entity_id: Annotated[str, typer.Argument(metavar="ID")],
+    scope: TenantOption = None,
+    all_scopes: AllScopesOption = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
     wide: WideOption = False,
 ) -> None:
-    """An entity's profile, the decisions that concern it and its current facts."""
+    """An entity's profile, the decisions that concern it and its current facts, in --scope
+    (another scope's entity of the same id is a different entity)."""
     with render.errors(), open_memory(store, create=False) as memory:
-        profile = memory.profile(entity_id)
-        decisions = memory.decisions(entity_id=entity_id)
-        facts = memory.asof(subject=entity_id)
+        handle = reader(memory, wanted_scope(scope, all_scopes))
+        profile = handle.profile(entity_id)
+        decisions = handle.decisions(entity_id=entity_id)
+        facts = handle.asof(subject=entity_id)
     if json_out:
         render.emit_json({"entity_id": entity_id,
                           "profile": profile.model_dump(mode="json") if profile else None,
@@ -87,7 +108,7 @@ def show(
 @entities_app.command("resolve")
 def resolve_cmd(
     name: Annotated[str, typer.Argument(help="The name as mentioned.")],
-    scope: ScopeOption = "default",
+    scope: ScopeOption = "",
     identifier: Annotated[list[str] | None, typer.Option(
         "--id", help="KIND:VALUE, e.g. user_id:j17 or email:jo@example.org.")] = None,
     context: Annotated[list[str] | None, typer.Option(
@@ -104,7 +125,7 @@ def resolve_cmd(
         raise typer.BadParameter("use --id KIND:VALUE and --context FIELD=VALUE") from None
     with render.errors(), open_memory(store, create=False) as memory:
         decision = preview_resolution(memory.store, MentionCandidate(
-            key="m", name=name, identifiers=ids, context=ctx), scope)
+            key="m", name=name, identifiers=ids, context=ctx), _tenant(scope))
     if json_out:
         render.emit_json(decision)
         return
@@ -127,13 +148,13 @@ def merge(
     other: Annotated[str, typer.Argument(help="The entity that is the same as KEEP.")],
     by: ByOption,
     reason: ReasonOption = "",
-    scope: ScopeOption = "default",
+    scope: ScopeOption = "",
     store: StoreOption = None,
     json_out: JsonOption = False,
 ) -> None:
     """A person's merge, recorded as SAME_AS with system time: facts pool, nothing moves."""
     with render.errors(), open_memory(store, create=False) as memory:
-        resolved = memory.merge(keep, other, by=by, reason=reason, scope=scope)
+        resolved = memory.merge(keep, other, by=by, reason=reason, scope=_tenant(scope))
     render.emit_json(resolved) if json_out else render.say(
         f"merged {other} into {keep} ({resolved.decision.decision_id})")
 
@@ -146,7 +167,7 @@ def unmerge(
         "--decision", help="Undo the resolver's MERGE of one mention instead.")] = None,
     by: ByOption = "",
     reason: ReasonOption = "",
-    scope: ScopeOption = "default",
+    scope: ScopeOption = "",
     store: StoreOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -156,9 +177,11 @@ def unmerge(
         raise typer.BadParameter("--by names the person who decides")
     with render.errors(), open_memory(store, create=False) as memory:
         if decision:
-            resolved = memory.unmerge_decision(decision, by=by, reason=reason)
+            resolved = memory.scoped(_tenant(scope)).unmerge_decision(decision, by=by,
+                                                                      reason=reason)
         elif keep and other:
-            resolved = memory.unmerge(keep, other, by=by, reason=reason, scope=scope)
+            resolved = memory.unmerge(keep, other, by=by, reason=reason,
+                                      scope=_tenant(scope))
         else:
             raise typer.BadParameter("give KEEP OTHER, or --decision ID")
     render.emit_json(resolved) if json_out else render.say(
@@ -167,7 +190,8 @@ def unmerge(
 
 @entities_app.command()
 def review(
-    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    scope: TenantOption = None,
+    all_scopes: AllScopesOption = False,
     apart: Annotated[list[str] | None, typer.Option(
         "--apart", help="PROVISIONAL:CANDIDATE, settled as different people.")] = None,
     merge_into: Annotated[list[str] | None, typer.Option(
@@ -177,20 +201,22 @@ def review(
     json_out: JsonOption = False,
     wide: WideOption = False,
 ) -> None:
-    """List open REVIEW decisions, or settle them with --merge / --apart and --by."""
+    """List open REVIEW decisions of --scope, or settle them with --merge / --apart and
+    --by."""
     with render.errors(), open_memory(store, create=False) as memory:
+        tenant = wanted_scope(scope, all_scopes)
         for pairs, settle in ((apart, memory.keep_apart), (merge_into, None)):
             for pair in pairs or []:
                 provisional, _, candidate = pair.partition(":")
                 if not by:
                     raise typer.BadParameter("--by names the person who settles it")
+                if tenant is None:
+                    raise ScopeError("settling a review needs the tenant's --scope")
                 if settle is None:
-                    memory.merge(candidate, provisional, by=by, reason="review",
-                                 scope=scope or "default")
+                    memory.merge(candidate, provisional, by=by, reason="review", scope=tenant)
                 else:
-                    settle(provisional, candidate, by=by, reason="review",
-                           scope=scope or "default")
-        open_items = memory.review(scope)
+                    settle(provisional, candidate, by=by, reason="review", scope=tenant)
+        open_items = reader(memory, tenant).review()
     if json_out:
         render.emit_json(open_items)
     else:

@@ -6,8 +6,18 @@ from typing import Annotated
 
 import typer
 
+from kg_memory import ScopeError, Selector
 from kg_memory.cli import render
-from kg_memory.cli.options import JsonOption, StoreOption, WideOption, open_memory
+from kg_memory.cli.options import (
+    AllScopesOption,
+    JsonOption,
+    ScopeOption,
+    StoreOption,
+    WideOption,
+    open_memory,
+    reader,
+    wanted_scope,
+)
 from kg_memory.cli.sheet import Column, Ident, Sheet
 
 __all__ = ["blocks_app", "forget"]
@@ -19,7 +29,7 @@ def forget(
     selector: Annotated[
         str,
         typer.Argument(
-            help="episode:ID, assertion:ID, entity:ID, source:NAME[@SCOPE] or "
+            help="episode:ID, assertion:ID, entity:ID, source:NAME (each [@SCOPE]) or "
             "category:SCOPE/SUBJECT/PREDICATE_GLOB[@PROJECT]."
         ),
     ],
@@ -29,11 +39,16 @@ def forget(
     block: Annotated[
         bool, typer.Option("--block", help="Also stop collecting this category until re-enabled.")
     ] = False,
+    scope: ScopeOption = None,
+    all_scopes: AllScopesOption = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
     wide: WideOption = False,
 ) -> None:
     """Forget SELECTOR and everything derived only from it: erasure, not supersession.
+
+    A selector acts within one tenant: give its scope as @SCOPE or --scope; a selector
+    without one is refused (exit 2) unless an operator says --all-scopes.
 
     The plan classifies every affected node (delete, rebuild, erase, redact, restore, retain) by
     lineage; --dry-run prints exactly that plan. The real run is one transaction, then the store
@@ -41,9 +56,15 @@ def forget(
     """
     with render.errors(), open_memory(store, create=False) as memory:
         try:
-            report = memory.forget(selector, dry_run=dry_run, block=block)
+            chosen = Selector.parse(selector)
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from None
+        if scope is not None and all_scopes:
+            raise ScopeError("give --scope or --all-scopes, not both")
+        if scope is not None:
+            report = memory.scoped(scope).forget(chosen, dry_run=dry_run, block=block)
+        else:
+            report = memory.forget(chosen, dry_run=dry_run, block=block, all_scopes=all_scopes)
     if json_out:
         render.emit_json(report)
         return
@@ -65,14 +86,15 @@ def forget(
 
 @blocks_app.command("list")
 def list_blocks(
-    scope: Annotated[str | None, typer.Option(help="Only this scope.")] = None,
+    scope: ScopeOption = None,
+    all_scopes: AllScopesOption = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
     wide: WideOption = False,
 ) -> None:
-    """List collection blocks, active and revoked."""
+    """List the collection blocks of --scope, active and revoked."""
     with render.errors(), open_memory(store, create=False) as memory:
-        found = memory.blocks(scope)
+        found = reader(memory, wanted_scope(scope, all_scopes)).blocks()
     if json_out:
         render.emit_json(found)
         return
@@ -89,9 +111,11 @@ def list_blocks(
 @blocks_app.command("revoke")
 def revoke_block(
     block_id: Annotated[str, typer.Argument(help="The block to lift.")],
+    scope: ScopeOption = None,
+    all_scopes: AllScopesOption = False,
     store: StoreOption = None,
 ) -> None:
-    """Re-enable collection for a blocked category."""
+    """Re-enable collection for a blocked category of --scope."""
     with render.errors(), open_memory(store, create=False) as memory:
-        memory.revoke_block(block_id)
+        reader(memory, wanted_scope(scope, all_scopes)).revoke_block(block_id)
     render.say(f"revoked {block_id}")

@@ -9,9 +9,17 @@ import typer
 from rich.markup import escape
 from rich.tree import Tree
 
-from kg_memory import Direction, NotFound, lineage_tree, serialize_prov
+from kg_memory import Direction, lineage_tree, serialize_prov
 from kg_memory.cli import render
-from kg_memory.cli.options import JsonOption, StoreOption, open_memory
+from kg_memory.cli.options import (
+    AllScopesOption,
+    JsonOption,
+    ScopeOption,
+    StoreOption,
+    open_memory,
+    reader,
+    wanted_scope,
+)
 
 __all__ = ["consolidate", "lineage", "prov"]
 
@@ -37,16 +45,17 @@ def lineage(
     up: Annotated[bool, typer.Option("--up", help="Only sources: episodes and writers.")] = False,
     down: Annotated[bool, typer.Option("--down", help="Only derivatives.")] = False,
     depth: Annotated[int | None, typer.Option(help="Stop after N hops.")] = None,
+    scope: ScopeOption = None,
+    all_scopes: AllScopesOption = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """The lineage of ID: back to episodes and writers (--up), forward to every derivative
-    (--down), or both (the default)."""
+    """The lineage of ID in --scope: back to episodes and writers (--up), forward to every
+    derivative (--down), or both (the default). The walk never leaves the scope."""
     direction: Direction = "up" if up and not down else "down" if down and not up else "both"
     with render.errors(), open_memory(store, create=False) as memory:
-        graph = memory.lineage(node_id, direction, depth)
-        if graph.number_of_nodes() == 1 and not memory.store.edges(node_id):
-            raise NotFound(f"nothing in the store is linked to {node_id!r}")
+        # An id that is not a node of the scope is NotFound (exit 4), never "elsewhere".
+        graph = reader(memory, wanted_scope(scope, all_scopes)).lineage(node_id, direction, depth)
         tree = lineage_tree(graph, node_id, direction)
         edges = [
             {"derivative": s, "source": d, "relation": k, "since": v["since"].isoformat()}
@@ -66,15 +75,19 @@ def prov(
     node_id: Annotated[
         str | None, typer.Argument(metavar="[ID]", help="Export this lineage.")
     ] = None,
-    all_nodes: Annotated[bool, typer.Option("--all", help="Export the whole store.")] = False,
+    all_nodes: Annotated[bool, typer.Option("--all", help="Export the whole scope.")] = False,
     fmt: Annotated[ProvFormat, typer.Option("--format", help="Serialization.")] = ProvFormat.json,
+    scope: ScopeOption = None,
+    all_scopes: AllScopesOption = False,
     store: StoreOption = None,
 ) -> None:
-    """Export W3C PROV (PROV-JSON, PROV-N, Turtle or PROV-XML) for ID, or --all."""
+    """Export W3C PROV (PROV-JSON, PROV-N, Turtle or PROV-XML) for ID, or --all, of --scope
+    (every tenant only with --all-scopes)."""
     if node_id is None and not all_nodes:
         raise typer.BadParameter("give an ID or --all")
     with render.errors(), open_memory(store, create=False) as memory:
-        doc = memory.prov(None if all_nodes else [node_id or ""])
+        doc = reader(memory, wanted_scope(scope, all_scopes)).prov(
+            None if all_nodes else [node_id or ""])
     typer.echo(serialize_prov(doc, fmt.value))
 
 
@@ -82,7 +95,7 @@ def consolidate(
     subject: Annotated[str, typer.Argument(help="Whose record (e.g. j17).")],
     predicate: Annotated[str, typer.Argument(help="Which record (e.g. cedar_profile).")],
     evidence: Annotated[list[str], typer.Option("--from", help="An evidence assertion id.")],
-    scope: Annotated[str, typer.Option(help="Scope of the record.")] = "default",
+    scope: Annotated[str, typer.Option("--scope", help="The tenant of the record, required.")],
     project: Annotated[str | None, typer.Option(help="Project the record is scoped to.")] = None,
     store: StoreOption = None,
     json_out: JsonOption = False,

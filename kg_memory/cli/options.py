@@ -7,9 +7,20 @@ from typing import Annotated
 
 import typer
 
-from kg_memory import ChannelPolicy, Memory, default_path
+from kg_memory import ChannelPolicy, Memory, ScopedMemory, ScopeError, default_path
 
-__all__ = ["JsonOption", "StoreOption", "WideOption", "open_memory"]
+__all__ = [
+    "AllScopesOption",
+    "BusyTimeoutOption",
+    "JsonOption",
+    "ScopeOption",
+    "StoreOption",
+    "WideOption",
+    "open_memory",
+    "reader",
+    "settings",
+    "wanted_scope",
+]
 
 StoreOption = Annotated[
     str | None,
@@ -17,6 +28,27 @@ StoreOption = Annotated[
                  "$KG_MEMORY_STORE or the user data dir)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+BusyTimeoutOption = Annotated[
+    float | None,
+    typer.Option("--busy-timeout", envvar="KG_MEMORY_BUSY_TIMEOUT", min=0, max=86_400,
+                 help="Seconds a write waits for another writer's lock before giving up "
+                 "with exit 75 (default 10)."),
+]
+
+
+class _Settings:
+    """Options given before the command (``kg-memory --busy-timeout 2 ingest ...``)."""
+
+    busy_timeout: float | None = None
+
+
+settings = _Settings()
+
+
+ScopeOption = Annotated[
+    str | None, typer.Option("--scope", help="The tenant (scope) to read or forget in.")]
+AllScopesOption = Annotated[
+    bool, typer.Option("--all-scopes", help="Operator: every tenant at once (explicit).")]
 WideOption = Annotated[
     bool,
     typer.Option("--wide", help="Every column, full ids and whole values, even past the "
@@ -27,4 +59,21 @@ WideOption = Annotated[
 def open_memory(
     store: str | Path | None, *, create: bool, channels: ChannelPolicy | None = None
 ) -> Memory:
-    return Memory.open(store or default_path(), create=create, channels=channels)
+    return Memory.open(store or default_path(), create=create, channels=channels,
+                       busy_timeout=settings.busy_timeout)
+
+
+def wanted_scope(scope: str | None, all_scopes: bool) -> str | None:
+    """The scope a reading or forgetting command acts in; ``None`` only for an operator who
+    said --all-scopes. Neither, or both, is bad input (exit 2): no command reads every
+    tenant by default."""
+    if scope is not None and all_scopes:
+        raise ScopeError("give --scope or --all-scopes, not both")
+    if scope is None and not all_scopes:
+        raise ScopeError("name the tenant with --scope SCOPE (or, as an operator, --all-scopes)")
+    return scope
+
+
+def reader(memory: Memory, scope: str | None) -> Memory | ScopedMemory:
+    """The handle a command reads through: scoped to the tenant, or the operator's."""
+    return memory if scope is None else memory.scoped(scope)

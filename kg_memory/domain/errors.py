@@ -9,6 +9,8 @@ from __future__ import annotations
 
 __all__ = [
     "EXIT_CODES",
+    "INTEGRITY_EXIT",
+    "STORE_BUSY_EXIT",
     "ConcurrencyError",
     "ConsolidationRefused",
     "ExtraMissing",
@@ -17,12 +19,13 @@ __all__ = [
     "IngestError",
     "IntervalError",
     "KgMemoryError",
-    "MissingExtra",
     "NaiveDatetimeError",
     "NotFound",
     "PolicyError",
     "QueryError",
     "ResolutionError",
+    "ScopeError",
+    "StoreBusy",
     "StoreUnavailable",
     "TimeError",
     "WriteRefused",
@@ -77,6 +80,12 @@ class QueryError(KgMemoryError, ValueError):
     """A query that cannot be run as asked, such as a filter with an unknown operator."""
 
 
+class ScopeError(KgMemoryError, ValueError):
+    """A request that does not say which tenant it is for, or reaches outside the scope the
+    caller was given. Forgetting and reading across tenants takes an explicit all-scopes
+    request; a scoped handle never grants one."""
+
+
 class ConcurrencyError(KgMemoryError):
     """An optimistic precondition failed: the revision a caller read is no longer current."""
 
@@ -95,7 +104,9 @@ class NotFound(KgMemoryError, LookupError):
 
 
 class ExtraMissing(KgMemoryError, ImportError):
-    """An optional feature whose extra is not installed (``pip install 'kg-memory[lab]'``)."""
+    """An optional feature whose extra is not installed: the picture (``kg-memory[lab]``), the
+    MCP server (``kg-memory[mcp]``), the LangGraph store (``kg-memory[langgraph]``). The message
+    says which to install."""
 
 
 class ResolutionError(KgMemoryError, ValueError):
@@ -113,18 +124,36 @@ class WriteRefused(KgMemoryError):
     ``put``) cannot mistake a refused write for a stored one."""
 
 
-class MissingExtra(KgMemoryError, ImportError):
-    """An optional integration was used without its extra installed (``kg-memory[mcp]``)."""
+class StoreBusy(StoreUnavailable):
+    """Another writer held the store's write lock for longer than the busy timeout.
 
+    A :class:`StoreUnavailable` (so older callers still catch it) with its own exit code.
+    Retryable: nothing of the refused unit was written, so running the same call (or the same
+    ``kg-memory ingest``, whose accepted lines become duplicates) again later is safe. The wait
+    is ``busy_timeout`` (API argument, ``$KG_MEMORY_BUSY_TIMEOUT`` or ``--busy-timeout``);
+    ``Memory.ingest_many`` already retries a few times with backoff before raising this.
+    """
+
+    retryable = True
+
+
+#: Exit code of :class:`StoreBusy`: 75 is ``EX_TEMPFAIL`` from sysexits.h ("try again later"),
+#: which schedulers and shell loops already treat as retryable.
+STORE_BUSY_EXIT = 75
+
+#: Exit code of ``kg-memory check`` when the store breaks an invariant (it lists each one).
+INTEGRITY_EXIT = 8
 
 #: Exit codes of the ``kg-memory`` CLI, by error class (most specific first).
 EXIT_CODES: tuple[tuple[type[KgMemoryError], int], ...] = (
+    (StoreBusy, STORE_BUSY_EXIT),
     (StoreUnavailable, 3),
     (IngestError, 2),
     (TimeError, 2),
     (IntervalError, 2),
     (PolicyError, 2),
     (QueryError, 2),
+    (ScopeError, 2),
     (NotFound, 4),
     (ForgottenError, 6),
     (ConcurrencyError, 5),

@@ -30,7 +30,15 @@ from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.model import EdgeType, Value
 
-__all__ = ["ForgetPlan", "Selector", "content_key", "plan_forget", "tombstone_key"]
+__all__ = [
+    "ForgetPlan",
+    "Selector",
+    "content_key",
+    "node_key",
+    "operation_key",
+    "plan_forget",
+    "tombstone_key",
+]
 
 SelectorKind = Literal["episode", "assertion", "entity", "source", "category"]
 
@@ -38,10 +46,19 @@ SelectorKind = Literal["episode", "assertion", "entity", "source", "category"]
 class Selector(BaseModel):
     """What to forget. Parse the CLI form with :meth:`parse`:
 
-    ``episode:ep_…``, ``assertion:as_…``, ``entity:R1``, ``source:restaurant`` (everything that
-    source sent, optionally ``source:restaurant@u1`` for one scope) and
+    ``episode:ep_…@SCOPE``, ``assertion:as_…@SCOPE``, ``entity:R1@SCOPE``,
+    ``source:restaurant@SCOPE`` (everything that source sent in that scope) and
     ``category:SCOPE/SUBJECT/PREDICATE_GLOB[@PROJECT]`` (e.g. ``category:j17/j17/report_*@c1``,
     Cedar reporting preferences of user j17).
+
+    A selector acts within its one scope: ``entity:ana@u1`` never touches u2's ``ana``. A
+    selector without ``@SCOPE`` is refused by the forget run unless the caller explicitly asks
+    for every scope (``--all-scopes``), an operator's request.
+
+    >>> Selector.parse("entity:ana@u1").scope
+    'u1'
+    >>> Selector.parse("entity:ana").scope is None
+    True
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -65,9 +82,14 @@ class Selector(BaseModel):
                 f"selector {text!r} must be episode:ID, assertion:ID, entity:ID, "
                 "source:NAME[@SCOPE] or category:SCOPE/SUBJECT/PREDICATE_GLOB[@PROJECT]"
             )
-        if kind == "source":
-            name, _, scope = rest.partition("@")
-            return cls(kind="source", value=name, scope=scope or None)
+        if kind in ("episode", "assertion", "entity", "source"):
+            # The last "@" splits, so an entity id may itself contain one (entity:a@b.org@u1).
+            name, at, scope = rest.rpartition("@")
+            if not at:
+                name, scope = rest, ""
+            if not name or (at and not scope):
+                raise ValueError(f"selector {text!r} needs an id before @SCOPE and a scope after")
+            return cls(kind=kind, value=name, scope=scope or None)
         if kind == "category":
             body, _, project = rest.partition("@")
             parts = body.split("/")
@@ -81,11 +103,17 @@ class Selector(BaseModel):
                 predicates=parts[2],
                 project=project or None,
             )
-        return cls.model_validate({"kind": kind, "value": rest})
+        raise AssertionError(kind)  # every kind is handled above
+
+    def in_scope(self, scope: str) -> Selector:
+        """The same selector, bound to ``scope`` (a category names its scope already)."""
+        if self.kind == "category":
+            return self
+        return self.model_copy(update={"scope": scope})
 
     def __str__(self) -> str:
         return f"{self.kind}:{self.value}" + (
-            f"@{self.scope}" if self.kind == "source" and self.scope else ""
+            f"@{self.scope}" if self.kind != "category" and self.scope else ""
         )
 
 
@@ -177,6 +205,18 @@ def plan_forget(
 def tombstone_key(secret: bytes, kind: str, text: str) -> str:
     """A keyed hash: recognisable by the store that holds ``secret``, meaningless without it."""
     return hmac.new(secret, f"{kind}\x00{text}".encode(), hashlib.sha256).hexdigest()
+
+
+def node_key(secret: bytes, scope: str, node_id: str) -> str:
+    """The tombstone key of an erased node (episode, fact, derived record) of ``scope``: a
+    check for another scope's id never matches, so it cannot learn that the id was forgotten."""
+    return tombstone_key(secret, "node", json.dumps([scope, node_id]))
+
+
+def operation_key(secret: bytes, scope: str, operation_id: str) -> str:
+    """The tombstone key of a forgotten operation id, in its scope: another tenant's use of the
+    same id is a different operation and is neither refused nor told about this one."""
+    return tombstone_key(secret, "operation", json.dumps([scope, operation_id]))
 
 
 def content_key(

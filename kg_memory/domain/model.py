@@ -241,6 +241,7 @@ class Activity(BaseModel):
     activity_id: str
     type: str  # consolidation | forget
     agent: str
+    scope: str = "default"  # the one scope it read and changed
     started_at: UtcDatetime
     ended_at: UtcDatetime | None = None
     status: str = "complete"

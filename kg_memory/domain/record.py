@@ -30,6 +30,7 @@ from kg_memory.domain.instant import UtcDatetime
 from kg_memory.domain.model import Channel, Kind, Qualifiers, Value
 
 __all__ = [
+    "IF_MATCH_PATTERN",
     "AssertionCandidate",
     "EntityCandidate",
     "EventCandidate",
@@ -40,6 +41,10 @@ __all__ = [
     "parse_record",
     "read_records",
 ]
+
+
+#: ``ASSERTION_ID#REVISION`` or ``absent`` (see :attr:`AssertionCandidate.if_match`).
+IF_MATCH_PATTERN = r"^(absent|[^#\s]+#[1-9][0-9]{0,17})$"
 
 
 class _Strict(BaseModel):
@@ -68,6 +73,13 @@ class AssertionCandidate(_Strict):
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
     valid_from: UtcDatetime | None = None
     valid_to: UtcDatetime | None = None
+    if_match: str | None = Field(default=None, pattern=IF_MATCH_PATTERN)
+    """A precondition, like HTTP If-Match: write only if the slot's current revision is still
+    this tag (``ASSERTION_ID#REVISION``, as ``asof`` prints and :meth:`Memory.etag` returns),
+    or ``"absent"`` if the writer found the slot empty. Checked inside the write against the
+    slot as it was before this episode; a stale tag fails the whole episode with
+    :class:`~kg_memory.domain.errors.ConcurrencyError` and writes nothing. Not part of the payload
+    fingerprint: a redelivered operation is a duplicate whatever tag it carries."""
 
     _valid_to_after_start = field_validator("valid_to")(_after_start)
 
@@ -134,7 +146,10 @@ class IngestRecord(_Strict):
     def payload_hash(self) -> str:
         """A fingerprint of everything in the record, for idempotency checks."""
         # Field order is fixed by the model, so pydantic's own JSON is canonical (and fast).
-        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()
+        # Preconditions are about the request, not its content (and leaving them out keeps the
+        # fingerprints of records written before they existed).
+        payload = self.model_dump_json(exclude={"assertions": {"__all__": {"if_match"}}})
+        return hashlib.sha256(payload.encode()).hexdigest()
 
 
 def _field_path(loc: tuple[int | str, ...]) -> str:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from kg_memory import MissingExtra
+from kg_memory import ExtraMissing
 
 __all__ = ["require"]
 
 
 def require(module: str, *, extra: str, feature: str) -> ModuleType:
-    """Import ``module``, or raise :class:`~kg_memory.MissingExtra` saying which extra brings it.
+    """Import ``module``, or raise :class:`~kg_memory.ExtraMissing` saying which extra brings it.
 
     >>> require("json", extra="none", feature="JSON").__name__
     'json'
@@ -19,7 +19,7 @@ def require(module: str, *, extra: str, feature: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise MissingExtra(
+        raise ExtraMissing(
             f"{feature} needs the optional package {module!r}, which is not installed: "
             f"pip install 'kg-memory[{extra}]'"
         ) from exc

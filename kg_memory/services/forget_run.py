@@ -20,13 +20,14 @@ from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.change import Draft, PlannedEdge
 from kg_memory.domain.consolidation import derive_profile
-from kg_memory.domain.errors import NotFound
+from kg_memory.domain.errors import NotFound, ScopeError
 from kg_memory.domain.forgetting import (
     ForgetPlan,
     Selector,
     content_key,
+    node_key,
+    operation_key,
     plan_forget,
-    tombstone_key,
 )
 from kg_memory.domain.instant import UtcDatetime
 from kg_memory.domain.interval import Interval
@@ -37,7 +38,7 @@ from kg_memory.services.lineage import forget_view
 from kg_memory.store import scrub as scrub_everywhere
 from kg_memory.store.protocol import Slot, Store, Transaction, apply_plan
 
-__all__ = ["ForgetReport", "forget"]
+__all__ = ["ForgetReport", "forget", "selector_scopes"]
 
 FORGETTER = "kg-memory-forget"
 
@@ -56,30 +57,62 @@ class ForgetReport(BaseModel):
     block_id: str | None = None
     at: UtcDatetime | None = None
     destinations: tuple[dict[str, Any], ...] = ()
+    scope: str | None = None  # the scope of a single run
+    scopes: tuple[str, ...] = ()  # the scopes an all-scopes request ran in
 
 
-def _targets(store: Store, selector: Selector) -> tuple[set[str], set[str]]:
-    """The episodes and assertions a selector names, by id or by lineage, never by text."""
+def _targets(store: Store, selector: Selector, scope: str) -> tuple[set[str], set[str]]:
+    """The episodes and assertions a selector names in ``scope``, by id or by lineage, never
+    by text. An id of another scope names nothing here."""
     if selector.kind == "episode":
-        return ({selector.value} if store.episodes([selector.value]) else set()), set()
+        return {e.episode_id for e in store.episodes([selector.value]) if e.scope == scope}, set()
     if selector.kind == "assertion":
-        return set(), ({selector.value} if store.versions([selector.value]) else set())
+        return set(), {v.assertion_id for v in store.versions([selector.value])
+                       if v.scope == scope}
     if selector.kind == "entity":
-        return set(), set(store.find_assertions(subject=selector.value))
+        return set(), set(store.find_assertions(scope=scope, subject=selector.value))
     if selector.kind == "source":
-        return set(store.find_episodes(selector.value, selector.scope)), set()
+        return set(store.find_episodes(selector.value, scope)), set()
     return set(), set(
-        store.find_assertions(
-            selector.scope, selector.subject, selector.predicates or "*", selector.project
-        )
+        store.find_assertions(scope, selector.subject, selector.predicates or "*",
+                              selector.project)
     )
+
+
+def selector_scopes(store: Store, selector: Selector) -> list[str]:
+    """Every scope in which an unscoped selector names something (an operator's all-scopes
+    request runs once in each, so no single run crosses a scope)."""
+    if selector.scope is not None:
+        return [selector.scope]
+    found: set[str] = set()
+    if selector.kind == "episode":
+        found = {e.scope for e in store.episodes([selector.value])}
+    elif selector.kind == "assertion":
+        found = {v.scope for v in store.versions([selector.value])}
+    elif selector.kind == "entity":
+        found = {e.scope for e in store.entities() if e.entity_id == selector.value}
+        found |= {v.scope for v in store.versions(store.find_assertions(subject=selector.value))}
+    elif selector.kind == "source":
+        found = {e.scope for e in store.episodes(store.find_episodes(selector.value))}
+    return sorted(found)
 
 
 def plan(store: Store, selector: Selector) -> ForgetPlan:
-    episodes, assertions = _targets(store, selector)
+    """The plan of a selector bound to one scope."""
+    scope = _required_scope(selector)
+    episodes, assertions = _targets(store, selector, scope)
     return plan_forget(
-        forget_view(store, episodes, assertions), selector, episodes=episodes, assertions=assertions
+        forget_view(store, episodes, assertions, scope), selector, episodes=episodes,
+        assertions=assertions,
     )
+
+
+def _required_scope(selector: Selector) -> str:
+    if selector.scope is None:
+        raise ScopeError(
+            f"selector {selector} names no scope: add @SCOPE (a forget acts within one scope), "
+            "or ask for every scope explicitly (--all-scopes)")
+    return selector.scope
 
 
 def _lost_valid_time(versions: list[Assertion], enders: set[str]) -> list[Interval]:
@@ -126,7 +159,8 @@ def _rebuild(
 ) -> str | None:
     """Recompute a derived record from its surviving sources, as a new revision."""
     sources = {
-        e.dst for e in store.edges(record) if e.src == record and e.type is EdgeType.DERIVED_FROM
+        e.dst for e in store.edges(record, tx.scope)
+        if e.src == record and e.type is EdgeType.DERIVED_FROM
     } - deleted
     survivors = [v for s in sorted(sources) for v in tx.live_versions_of(s) if v.valid.end is None]
     old = [v for v in store.versions([record]) if v.system.end is None]
@@ -154,19 +188,19 @@ def _rebuild(
         tx.add_edge(PlannedEdge(src=activity, type=EdgeType.USED, dst=survivor.assertion_id))
     tx.add_edge(PlannedEdge(src=new_id, type=EdgeType.GENERATED_BY, dst=activity))
     secret = store.secret
-    tomb = f"tomb_{tombstone_key(secret, 'node', record)[:20]}"
+    tomb = f"tomb_{node_key(secret, tx.scope, record)[:20]}"
     tx.add_edge(PlannedEdge(src=new_id, type=EdgeType.REVISION_OF, dst=tomb))
     return new_id
 
 
 def _tombstones(
-    store: Store, the_plan: ForgetPlan, secret: bytes, deleted: list[Assertion]
+    store: Store, the_plan: ForgetPlan, secret: bytes, deleted: list[Assertion], scope: str
 ) -> list[tuple[str, str]]:
     keys: list[tuple[str, str]] = []
     for node in (*the_plan.delete, *the_plan.rebuild, *the_plan.erase):
-        keys.append(("node", tombstone_key(secret, "node", node)))
+        keys.append(("node", node_key(secret, scope, node)))
     for episode in store.episodes([*the_plan.erase, *the_plan.redact]):
-        keys.append(("operation", tombstone_key(secret, "operation", episode.operation_id)))
+        keys.append(("operation", operation_key(secret, episode.scope, episode.operation_id)))
     for version in deleted:
         if version.kind != "derived":
             keys.append(
@@ -186,12 +220,49 @@ def _tombstones(
 
 
 def forget(
-    store: Store, selector: Selector, *, dry_run: bool = False, block: bool = False
+    store: Store, selector: Selector, *, dry_run: bool = False, block: bool = False,
+    all_scopes: bool = False,
 ) -> ForgetReport:
-    """Forget what ``selector`` names and everything derived only from it."""
+    """Forget what ``selector`` names and everything derived only from it, in the selector's
+    scope. A selector without a scope is refused (:class:`ScopeError`) unless ``all_scopes``
+    says the caller means every scope: then it runs once per scope it names something in, and
+    the report is the union of those runs."""
+    if selector.scope is None and not all_scopes:
+        _required_scope(selector)
+    if selector.scope is not None:
+        return _forget_in_scope(store, selector, dry_run=dry_run, block=block)
+    runs = [_forget_in_scope(store, selector.in_scope(scope), dry_run=dry_run, block=block)
+            for scope in selector_scopes(store, selector)]
+    return _union(selector, dry_run, runs)
+
+
+def _union(selector: Selector, dry_run: bool, runs: list[ForgetReport]) -> ForgetReport:
+    fields = ("delete", "rebuild", "erase", "redact", "restore", "retain")
+    merged = ForgetPlan(selector=selector, **{
+        f: tuple(sorted({n for r in runs for n in getattr(r.plan, f)})) for f in fields})
+    statuses = {r.status for r in runs}
+    status = "planned" if dry_run else (
+        "incomplete" if "incomplete" in statuses else
+        "complete" if "complete" in statuses else "nothing-to-forget")
+    activities = [r.activity_id for r in runs if r.activity_id]
+    return ForgetReport(
+        selector=str(selector), dry_run=dry_run, status=status, plan=merged,
+        activity_id=activities[0] if activities else None,
+        generation=max((r.generation for r in runs if r.generation), default=None),
+        at=max((r.at for r in runs if r.at), default=None),
+        destinations=runs[-1].destinations if runs else (),
+        scopes=tuple(r.scope for r in runs if r.scope),
+    )
+
+
+def _forget_in_scope(
+    store: Store, selector: Selector, *, dry_run: bool, block: bool
+) -> ForgetReport:
+    scope = _required_scope(selector)
     the_plan = plan(store, selector)
     if dry_run:
-        return ForgetReport(selector=str(selector), dry_run=True, status="planned", plan=the_plan)
+        return ForgetReport(selector=str(selector), dry_run=True, status="planned", plan=the_plan,
+                            scope=scope)
     if block and selector.kind != "category":
         raise NotFound("--block needs a category selector (SCOPE/SUBJECT/PREDICATE_GLOB)")
     secret = store.secret
@@ -199,7 +270,7 @@ def forget(
     generation = None
     at: datetime | None = None
     if not the_plan.is_empty or block:
-        with store.transaction() as tx:
+        with store.transaction(scope) as tx:
             at = tx.now
             generation = tx.next_generation()
             activity_id = (
@@ -207,7 +278,7 @@ def forget(
             )
             deleted = store.versions(list(the_plan.delete))
             enders = set(the_plan.erase) | {v.recorded_by for v in deleted}
-            tombstones = _tombstones(store, the_plan, secret, deleted)
+            tombstones = _tombstones(store, the_plan, secret, deleted, scope)
             forget_identity(
                 tx, store, {e.episode_id: e.scope for e in store.episodes(list(the_plan.erase))},
                 selector.value if selector.kind == "entity" else None,
@@ -256,6 +327,7 @@ def forget(
                     activity_id=activity_id,
                     type="forget",
                     agent=FORGETTER,
+                    scope=scope,
                     started_at=at,
                     ended_at=at,
                     status="erased",
@@ -278,8 +350,8 @@ def forget(
     pending = [a for a in store.activities("forget") if a.status == "erased"]
     if complete and pending:
         # Includes runs a crash interrupted between their transaction and their scrub.
-        with store.transaction() as tx:
-            for activity in pending:
+        for activity in pending:
+            with store.transaction(activity.scope) as tx:
                 tx.add_activity(activity.model_copy(update={"status": "complete"}))
     status = "complete" if complete else "incomplete"
     if the_plan.is_empty and not block:
@@ -294,4 +366,5 @@ def forget(
         block_id=block_id,
         at=at,
         destinations=destinations,
+        scope=scope,
     )

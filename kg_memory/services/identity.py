@@ -167,8 +167,8 @@ def resolve_mentions(tx: Transaction, record: IngestRecord, episode_id: str,
     return resolved
 
 
-def load_profile(store: Store, entity_id: str) -> EntityProfile | None:
-    bodies = store.documents(PROFILE, key=entity_id)
+def load_profile(store: Store, entity_id: str, scope: str) -> EntityProfile | None:
+    bodies = store.documents(PROFILE, scope, key=entity_id)
     return EntityProfile.model_validate_json(bodies[-1]) if bodies else None
 
 
@@ -184,7 +184,8 @@ def _entity_mention(entity_id: str, name: str, scope: str, at: datetime) -> Ment
 
 def _same_as_draft(scope: str, a: str, b: str, by: str, at: datetime, record: str) -> Draft:
     return Draft(
-        assertion_id="as_" + hashlib.sha256(f"{a}~{b}~{at.isoformat()}".encode()).hexdigest()[:20],
+        assertion_id="as_" + hashlib.sha256(
+            f"{scope}~{a}~{b}~{at.isoformat()}".encode()).hexdigest()[:20],
         scope=scope, subject=a, predicate=SAME_AS, value=b, kind=Kind.WORLD, writer=by,
         valid=Interval(start=at), reason=EndReason.ASSERTED, recorded_by=record,
     )
@@ -193,9 +194,9 @@ def _same_as_draft(scope: str, a: str, b: str, by: str, at: datetime, record: st
 def merge_entities(store: Store, keep: str, other: str, *, by: str, reason: str,
                    scope: str) -> Resolved:
     """A person says ``other`` is the same as ``keep``: recorded, reversible, never automatic."""
-    profile = load_profile(store, other)
+    profile = load_profile(store, other, scope)
     name = profile.names[0] if profile else other
-    with store.transaction() as tx:
+    with store.transaction(scope) as tx:
         for entity in (keep, other):
             if tx.entity(entity) is None:
                 raise NotFound(f"no entity {entity!r}")
@@ -225,7 +226,7 @@ def unmerge_entities(store: Store, keep: str, other: str, *, by: str, reason: st
     History keeps the merge (what we believed then); facts were never moved, so each one is
     back with the entity it was written for as soon as the pair is retracted.
     """
-    with store.transaction() as tx:
+    with store.transaction(scope) as tx:
         live = [v for a, b in ((keep, other), (other, keep))
                 for v in tx.live_versions(Slot(scope=scope, subject=a, predicate=SAME_AS))
                 if v.value == b]
@@ -244,7 +245,7 @@ def unmerge_entities(store: Store, keep: str, other: str, *, by: str, reason: st
 def keep_apart(store: Store, provisional: str, candidate: str, *, by: str, reason: str,
                scope: str) -> Resolved:
     """A person says ``provisional`` is not ``candidate``; the resolver will not overturn it."""
-    with store.transaction() as tx:
+    with store.transaction(scope) as tx:
         if tx.entity(provisional) is None:
             raise NotFound(f"no entity {provisional!r}")
         mention = _entity_mention(provisional, provisional, scope, tx.now)
@@ -257,7 +258,7 @@ def keep_apart(store: Store, provisional: str, candidate: str, *, by: str, reaso
 
 def preview_resolution(store: Store, candidate: MentionCandidate, scope: str) -> ResolutionDecision:
     """How a mention would resolve now, with all the evidence; nothing is recorded."""
-    with store.transaction() as tx:
+    with store.transaction(scope) as tx:
         record = IngestRecord(operation_id="preview", source="preview", channel=Channel.API,
                               occurred_at=tx.now, scope=scope)
         mention = to_mention(candidate, record, "preview")
@@ -279,7 +280,7 @@ def forget_identity(tx: Transaction, store: Store, episodes: dict[str, str],
     lookup: dict[str, list[str]] = {}
     for episode, scope in episodes.items():
         lookup.setdefault(scope, []).append(_episode_key(episode))
-    gone = load_profile(store, entity) if entity else None
+    gone = load_profile(store, entity, tx.scope) if entity else None
     if gone is not None:
         lookup.setdefault(gone.scope, []).append(gone.entity_id)
         tx.delete_document(PROFILE, gone.entity_id)
@@ -303,7 +304,8 @@ def forget_identity(tx: Transaction, store: Store, episodes: dict[str, str],
     return touched
 
 
-def unmerge_decision(store: Store, decision_id: str, *, by: str, reason: str) -> Resolved:
+def unmerge_decision(store: Store, decision_id: str, *, by: str, reason: str,
+                     scope: str) -> Resolved:
     """Undo the resolver's MERGE of one mention: split the facts back by lineage.
 
     Facts the merged entity holds only through the mention's episode move to a restored entity
@@ -313,19 +315,19 @@ def unmerge_decision(store: Store, decision_id: str, *, by: str, reason: str) ->
     the
     resolver never overturns it.
     """
-    found = [r for r in load_decisions(store) if r.decision.decision_id == decision_id]
+    found = [r for r in load_decisions(store, scope) if r.decision.decision_id == decision_id]
     if not found or found[0].decision.outcome is not Outcome.MERGE:
         raise NotFound(f"no merge decision {decision_id!r}")
     merged = found[0].decision
     merged_id = found[0].entity_id
     restored = _new_entity_id(f"{merged.mention.mention_id}/unmerged")
-    facts = [v for v in store.history(merged_id) if v.system.end is None]
+    facts = [v for v in store.history(merged_id, scope=scope) if v.system.end is None]
     ids = sorted({v.assertion_id for v in facts})
     support = {aid: tuple(s.episode_id for s in sup) for aid, sup in store.supports(ids).items()}
     plan = resolution_unmerge(
         merged, [AttachedFact(fact_id=a, episode_ids=support[a]) for a in ids if support[a]],
         restored_entity_id=restored)
-    with store.transaction() as tx:
+    with store.transaction(scope) as tx:
         decision = manual_decision(merged.mention, Outcome.KEEP_APART, kept_apart_from=[merged_id],
                                    decided_by=by, decided_at=tx.now, reason=reason)
         tx.put_entity(Entity(entity_id=restored, type=merged.mention.entity_type or "person",

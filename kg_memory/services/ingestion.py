@@ -2,8 +2,10 @@
 
 ``ingest_record`` is the unit of work every input goes through, whatever the channel:
 
-1. idempotency by operation id (same payload: a reported duplicate with no effect; a different
-   payload under a used id: :class:`~kg_memory.domain.errors.IdempotencyConflict`);
+1. idempotency by operation id within the record's scope (same payload: a reported duplicate
+   with no effect; a different payload under a used id:
+   :class:`~kg_memory.domain.errors.IdempotencyConflict`; another scope's use of the id is
+   unrelated);
 2. the episode itself, exactly as received;
 3. the envelope against the channel policy (:mod:`kg_memory.domain.channel`): a source that may
    not arrive over this channel, or one of kg-memory's own worker identities, refuses the whole
@@ -29,12 +31,18 @@ from kg_memory.domain.authority import ranks_at_least, same_tier, standing
 from kg_memory.domain.change import Draft, Effect, PlannedEdge
 from kg_memory.domain.channel import ChannelPolicy
 from kg_memory.domain.dependency import parse_fact_ref, plan_retirement
-from kg_memory.domain.errors import ForgottenError, IdempotencyConflict
-from kg_memory.domain.forgetting import content_key, tombstone_key
+from kg_memory.domain.errors import (
+    ConcurrencyError,
+    ForgottenError,
+    IdempotencyConflict,
+    ScopeError,
+)
+from kg_memory.domain.forgetting import content_key, operation_key
 from kg_memory.domain.gate import WriterPolicy, admit, may_end, owners_of
 from kg_memory.domain.instant import UtcDatetime
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Assertion, EdgeType, EndReason, Entity, Episode
+from kg_memory.domain.precondition import precondition_failure
 from kg_memory.domain.record import (
     AssertionCandidate,
     EventCandidate,
@@ -59,9 +67,10 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
-def episode_id_for(operation_id: str) -> str:
-    """Episode ids derive from operation ids, so a redelivery names the same episode."""
-    return f"ep_{_digest(operation_id)}"
+def episode_id_for(scope: str, operation_id: str) -> str:
+    """Episode ids derive from the scope and operation id, so a redelivery names the same
+    episode, and another tenant's use of the same operation id names a different one."""
+    return f"ep_{_digest(f'{scope}{chr(31)}{operation_id}')}"
 
 
 def assertion_id_for(episode_id: str, index: int) -> str:
@@ -289,7 +298,7 @@ def _check_forgotten(tx: Transaction, record: IngestRecord, secret: bytes) -> No
     Content tombstones only bind evidence older than the forget run: a user may say the same
     thing again afterwards (unless collection is blocked), but old evidence cannot come back.
     """
-    operation = tombstone_key(secret, "operation", record.operation_id)
+    operation = operation_key(secret, record.scope, record.operation_id)
     contents = {
         content_key(secret, record.scope, c.subject, c.predicate, c.qualifiers.project, c.value): c
         for c in record.assertions
@@ -305,6 +314,24 @@ def _check_forgotten(tx: Transaction, record: IngestRecord, secret: bytes) -> No
                 f"{found[key].isoformat()} was forgotten; this late write is refused")
 
 
+def _check_preconditions(tx: Transaction, record: IngestRecord) -> None:
+    """Every ``if_match`` against its slot as it was before this episode, before any write.
+
+    All or nothing: one stale tag fails the episode, so a writer never half-applies a decision
+    it made on an outdated read.
+    """
+    for index, candidate in enumerate(record.assertions):
+        if candidate.if_match is None:
+            continue
+        slot = Slot(scope=record.scope, subject=candidate.subject,
+                    predicate=candidate.predicate, project=candidate.qualifiers.project)
+        failure = precondition_failure(tx.live_versions(slot), candidate.if_match)
+        if failure is not None:
+            raise ConcurrencyError(
+                f"operation {record.operation_id!r}, assertions.{index} "
+                f"({candidate.subject}.{candidate.predicate}): {failure}")
+
+
 def ingest_record(
     tx: Transaction,
     record: IngestRecord,
@@ -312,11 +339,15 @@ def ingest_record(
     secret: bytes,
     channels: ChannelPolicy | None = None,
 ) -> IngestReport:
-    """Write one episode and everything it implies, inside ``tx``.
+    """Write one episode and everything it implies, inside ``tx`` (bound to the record's
+    scope: idempotency, entities, owners, dependencies and blocks are all that scope's).
 
     ``channels`` binds sources to channels (default :meth:`ChannelPolicy.default`).
     """
-    episode_id = episode_id_for(record.operation_id)
+    if tx.scope != record.scope:
+        raise ScopeError(f"an episode for scope {record.scope!r} cannot be written in a unit "
+                         f"of work for scope {tx.scope!r}")
+    episode_id = episode_id_for(record.scope, record.operation_id)
     payload_hash = record.payload_hash()
     _check_forgotten(tx, record, secret)
     prior = tx.episode_by_operation(record.operation_id)
@@ -332,6 +363,7 @@ def ingest_record(
             status="duplicate",
             system_time=prior[0].recorded_at,
         )
+    _check_preconditions(tx, record)
     episode = Episode(
         episode_id=episode_id,
         operation_id=record.operation_id,

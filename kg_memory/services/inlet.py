@@ -16,7 +16,10 @@ input arrived, not from the input. An application opens one inlet per authentica
 'refused'
 
 A payload without ``source`` and ``channel`` gets the inlet's; one that claims another is
-refused and audited like any forged envelope. Opening an inlet the deployment's channel policy
+refused and audited like any forged envelope. An inlet opened for one tenant
+(``memory.scoped("u1").inlet(...)``, or ``scope=``) also sets the envelope's ``scope``: a payload
+that names another scope is refused with :class:`~kg_memory.domain.errors.ScopeError` and
+nothing is written anywhere. Opening an inlet the deployment's channel policy
 does not allow (the user over a webhook, a kg-memory worker identity) is a
 :class:`~kg_memory.domain.errors.PolicyError`.
 """
@@ -27,7 +30,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kg_memory.domain.channel import ChannelPolicy, ChannelRule, bind
-from kg_memory.domain.errors import PolicyError
+from kg_memory.domain.errors import PolicyError, ScopeError
 from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.model import Channel
 from kg_memory.domain.record import IngestRecord, parse_record
@@ -49,12 +52,14 @@ class Inlet:
         policy: WriterPolicy,
         channels: ChannelPolicy,
         secret: bytes,
+        scope: str | None = None,
     ) -> None:
         binding = bind(channels, source=source, channel=channel)
         if not binding.admitted:
             raise PolicyError(f"cannot open an inlet: {binding.reason}")
         self.source = source
         self.channel = channel
+        self.scope = scope
         self._store = store
         self._policy = policy
         self._secret = secret
@@ -71,10 +76,15 @@ class Inlet:
         data = dict(payload)
         data.setdefault("source", self.source)
         data.setdefault("channel", self.channel.value)
+        if self.scope is not None:
+            data.setdefault("scope", self.scope)
         return parse_record(data)
 
     def ingest(self, payload: IngestRecord | Mapping[str, Any]) -> IngestReport:
         """Write one episode through this inlet; durable when this returns."""
         record = self.record(payload)
-        with self._store.transaction() as tx:
+        if self.scope is not None and record.scope != self.scope:
+            raise ScopeError(f"this inlet writes to scope {self.scope!r}; the payload names "
+                             f"{record.scope!r}")
+        with self._store.transaction(record.scope) as tx:
             return ingest_record(tx, record, self._policy, self._secret, self._bound)

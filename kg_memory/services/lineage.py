@@ -18,10 +18,19 @@ from typing import Any, Literal, cast
 
 import networkx as nx
 
+from kg_memory.domain.errors import NotFound, ScopeError
 from kg_memory.domain.model import EdgeType
 from kg_memory.store.protocol import Store
 
-__all__ = ["LINEAGE_EDGES", "Direction", "lineage_graph", "lineage_tree", "node_kind"]
+__all__ = [
+    "LINEAGE_EDGES",
+    "Direction",
+    "lineage_graph",
+    "lineage_tree",
+    "node_kind",
+    "node_scope",
+    "scoped_node",
+]
 
 Direction = Literal["up", "down", "both"]
 
@@ -54,15 +63,56 @@ def node_kind(node_id: str) -> str:
     return "entity"
 
 
+def node_scope(store: Store, node_id: str) -> str:
+    """The scope a node belongs to, for an operator who names a node without one.
+
+    Episode, assertion and activity ids are unique across scopes; an entity id is not, so an
+    entity that exists in several scopes must be named with its scope.
+    """
+    kind = node_kind(node_id)
+    found: set[str] = set()
+    if kind == "episode":
+        found = {e.scope for e in store.episodes([node_id])}
+    elif kind == "assertion":
+        found = {v.scope for v in store.versions([node_id])}
+    elif kind == "activity":
+        found = {a.scope for a in store.activities() if a.activity_id == node_id}
+    else:
+        found = {e.scope for e in store.entities() if e.entity_id == node_id}
+        found |= {v.scope for v in store.history(node_id)}
+    if not found:
+        raise NotFound(f"no node {node_id!r}")
+    if len(found) > 1:
+        raise ScopeError(f"{node_id!r} exists in several scopes ({', '.join(sorted(found))}); "
+                         "name one with --scope")
+    return found.pop()
+
+
+def scoped_node(store: Store, node_id: str, scope: str) -> bool:
+    """Whether ``node_id`` is a node of ``scope`` (an id of another scope is not, and a caller
+    limited to ``scope`` is told it does not exist)."""
+    kind = node_kind(node_id)
+    if kind == "episode":
+        return any(e.scope == scope for e in store.episodes([node_id]))
+    if kind == "assertion":
+        return any(v.scope == scope for v in store.versions([node_id]))
+    if kind == "activity":
+        return any(a.activity_id == node_id for a in store.activities(scope=scope))
+    return bool(store.edges(node_id, scope)) or any(
+        e.entity_id == node_id for e in store.entities(scope))
+
+
 def lineage_graph(
     store: Store,
     node_id: str,
     direction: Direction = "both",
     depth: int | None = None,
     *,
+    scope: str,
     agents: bool = True,
 ) -> nx.MultiDiGraph[str]:
-    """The lineage around ``node_id``, up to ``depth`` hops (unbounded when ``None``).
+    """The lineage around ``node_id`` in ``scope``, up to ``depth`` hops (unbounded when
+    ``None``). Only edges drawn in ``scope`` are walked, so the walk never leaves the tenant.
 
     Nodes carry ``kind`` and ``depth``; edges carry ``type`` and ``since``. With ``agents``,
     each episode also links to ``agent:<source>``, the prov:Agent that sent it.
@@ -78,7 +128,7 @@ def lineage_graph(
         seen.add((current, way))
         if node_kind(current) == "entity" and current != node_id:
             continue
-        for edge in store.edges(current):
+        for edge in store.edges(current, scope):
             if edge.type not in LINEAGE_EDGES:
                 continue
             derivative, source = (
@@ -143,9 +193,9 @@ def lineage_tree(graph: nx.MultiDiGraph[str], root: str, direction: Direction) -
 
 
 def forget_view(
-    store: Store, episodes: Iterable[str], assertions: Iterable[str]
+    store: Store, episodes: Iterable[str], assertions: Iterable[str], scope: str
 ) -> nx.MultiDiGraph[str]:
-    """The neighbourhood a forget plan needs, in lineage orientation.
+    """The neighbourhood a forget plan needs in ``scope``, in lineage orientation.
 
     Everything derived from the seeds (facts an episode supports, records derived from a fact,
     transitively), plus one hop toward the sources of each of those (their other support, a
@@ -159,7 +209,7 @@ def forget_view(
     def expand(node: str) -> list[str]:
         explored.add(node)
         found = []
-        for edge in store.edges(node):
+        for edge in store.edges(node, scope):
             if edge.type not in LINEAGE_EDGES or edge.type == EdgeType.GENERATED_BY:
                 continue
             derivative, source = (

@@ -10,11 +10,16 @@
 ...                     "kind": "stated"}]}))
 >>> memory.asof(subject="ana").values()
 ['vegetarian']
+
+A :class:`Memory` is the operator's handle: a read without ``scope`` spans every tenant, and
+a forget across tenants needs ``all_scopes=True``. An application serving one tenant holds
+``memory.scoped("u1")`` instead (:class:`~kg_memory.services.scoped.ScopedMemory`), through
+which nothing of another scope can be read or changed.
 """
 
 from __future__ import annotations
 
-import itertools
+import random
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
@@ -23,15 +28,26 @@ import networkx as nx
 from prov.model import ProvDocument
 
 from kg_memory.domain.authority import arbitrate
+from kg_memory.domain.backoff import Backoff
 from kg_memory.domain.channel import ChannelPolicy
-from kg_memory.domain.errors import ConcurrencyError, ForgottenError, IngestError, NotFound
+from kg_memory.domain.errors import (
+    ConcurrencyError,
+    ForgottenError,
+    IngestError,
+    NotFound,
+    StoreUnavailable,
+)
 from kg_memory.domain.forgetting import Selector
 from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.instant import Clock, ensure_utc
+from kg_memory.domain.integrity import IntegrityReport
 from kg_memory.domain.model import Block, Channel, Entity, Qualifiers, Refusal, Value, trusted
+from kg_memory.domain.precondition import slot_tag
 from kg_memory.domain.record import IngestRecord, read_records
 from kg_memory.domain.resolution import RESOLVER, EntityProfile, Outcome
 from kg_memory.domain.result import AsOfAnswer, Fact, HistoryEntry
+from kg_memory.services.batch_ingest import ingest_batches
+from kg_memory.services.check import check as check_store
 from kg_memory.services.forget_run import ForgetReport, forget
 from kg_memory.services.identity import (
     SAME_AS,
@@ -45,14 +61,17 @@ from kg_memory.services.identity import (
 )
 from kg_memory.services.ingestion import IngestReport, ingest_record
 from kg_memory.services.inlet import Inlet
-from kg_memory.services.lineage import Direction, lineage_graph
+from kg_memory.services.lineage import Direction, lineage_graph, node_scope, scoped_node
 from kg_memory.services.provenance import add_tombstones, export_prov
 from kg_memory.services.publication import Basis, Published, publish_derived, read_basis
-from kg_memory.store import open_store
+from kg_memory.services.scoped import ScopedMemory
+from kg_memory.store import default_path, is_neo4j_uri, open_store
 from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery, Slot, Store
+from kg_memory.store.sqlite.schema import migrate as migrate_file
 
 __all__ = ["Memory"]
+
 
 
 class Memory:
@@ -65,6 +84,7 @@ class Memory:
         policy: WriterPolicy | None = None,
         channels: ChannelPolicy | None = None,
         clock: Clock = system_clock,
+        retry: Backoff | None = None,
     ) -> None:
         self.store = store
         self.policy = policy or WriterPolicy.default()
@@ -74,9 +94,19 @@ class Memory:
         #: that channel cannot vouch for.
         self.channels = channels or ChannelPolicy.default()
         self._clock = clock
-        # Read once, outside any transaction: a rolled-back episode must not take the key
-        # of every tombstone with it.
-        self._secret = store.secret
+        #: How the batch ingest path retries a store another writer holds (StoreBusy).
+        self.retry = retry or Backoff()
+        self._rng = random.Random()
+        self._secret_key: bytes | None = None
+
+    @property
+    def _secret(self) -> bytes:
+        # Read on the first write, not at open: opening for reading must not write, and the
+        # key may have to be created. Always outside any transaction, so a rolled-back episode
+        # cannot take the key of every tombstone with it.
+        if self._secret_key is None:
+            self._secret_key = self.store.secret
+        return self._secret_key
 
     @classmethod
     def open(
@@ -87,11 +117,34 @@ class Memory:
         channels: ChannelPolicy | None = None,
         clock: Clock = system_clock,
         create: bool = True,
+        busy_timeout: float | None = None,
+        retry: Backoff | None = None,
     ) -> Memory:
         """Open the store at ``path``: an embedded store file (default
-        :func:`~kg_memory.store.default_path`) or a Neo4j Bolt URI."""
-        return cls(open_store(path, clock=clock, create=create), policy=policy,
-                   channels=channels, clock=clock)
+        :func:`~kg_memory.store.default_path`) or a Neo4j Bolt URI.
+
+        Opening never writes to an existing store, so readers open beside a running writer.
+        ``busy_timeout`` (seconds, default ``$KG_MEMORY_BUSY_TIMEOUT`` or 10) is how long a
+        write waits for another writer's lock before :class:`~kg_memory.domain.errors.StoreBusy`;
+        ``retry`` is how often the batch path tries again (default :class:`Backoff`).
+        """
+        store = open_store(path, clock=clock, create=create, busy_timeout=busy_timeout)
+        return cls(store, policy=policy, channels=channels, clock=clock, retry=retry)
+
+    @staticmethod
+    def migrate(path: Path | str | None = None, *, busy_timeout: float | None = None
+                ) -> tuple[str, str]:
+        """Upgrade the schema of the embedded store at ``path``; ``(from, to)`` versions.
+
+        Opening never changes a store's schema (so a reader never waits for a writer); this
+        is the one call that does, on purpose. A Neo4j store's constraints are ensured when
+        it connects, so there is nothing to migrate there.
+        """
+        if is_neo4j_uri(path):
+            raise StoreUnavailable("migrate upgrades an embedded store file; a Neo4j store "
+                                   "ensures its schema when it connects")
+        return migrate_file(Path(path) if path is not None else default_path(),
+                            busy_timeout=busy_timeout)
 
     def __enter__(self) -> Memory:
         return self
@@ -105,15 +158,31 @@ class Memory:
     # -- writes ----------------------------------------------------------------------------
 
     def ingest(self, record: IngestRecord) -> IngestReport:
-        """Write one episode in its own transaction; durable when this returns."""
-        with self.store.transaction() as tx:
-            return ingest_record(tx, record, self.policy, self._secret, self.channels)
+        """Write one episode in its own transaction; durable when this returns.
 
-    def inlet(self, source: str, channel: Channel | str) -> Inlet:
+        Raises :class:`~kg_memory.domain.errors.StoreBusy` (nothing written) when another
+        writer held the lock past the busy timeout, and
+        :class:`~kg_memory.domain.errors.ConcurrencyError` (nothing written) when an
+        ``if_match`` precondition no longer holds.
+        """
+        secret = self._secret
+        with self.store.transaction(record.scope) as tx:
+            return ingest_record(tx, record, self.policy, secret, self.channels)
+
+    def inlet(self, source: str, channel: Channel | str, *, scope: str | None = None) -> Inlet:
         """An authenticated channel into this memory: records ingested through it are from
-        ``source`` over ``channel`` (see :mod:`kg_memory.services.inlet`)."""
+        ``source`` over ``channel``, and in ``scope`` when given (see
+        :mod:`kg_memory.services.inlet`)."""
         return Inlet(self.store, source=source, channel=Channel(channel), policy=self.policy,
-                     channels=self.channels, secret=self._secret)
+                     channels=self.channels, secret=self._secret, scope=scope)
+
+    def etag(self, subject: str, predicate: str, *, scope: str = "default",
+             project: str | None = None) -> str:
+        """The If-Match tag of a slot now: its current revision's ``ASSERTION_ID#REVISION``,
+        or ``"absent"``. Write with ``if_match=`` this tag to update only what you read."""
+        live = [v for v in self.store.history(subject, predicate, scope)
+                if v.system.end is None and v.qualifiers.project == project]
+        return slot_tag(live)
 
     def ingest_many(
         self,
@@ -124,33 +193,36 @@ class Memory:
     ) -> list[IngestReport]:
         """Write many episodes, each atomic on its own, committed durably every ``batch_size``.
 
-        If an episode fails (bad input from a lazy reader, an idempotency conflict), the ones
-        before it are committed and stay accepted, and the error propagates.
+        **The batching contract.** Episodes are written in batches: on the embedded store one
+        transaction per batch of ``batch_size`` (one disk sync), each episode inside it a
+        savepoint that succeeds or fails alone; on Neo4j each episode commits on its own. An
+        episode is *acknowledged*, meaning passed to ``on_report`` and put in the returned
+        list, only after the commit that made it durable returned. So a crash can lose only
+        episodes nobody was told about; the batch in flight is lost whole, never in part, and
+        re-running the same input reports every acknowledged episode as a duplicate.
+
+        If an episode fails (bad input from a lazy reader, an idempotency conflict, a failed
+        ``if_match``), the ones before it are committed and acknowledged, then the error
+        propagates. A store that another writer holds is tried again with backoff
+        (:attr:`retry`) before :class:`~kg_memory.domain.errors.StoreBusy` propagates, with
+        nothing of the refused batch written. See :mod:`kg_memory.services.batch_ingest`.
         """
-        reports: list[IngestReport] = []
-        iterator = iter(records)
-        while True:
-            before = len(reports)
-            with self.store.batch():
-                # islice stays lazy: a bad line raises here, after the lines before it were
-                # written, and the batch still commits them on the way out.
-                for record in itertools.islice(iterator, batch_size):
-                    with self.store.transaction() as tx:
-                        report = ingest_record(tx, record, self.policy, self._secret,
-                                               self.channels)
-                    reports.append(report)
-                    if on_report is not None:
-                        on_report(report)
-            if len(reports) - before < batch_size:
-                return reports
+        return ingest_batches(self.store, records, policy=self.policy, secret=self._secret,
+                              batch_size=batch_size, on_report=on_report, retry=self.retry,
+                              rng=self._rng, channels=self.channels)
 
     def ingest_file(
-        self, path: Path, *, on_report: Callable[[IngestReport], None] | None = None
+        self,
+        path: Path,
+        *,
+        on_report: Callable[[IngestReport], None] | None = None,
+        batch_size: int = 500,
     ) -> list[IngestReport]:
         """Ingest a JSONL file. On a bad line, every line before it stays accepted and
         :class:`~kg_memory.domain.errors.IngestError` names the line and field."""
         try:
-            return self.ingest_many(read_records(path), on_report=on_report)
+            return self.ingest_many(read_records(path), on_report=on_report,
+                                    batch_size=batch_size)
         except OSError as exc:
             raise IngestError(f"cannot read {path}: {exc.strerror}") from exc
 
@@ -178,9 +250,11 @@ class Memory:
         )
         versions = self.store.asof(query)
         if subject is not None and predicate != SAME_AS:
-            # A person's merge pools facts across the group, as of the times asked.
-            for other in sorted(self._same_as_group(subject, query) - {subject}):
-                versions += self.store.asof(query.model_copy(update={"subject": other}))
+            # A person's merge pools facts across the group, as of the times asked; a merge
+            # is a fact of one scope, so it pools within that scope only.
+            for group_scope, other in sorted(self._same_as_group(subject, query)):
+                versions += self.store.asof(
+                    query.model_copy(update={"subject": other, "scope": group_scope}))
         supports = self.store.supports((v.assertion_id for v in versions), query.known_at)
         facts = tuple(Fact.of(v, supports.get(v.assertion_id, ())) for v in versions)
         served, conflicts = arbitrate(facts, self.policy.authority)
@@ -191,13 +265,19 @@ class Memory:
             "facts": served, "conflicts": conflicts,
         })
 
-    def _same_as_group(self, subject: str, query: AsOfQuery) -> set[str]:
-        group, frontier = {subject}, [subject]
+    def _same_as_group(self, subject: str, query: AsOfQuery) -> set[tuple[str, str]]:
+        """``(scope, entity)`` pairs merged with ``subject``, not counting itself."""
+        seen: set[tuple[str | None, str]] = {(query.scope, subject)}
+        frontier: list[tuple[str | None, str]] = [(query.scope, subject)]
+        group: set[tuple[str, str]] = set()
         while frontier:
-            probe = query.model_copy(update={"subject": frontier.pop(), "predicate": SAME_AS})
+            scope, current = frontier.pop()
+            probe = query.model_copy(
+                update={"subject": current, "predicate": SAME_AS, "scope": scope})
             for version in self.store.asof(probe):
-                other = str(version.value)
-                if other not in group:
+                other = (version.scope, str(version.value))
+                if other not in seen and (version.scope, subject) != other:
+                    seen.add(other)
                     group.add(other)
                     frontier.append(other)
         return group
@@ -215,18 +295,28 @@ class Memory:
     # -- lineage, consolidation, forgetting -------------------------------------------------
 
     def lineage(
-        self, node_id: str, direction: Direction = "both", depth: int | None = None
+        self, node_id: str, direction: Direction = "both", depth: int | None = None, *,
+        scope: str | None = None,
     ) -> nx.MultiDiGraph[str]:
         """Where ``node_id`` came from ("up") and what derives from it ("down"), as a
-        read-only networkx graph whose edges point from a derivative to its source."""
-        return lineage_graph(self.store, node_id, direction, depth)
+        read-only networkx graph whose edges point from a derivative to its source. The walk
+        stays in ``scope`` (without one, the scope of the node named, which must be unique)."""
+        return lineage_graph(self.store, node_id, direction, depth,
+                             scope=self._node_scope(node_id, scope))
+
+    def _node_scope(self, node_id: str, scope: str | None) -> str:
+        if scope is None:
+            return node_scope(self.store, node_id)
+        if not scoped_node(self.store, node_id, scope):
+            raise NotFound(f"no node {node_id!r} in scope {scope!r}")
+        return scope
 
     def read_basis(
         self, subject: str, predicate: str, evidence: list[str], *, scope: str = "default",
         project: str | None = None,
     ) -> Basis:
         """What a consolidation worker reads before deriving: the record's tag and the current
-        revision of each evidence assertion."""
+        revision of each evidence assertion (evidence of another scope is not read)."""
         slot = Slot(scope=scope, subject=subject, predicate=predicate, project=project)
         return read_basis(self.store, slot, evidence)
 
@@ -258,26 +348,43 @@ class Memory:
         raise ConcurrencyError("consolidation needs at least one attempt")
 
     def forget(self, selector: str | Selector, *, dry_run: bool = False,
-               block: bool = False) -> ForgetReport:
+               block: bool = False, all_scopes: bool = False) -> ForgetReport:
         """Forget what ``selector`` names and everything derived only from it; see
-        :mod:`kg_memory.services.forget_run`. Run with ``dry_run=True`` first."""
+        :mod:`kg_memory.services.forget_run`. Run with ``dry_run=True`` first. A selector acts
+        within its scope (``entity:ana@u1``); one without a scope is refused with
+        :class:`~kg_memory.domain.errors.ScopeError` unless ``all_scopes=True``."""
         chosen = selector if isinstance(selector, Selector) else Selector.parse(selector)
-        return forget(self.store, chosen, dry_run=dry_run, block=block)
+        return forget(self.store, chosen, dry_run=dry_run, block=block, all_scopes=all_scopes)
+
+    def check(self, *, mirror: bool = False) -> IntegrityReport:
+        """Check the store's invariants (see :mod:`kg_memory.domain.integrity`): intervals,
+        no overlapping believed revisions, revision numbering, dangling edges, dependencies,
+        tombstones, acyclic lineage, the outbox (and with ``mirror``, the mirror's cursor).
+        Reads one consistent view and never waits for a writer."""
+        return check_store(self.store, mirror=mirror)
 
     def blocks(self, scope: str | None = None) -> list[Block]:
         """Collection blocks left by forget requests (active and revoked)."""
         return self.store.blocks(scope)
 
-    def revoke_block(self, block_id: str) -> None:
-        """Re-enable collection for a blocked category."""
-        with self.store.transaction() as tx:
+    def revoke_block(self, block_id: str, *, scope: str | None = None) -> None:
+        """Re-enable collection for a blocked category (of ``scope``, when given)."""
+        known = [b for b in self.store.blocks(scope) if b.block_id == block_id]
+        if not known:
+            raise NotFound(f"no active block {block_id!r}")
+        with self.store.transaction(known[0].scope) as tx:
             if not tx.revoke_block(block_id):
                 raise NotFound(f"no active block {block_id!r}")
 
-    def prov(self, node_ids: list[str] | None = None) -> ProvDocument:
-        """A W3C PROV document of the lineage of ``node_ids`` (of everything when ``None``)."""
-        doc = export_prov(self.store, node_ids)
-        add_tombstones(doc, self.store)
+    def prov(self, node_ids: list[str] | None = None, *, scope: str | None = None
+             ) -> ProvDocument:
+        """A W3C PROV document of the lineage of ``node_ids`` (of everything when ``None``)
+        in ``scope`` (every scope's when ``None``: an operator's export)."""
+        if scope is not None:
+            for node in node_ids or ():
+                self._node_scope(node, scope)
+        doc = export_prov(self.store, node_ids, scope)
+        add_tombstones(doc, self.store, scope)
         return doc
 
     # -- identity ----------------------------------------------------------------------------
@@ -285,9 +392,14 @@ class Memory:
     def entities(self, scope: str | None = None) -> list[Entity]:
         return self.store.entities(scope)
 
-    def profile(self, entity_id: str) -> EntityProfile | None:
+    def profile(self, entity_id: str, scope: str | None = None) -> EntityProfile | None:
         """What identity resolution knows of an entity: names, identifiers, context."""
-        return load_profile(self.store, entity_id)
+        if scope is None:
+            try:
+                scope = node_scope(self.store, entity_id)
+            except NotFound:
+                return None
+        return load_profile(self.store, entity_id, scope)
 
     def decisions(self, scope: str | None = None, entity_id: str | None = None
                   ) -> list[Resolved]:
@@ -314,9 +426,21 @@ class Memory:
         """Undo a merge; every fact stays with the entity it was written for."""
         return unmerge_entities(self.store, keep, other, by=by, reason=reason, scope=scope)
 
-    def unmerge_decision(self, decision_id: str, *, by: str, reason: str) -> Resolved:
+    def unmerge_decision(self, decision_id: str, *, by: str, reason: str,
+                         scope: str | None = None) -> Resolved:
         """Undo the resolver's merge of one mention, splitting its facts back by lineage."""
-        return unmerge_decision(self.store, decision_id, by=by, reason=reason)
+        if scope is None:
+            found = [r.decision.mention.scope for r in self.decisions()
+                     if r.decision.decision_id == decision_id]
+            if not found:
+                raise NotFound(f"no merge decision {decision_id!r}")
+            scope = found[0]
+        return unmerge_decision(self.store, decision_id, by=by, reason=reason, scope=scope)
+
+    def scoped(self, scope: str) -> ScopedMemory:
+        """A handle on this memory limited to one tenant: see
+        :class:`~kg_memory.services.scoped.ScopedMemory`."""
+        return ScopedMemory(self, scope)
 
     def keep_apart(self, provisional: str, candidate: str, *, by: str, reason: str,
                    scope: str) -> Resolved:

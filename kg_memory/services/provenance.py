@@ -30,7 +30,7 @@ from prov.model import (
 )
 
 from kg_memory.domain.model import EdgeType, Kind
-from kg_memory.services.lineage import lineage_graph, node_kind
+from kg_memory.services.lineage import lineage_graph, node_kind, node_scope
 from kg_memory.store.protocol import Store
 
 __all__ = ["NAMESPACE", "add_tombstones", "export_prov", "prov_problems", "qname", "serialize_prov"]
@@ -79,30 +79,36 @@ def _agent(doc: ProvDocument, name: str, seen: set[str]) -> str:
     return ident
 
 
-def _nodes(store: Store, node_ids: Iterable[str] | None) -> set[str]:
-    if node_ids is None:  # everything the store holds
-        nodes = set(store.find_assertions())
-        for activity in store.activities():
+def _nodes(store: Store, node_ids: Iterable[str] | None, scope: str | None) -> set[str]:
+    if node_ids is None:  # everything the scope (or, for an operator, the store) holds
+        nodes = set(store.find_assertions(scope))
+        for activity in store.activities(scope=scope):
             nodes.add(activity.activity_id)
-            nodes.update(e.src for e in store.edges(activity.activity_id))
+            nodes.update(e.src for e in store.edges(activity.activity_id, scope))
         for assertion in list(nodes):
-            nodes.update(e.src for e in store.edges(assertion) if e.type is EdgeType.SUPPORTS)
+            nodes.update(e.src for e in store.edges(assertion, scope)
+                         if e.type is EdgeType.SUPPORTS)
         return nodes
     found: set[str] = set()
     for node in node_ids:
-        found.update(lineage_graph(store, node, "both", agents=False).nodes)
+        within = scope if scope is not None else node_scope(store, node)
+        found.update(lineage_graph(store, node, "both", agents=False, scope=within).nodes)
     return found
 
 
-def export_prov(store: Store, node_ids: Iterable[str] | None = None) -> ProvDocument:
-    """A PROV document for the lineage of ``node_ids`` (everything when ``None``)."""
+def export_prov(
+    store: Store, node_ids: Iterable[str] | None = None, scope: str | None = None
+) -> ProvDocument:
+    """A PROV document for the lineage of ``node_ids`` (everything when ``None``) in
+    ``scope``; ``scope=None`` is an operator's export of every scope."""
     doc = ProvDocument()
     doc.add_namespace("kgm", NAMESPACE)
-    nodes = _nodes(store, node_ids)
+    nodes = _nodes(store, node_ids, scope)
     agents: set[str] = set()
     episodes = {
         e.episode_id: e
         for e in store.episodes(sorted(n for n in nodes if node_kind(n) == "episode"))
+        if scope is None or e.scope == scope
     }
     extractor = _agent(doc, EXTRACTOR, agents)
     for ep in episodes.values():
@@ -118,7 +124,7 @@ def export_prov(store: Store, node_ids: Iterable[str] | None = None) -> ProvDocu
         act = doc.activity(qname(f"extract_{ep.episode_id}"), ep.recorded_at, ep.recorded_at)
         doc.used(act, qname(ep.episode_id), ep.recorded_at)
         doc.wasAssociatedWith(act, extractor)
-    activities = {a.activity_id: a for a in store.activities()}
+    activities = {a.activity_id: a for a in store.activities(scope=scope)}
     for activity in activities.values():
         if activity.activity_id in nodes or node_ids is None:
             act = doc.activity(
@@ -131,7 +137,8 @@ def export_prov(store: Store, node_ids: Iterable[str] | None = None) -> ProvDocu
     versions = store.versions(sorted(n for n in nodes if node_kind(n) == "assertion"))
     first: dict[str, Any] = {}
     for v in versions:
-        first.setdefault(v.assertion_id, v)
+        if scope is None or v.scope == scope:
+            first.setdefault(v.assertion_id, v)
     for aid, v in first.items():
         ident = qname(aid)
         doc.entity(
@@ -148,7 +155,7 @@ def export_prov(store: Store, node_ids: Iterable[str] | None = None) -> ProvDocu
             doc.wasGeneratedBy(ident, qname(f"extract_{v.recorded_by}"), born)
         elif v.recorded_by in activities:
             doc.wasGeneratedBy(ident, qname(v.recorded_by), born)
-        for edge in store.edges(aid):
+        for edge in store.edges(aid, v.scope):
             _relation(doc, edge.type, edge.src, edge.dst, aid, born, episodes, activities, nodes)
     return doc
 
@@ -181,10 +188,11 @@ def _relation(
         doc.wasRevisionOf(qname(aid), qname(dst))
 
 
-def add_tombstones(doc: ProvDocument, store: Store) -> None:
-    """Tombstones and their invalidation by forget runs (content-free by construction)."""
-    for activity in store.activities("forget"):
-        for edge in store.edges(activity.activity_id):
+def add_tombstones(doc: ProvDocument, store: Store, scope: str | None = None) -> None:
+    """Tombstones and their invalidation by forget runs (content-free by construction), of
+    ``scope``'s runs (every scope's when ``None``)."""
+    for activity in store.activities("forget", scope):
+        for edge in store.edges(activity.activity_id, activity.scope):
             if edge.type is EdgeType.INVALIDATED_BY:
                 ident = qname(edge.src)
                 if not doc.get_record(ident):

@@ -25,10 +25,11 @@ from kg_memory.domain.errors import (
     ForgottenError,
     PolicyError,
 )
-from kg_memory.domain.forgetting import tombstone_key
+from kg_memory.domain.forgetting import node_key
 from kg_memory.domain.gate import WriterPolicy, admit
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Activity, Assertion, EdgeType, EndReason, Kind, Qualifiers, Value
+from kg_memory.domain.precondition import current_record
 from kg_memory.domain.supersession import plan_write
 from kg_memory.store.protocol import Slot, Store, Transaction, apply_plan
 
@@ -63,15 +64,12 @@ def _derived(versions: Sequence[Assertion]) -> list[Assertion]:
     return [v for v in versions if v.kind is Kind.DERIVED]
 
 
-def current_record(tx_or_live: Sequence[Assertion], at_end: bool = True) -> Assertion | None:
-    """The open-ended live revision of a record's slot (the one new readers get)."""
-    live = [v for v in tx_or_live if v.valid.end is None] if at_end else list(tx_or_live)
-    return live[-1] if live else None
-
-
 def read_basis(store: Store, slot: Slot, evidence_ids: Sequence[str]) -> Basis:
     """Read the record's current tag and the current revision of each evidence assertion."""
-    versions = [v for v in store.versions(list(evidence_ids)) if v.system.end is None]
+    # Evidence of another scope is invisible here, as if it did not exist: a record never
+    # derives from another tenant's facts.
+    versions = [v for v in store.versions(list(evidence_ids))
+                if v.system.end is None and v.scope == slot.scope]
     latest: dict[str, Assertion] = {}
     for version in versions:
         if version.valid.end is None or version.assertion_id not in latest:
@@ -94,7 +92,7 @@ def read_basis(store: Store, slot: Slot, evidence_ids: Sequence[str]) -> Basis:
 def _checked_sources(
     tx: Transaction, secret: bytes, evidence: Sequence[Evidence]
 ) -> list[Assertion]:
-    forgotten = tx.tombstones([tombstone_key(secret, "node", e.assertion_id) for e in evidence])
+    forgotten = tx.tombstones([node_key(secret, tx.scope, e.assertion_id) for e in evidence])
     if forgotten:
         raise ForgottenError("evidence of this record was forgotten; it cannot be published")
     by_id = {}
@@ -130,7 +128,7 @@ def publish_derived(
     ).admitted:
         raise PolicyError(f"the writer policy does not let {CONSOLIDATOR} derive {slot.subject}")
     secret = store.secret
-    with store.transaction() as tx:
+    with store.transaction(slot.scope) as tx:
         sources = _checked_sources(tx, secret, basis.evidence)
         live = _derived(tx.live_versions(slot))
         previous = current_record(live)
@@ -193,6 +191,7 @@ def publish_derived(
                 activity_id=activity_id,
                 type="consolidation",
                 agent=CONSOLIDATOR,
+                scope=slot.scope,
                 started_at=tx.now,
                 ended_at=tx.now,
                 detail=json.dumps({"record": new_id, "evidence": [str(e) for e in basis.evidence]}),

@@ -54,6 +54,8 @@ def asof_command(query: AsOfQuery) -> str:
         value = getattr(query, name)
         if value is not None:
             parts.append(f"--{name} {value}")
+    if query.scope is None:
+        parts.append("--all-scopes")  # the command line reads every tenant only when told
     return " ".join(parts)
 
 

@@ -43,13 +43,18 @@ def scrub(store: Store) -> list[dict[str, Any]]:
 
 
 def open_store(
-    location: str | Path | None = None, *, clock: Clock = system_clock, create: bool = True
+    location: str | Path | None = None,
+    *,
+    clock: Clock = system_clock,
+    create: bool = True,
+    busy_timeout: float | None = None,
 ) -> Store:
     """The store at ``location``: a Bolt URI opens Neo4j (credentials from ``NEO4J_USER`` and
     ``NEO4J_PASSWORD``), anything else is an embedded store file (default
-    :func:`default_path`)."""
+    :func:`default_path`). ``busy_timeout`` (seconds) bounds how long an embedded store's
+    writer waits for another writer's lock (default ``$KG_MEMORY_BUSY_TIMEOUT``, else 10)."""
     if is_neo4j_uri(location):
         from kg_memory.store.neo4j import Neo4jStore
 
         return Neo4jStore.connect(str(location), clock=clock)
-    return SqliteStore.open(location, clock=clock, create=create)
+    return SqliteStore.open(location, clock=clock, create=create, busy_timeout=busy_timeout)

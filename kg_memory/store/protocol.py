@@ -3,7 +3,10 @@
 Two adapters implement it: :class:`~kg_memory.store.sqlite.SqliteStore` (the embedded default, one
 local file) and the Neo4j adapter. The contract test suite runs the same expectations on both.
 
-Writes happen in a :class:`Transaction`, one per episode. The store, not the caller, assigns
+Writes happen in a :class:`Transaction`, one per episode. A transaction is bound to one scope
+(a tenant): every name it looks up or writes (an operation id, an entity id, an edge's endpoints,
+a dependency key, a document key, a block) is read and written in that scope only, so no rule
+applied inside it can cross into another tenant. The store, not the caller, assigns
 system time: ``Transaction.now`` is strictly greater than every earlier transaction's, even when
 the clock has not moved. Revision numbers are assigned by the store too.
 """
@@ -19,6 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.change import ChangePlan, Closure, Draft, PlannedEdge
 from kg_memory.domain.instant import UtcDatetime
+from kg_memory.domain.integrity import Snapshot
 from kg_memory.domain.model import (
     Activity,
     Assertion,
@@ -64,12 +68,18 @@ class Transaction(Protocol):
     @property
     def now(self) -> datetime: ...
 
+    @property
+    def scope(self) -> str:
+        """The one scope this transaction reads and writes."""
+
     def episode_by_operation(self, operation_id: str) -> tuple[Episode, str] | None:
-        """The episode recorded under ``operation_id`` and its payload hash."""
+        """The episode recorded under ``operation_id`` in this scope, and its payload hash."""
 
     def add_episode(self, episode: Episode, payload_hash: str) -> None: ...
 
-    def entity(self, entity_id: str) -> Entity | None: ...
+    def entity(self, entity_id: str) -> Entity | None:
+        """The entity ``entity_id`` of this scope (another scope's entity of that id is
+        a different entity, and invisible here)."""
 
     def put_entity(self, entity: Entity) -> None:
         """Insert, or widen an existing entity's owners; never drop what was known."""
@@ -81,14 +91,15 @@ class Transaction(Protocol):
         """Currently believed revisions of one assertion."""
 
     def live_dependents(self, key: str) -> list[Assertion]:
-        """Currently believed revisions whose ``depends_on`` names ``key``."""
+        """Currently believed revisions of this scope whose ``depends_on`` names ``key``."""
 
     def close_version(self, closure: Closure) -> None: ...
 
     def insert_version(self, draft: Draft) -> Assertion: ...
 
     def add_edge(self, edge: PlannedEdge) -> None:
-        """Record an edge once; a repeat is a no-op (repeated delivery is not new evidence)."""
+        """Record an edge once, in this scope; a repeat is a no-op (repeated delivery is not
+        new evidence)."""
 
     def add_refusal(self, refusal: Refusal) -> None: ...
 
@@ -104,7 +115,7 @@ class Transaction(Protocol):
     def redact_episode(self, episode_id: str, supports_to_drop: list[str]) -> None: ...
 
     def next_generation(self) -> int:
-        """Advance and return the store's removal generation."""
+        """Advance and return this scope's removal generation."""
 
     def add_tombstone(self, tombstone: Tombstone) -> None: ...
 
@@ -126,7 +137,8 @@ class Transaction(Protocol):
     def documents_by(self, kind: str, scope: str, lookup: list[str]) -> list[str]:
         """Bodies of ``kind`` documents in ``scope`` reachable from any ``lookup`` key."""
 
-    def delete_document(self, kind: str, key: str) -> None: ...
+    def delete_document(self, kind: str, key: str) -> None:
+        """Delete this scope's ``kind`` document ``key``."""
 
 
 @runtime_checkable
@@ -137,7 +149,8 @@ class Store(Protocol):
     def location(self) -> str:
         """Where the store lives: a file path or a server URI (never a secret)."""
 
-    def transaction(self) -> AbstractContextManager[Transaction]: ...
+    def transaction(self, scope: str) -> AbstractContextManager[Transaction]:
+        """A unit of work bound to ``scope``."""
 
     def batch(self) -> AbstractContextManager[None]:
         """Group transactions into one durable commit; each still succeeds or fails alone."""
@@ -156,8 +169,9 @@ class Store(Protocol):
 
     def episodes(self, episode_ids: Sequence[str]) -> list[Episode]: ...
 
-    def edges(self, node_id: str) -> list[Edge]:
-        """Every edge into or out of ``node_id``."""
+    def edges(self, node_id: str, scope: str | None = None) -> list[Edge]:
+        """Every edge into or out of ``node_id`` drawn in ``scope`` (every scope when
+        ``None``: an operator's view, in which an entity id may name several nodes)."""
 
     def refusals(self, scope: str | None = None) -> list[Refusal]: ...
 
@@ -181,7 +195,8 @@ class Store(Protocol):
 
     def blocks(self, scope: str | None = None) -> list[Block]: ...
 
-    def activities(self, type_: str | None = None) -> list[Activity]: ...
+    def activities(self, type_: str | None = None, scope: str | None = None
+                   ) -> list[Activity]: ...
 
     def entities(self, scope: str | None = None) -> list[Entity]: ...
 
@@ -192,6 +207,12 @@ class Store(Protocol):
     def scrub(self) -> list[dict[str, Any]]:
         """Make erasures physical where the backend keeps copies; one report per destination
         (``destination``, ``location``, ``status``: complete or incomplete, ``reason``)."""
+
+    def integrity_snapshot(self, *, mirror: bool = False) -> Snapshot:
+        """Every revision, typed edge, episode mark, activity id, tombstone key and dependency
+        row, with the system-time high-water mark (and the outbox where there is one), read
+        as one consistent view without blocking writers; see
+        :mod:`kg_memory.domain.integrity`. ``mirror``: read a mirror's cursor too."""
 
     def close(self) -> None: ...
 

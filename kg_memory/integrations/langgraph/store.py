@@ -338,7 +338,7 @@ class KgMemoryStore(BaseStore):
             "content": json.dumps(content, sort_keys=True, ensure_ascii=False, default=str),
             "assertions": assertions, "retractions": retractions,
         })
-        report = self.memory.inlet(self.source, self.channel).ingest(record)
+        report = self.memory.inlet(self.source, self.channel, scope=scope).ingest(record)
         return [f"{e.key} ({e.detail})" if e.detail else e.key
                 for e in report.effects if e.action == "refused"]
 

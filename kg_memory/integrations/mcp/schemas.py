@@ -67,6 +67,10 @@ class FactInput(_Input):
     valid_to: str | None = Field(default=None, description=(
         f"When it stops holding ({_TIME}), exclusive; default: until further notice."))
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    if_match: str | None = Field(default=None, description=(
+        "Write only if this subject.predicate is unchanged since you read it: the fact's "
+        "'assertion_id#revision' from asof or recall, or 'absent' if there was none. If it "
+        "changed, nothing is written (ConcurrencyError): read again and decide again."))
 
 
 class RetractionInput(_Input):

@@ -103,12 +103,15 @@ class BoundMemory:
         if not scope:
             raise PolicyError("an MCP server needs a scope")
         self.memory = memory
+        # The tenant's handle: every read, lineage walk and forget below is pinned to it, and an
+        # id of another scope is "not found" there.
+        self.tenant = memory.scoped(scope)
         self.scope = scope
         self.source = source
         self._clock = clock
         # Fails now, not at the first tool call, if the deployment's channel policy does not
         # let this source speak over chat.
-        memory.inlet(source, Channel.CHAT)
+        self.tenant.inlet(source, Channel.CHAT)
 
     # -- writes ------------------------------------------------------------------------------
 
@@ -123,14 +126,14 @@ class BoundMemory:
             # and writers' ids, and a retry without occurred_at is the same turn, not a
             # conflicting one stamped later.
             operation_id = f"mcp/{self.scope}/{body['source']}/{operation_id}"
-            with self.memory.store.transaction() as tx:
+            with self.memory.store.transaction(self.scope) as tx:
                 prior = tx.episode_by_operation(operation_id)
             default = prior[0].occurred_at if prior else self._clock()
             body.setdefault("occurred_at", default.isoformat())
         body = {"operation_id": operation_id, "scope": self.scope, **body}
         # Through an inlet: the envelope is this channel's, and the policy in force is the
         # memory's current one.
-        return self.memory.inlet(body["source"], body["channel"]).ingest(parse_record(body))
+        return self.tenant.inlet(body["source"], body["channel"]).ingest(parse_record(body))
 
     def _view(self, report: IngestReport, written_as: str) -> RememberView:
         effects = [EffectView(**e.model_dump()) for e in report.effects]
@@ -193,8 +196,7 @@ class BoundMemory:
 
     def _facts(self, valid_at: datetime | None, known_at: datetime | None,
                subject: str | None = None, predicate: str | None = None) -> AsOfView:
-        answer = self.memory.asof(valid_at, known_at, subject=subject, predicate=predicate,
-                                  scope=self.scope)
+        answer = self.tenant.asof(valid_at, known_at, subject=subject, predicate=predicate)
         return AsOfView(valid_at=answer.valid_at, known_at=answer.known_at,
                         facts=[FactView.of(f) for f in answer.facts])
 
@@ -208,8 +210,7 @@ class BoundMemory:
                known_at: str | None = None, limit: int = 10) -> RecallView:
         """The facts of this scope that bear on ``query``, eligible first (valid at ``at``,
         believed at ``known_at``), then ranked; see :mod:`kg_memory.integrations.lexical`."""
-        answer = self.memory.asof(_when(at, "at"), _when(known_at, "known_at"),
-                                  subject=subject, scope=self.scope)
+        answer = self.tenant.asof(_when(at, "at"), _when(known_at, "known_at"), subject=subject)
         facts = list(answer.facts)
         ranked = sorted(zip(scores(query, [_text(f) for f in facts]), facts, strict=True),
                         key=lambda p: (-p[0], p[1].subject, p[1].predicate))
@@ -219,27 +220,13 @@ class BoundMemory:
                           at=answer.valid_at, known_at=answer.known_at, results=hits)
 
     def history(self, subject: str, predicate: str | None = None) -> HistoryView:
-        entries = self.memory.history(subject, predicate, scope=self.scope)
+        entries = self.tenant.history(subject, predicate)
         return HistoryView(subject=subject, predicate=predicate,
                            revisions=[RevisionView.of(e) for e in entries])
 
-    def _check_node(self, node_id: str) -> None:
-        """Refuse a node of another scope as if it did not exist: its existence is not ours to
-        reveal."""
-        store = self.memory.store
-        if node_id.startswith("ep_"):
-            found = [e.scope for e in store.episodes([node_id])]
-        elif node_id.startswith("as_"):
-            found = [v.scope for v in store.versions([node_id])]
-        else:
-            found = []
-        if self.scope not in found:
-            raise NotFound(f"no episode or fact {node_id!r} in scope {self.scope!r}")
-
     def lineage(self, node_id: str, direction: Literal["up", "down", "both"] = "both",
                 depth: int | None = None) -> LineageView:
-        self._check_node(node_id)
-        graph = self.memory.lineage(node_id, direction, depth)
+        graph = self.tenant.lineage(node_id, direction, depth)
         return LineageView(root=node_id, direction=direction,
                            tree=lineage_tree(graph, node_id, direction))
 
@@ -247,16 +234,14 @@ class BoundMemory:
         return RefusalsView(refusals=[
             RefusalView(episode_id=r.episode_id, source=r.source, what=r.what, reason=r.reason,
                         at=r.at)
-            for r in self.memory.refusals(self.scope)])
+            for r in self.tenant.refusals()])
 
     def entity(self, entity_id: str) -> EntityView:
-        known = {e.entity_id: e for e in self.memory.entities(self.scope)}
+        known = {e.entity_id: e for e in self.tenant.entities()}
         facts = self._facts(None, None, subject=entity_id).facts
         if entity_id not in known and not facts:
             raise NotFound(f"no entity {entity_id!r} in scope {self.scope!r}")
-        profile = self.memory.profile(entity_id)
-        if profile is not None and profile.scope != self.scope:
-            profile = None
+        profile = self.tenant.profile(entity_id)
         entity = known.get(entity_id)
         names = list(profile.names) if profile else [entity.name] if entity and entity.name else []
         return EntityView(
@@ -266,7 +251,7 @@ class BoundMemory:
             identifiers=[f"{i.kind.value}:{i.value}" for i in profile.identifiers]
             if profile else [],
             decisions=[DecisionView.of(r)
-                       for r in self.memory.decisions(self.scope, entity_id=entity_id)],
+                       for r in self.tenant.decisions(entity_id)],
             facts=facts,
         )
 
@@ -275,7 +260,7 @@ class BoundMemory:
         """One entity's profile, decisions and facts ("show"), or the open review queue."""
         if action == "review":
             return EntitiesView(action="review", review=[
-                DecisionView.of(r) for r in self.memory.review(self.scope)])
+                DecisionView.of(r) for r in self.tenant.review()])
         if not entity_id:
             raise IngestError("entities show needs an entity_id", field="entity_id")
         return EntitiesView(action="show", entity=self.entity(entity_id))
@@ -283,31 +268,18 @@ class BoundMemory:
     # -- forgetting --------------------------------------------------------------------------
 
     def _selector(self, text: str) -> Selector:
-        """The selector, confined to this scope: ids must be ours, names are scoped."""
+        """The selector as the tenant's handle confines it (a selector naming another scope is
+        a ScopeError there); a malformed one is bad input."""
         try:
-            chosen = Selector.parse(text)
+            return Selector.parse(text)
         except ValueError as exc:
             raise PolicyError(str(exc)) from None
-        if chosen.kind in ("episode", "assertion"):
-            self._check_node(chosen.value)
-            return chosen
-        if chosen.kind == "source":
-            if chosen.scope not in (None, self.scope):
-                raise NotFound(f"scope {chosen.scope!r} is not this server's")
-            return Selector.parse(f"source:{chosen.value}@{self.scope}")
-        if chosen.kind == "entity":
-            # An entity id names facts in every scope; here it names this scope's facts only.
-            return Selector(kind="category", value=f"{self.scope}/{chosen.value}/*",
-                            scope=self.scope, subject=chosen.value, predicates="*")
-        if chosen.scope != self.scope:
-            raise NotFound(f"scope {chosen.scope!r} is not this server's")
-        return chosen
 
     def forget(self, selector: str, plan: str | None = None) -> ForgetView:
         """Without ``plan``, a dry run: the plan and its id. With the id of the current plan,
         execute it. A plan that changed in between is refused, not executed."""
         chosen = self._selector(selector)
-        preview = self.memory.forget(chosen, dry_run=True)
+        preview = self.tenant.forget(chosen, dry_run=True)
         current = plan_id(preview)
         if plan is None:
             return _forget_view(preview, current, executed=False)
@@ -315,7 +287,7 @@ class BoundMemory:
             raise ConcurrencyError(
                 f"the plan for {selector!r} is now {current}, not {plan}: what it would erase "
                 "changed; review the new plan before executing it")
-        return _forget_view(self.memory.forget(chosen), current, executed=True)
+        return _forget_view(self.tenant.forget(chosen), current, executed=True)
 
 
 def _text(fact: Fact) -> str:

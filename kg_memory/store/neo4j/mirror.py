@@ -45,13 +45,16 @@ def _steps(changes: Changes) -> list[tuple[str, dict[str, Any]]]:
         steps.append(("mirror_versions", {"rows": changes.versions}))
     if changes.facts:
         steps.append(("mirror_prune_revisions", {"facts": changes.facts}))
-    steps += [("delete_assertion", {"assertion_id": a}) for a in changes.deleted_facts]
+    # Assertion and episode ids are unique across scopes: a deleted row's id names one node.
+    steps += [("delete_assertion", {"assertion_id": a, "scope": None})
+              for a in changes.deleted_facts]
     if changes.episodes:
         steps.append(("mirror_episodes", {"rows": changes.episodes}))
-    steps += [("erase_episode", {"episode_id": e}) for e in changes.deleted_episodes]
+    steps += [("erase_episode", {"episode_id": e, "scope": None})
+              for e in changes.deleted_episodes]
     if changes.entities:
         steps.append(("mirror_entities", {"rows": changes.entities}))
-    steps += [("delete_entity", {"entity_id": e}) for e in changes.deleted_entities]
+    steps += [("delete_entity", e) for e in changes.deleted_entities]
     if changes.edges:
         steps.append(("mirror_edges", {"rows": changes.edges}))
     if changes.deleted_edges:

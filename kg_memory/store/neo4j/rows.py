@@ -142,6 +142,7 @@ def activity_from_props(p: Props) -> Activity:
         activity_id=p["activity_id"],
         type=p["type"],
         agent=p["agent"],
+        scope=p["scope"],
         started_at=from_micros(p["started_at"]),
         ended_at=opt_time(p.get("ended_at")),
         status=p["status"],

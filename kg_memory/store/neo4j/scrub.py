@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kg_memory.domain.forgetting import tombstone_key
+from kg_memory.domain.forgetting import node_key
 
 __all__ = ["COMPLETE_REASON", "erasure_report"]
 
@@ -29,18 +29,19 @@ def erasure_report(
     location: str,
     left: Mapping[str, Any],
     tombstones: set[str],
-    stored_ids: Iterable[str],
+    stored_ids: Iterable[tuple[str, str]],
     secret: bytes,
     checked: int,
 ) -> dict[str, Any]:
     """The destination report of one scrub from what the verification queries found.
 
     ``left`` is the row of ``scrub_check.cypher``; ``tombstones`` the node tombstone keys;
-    ``stored_ids`` the ids still stored; ``checked`` how many erased ids were looked up.
+    ``stored_ids`` the (scope, id) pairs still stored; ``checked`` how many erased ids were
+    looked up.
     """
     remaining = {k: int(left[k]) for k in ("nodes", "revisions", "refusals", "unredacted")}
     remaining["tombstoned_ids"] = sum(
-        tombstone_key(secret, "node", i) in tombstones for i in stored_ids
+        node_key(secret, scope, i) in tombstones for scope, i in stored_ids
     )
     report: dict[str, Any] = {
         "destination": "neo4j",

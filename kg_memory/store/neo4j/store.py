@@ -41,6 +41,7 @@ from neo4j.exceptions import DriverError, Neo4jError
 from kg_memory.domain.corroboration import fingerprint
 from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.instant import Clock, from_micros, to_micros
+from kg_memory.domain.integrity import EpisodeMark, Snapshot
 from kg_memory.domain.model import (
     Activity,
     Assertion,
@@ -69,7 +70,10 @@ from kg_memory.store.protocol import AsOfQuery
 
 __all__ = ["SCHEMA_VERSION", "Neo4jStore"]
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+#: The scope of the mirror's own units of work: it replays rows of every scope, each row
+#: carrying its own scope, so the unit's scope names none of them.
+MIRROR_SCOPE = "kg-memory-mirror"
 _EDGE_TYPES = {t.value: t for t in EdgeType}
 #: (uri, database) pairs whose schema this process already ensured (it survives wipe()).
 _SCHEMA_READY: set[tuple[str, str]] = set()
@@ -89,6 +93,7 @@ class Neo4jStore:
         self._secret: bytes | None = None
         # What forget runs erased through this store object, until a scrub verifies it.
         self._erased: set[str] = set()
+        self._erased_entities: set[tuple[str, str]] = set()
         self._redacted: set[str] = set()
 
     @classmethod
@@ -164,6 +169,14 @@ class Neo4jStore:
         key = (self._uri, self._database)
         with self._lock:
             session = self._target()
+            # Checked before the schema runs: schema 1 keyed ids across scopes, and its data
+            # cannot be given scopes after the fact without guessing whose each node was.
+            [row] = self._read("schema_version", version=SCHEMA_VERSION)
+            if row["version"] != SCHEMA_VERSION:
+                raise StoreUnavailable(
+                    f"{self._uri} has kg-memory schema {row['version']}, this version needs "
+                    f"{SCHEMA_VERSION} (tenancy: ids keyed by scope); re-ingest its JSONL into "
+                    "a new database, or wipe it")
             if key not in _SCHEMA_READY:
                 for statement in statements("schema"):
                     try:
@@ -173,11 +186,6 @@ class Neo4jStore:
                             f"cannot prepare the Neo4j store at {self._uri}: {exc}"
                         ) from exc
                 _SCHEMA_READY.add(key)
-            [row] = self._read("schema_version", version=SCHEMA_VERSION)
-        if row["version"] != SCHEMA_VERSION:
-            raise StoreUnavailable(
-                f"{self._uri} has schema {row['version']}, expected {SCHEMA_VERSION}"
-            )
 
     def wipe(self) -> None:
         """Delete every node and relationship (tests share Community's one database)."""
@@ -187,6 +195,7 @@ class Neo4jStore:
             self._read("wipe")
             self._secret = None
             self._erased.clear()
+            self._erased_entities.clear()
             self._redacted.clear()
             self._read("schema_version", version=SCHEMA_VERSION)
 
@@ -195,7 +204,7 @@ class Neo4jStore:
     def run_many(self, steps: Sequence[tuple[str, dict[str, Any]]]) -> list[list[dict[str, Any]]]:
         """Run named cypher/ queries in one explicit transaction (all or nothing): the mirror
         applies a slice of the outbox and its cursor together."""
-        with self.transaction() as unit:
+        with self.transaction(MIRROR_SCOPE) as unit:
             return [unit.run(name, params) for name, params in steps]
 
     @contextmanager
@@ -209,7 +218,7 @@ class Neo4jStore:
         yield
 
     @contextmanager
-    def transaction(self) -> Iterator[Neo4jTransaction]:
+    def transaction(self, scope: str) -> Iterator[Neo4jTransaction]:
         with self._lock:
             if self._active is not None:
                 raise RuntimeError("a transaction is already open on this Neo4jStore")
@@ -225,8 +234,9 @@ class Neo4jStore:
                     tx, "system_time", {"clock": to_micros(self._clock())},
                     where=self._uri, reads=False,
                 )
-                unit = Neo4jTransaction(tx, int(row["now"]), self._uri)
+                unit = Neo4jTransaction(tx, int(row["now"]), self._uri, scope)
                 yield unit
+                unit.finish()
             except BaseException:
                 self._active = None
                 # The server rolls back by itself a transaction whose connection went away.
@@ -239,6 +249,7 @@ class Neo4jStore:
             except (DriverError, Neo4jError) as exc:
                 raise StoreUnavailable(f"cannot commit to Neo4j at {self._uri}: {exc}") from exc
             self._erased.update(unit.erased)
+            self._erased_entities.update(unit.erased_entities)
             self._redacted.update(unit.redacted)
 
     # -- reads -----------------------------------------------------------------------------
@@ -291,11 +302,11 @@ class Neo4jStore:
         rows = self._read("episodes", ids=list(episode_ids))
         return [episode_from_props(r["episode"]) for r in rows]
 
-    def edges(self, node_id: str) -> list[Edge]:
+    def edges(self, node_id: str, scope: str | None = None) -> list[Edge]:
         return [
             Edge(src=r["src"], type=_EDGE_TYPES[r["type"]], dst=r["dst"],
                  since=from_micros(r["since"]))
-            for r in self._read("edges", id=node_id)
+            for r in self._read("edges", id=node_id, scope=scope)
             if r["type"] in _EDGE_TYPES  # a relationship someone drew in Browser is not an Edge
         ]
 
@@ -353,8 +364,9 @@ class Neo4jStore:
     def blocks(self, scope: str | None = None) -> list[Block]:
         return [block_from_props(r["block"]) for r in self._read("blocks", scope=scope)]
 
-    def activities(self, type_: str | None = None) -> list[Activity]:
-        rows = self._read("activities", type=type_)
+    def activities(self, type_: str | None = None, scope: str | None = None
+                   ) -> list[Activity]:
+        rows = self._read("activities", type=type_, scope=scope)
         return [activity_from_props(r["activity"]) for r in rows]
 
     def documents(
@@ -371,6 +383,42 @@ class Neo4jStore:
     def entities(self, scope: str | None = None) -> list[Entity]:
         return [entity_from_props(r["entity"]) for r in self._read("entities", scope=scope)]
 
+    def integrity_snapshot(self, *, mirror: bool = False) -> Snapshot:
+        """What the integrity rules judge, read in one read-only transaction (a consistent
+        view; it never takes the system-time lock, so writers carry on). A Neo4j store has no
+        outbox (it may be a mirror; the embedded file checks the cursor), so ``mirror`` is
+        accepted and has nothing to add."""
+        with self._lock:
+            if self._active is not None:
+                raise RuntimeError("check the store outside its write transaction")
+            session = self._target()
+            assert isinstance(session, Session)
+            try:
+                unit = session.begin_transaction()
+            except (DriverError, Neo4jError) as exc:
+                raise StoreUnavailable(f"cannot read Neo4j at {self._uri}: {exc}") from exc
+            try:
+                versions = run_query(unit, "check_versions", {}, where=self._uri, reads=True)
+                edges = run_query(unit, "check_edges", {}, where=self._uri, reads=True)
+                [nodes] = run_query(unit, "check_nodes", {}, where=self._uri, reads=True)
+            finally:
+                with suppress(DriverError, Neo4jError):
+                    unit.rollback()  # nothing was written; rolling back ends the view
+        high = nodes["system_time"]
+        return Snapshot(
+            location=self._uri,
+            versions=tuple(version_from_props(r["version"]) for r in versions),
+            edges=tuple(Edge(src=r["src"], type=_EDGE_TYPES[r["type"]], dst=r["dst"],
+                             since=from_micros(r["since"]))
+                        for r in edges if r["type"] in _EDGE_TYPES),
+            episodes=tuple(EpisodeMark(episode_id=e, operation_id=o, redacted=bool(r), scope=s)
+                           for e, o, r, s in nodes["episodes"]),
+            activities=frozenset(nodes["activities"]),
+            tombstones=frozenset(nodes["tombstones"]),
+            dependencies=frozenset((d, f) for d, f in nodes["dependencies"]),
+            system_time=None if high is None or high < 0 else from_micros(int(high)),
+        )
+
     def scrub(self) -> list[dict[str, Any]]:
         return [self._verify_erasure()]
 
@@ -378,16 +426,21 @@ class Neo4jStore:
         """Verify by query that erasure left nothing reachable (see :mod:`.neo4j_scrub`)."""
         with self._lock:
             erased, redacted = sorted(self._erased), sorted(self._redacted)
+            entities = sorted(self._erased_entities)
             try:
-                [left] = self._read("scrub_check", erased=erased, redacted=redacted)
+                [left] = self._read("scrub_check", erased=erased, redacted=redacted,
+                                    entities=[list(e) for e in entities])
                 [tombs] = self._read("node_tombstones")
                 keys = set(tombs["keys"])
-                stored = [r["id"] for r in self._read("stored_ids")] if keys else []
+                stored = ([(r["scope"], r["id"]) for r in self._read("stored_ids")]
+                          if keys else [])
                 secret = self.secret
             except StoreUnavailable as exc:
                 return {"destination": "neo4j", "location": self._uri,
                         "status": "incomplete", "reason": str(exc)}
             # Checked now; an entity erased here may legitimately be named again later.
             self._erased.difference_update(erased)
+            self._erased_entities.difference_update(entities)
             self._redacted.difference_update(redacted)
-        return erasure_report(self._uri, left, keys, stored, secret, len(erased) + len(redacted))
+        return erasure_report(self._uri, left, keys, stored, secret,
+                              len(erased) + len(entities) + len(redacted))

@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Protocol
 
-from neo4j.exceptions import ClientError, DriverError, Neo4jError
+from neo4j.exceptions import ClientError, DriverError, Neo4jError, TransientError
 
 from kg_memory.domain.change import Closure, Draft, PlannedEdge
-from kg_memory.domain.errors import StoreUnavailable
+from kg_memory.domain.errors import ScopeError, StoreBusy, StoreUnavailable
 from kg_memory.domain.instant import from_micros
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Activity, Assertion, Block, Entity, Episode, Refusal, Tombstone
@@ -50,6 +50,10 @@ def run_query(
     """
     try:
         rows: list[dict[str, Any]] = target.run(load(name), dict(params)).data()
+    except TransientError as exc:
+        # A lock wait that timed out or a deadlock the server broke: nothing of the unit is
+        # committed, and the same unit may succeed when retried.
+        raise StoreBusy(f"the Neo4j store at {where} is busy ({name}): {exc}") from exc
     except ClientError as exc:
         if not reads:
             raise
@@ -62,18 +66,32 @@ def run_query(
 class Neo4jTransaction:
     """One atomic unit of writes at system time :attr:`now` (microseconds in ``now_us``)."""
 
-    def __init__(self, tx: QueryTarget, now: int, where: str) -> None:
+    def __init__(self, tx: QueryTarget, now: int, where: str, scope: str) -> None:
         self._tx = tx
         self.now_us = now
         self.now_dt = from_micros(now)
         self._where = where
-        #: Ids this unit erased and episodes it redacted, for the store's scrub verification.
+        self._scope = scope
+        #: Ids this unit erased (entities as (scope, id): an id names one per scope) and
+        #: episodes it redacted, for the store's scrub verification.
         self.erased: list[str] = []
+        self.erased_entities: list[tuple[str, str]] = []
         self.redacted: list[str] = []
+        self._vanished: set[str] = set()
 
     @property
     def now(self) -> datetime:
         return self.now_dt
+
+    @property
+    def scope(self) -> str:
+        return self._scope
+
+    def _in_scope(self, given: str) -> None:
+        """A write for another scope inside this unit is a bug in the caller, never data."""
+        if given != self._scope:
+            raise ScopeError(
+                f"a unit of work for scope {self._scope!r} cannot write to scope {given!r}")
 
     def _rows(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         return run_query(self._tx, name, params, where=self._where, reads=False)
@@ -83,13 +101,14 @@ class Neo4jTransaction:
         return self._rows(name, **params)
 
     def episode_by_operation(self, operation_id: str) -> tuple[Episode, str] | None:
-        rows = self._rows("episode_by_operation", operation_id=operation_id)
+        rows = self._rows("episode_by_operation", scope=self._scope, operation_id=operation_id)
         if not rows:
             return None
         props = rows[0]["episode"]
         return episode_from_props(props), props["payload_hash"]
 
     def add_episode(self, episode: Episode, payload_hash: str) -> None:
+        self._in_scope(episode.scope)
         self._rows(
             "add_episode",
             episode_id=episode.episode_id,
@@ -104,10 +123,11 @@ class Neo4jTransaction:
         )
 
     def entity(self, entity_id: str) -> Entity | None:
-        rows = self._rows("entity", entity_id=entity_id)
+        rows = self._rows("entity", scope=self._scope, entity_id=entity_id)
         return entity_from_props(rows[0]["entity"]) if rows else None
 
     def put_entity(self, entity: Entity) -> None:
+        self._in_scope(entity.scope)
         self._rows(
             "put_entity",
             entity_id=entity.entity_id,
@@ -122,6 +142,7 @@ class Neo4jTransaction:
         return [version_from_props(r["version"]) for r in self._rows(name, **params)]
 
     def live_versions(self, slot: Slot) -> list[Assertion]:
+        self._in_scope(slot.scope)
         return self._versions(
             "live_versions",
             scope=slot.scope,
@@ -131,10 +152,10 @@ class Neo4jTransaction:
         )
 
     def live_versions_of(self, assertion_id: str) -> list[Assertion]:
-        return self._versions("live_versions_of", assertion_id=assertion_id)
+        return self._versions("live_versions_of", assertion_id=assertion_id, scope=self._scope)
 
     def live_dependents(self, key: str) -> list[Assertion]:
-        return self._versions("live_dependents", key=key)
+        return self._versions("live_dependents", scope=self._scope, key=key)
 
     def close_version(self, closure: Closure) -> None:
         rows = self._rows(
@@ -150,8 +171,18 @@ class Neo4jTransaction:
                 f"revision {closure.assertion_id}#{closure.revision} is not live; "
                 "the store changed under this transaction"
             )
+        if rows[0]["fresh"]:
+            self._vanished.add(closure.assertion_id)
+
+    def finish(self) -> None:
+        """Before commit: the hub of a fact all of whose revisions this unit wrote and
+        replaced goes, with its edges (it was never visible; they would dangle)."""
+        if self._vanished:
+            self._rows("sweep_vanished", ids=sorted(self._vanished))
+            self._vanished.clear()
 
     def insert_version(self, draft: Draft) -> Assertion:
+        self._in_scope(draft.scope)
         [row] = self._rows("insert_version", **version_params(draft, self.now_us))
         return Assertion(
             **draft.model_dump(exclude={"valid"}),
@@ -161,7 +192,8 @@ class Neo4jTransaction:
         )
 
     def add_edge(self, edge: PlannedEdge) -> None:
-        self._rows("add_edge", src=edge.src, type=edge.type.value, dst=edge.dst, now=self.now_us)
+        self._rows("add_edge", scope=self._scope, src=edge.src, type=edge.type.value,
+                   dst=edge.dst, now=self.now_us)
 
     def add_refusal(self, refusal: Refusal) -> None:
         self._rows(
@@ -177,32 +209,34 @@ class Neo4jTransaction:
 
     def delete_assertion(self, assertion_id: str) -> None:
         """Erase every revision of an assertion and every edge touching it."""
-        self._rows("delete_assertion", assertion_id=assertion_id)
+        self._rows("delete_assertion", assertion_id=assertion_id, scope=self._scope)
         self.erased.append(assertion_id)
 
     def delete_entity(self, entity_id: str) -> None:
-        self._rows("delete_entity", entity_id=entity_id)
-        self.erased.append(entity_id)
+        self._rows("delete_entity", scope=self._scope, entity_id=entity_id)
+        self.erased_entities.append((self._scope, entity_id))
 
     def erase_episode(self, episode_id: str) -> None:
         """Erase an episode, its edges and what the gate refused from it."""
-        self._rows("erase_episode", episode_id=episode_id)
+        self._rows("erase_episode", episode_id=episode_id, scope=self._scope)
         self.erased.append(episode_id)
 
     def redact_episode(self, episode_id: str, supports_to_drop: list[str]) -> None:
         """Keep the episode node for the facts it still supports; drop its content."""
         self._rows(
-            "redact_episode", episode_id=episode_id, supports_to_drop=list(supports_to_drop)
+            "redact_episode", scope=self._scope, episode_id=episode_id,
+            supports_to_drop=list(supports_to_drop),
         )
         self.redacted.append(episode_id)
 
     def next_generation(self) -> int:
-        [row] = self._rows("next_generation")
+        [row] = self._rows("next_generation", scope=self._scope)
         return int(row["generation"])
 
     def add_tombstone(self, tombstone: Tombstone) -> None:
         self._rows(
             "add_tombstone",
+            scope=self._scope,
             key=tombstone.key,
             kind=tombstone.kind,
             generation=tombstone.generation,
@@ -218,9 +252,11 @@ class Neo4jTransaction:
         return {r["key"]: from_micros(r["created_at"]) for r in rows}
 
     def add_activity(self, activity: Activity) -> None:
+        self._in_scope(activity.scope)
         self._rows(
             "add_activity",
             activity_id=activity.activity_id,
+            scope=activity.scope,
             type=activity.type,
             agent=activity.agent,
             started_at=micros(activity.started_at),
@@ -230,6 +266,7 @@ class Neo4jTransaction:
         )
 
     def add_block(self, block: Block) -> None:
+        self._in_scope(block.scope)
         self._rows(
             "add_block",
             block_id=block.block_id,
@@ -241,10 +278,11 @@ class Neo4jTransaction:
         )
 
     def revoke_block(self, block_id: str) -> bool:
-        [row] = self._rows("revoke_block", block_id=block_id, now=self.now_us)
+        [row] = self._rows("revoke_block", block_id=block_id, scope=self._scope, now=self.now_us)
         return int(row["revoked"]) > 0
 
     def active_blocks(self, scope: str) -> list[Block]:
+        self._in_scope(scope)
         return [block_from_props(r["block"]) for r in self._rows("active_blocks", scope=scope)]
 
     # -- identity documents ----------------------------------------------------------------
@@ -252,15 +290,17 @@ class Neo4jTransaction:
     def put_document(self, kind: str, key: str, scope: str, body: str,
                      lookup: list[str] | None = None) -> None:
         """Insert or replace a JSON document; ``lookup`` keys find it by :meth:`documents_by`."""
+        self._in_scope(scope)
         self._rows("put_document", kind=kind, key=key, scope=scope, body=body,
                    lookup=list(lookup or []), now=self.now_us)
 
     def documents_by(self, kind: str, scope: str, lookup: list[str]) -> list[str]:
         """Bodies of the ``kind`` documents in ``scope`` reachable from any ``lookup`` key."""
+        self._in_scope(scope)
         if not lookup:
             return []
         rows = self._rows("documents_by", kind=kind, scope=scope, lookup=list(lookup))
         return [r["body"] for r in rows]
 
     def delete_document(self, kind: str, key: str) -> None:
-        self._rows("delete_document", kind=kind, key=key)
+        self._rows("delete_document", kind=kind, scope=self._scope, key=key)

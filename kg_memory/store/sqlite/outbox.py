@@ -33,7 +33,7 @@ class Changes(BaseModel):
     episodes: list[dict[str, Any]] = []
     deleted_episodes: list[str] = []
     entities: list[dict[str, Any]] = []
-    deleted_entities: list[str] = []
+    deleted_entities: list[dict[str, str]] = []
     edges: list[dict[str, Any]] = []
     deleted_edges: list[dict[str, Any]] = []
     activities: list[dict[str, Any]] = []
@@ -81,7 +81,7 @@ class Outbox:
         out: dict[str, Any] = {"first": rows[0]["seq"], "last": rows[-1]["seq"], "rows": len(rows)}
         self._versions(keys.get("versions", []), out)
         self._simple("episodes", "episode_id", keys.get("episodes", []), out)
-        self._simple("entities", "entity_id", keys.get("entities", []), out)
+        self._entities(keys.get("entities", []), out)
         self._edges(keys.get("edges", []), out)
         ids = keys.get("activities", [])
         out["activities"] = [dict(r) for r in self._conn.execute(
@@ -112,21 +112,36 @@ class Outbox:
     def _simple(self, table: str, column: str, ids: list[str], out: dict[str, Any]) -> None:
         rows = [dict(r) for r in self._conn.execute(
             f"SELECT * FROM {table} WHERE {column} IN ({_marks(ids)})", ids)] if ids else []
-        if table == "entities":
-            for row in rows:
-                row["owners"] = json.loads(row["owners"])
         found = {r[column] for r in rows}
         out[table] = rows
         out[f"deleted_{table}"] = [i for i in ids if i not in found]
 
+    def _entities(self, keys: list[str], out: dict[str, Any]) -> None:
+        """Entities are keyed ``scope<US>entity_id``: an id alone names one per scope."""
+        wanted = [tuple(k.split(_SEP, 1)) for k in keys]
+        found: set[tuple[str, str]] = set()
+        out["entities"] = []
+        for scope, entity_id in wanted:
+            row = self._conn.execute("SELECT * FROM entities WHERE scope = ? AND entity_id = ?",
+                                     (scope, entity_id)).fetchone()
+            if row is not None:
+                entity = dict(row)
+                entity["owners"] = json.loads(entity["owners"])
+                out["entities"].append(entity)
+                found.add((scope, entity_id))
+        out["deleted_entities"] = [{"scope": s, "entity_id": e}
+                                   for s, e in wanted if (s, e) not in found]
+
     def _edges(self, keys: list[str], out: dict[str, Any]) -> None:
         wanted = [tuple(k.split(_SEP)) for k in keys]
         present: dict[tuple[str, ...], int] = {}
-        for src in {w[0] for w in wanted}:
+        for scope, src in {(w[0], w[1]) for w in wanted}:
             for row in self._conn.execute(
-                    "SELECT src, type, dst, since FROM edges WHERE src = ?", (src,)):
-                present[(row["src"], row["type"], row["dst"])] = row["since"]
-        out["edges"] = [{"src": s, "type": t, "dst": d, "since": present[(s, t, d)]}
-                        for s, t, d in wanted if (s, t, d) in present]
-        out["deleted_edges"] = [{"src": s, "type": t, "dst": d}
-                                for s, t, d in wanted if (s, t, d) not in present]
+                    "SELECT src, type, dst, since FROM edges WHERE scope = ? AND src = ?",
+                    (scope, src)):
+                present[(scope, row["src"], row["type"], row["dst"])] = row["since"]
+        out["edges"] = [{"scope": c, "src": s, "type": t, "dst": d,
+                         "since": present[(c, s, t, d)]}
+                        for c, s, t, d in wanted if (c, s, t, d) in present]
+        out["deleted_edges"] = [{"scope": c, "src": s, "type": t, "dst": d}
+                                for c, s, t, d in wanted if (c, s, t, d) not in present]

@@ -104,7 +104,8 @@ def block_from_row(row: sqlite3.Row) -> Block:
 def activity_from_row(row: sqlite3.Row) -> Activity:
     return Activity(
         activity_id=row["activity_id"], type=row["type"], agent=row["agent"],
-        started_at=from_micros(row["started_at"]), ended_at=opt_time(row["ended_at"]),
+        scope=row["scope"], started_at=from_micros(row["started_at"]),
+        ended_at=opt_time(row["ended_at"]),
         status=row["status"], detail=row["detail"],
     )
 

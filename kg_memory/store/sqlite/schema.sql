@@ -1,5 +1,9 @@
 -- The embedded store's schema. Times are integer microseconds since the Unix epoch (UTC);
 -- NULL in valid_to / sys_to is the open end of a half-open interval.
+--
+-- Tenancy (schema 2): every name a sender chooses (operation ids, entity ids, document keys,
+-- edge endpoints, dependency keys) is keyed by scope, so two tenants using the same name never
+-- share a row: u2's `ana` is not u1's `ana`, and u2 reusing u1's operation id is a new episode.
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -7,25 +11,27 @@ CREATE TABLE IF NOT EXISTS meta (
 
 CREATE TABLE IF NOT EXISTS episodes (
     episode_id   TEXT PRIMARY KEY,
-    operation_id TEXT NOT NULL UNIQUE,
+    operation_id TEXT NOT NULL,
     payload_hash TEXT NOT NULL,
     source       TEXT NOT NULL,
     channel      TEXT NOT NULL,
     content      TEXT NOT NULL,
     occurred_at  INTEGER NOT NULL,
     recorded_at  INTEGER NOT NULL,
-    scope        TEXT NOT NULL
+    scope        TEXT NOT NULL,
+    UNIQUE (scope, operation_id)
 );
 
 CREATE INDEX IF NOT EXISTS episodes_source ON episodes (source, scope);
 
 CREATE TABLE IF NOT EXISTS entities (
-    entity_id   TEXT PRIMARY KEY,
+    entity_id   TEXT NOT NULL,
     type        TEXT NOT NULL,
     name        TEXT,
     scope       TEXT NOT NULL,
     owners      TEXT NOT NULL,
-    recorded_at INTEGER NOT NULL
+    recorded_at INTEGER NOT NULL,
+    PRIMARY KEY (scope, entity_id)
 );
 
 CREATE TABLE IF NOT EXISTS versions (
@@ -79,22 +85,29 @@ BEGIN
 END;
 
 CREATE TABLE IF NOT EXISTS dependencies (
+    scope        TEXT NOT NULL,
     dep          TEXT NOT NULL,
     assertion_id TEXT NOT NULL,
-    PRIMARY KEY (dep, assertion_id)
+    PRIMARY KEY (scope, dep, assertion_id)
 ) WITHOUT ROWID;
 -- Erasing an assertion finds its dependency rows by assertion id: without this index every
 -- erasure scans the table, and a forget cascade grows with the store instead of with itself.
 CREATE INDEX IF NOT EXISTS dependencies_assertion ON dependencies (assertion_id);
 
+-- An edge lives in the scope of the unit of work that drew it; its endpoints are ids in that
+-- scope (an entity id names a different node in every scope).
 CREATE TABLE IF NOT EXISTS edges (
+    scope TEXT NOT NULL,
     src   TEXT NOT NULL,
     type  TEXT NOT NULL,
     dst   TEXT NOT NULL,
     since INTEGER NOT NULL,
-    PRIMARY KEY (src, type, dst)
+    PRIMARY KEY (scope, src, type, dst)
 ) WITHOUT ROWID;
+-- By endpoint without the scope as well: supports() and the operator's reads name assertion and
+-- episode ids, which are unique across scopes; a scoped lookup filters the few rows found.
 CREATE INDEX IF NOT EXISTS edges_dst ON edges (dst, type, since);
+CREATE INDEX IF NOT EXISTS edges_src ON edges (src);
 
 CREATE TABLE IF NOT EXISTS refusals (
     id         INTEGER PRIMARY KEY,
@@ -109,6 +122,7 @@ CREATE INDEX IF NOT EXISTS refusals_episode ON refusals (episode_id);
 -- Forgetting. Tombstones hold keyed hashes only; activities hold counts and ids only.
 CREATE TABLE IF NOT EXISTS tombstones (
     key         TEXT PRIMARY KEY,
+    scope       TEXT NOT NULL,
     kind        TEXT NOT NULL,
     generation  INTEGER NOT NULL,
     activity_id TEXT NOT NULL,
@@ -117,6 +131,7 @@ CREATE TABLE IF NOT EXISTS tombstones (
 
 CREATE TABLE IF NOT EXISTS activities (
     activity_id TEXT PRIMARY KEY,
+    scope       TEXT NOT NULL,
     type        TEXT NOT NULL,
     agent       TEXT NOT NULL,
     started_at  INTEGER NOT NULL,
@@ -143,7 +158,7 @@ CREATE TABLE IF NOT EXISTS documents (
     scope       TEXT NOT NULL,
     body        TEXT NOT NULL,
     recorded_at INTEGER NOT NULL,
-    PRIMARY KEY (kind, key)
+    PRIMARY KEY (kind, scope, key)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS documents_scope ON documents (kind, scope, recorded_at);
 
@@ -176,15 +191,15 @@ BEGIN INSERT INTO outbox (tbl, key) VALUES ('episodes', NEW.episode_id); END;
 CREATE TRIGGER IF NOT EXISTS outbox_episodes_del AFTER DELETE ON episodes
 BEGIN INSERT INTO outbox (tbl, key) VALUES ('episodes', OLD.episode_id); END;
 CREATE TRIGGER IF NOT EXISTS outbox_entities_ins AFTER INSERT ON entities
-BEGIN INSERT INTO outbox (tbl, key) VALUES ('entities', NEW.entity_id); END;
+BEGIN INSERT INTO outbox (tbl, key) VALUES ('entities', NEW.scope || char(31) || NEW.entity_id); END;
 CREATE TRIGGER IF NOT EXISTS outbox_entities_upd AFTER UPDATE ON entities
-BEGIN INSERT INTO outbox (tbl, key) VALUES ('entities', NEW.entity_id); END;
+BEGIN INSERT INTO outbox (tbl, key) VALUES ('entities', NEW.scope || char(31) || NEW.entity_id); END;
 CREATE TRIGGER IF NOT EXISTS outbox_entities_del AFTER DELETE ON entities
-BEGIN INSERT INTO outbox (tbl, key) VALUES ('entities', OLD.entity_id); END;
+BEGIN INSERT INTO outbox (tbl, key) VALUES ('entities', OLD.scope || char(31) || OLD.entity_id); END;
 CREATE TRIGGER IF NOT EXISTS outbox_edges_ins AFTER INSERT ON edges
-BEGIN INSERT INTO outbox (tbl, key) VALUES ('edges', NEW.src || char(31) || NEW.type || char(31) || NEW.dst); END;
+BEGIN INSERT INTO outbox (tbl, key) VALUES ('edges', NEW.scope || char(31) || NEW.src || char(31) || NEW.type || char(31) || NEW.dst); END;
 CREATE TRIGGER IF NOT EXISTS outbox_edges_del AFTER DELETE ON edges
-BEGIN INSERT INTO outbox (tbl, key) VALUES ('edges', OLD.src || char(31) || OLD.type || char(31) || OLD.dst); END;
+BEGIN INSERT INTO outbox (tbl, key) VALUES ('edges', OLD.scope || char(31) || OLD.src || char(31) || OLD.type || char(31) || OLD.dst); END;
 CREATE TRIGGER IF NOT EXISTS outbox_activities_ins AFTER INSERT ON activities
 BEGIN INSERT INTO outbox (tbl, key) VALUES ('activities', NEW.activity_id); END;
 CREATE TRIGGER IF NOT EXISTS outbox_tombstones_ins AFTER INSERT ON tombstones

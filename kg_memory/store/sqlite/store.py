@@ -14,14 +14,14 @@ import os
 import secrets
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from kg_memory.domain.corroboration import fingerprint
-from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.instant import Clock, from_micros, to_micros
+from kg_memory.domain.integrity import Snapshot
 from kg_memory.domain.model import (
     Activity,
     Assertion,
@@ -36,6 +36,7 @@ from kg_memory.domain.model import (
 )
 from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery
+from kg_memory.store.sqlite.integrity import snapshot
 from kg_memory.store.sqlite.outbox import Outbox
 from kg_memory.store.sqlite.rows import (
     VERSION_COLUMNS,
@@ -45,12 +46,12 @@ from kg_memory.store.sqlite.rows import (
     episode_from_row,
     version_from_row,
 )
+from kg_memory.store.sqlite.schema import SCHEMA_VERSION, connect, store_error
+from kg_memory.store.sqlite.scrub import scrub_file
 from kg_memory.store.sqlite.tx import SqliteTransaction
 
-__all__ = ["SqliteStore", "default_path"]
+__all__ = ["SCHEMA_VERSION", "SqliteStore", "default_path"]
 
-SCHEMA_VERSION = "1"
-_SCHEMA = Path(__file__).with_name("schema.sql")
 
 
 def default_path() -> Path:
@@ -74,39 +75,29 @@ class SqliteStore:
 
     @classmethod
     def open(
-        cls, path: Path | str | None = None, *, clock: Clock = system_clock, create: bool = True
+        cls,
+        path: Path | str | None = None,
+        *,
+        clock: Clock = system_clock,
+        create: bool = True,
+        busy_timeout: float | None = None,
     ) -> SqliteStore:
-        """Open (and with ``create``, initialise) the store file at ``path``.
+        """Open the store file at ``path``; with ``create``, make a new one if there is none.
+
+        Opening an existing store never writes to it (no schema script, no ``meta`` row, no
+        journal-mode switch), so a reader opens and answers beside a writer holding a long
+        transaction: the file is in WAL mode, where readers take no lock a writer holds. Only
+        a new, empty file is initialised; a store of an older schema is refused until
+        ``kg-memory migrate`` (:func:`kg_memory.store.sqlite.schema.migrate`) upgrades it.
+
+        ``busy_timeout`` (seconds; default ``$KG_MEMORY_BUSY_TIMEOUT``, else 10) is how long a
+        write waits for another writer's lock before :class:`StoreBusy`.
 
         Raises :class:`StoreUnavailable` when the file is missing and ``create`` is false, or
-        when it is not a kg-memory store.
+        when it is not a kg-memory store (which is then left exactly as it was).
         """
         target = Path(path) if path is not None else default_path()
-        if not create and not target.exists():
-            raise StoreUnavailable(f"no kg-memory store at {target}")
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False)
-            conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = FULL")
-            conn.execute("PRAGMA secure_delete = ON")
-            conn.execute("PRAGMA foreign_keys = ON")
-            conn.execute("PRAGMA busy_timeout = 10000")
-            conn.executescript(_SCHEMA.read_text(encoding="utf-8"))
-            conn.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
-                (SCHEMA_VERSION,),
-            )
-            version = conn.execute(
-                "SELECT value FROM meta WHERE key = 'schema_version'"
-            ).fetchone()[0]
-        except (sqlite3.Error, OSError) as exc:
-            raise StoreUnavailable(f"cannot open kg-memory store at {target}: {exc}") from exc
-        if version != SCHEMA_VERSION:
-            conn.close()
-            raise StoreUnavailable(f"{target} has schema {version}, expected {SCHEMA_VERSION}")
-        return cls(conn, target, clock)
+        return cls(connect(target, create=create, busy_timeout=busy_timeout), target, clock)
 
     @property
     def outbox(self) -> Outbox:
@@ -159,45 +150,68 @@ class SqliteStore:
             (str(now),),
         )
 
+    def _execute(self, sql: str, what: str) -> None:
+        """A transaction-control statement, with a held lock reported as :class:`StoreBusy`."""
+        try:
+            self._conn.execute(sql)
+        except sqlite3.Error as exc:
+            raise store_error(exc, f"{what} {self.path}") from exc
+
+    def _commit(self) -> None:
+        try:
+            self._conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            # Not committed, so nothing of it may be acknowledged: roll back and say so.
+            with suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+            raise store_error(exc, f"cannot commit to {self.path}") from exc
+
     @contextmanager
     def batch(self) -> Iterator[None]:
+        """Hold the write lock and commit once for many transactions (savepoints inside).
+
+        Beginning waits up to the busy timeout for another writer, then raises
+        :class:`StoreBusy` with nothing written. Leaving commits, even on an error: each
+        episode inside was its own savepoint, so what was accepted before the failure stays.
+        The commit is the durability point: nothing inside is durable before this returns.
+        """
         if self._in_batch:
             yield
             return
-        self._conn.execute("BEGIN IMMEDIATE")
+        self._execute("BEGIN IMMEDIATE", "cannot write to")
         self._in_batch = True
         try:
             yield
         finally:
-            # Commit even when leaving with an error: each episode inside was its own savepoint,
-            # so what was accepted before the failure stays accepted.
             self._in_batch = False
             if self._batch_time is not None:
                 self._store_system_time(self._batch_time)
                 self._batch_time = None
-            self._conn.execute("COMMIT")
+            self._commit()
 
     @contextmanager
-    def transaction(self) -> Iterator[SqliteTransaction]:
+    def transaction(self, scope: str) -> Iterator[SqliteTransaction]:
         if self._in_batch:
             self._conn.execute("SAVEPOINT episode")
             try:
-                tx = SqliteTransaction(self._conn, self._next_system_time())
+                tx = SqliteTransaction(self._conn, self._next_system_time(), scope)
                 yield tx
+                tx.finish()
             except BaseException:
                 self._conn.execute("ROLLBACK TO episode")
                 self._conn.execute("RELEASE episode")
                 raise
             self._conn.execute("RELEASE episode")
             return
-        self._conn.execute("BEGIN IMMEDIATE")
+        self._execute("BEGIN IMMEDIATE", "cannot write to")
         try:
-            tx = SqliteTransaction(self._conn, self._next_system_time())
+            tx = SqliteTransaction(self._conn, self._next_system_time(), scope)
             yield tx
+            tx.finish()
         except BaseException:
             self._conn.execute("ROLLBACK")
             raise
-        self._conn.execute("COMMIT")
+        self._commit()
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -205,7 +219,7 @@ class SqliteStore:
         try:
             return self._conn.execute(sql, params).fetchall()
         except sqlite3.Error as exc:
-            raise StoreUnavailable(f"cannot read {self.path}: {exc}") from exc
+            raise store_error(exc, f"cannot read {self.path}") from exc
 
     def asof(self, query: AsOfQuery) -> list[Assertion]:
         known, valid = to_micros(query.known_at), to_micros(query.valid_at)
@@ -255,7 +269,7 @@ class SqliteStore:
         marks = ", ".join("?" for _ in ids)
         rows = self._rows(
             "SELECT g.dst, e.episode_id, e.source, e.occurred_at, e.content FROM edges g "
-            "JOIN episodes e ON e.episode_id = g.src "
+            "JOIN episodes e ON e.episode_id = g.src AND e.scope = g.scope "
             f"WHERE g.dst IN ({marks}) AND g.type = 'SUPPORTS' AND (? IS NULL OR g.since <= ?) "
             "ORDER BY e.occurred_at, e.episode_id",
             [*ids, known, known],
@@ -282,12 +296,20 @@ class SqliteStore:
         )
         return [episode_from_row(r) for r in rows]
 
-    def edges(self, node_id: str) -> list[Edge]:
-        rows = self._rows(
-            "SELECT src, type, dst, since FROM edges WHERE src = ? "
-            "UNION SELECT src, type, dst, since FROM edges WHERE dst = ? ORDER BY since",
-            [node_id, node_id],
-        )
+    def edges(self, node_id: str, scope: str | None = None) -> list[Edge]:
+        if scope is None:
+            rows = self._rows(
+                "SELECT src, type, dst, since FROM edges WHERE src = ? "
+                "UNION SELECT src, type, dst, since FROM edges WHERE dst = ? ORDER BY since",
+                [node_id, node_id],
+            )
+        else:
+            rows = self._rows(
+                "SELECT src, type, dst, since FROM edges WHERE scope = ? AND src = ? UNION "
+                "SELECT src, type, dst, since FROM edges WHERE scope = ? AND dst = ? "
+                "ORDER BY since",
+                [scope, node_id, scope, node_id],
+            )
         return [
             Edge(
                 src=r["src"], type=EdgeType(r["type"]), dst=r["dst"], since=from_micros(r["since"])
@@ -351,8 +373,13 @@ class SqliteStore:
 
     @property
     def secret(self) -> bytes:
-        """The key of this store's tombstone hashes, created once and kept in the file."""
-        row = self._conn.execute("SELECT value FROM meta WHERE key = 'tombstone_secret'").fetchone()
+        """The key of this store's tombstone hashes, created with the store and kept in the file.
+
+        A store made by an older kg-memory may lack it; it is then created on first use (a
+        write, so callers read it before they need it, never on a read-only path).
+        """
+        found = self._rows("SELECT value FROM meta WHERE key = 'tombstone_secret'", ())
+        row = found[0] if found else None
         if row is None:
             self._conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
                                ("tombstone_secret", secrets.token_hex(32)))
@@ -367,37 +394,19 @@ class SqliteStore:
         )
         return [block_from_row(r) for r in rows]
 
-    def activities(self, type_: str | None = None) -> list[Activity]:
+    def activities(self, type_: str | None = None, scope: str | None = None
+                   ) -> list[Activity]:
         rows = self._rows(
-            "SELECT * FROM activities WHERE (? IS NULL OR type = ?) ORDER BY started_at",
-            [type_, type_],
+            "SELECT * FROM activities WHERE (? IS NULL OR type = ?) "
+            "AND (? IS NULL OR scope = ?) ORDER BY started_at",
+            [type_, type_, scope, scope],
         )
         return [activity_from_row(r) for r in rows]
 
     def scrub(self) -> list[dict[str, Any]]:
         """Make erasure physical in the file (its mirror is :func:`kg_memory.store.scrub`'s
         business: this adapter knows no other backend)."""
-        return [self._scrub_file()]
-
-    def _scrub_file(self) -> dict[str, Any]:
-        """No page of the file or its journal keeps erased bytes.
-
-        ``secure_delete`` zeroes freed cells and pages in the database file as they are freed,
-        but the WAL keeps earlier page images until a checkpoint; TRUNCATE folds it back and
-        empties it. No VACUUM: its cost grows with the store, and it is not needed.
-        """
-        try:
-            busy, _, _ = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        except sqlite3.Error as exc:
-            return {"destination": "embedded", "location": self.location,
-                    "status": "incomplete", "reason": str(exc)}
-        wal = Path(f"{self.path}-wal")
-        wal_bytes = wal.stat().st_size if wal.exists() else 0
-        complete = not busy and wal_bytes == 0
-        return {"destination": "embedded", "location": self.location,
-                "status": "complete" if complete else "incomplete",
-                "reason": "" if complete else "another connection holds the journal open",
-                "journal_bytes": wal_bytes}
+        return [scrub_file(self._conn, self.path, self.location)]
 
     def documents(self, kind: str, scope: str | None = None, key: str | None = None
                   ) -> list[str]:
@@ -415,3 +424,9 @@ class SqliteStore:
             [scope, scope],
         )
         return [entity_from_row(r) for r in rows]
+
+    # -- integrity -------------------------------------------------------------------------
+
+    def integrity_snapshot(self, *, mirror: bool = False) -> Snapshot:
+        """See :func:`kg_memory.store.sqlite.integrity.snapshot` (read-only, no write lock)."""
+        return snapshot(self._conn, self.location, mirror=mirror)

@@ -1,4 +1,9 @@
-"""The embedded store's write side: one SQLite transaction (or savepoint) per episode."""
+"""The embedded store's write side: one SQLite transaction (or savepoint) per episode.
+
+A transaction is bound to one scope; every statement that names an operation id, an entity, an
+edge, a dependency, a block or a document filters on it, because those names are the senders'
+own and collide across tenants.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ import sqlite3
 from datetime import datetime
 
 from kg_memory.domain.change import Closure, Draft, PlannedEdge
-from kg_memory.domain.errors import StoreUnavailable
+from kg_memory.domain.errors import ScopeError, StoreUnavailable
 from kg_memory.domain.instant import from_micros, to_micros
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Activity, Assertion, Block, Entity, Episode, Refusal, Tombstone
@@ -23,19 +28,34 @@ from kg_memory.store.sqlite.rows import (
 __all__ = ["SqliteTransaction"]
 
 
+def _same_scope(given: str, bound: str) -> str:
+    """A write for another scope inside this unit is a bug in the caller, never data to keep."""
+    if given != bound:
+        raise ScopeError(f"a unit of work for scope {bound!r} cannot write to scope {given!r}")
+    return given
+
+
 class SqliteTransaction:
-    def __init__(self, conn: sqlite3.Connection, now: int) -> None:
+    def __init__(self, conn: sqlite3.Connection, now: int, scope: str) -> None:
         self._conn = conn
         self._now = now
         self.now_dt = from_micros(now)
+        #: Assertions whose revision this unit wrote and then replaced (see :meth:`finish`).
+        self._vanished: set[str] = set()
+        self._scope = scope
 
     @property
     def now(self) -> datetime:
         return self.now_dt
 
+    @property
+    def scope(self) -> str:
+        return self._scope
+
     def episode_by_operation(self, operation_id: str) -> tuple[Episode, str] | None:
         row = self._conn.execute(
-            "SELECT * FROM episodes WHERE operation_id = ?", (operation_id,)
+            "SELECT * FROM episodes WHERE scope = ? AND operation_id = ?",
+            (self._scope, operation_id)
         ).fetchone()
         return None if row is None else (episode_from_row(row), row["payload_hash"])
 
@@ -58,11 +78,12 @@ class SqliteTransaction:
 
     def entity(self, entity_id: str) -> Entity | None:
         row = self._conn.execute(
-            "SELECT * FROM entities WHERE entity_id = ?", (entity_id,)
+            "SELECT * FROM entities WHERE scope = ? AND entity_id = ?", (self._scope, entity_id)
         ).fetchone()
         return None if row is None else entity_from_row(row)
 
     def put_entity(self, entity: Entity) -> None:
+        _same_scope(entity.scope, self._scope)
         known = self.entity(entity.entity_id)
         if known is None:
             self._conn.execute(
@@ -81,11 +102,13 @@ class SqliteTransaction:
         owners = tuple(dict.fromkeys((*known.owners, *entity.owners)))
         if owners != known.owners or (entity.name and not known.name):
             self._conn.execute(
-                "UPDATE entities SET owners = ?, name = coalesce(name, ?) WHERE entity_id = ?",
-                (json.dumps(list(owners)), entity.name, entity.entity_id),
+                "UPDATE entities SET owners = ?, name = coalesce(name, ?) "
+                "WHERE scope = ? AND entity_id = ?",
+                (json.dumps(list(owners)), entity.name, self._scope, entity.entity_id),
             )
 
     def live_versions(self, slot: Slot) -> list[Assertion]:
+        _same_scope(slot.scope, self._scope)
         rows = self._conn.execute(
             f"SELECT {VERSION_COLUMNS} FROM versions WHERE scope = ? AND subject = ? "
             "AND predicate = ? AND project = ? AND sys_to IS NULL ORDER BY valid_from",
@@ -95,17 +118,22 @@ class SqliteTransaction:
 
     def live_versions_of(self, assertion_id: str) -> list[Assertion]:
         rows = self._conn.execute(
-            f"SELECT {VERSION_COLUMNS} FROM versions WHERE assertion_id = ? AND sys_to IS NULL "
-            "ORDER BY valid_from",
-            (assertion_id,),
+            # "+scope": the scope only confirms what the id finds; it must not pick the index.
+            f"SELECT {VERSION_COLUMNS} FROM versions WHERE assertion_id = ? AND +scope = ? "
+            "AND sys_to IS NULL ORDER BY valid_from",
+            (assertion_id, self._scope),
         ).fetchall()
         return [version_from_row(r) for r in rows]
 
     def live_dependents(self, key: str) -> list[Assertion]:
         rows = self._conn.execute(
+            # The dependency rows are the scope's; the assertion ids they name are unique
+            # across scopes, so the versions are found by id (a scope filter here would make
+            # SQLite scan the scope's versions instead).
             f"SELECT {VERSION_COLUMNS} FROM versions WHERE sys_to IS NULL AND assertion_id IN "
-            "(SELECT assertion_id FROM dependencies WHERE dep = ?) ORDER BY valid_from",
-            (key,),
+            "(SELECT assertion_id FROM dependencies WHERE scope = ? AND dep = ?) "
+            "ORDER BY valid_from",
+            (self._scope, key),
         ).fetchall()
         return [version_from_row(r) for r in rows]
 
@@ -124,13 +152,28 @@ class SqliteTransaction:
             # Written and replaced inside one transaction: it was never visible to anyone, so
             # there is no history to keep, and an empty system interval would be a lie.
             self._conn.execute("DELETE FROM versions WHERE vid = ?", (row["vid"],))
+            self._vanished.add(closure.assertion_id)
             return
         self._conn.execute(
             "UPDATE versions SET sys_to = ?, closed_by = ?, close_reason = ? WHERE vid = ?",
             (self._now, closure.closed_by, closure.reason.value, row["vid"]),
         )
 
+    def finish(self) -> None:
+        """Before commit: an assertion all of whose revisions this unit wrote and replaced was
+        never visible, so the edges and dependency rows naming it go too (else they would
+        dangle: a SUPPORTS or SUPERSEDES edge to a fact no one can ever read)."""
+        for assertion_id in sorted(self._vanished):
+            if self._conn.execute("SELECT 1 FROM versions WHERE assertion_id = ? LIMIT 1",
+                                  (assertion_id,)).fetchone() is None:
+                self._conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?",
+                                   (assertion_id, assertion_id))
+                self._conn.execute("DELETE FROM dependencies WHERE assertion_id = ?",
+                                   (assertion_id,))
+        self._vanished.clear()
+
     def insert_version(self, draft: Draft) -> Assertion:
+        _same_scope(draft.scope, self._scope)
         # One statement: the revision number is computed and returned by the insert itself.
         revision = self._conn.execute(
             f"INSERT INTO versions ({VERSION_COLUMNS}, project) SELECT ?, "
@@ -158,8 +201,8 @@ class SqliteTransaction:
         ).fetchone()[0]
         if draft.depends_on:
             self._conn.executemany(
-                "INSERT OR IGNORE INTO dependencies (dep, assertion_id) VALUES (?, ?)",
-                [(dep, draft.assertion_id) for dep in draft.depends_on],
+                "INSERT OR IGNORE INTO dependencies (scope, dep, assertion_id) VALUES (?, ?, ?)",
+                [(self._scope, dep, draft.assertion_id) for dep in draft.depends_on],
             )
         # Every field comes from an already validated draft: no need to validate again.
         return Assertion.model_construct(
@@ -169,8 +212,8 @@ class SqliteTransaction:
 
     def add_edge(self, edge: PlannedEdge) -> None:
         self._conn.execute(
-            "INSERT OR IGNORE INTO edges (src, type, dst, since) VALUES (?, ?, ?, ?)",
-            (edge.src, edge.type.value, edge.dst, self._now),
+            "INSERT OR IGNORE INTO edges (scope, src, type, dst, since) VALUES (?, ?, ?, ?, ?)",
+            (self._scope, edge.src, edge.type.value, edge.dst, self._now),
         )
 
     def add_refusal(self, refusal: Refusal) -> None:
@@ -189,48 +232,60 @@ class SqliteTransaction:
 
     def delete_assertion(self, assertion_id: str) -> None:
         """Erase every revision of an assertion and every edge touching it."""
-        self._conn.execute("DELETE FROM versions WHERE assertion_id = ?", (assertion_id,))
-        self._conn.execute("DELETE FROM dependencies WHERE assertion_id = ?", (assertion_id,))
-        self._conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?",
-                           (assertion_id, assertion_id))
+        self._conn.execute("DELETE FROM versions WHERE assertion_id = ? AND +scope = ?",
+                           (assertion_id, self._scope))
+        self._conn.execute("DELETE FROM dependencies WHERE assertion_id = ? AND +scope = ?",
+                           (assertion_id, self._scope))
+        self._delete_edges(assertion_id)
 
     def delete_entity(self, entity_id: str) -> None:
-        self._conn.execute("DELETE FROM entities WHERE entity_id = ?", (entity_id,))
-        self._conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (entity_id, entity_id))
+        self._conn.execute("DELETE FROM entities WHERE scope = ? AND entity_id = ?",
+                           (self._scope, entity_id))
+        self._delete_edges(entity_id)
+
+    def _delete_edges(self, node_id: str) -> None:
+        self._conn.execute("DELETE FROM edges WHERE scope = ? AND src = ?", (self._scope, node_id))
+        self._conn.execute("DELETE FROM edges WHERE scope = ? AND dst = ?", (self._scope, node_id))
 
     def erase_episode(self, episode_id: str) -> None:
         """Erase an episode, its edges and what the gate refused from it."""
-        self._conn.execute("DELETE FROM episodes WHERE episode_id = ?", (episode_id,))
-        self._conn.execute("DELETE FROM refusals WHERE episode_id = ?", (episode_id,))
-        self._conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (episode_id, episode_id))
+        found = self._conn.execute("DELETE FROM episodes WHERE episode_id = ? AND scope = ?",
+                                   (episode_id, self._scope)).rowcount
+        if found:
+            self._conn.execute("DELETE FROM refusals WHERE episode_id = ?", (episode_id,))
+        self._delete_edges(episode_id)
 
     def redact_episode(self, episode_id: str, supports_to_drop: list[str]) -> None:
         """Keep the episode node for the facts it still supports; drop its content."""
         self._conn.execute(
-            "UPDATE episodes SET content = '', payload_hash = '' WHERE episode_id = ?",
-            (episode_id,),
+            "UPDATE episodes SET content = '', payload_hash = '' WHERE episode_id = ? "
+            "AND scope = ?",
+            (episode_id, self._scope),
         )
-        self._conn.execute("DELETE FROM refusals WHERE episode_id = ?", (episode_id,))
+        self._conn.execute("DELETE FROM refusals WHERE episode_id IN (SELECT episode_id FROM "
+                           "episodes WHERE episode_id = ? AND scope = ?)",
+                           (episode_id, self._scope))
         self._conn.executemany(
-            "DELETE FROM edges WHERE src = ? AND dst = ?",
-            [(episode_id, dst) for dst in supports_to_drop],
+            "DELETE FROM edges WHERE scope = ? AND src = ? AND dst = ?",
+            [(self._scope, episode_id, dst) for dst in supports_to_drop],
         )
 
     def next_generation(self) -> int:
-        row = self._conn.execute(
-            "SELECT value FROM meta WHERE key = 'removal_generation'").fetchone()
+        """Counted per scope: one tenant's forget runs are none of another's business."""
+        key = f"removal_generation/{self._scope}"
+        row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         generation = 1 if row is None else int(row[0]) + 1
         self._conn.execute(
-            "INSERT INTO meta (key, value) VALUES ('removal_generation', ?) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(generation),))
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, str(generation)))
         return generation
 
     def add_tombstone(self, tombstone: Tombstone) -> None:
         self._conn.execute(
-            "INSERT OR IGNORE INTO tombstones (key, kind, generation, activity_id, created_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (tombstone.key, tombstone.kind, tombstone.generation, tombstone.activity_id,
-             to_micros(tombstone.created_at)),
+            "INSERT OR IGNORE INTO tombstones (key, scope, kind, generation, activity_id, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (tombstone.key, self._scope, tombstone.kind, tombstone.generation,
+             tombstone.activity_id, to_micros(tombstone.created_at)),
         )
 
     def tombstones(self, keys: list[str]) -> dict[str, datetime]:
@@ -244,15 +299,17 @@ class SqliteTransaction:
 
     def add_activity(self, activity: Activity) -> None:
         self._conn.execute(
-            "INSERT OR REPLACE INTO activities (activity_id, type, agent, started_at, ended_at, "
-            "status, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (activity.activity_id, activity.type, activity.agent,
+            "INSERT OR REPLACE INTO activities (activity_id, scope, type, agent, started_at, "
+            "ended_at, status, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (activity.activity_id, _same_scope(activity.scope, self._scope), activity.type,
+             activity.agent,
              to_micros(activity.started_at),
              None if activity.ended_at is None else to_micros(activity.ended_at),
              activity.status, activity.detail),
         )
 
     def add_block(self, block: Block) -> None:
+        _same_scope(block.scope, self._scope)
         self._conn.execute(
             "INSERT OR IGNORE INTO blocks (block_id, scope, subject, predicates, project, "
             "created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL)",
@@ -262,11 +319,12 @@ class SqliteTransaction:
 
     def revoke_block(self, block_id: str) -> bool:
         cursor = self._conn.execute(
-            "UPDATE blocks SET revoked_at = ? WHERE block_id = ? AND revoked_at IS NULL",
-            (self._now, block_id))
+            "UPDATE blocks SET revoked_at = ? WHERE block_id = ? AND scope = ? "
+            "AND revoked_at IS NULL", (self._now, block_id, self._scope))
         return cursor.rowcount > 0
 
     def active_blocks(self, scope: str) -> list[Block]:
+        _same_scope(scope, self._scope)
         rows = self._conn.execute(
             "SELECT * FROM blocks WHERE scope = ? AND revoked_at IS NULL", (scope,)).fetchall()
         return [block_from_row(r) for r in rows]
@@ -276,6 +334,7 @@ class SqliteTransaction:
     def put_document(self, kind: str, key: str, scope: str, body: str,
                      lookup: list[str] | None = None) -> None:
         """Insert or replace a JSON document; ``lookup`` keys find it by :meth:`documents_by`."""
+        _same_scope(scope, self._scope)
         self._conn.execute(
             "INSERT OR REPLACE INTO documents (kind, key, scope, body, recorded_at) "
             "VALUES (?, ?, ?, ?, ?)", (kind, key, scope, body, self._now))
@@ -286,15 +345,19 @@ class SqliteTransaction:
 
     def documents_by(self, kind: str, scope: str, lookup: list[str]) -> list[str]:
         """Bodies of the ``kind`` documents in ``scope`` reachable from any ``lookup`` key."""
+        _same_scope(scope, self._scope)
         if not lookup:
             return []
         marks = ", ".join("?" for _ in lookup)
         rows = self._conn.execute(
-            "SELECT d.body FROM documents d WHERE d.kind = ? AND d.key IN (SELECT doc FROM "
-            f"document_keys WHERE kind = ? AND scope = ? AND key IN ({marks})) ORDER BY d.key",
-            (kind, kind, scope, *lookup)).fetchall()
+            "SELECT d.body FROM documents d WHERE d.kind = ? AND d.scope = ? AND d.key IN "
+            f"(SELECT doc FROM document_keys WHERE kind = ? AND scope = ? AND key IN ({marks})) "
+            "ORDER BY d.key",
+            (kind, scope, kind, scope, *lookup)).fetchall()
         return [r["body"] for r in rows]
 
     def delete_document(self, kind: str, key: str) -> None:
-        self._conn.execute("DELETE FROM documents WHERE kind = ? AND key = ?", (kind, key))
-        self._conn.execute("DELETE FROM document_keys WHERE kind = ? AND doc = ?", (kind, key))
+        self._conn.execute("DELETE FROM documents WHERE kind = ? AND scope = ? AND key = ?",
+                           (kind, self._scope, key))
+        self._conn.execute("DELETE FROM document_keys WHERE kind = ? AND scope = ? AND doc = ?",
+                           (kind, self._scope, key))

@@ -1,0 +1,90 @@
+"""Batch ingestion: many episodes, committed in batches, acknowledged only once durable.
+
+The use case behind ``Memory.ingest_many``, ``ingest_file`` and ``kg-memory ingest``. A batch is
+one :meth:`~kg_memory.store.protocol.Store.batch` (on SQLite one transaction and one disk sync;
+each episode inside a savepoint that succeeds or fails alone). Reports are held back until the
+batch has committed and only then handed to ``on_report`` and the result, so an
+acknowledgement always means durable: a crash loses the batch in flight whole, and no one was
+told about any of it.
+
+A store another writer holds (:class:`~kg_memory.domain.errors.StoreBusy`) is retried on the
+schedule of a :class:`~kg_memory.domain.backoff.Backoff`; nothing of a refused batch was
+written, so retrying is always safe.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+from collections.abc import Callable, Iterable
+from contextlib import ExitStack
+from functools import partial
+from typing import TypeVar
+
+from kg_memory.domain.backoff import Backoff
+from kg_memory.domain.channel import ChannelPolicy
+from kg_memory.domain.errors import StoreBusy
+from kg_memory.domain.gate import WriterPolicy
+from kg_memory.domain.record import IngestRecord
+from kg_memory.services.ingestion import IngestReport, ingest_record
+from kg_memory.store.protocol import Store
+
+__all__ = ["ingest_batches", "retrying"]
+
+_T = TypeVar("_T")
+
+
+def retrying(attempt: Callable[[], _T], retry: Backoff, rng: random.Random) -> _T:
+    """``attempt()``, tried again after each of ``retry``'s waits while the store is busy."""
+    for wait in [*retry.delays(rng), None]:
+        try:
+            return attempt()
+        except StoreBusy:
+            if wait is None:
+                raise
+            time.sleep(wait)
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def ingest_batches(
+    store: Store,
+    records: Iterable[IngestRecord],
+    *,
+    policy: WriterPolicy,
+    secret: bytes,
+    batch_size: int,
+    on_report: Callable[[IngestReport], None] | None,
+    retry: Backoff,
+    rng: random.Random,
+    channels: ChannelPolicy | None = None,
+) -> list[IngestReport]:
+    """Ingest ``records`` in batches of ``batch_size``; see the module docstring."""
+
+    def one(record: IngestRecord) -> IngestReport:
+        with store.transaction(record.scope) as tx:
+            return ingest_record(tx, record, policy, secret, channels)
+
+    reports: list[IngestReport] = []
+    iterator = iter(records)
+    while True:
+        pending: list[IngestReport] = []
+        failure: Exception | None = None
+        with ExitStack() as stack:
+            retrying(lambda: stack.enter_context(store.batch()), retry, rng)
+            try:
+                # islice stays lazy: a bad line raises here, after the lines before it were
+                # written, and the batch still commits them on the way out.
+                for record in itertools.islice(iterator, batch_size):
+                    pending.append(retrying(partial(one, record), retry, rng))
+            except Exception as exc:  # re-raised below, once the batch has committed
+                failure = exc
+        # Leaving the ``with`` committed the batch (it raised otherwise): now acknowledge.
+        for report in pending:
+            reports.append(report)
+            if on_report is not None:
+                on_report(report)
+        if failure is not None:
+            raise failure
+        if len(pending) < batch_size:
+            return reports

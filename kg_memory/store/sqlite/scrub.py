@@ -1,0 +1,30 @@
+"""Erasure made physical in the embedded store's files.
+
+``secure_delete`` zeroes freed cells and pages in the database file as they are freed, but the
+WAL keeps earlier page images until a checkpoint; TRUNCATE folds it back and empties it. No
+VACUUM: its cost grows with the store, and it is not needed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+__all__ = ["scrub_file"]
+
+
+def scrub_file(conn: sqlite3.Connection, path: Path, location: str) -> dict[str, Any]:
+    """No page of the file or its journal keeps erased bytes; one destination report."""
+    try:
+        busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    except sqlite3.Error as exc:
+        return {"destination": "embedded", "location": location,
+                "status": "incomplete", "reason": str(exc)}
+    wal = Path(f"{path}-wal")
+    wal_bytes = wal.stat().st_size if wal.exists() else 0
+    complete = not busy and wal_bytes == 0
+    return {"destination": "embedded", "location": location,
+            "status": "complete" if complete else "incomplete",
+            "reason": "" if complete else "another connection holds the journal open",
+            "journal_bytes": wal_bytes}
