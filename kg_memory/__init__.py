@@ -24,6 +24,7 @@ from kg_memory.domain.errors import (
     IdempotencyConflict,
     IngestError,
     IntervalError,
+    InvalidArgument,
     KgMemoryError,
     NaiveDatetimeError,
     NotFound,
@@ -41,6 +42,7 @@ from kg_memory.domain.gate import GateRule, OwnerGrant, WriterPolicy, admit
 from kg_memory.domain.instant import Clock, parse_instant
 from kg_memory.domain.integrity import IntegrityReport, Violation
 from kg_memory.domain.interval import Interval
+from kg_memory.domain.layers import Outcome, PromotionPolicy, Rule, RuleType, Tier
 from kg_memory.domain.model import (
     Assertion,
     Channel,
@@ -55,14 +57,19 @@ from kg_memory.domain.model import (
     Support,
     Tombstone,
 )
+from kg_memory.domain.pending import AdmissionDecision, PendingCandidate
 from kg_memory.domain.record import (
     IngestRecord,
     MentionCandidate,
+    count_records,
     ingest_schema,
+    parse_mention,
     parse_record,
     read_records,
 )
 from kg_memory.domain.result import AsOfAnswer, Conflict, Fact, HistoryEntry
+from kg_memory.domain.write_policy import Mode, PredicateRule, ScopeLabel, WritePolicy
+from kg_memory.services.decayed_recall import Recalled, recall_value
 from kg_memory.services.forget_run import ForgetReport
 from kg_memory.services.identity import Resolved, preview_resolution
 from kg_memory.services.ingestion import IngestReport
@@ -71,7 +78,9 @@ from kg_memory.services.lineage import Direction, lineage_graph, lineage_tree
 from kg_memory.services.memory import Memory
 from kg_memory.services.provenance import serialize_prov
 from kg_memory.services.publication import Basis, Published
+from kg_memory.services.rules import RuleBook
 from kg_memory.services.scoped import ScopedMemory
+from kg_memory.services.sweep import SweepReport
 from kg_memory.store import (
     AsOfQuery,
     SqliteStore,
@@ -112,6 +121,7 @@ __all__ = [
     "EXIT_CODES",
     "INTEGRITY_EXIT",
     "STORE_BUSY_EXIT",
+    "AdmissionDecision",
     "AsOfAnswer",
     "AsOfQuery",
     "Assertion",
@@ -150,22 +160,33 @@ __all__ = [
     "IntegrityReport",
     "Interval",
     "IntervalError",
+    "InvalidArgument",
     "KgMemoryError",
     "Kind",
     "Memory",
     "MentionCandidate",
+    "Mode",
     "NaiveDatetimeError",
     "Neo4jStore",
     "NotFound",
+    "Outcome",
     "OwnerGrant",
+    "PendingCandidate",
     "PolicyError",
+    "PredicateRule",
+    "PromotionPolicy",
     "Published",
     "Qualifiers",
     "QueryError",
+    "Recalled",
     "Refusal",
     "ResolutionError",
     "Resolved",
+    "Rule",
+    "RuleBook",
+    "RuleType",
     "ScopeError",
+    "ScopeLabel",
     "ScopedMemory",
     "Selector",
     "SqliteStore",
@@ -173,16 +194,20 @@ __all__ = [
     "StoreBusy",
     "StoreUnavailable",
     "Support",
+    "SweepReport",
     "SyncReport",
+    "Tier",
     "TimeError",
     "Tombstone",
     "Transaction",
     "Violation",
+    "WritePolicy",
     "WriteRefused",
     "WriterPolicy",
     "__version__",
     "admit",
     "corroboration",
+    "count_records",
     "default_path",
     "ingest_schema",
     "lineage_graph",
@@ -190,9 +215,11 @@ __all__ = [
     "mentioned",
     "open_store",
     "parse_instant",
+    "parse_mention",
     "parse_record",
     "preview_resolution",
     "read_records",
+    "recall_value",
     "serialize_prov",
     "sync_mirror",
     "system_clock",

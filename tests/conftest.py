@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from kg_memory import Clock, IngestRecord, Memory
 
@@ -98,3 +99,9 @@ def fact(
         if isinstance(fields.get(key), datetime):
             fields[key] = fields[key].isoformat()
     return {"subject": subject, "predicate": predicate, "value": value, "kind": kind, **fields}
+
+
+# .ci/mutation.py runs each mutant's tests under this profile: the same examples every time, so
+# a mutant's outcome does not depend on the luck of a draw.
+settings.register_profile("mutation", derandomize=True)
+settings.load_profile(os.environ.get("KG_HYPOTHESIS_PROFILE", "default"))

@@ -41,11 +41,18 @@ PUBLIC = [
     # the writer gate's policies and what an answer says about trust (issue 10)
     "DEFAULT_AUTHORITY", "AuthorityTier", "ChannelPolicy", "ChannelRule", "Conflict",
     "Corroboration", "Inlet", "OwnerGrant", "corroboration", "mentioned",
+    # write policies: admission, reconcile, decay, pending candidates, retention (issue 12)
+    "AdmissionDecision", "Mode", "PendingCandidate", "PredicateRule", "Recalled", "ScopeLabel",
+    "SweepReport", "WritePolicy", "recall_value",
+    # layers and promotion (issue 12, seed 004)
+    "Outcome", "PromotionPolicy", "Rule", "RuleBook", "RuleType", "Tier",
     # the agent integrations' errors (issue 14)
     "ExtraMissing", "QueryError", "WriteRefused",
     # Issue 11 (durability and concurrency): retry policy, busy and check exit codes, the
     # retryable error, and the integrity check's report.
     "Backoff", "INTEGRITY_EXIT", "IntegrityReport", "STORE_BUSY_EXIT", "StoreBusy", "Violation",
+    # Issue 11 (bad input): the typed argument error and the parsers the CLI uses.
+    "InvalidArgument", "count_records", "parse_mention",
 ]
 
 

@@ -35,6 +35,12 @@ def _with_canary(records: list[IngestRecord]) -> list[IngestRecord]:
     return [planted, *records[1:]]
 
 
+def files_holding(directory: Path, text: str) -> list[str]:
+    """The byte scan: every file the store owns under ``directory`` (the database, its WAL and
+    shared memory) that still holds ``text``, in UTF-8, anywhere, free pages included."""
+    return sorted(p.name for p in directory.iterdir() if text.encode() in p.read_bytes())
+
+
 def _facts(memory: Memory) -> set[tuple[str, object, str | None]]:
     return {(f.key, f.value, f.qualifiers.project) for f in memory.asof(scope="acme").facts}
 
@@ -138,13 +144,10 @@ def test_no_byte_of_forgotten_text_remains_in_any_store_file(tmp_path: Path) -> 
     with Memory.open(store_dir / "m.db", clock=clock) as memory:
         replay(memory, clock, records, forget=False)
 
-        def files_with_canary() -> list[str]:
-            return [p.name for p in store_dir.iterdir() if CANARY.encode() in p.read_bytes()]
-
-        assert files_with_canary()  # the canary really was stored (the test can fail)
+        assert files_holding(store_dir, CANARY)  # the canary really was stored (can fail)
         report = memory.forget(FORGET_SELECTOR)
         assert report.status == "complete"
-        assert files_with_canary() == []
+        assert files_holding(store_dir, CANARY) == []
         assert CANARY not in str(memory.asof(scope="acme").model_dump())
         assert all(CANARY not in a.detail for a in memory.store.activities())
 
@@ -289,7 +292,7 @@ def test_a_crash_between_erasure_and_scrub_is_finished_by_rerunning(tmp_path: Pa
     )
     assert proc.returncode == 9, proc.stderr
     # The erasure committed, but old page images still hold the text: the scrub matters.
-    assert [p.name for p in store_dir.iterdir() if CANARY.encode() in p.read_bytes()]
+    assert files_holding(store_dir, CANARY)
     with Memory.open(store_dir / "m.db", create=False) as memory:
         [activity] = memory.store.activities("forget")
         assert activity.status == "erased"
@@ -297,7 +300,7 @@ def test_a_crash_between_erasure_and_scrub_is_finished_by_rerunning(tmp_path: Pa
         assert report.status == "nothing-to-forget"
         [activity] = memory.store.activities("forget")
         assert activity.status == "complete"
-    assert [p.name for p in store_dir.iterdir() if CANARY.encode() in p.read_bytes()] == []
+    assert files_holding(store_dir, CANARY) == []
 
 
 def test_canary_is_gone_from_every_query_path(make_memory: MemoryFactory) -> None:
@@ -341,10 +344,10 @@ def test_forgetting_a_large_source_leaves_no_bytes_in_freed_pages(tmp_path: Path
         ]
         memory.ingest_many(records, batch_size=500)
         memory.ingest(episode("keep", "user", day(0), assertions=[fact("ana", "diet", "veg")]))
-        assert any(CANARY.encode() in p.read_bytes() for p in store_dir.iterdir())
+        assert files_holding(store_dir, CANARY)
         clock.now = day(1)
         report = memory.forget("source:agent@u1")
         assert report.status == "complete"
         assert len(report.plan.delete) == 3000
-        assert [p.name for p in store_dir.iterdir() if CANARY.encode() in p.read_bytes()] == []
+        assert files_holding(store_dir, CANARY) == []
         assert memory.asof(subject="ana").values() == ["veg"]

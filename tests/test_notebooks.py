@@ -14,7 +14,7 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
 def test_there_are_notebooks() -> None:
-    assert {"agent_loop.ipynb", "dinner_study.ipynb", "jo_cedar.ipynb",
+    assert {"agent_loop.ipynb", "bookstore_lab.ipynb", "dinner_study.ipynb", "jo_cedar.ipynb",
             "neo4j_dinner.ipynb"} <= {
         p.name for p in NOTEBOOKS}
 

@@ -40,7 +40,7 @@ PROFILE = EntityProfile.model_validate(
 )
 
 
-def _levels(**mention: object) -> dict[Field, Level]:
+def _levels(**mention: object) -> dict[Field | str, Level]:
     m = Mention.model_validate({"mention_id": "m", "episode_id": "e", "at": AT, **mention})
     return {c.field: c.level for c in compare(m, PROFILE, single_valued=SINGLE)}
 

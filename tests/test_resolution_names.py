@@ -116,3 +116,36 @@ def test_common_names_are_commoner() -> None:
     assert rare < jo_park < john_smith
     # A bare given name is as unspecific as it gets.
     assert name_commonness(parse_name("Ottoline")) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("text", "given", "family"),
+    [
+        ("Jan van der Hoek", "jan", "van der hoek"),
+        ("Maria de la Cruz", "maria", "de la cruz"),
+        ("Ahmad bin Ismail", "ahmad", "bin ismail"),
+        ("Dr van Dijk", None, "van dijk"),
+        ("Waller,", None, "waller"),
+        ("van der Hoek, Jan", "jan", "van der hoek"),
+        ("J. Park", "j", "park"),
+    ],
+)
+def test_parse_name_keeps_particles_and_reads_family_only_records(
+    text: str, given: str | None, family: str | None
+) -> None:
+    assert parse_name(text) == PersonName(given=given, family=family)
+
+
+def test_particles_dropped_are_close_and_formatting_round_trips() -> None:
+    from kg_memory.domain.resolution.names import format_name
+
+    assert compare_family("van der hoek", "hoek") is Level.CLOSE
+    assert compare_family("de la cruz", "cruz") is Level.CLOSE
+    assert compare_family("van der hoek", "van der berg") is Level.DIFFERENT
+    for given, family in (("Jo", None), (None, "Waller"), ("Jan", "van der Hoek")):
+        parsed = parse_name(format_name(given, family))
+        assert parsed.given == (given.casefold() if given else None)
+        assert parsed.family == (family.casefold() if family else None)
+    assert parse_name("Jo").is_partial
+    assert parse_name("Waller,").is_partial
+    assert not parse_name("Jo Park").is_partial

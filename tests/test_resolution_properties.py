@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 
 from hypothesis import given, settings
@@ -18,6 +19,7 @@ from kg_memory.domain.resolution import (
     DEFAULT_CONFIG,
     AttachedFact,
     BlockingIndex,
+    CandidateEvidence,
     ConstantScorer,
     Context,
     EntityProfile,
@@ -34,20 +36,28 @@ from kg_memory.domain.resolution import (
 NOW = datetime(2026, 1, 6, tzinfo=UTC)
 SCOPES = ("a", "b", "c")
 GIVEN = ("Jo", "Joanna", "Joseph", "John", "Jon", "Bob", "Robert", "Priya", "J.")
-FAMILY = ("", " Park", " Parks", " Smith", " Raman")
+FAMILY = ("", " Park", " Parks", " Smith", " Raman", " van der Park")
 VALUES = {
     "employer": ("Acme", "Globex", "Acme Ltd"),
     "role": ("engineer", "pm"),
     "city": ("Leeds", "York"),
     "relation": ("friend", "colleague"),
     "project": ("Cedar", "Birch"),
+    # issue 15: person-record fields, with the near values their comparators call CLOSE
+    "birth_date": ("1990-05-01", "1990-01-05", "1990", "1971-11-30"),
+    "street": ("Giblin Street", "Giblin Stret", "Kirby Place"),
+    "postcode": ("2600", "2601", "4814"),
+    "state": ("nsw", "vic"),
 }
 IDENTIFIERS = st.builds(
     Identifier,
     kind=st.sampled_from(list(IdentifierKind)),
-    value=st.sampled_from(("v1", "v2", "v3")),
+    value=st.sampled_from(("v1", "v2", "v3", "6988048", "6988084")),  # a near-miss pair
 )
-NAMES = st.builds(lambda g, f: g + f, st.sampled_from(GIVEN), st.sampled_from(FAMILY))
+NAMES = st.one_of(
+    st.builds(lambda g, f: g + f, st.sampled_from(GIVEN), st.sampled_from(FAMILY)),
+    st.sampled_from(("Park,", "Smith,")),  # family-only records
+)
 CONTEXTS = st.fixed_dictionaries({}, optional={k: st.sampled_from(v) for k, v in VALUES.items()})
 TIMES = st.datetimes(
     min_value=datetime(2023, 1, 1), max_value=datetime(2026, 1, 1), timezones=st.just(UTC)
@@ -122,7 +132,18 @@ def test_a_merge_satisfies_every_merge_rule(known: list[EntityProfile], said: Me
     assert winner.corroborated_by
     assert not winner.vetoes
     others = [c for c in decision.candidates if c is not winner and not c.vetoes]
-    assert all(c.posterior < DEFAULT_CONFIG.thresholds.rival_floor for c in others)
+    # No rival: every other candidate is below the rival floor, or (issue 15) carries far less
+    # evidence than the winner (rival_margin bits: a provisional copy, a namesake it beats).
+    margin = DEFAULT_CONFIG.rival_margin or 0.0
+
+    def log_odds(c: CandidateEvidence) -> float:
+        return math.log2(c.prior / (1.0 - c.prior)) + c.weight
+
+    assert all(
+        c.posterior < DEFAULT_CONFIG.thresholds.rival_floor
+        or log_odds(c) < log_odds(winner) - margin
+        for c in others
+    )
 
 
 @settings(max_examples=300, deadline=None)

@@ -363,3 +363,20 @@ def test_the_config_is_frozen_versioned_and_validated() -> None:
     assert DEFAULT_CONFIG.weight(Field.CITY, Level.MISSING) == 0.0
     assert DEFAULT_CONFIG.weight(Field.USER_ID, Level.EXACT) > 10
     assert DEFAULT_CONFIG.weight(Field.GIVEN_NAME, Level.DIFFERENT) < 0
+
+
+def test_regression_a_bare_given_name_and_a_shared_city_never_merge() -> None:
+    """Issue 15: a full name merged into an earlier *different* person recorded only by given
+    name in the same city, at posterior 0.97. One weak field is not enough for a partial name."""
+    from kg_memory.domain.resolution import Context, EntityProfile, Mention, grow_profile
+
+    seen = grow_profile(None, "jo-1", Mention(mention_id="s", name="Jo", episode_id="s", at=AT,
+                                              context=Context(city="Leeds")))
+    full = Mention(mention_id="m", name="Jo Smith", episode_id="m", at=AT,
+                   context=Context(city="Leeds"))
+    decision = resolve(full, BlockingIndex([seen]), now=AT)
+    assert decision.outcome is not Outcome.MERGE
+    surname_only = EntityProfile(entity_id="s-1", names=("Smith,",))
+    said = full.model_copy(update={"name": "Jo Smith"})
+    assert resolve(said, BlockingIndex([surname_only.model_copy(update={
+        "attributes": seen.attributes})]), now=AT).outcome is not Outcome.MERGE

@@ -174,7 +174,8 @@ def test_another_tenants_forgotten_fact_is_as_unknown_as_one_that_never_existed(
     clock.now = day(2)
     assert memory.scoped("u2").forget("entity:ana").status == "complete"
     u1 = memory.scoped("u1")
-    basis = u1.read_basis("ana", "profile", [])
+    [own] = u1.asof(subject="ana").facts
+    basis = u1.read_basis("ana", "profile", [own.assertion_id])
     outcomes = []
     for fact_id in (u2_fact.assertion_id, "as_00000000000000000000"):
         forged = basis.model_copy(update={"evidence": (Evidence(assertion_id=fact_id,
@@ -237,8 +238,13 @@ def test_a_scoped_handle_reads_nothing_of_another_scope(
     assert u2_fact.assertion_id not in walked.nodes
     with pytest.raises(ScopeError):
         u1.ingest(episode("x", "user", day(2), scope="u2"))
-    basis = u1.read_basis("ana", "profile", [u2_fact.assertion_id])
-    assert basis.evidence == ()  # another tenant's fact is not evidence here
+    # Another tenant's fact is no evidence here: exactly as unknown as an id never written.
+    with pytest.raises(NotFound) as theirs:
+        u1.read_basis("ana", "profile", [u2_fact.assertion_id])
+    with pytest.raises(NotFound) as nobodys:
+        u1.read_basis("ana", "profile", ["as_00000000000000000000"])
+    assert str(theirs.value).replace(u2_fact.assertion_id, "ID") == str(nobodys.value).replace(
+        "as_00000000000000000000", "ID")
 
 
 def test_a_tenants_inlet_writes_in_its_scope_only(memory: Memory, clock: ManualClock) -> None:

@@ -26,6 +26,7 @@ from kg_memory import (
     IngestReport,
     Memory,
     StoreUnavailable,
+    count_records,
     default_path,
     ingest_schema,
     parse_instant,
@@ -49,6 +50,14 @@ from kg_memory.cli.options import (
     reader,
     settings,
     wanted_scope,
+)
+from kg_memory.cli.policies import (
+    WritePolicyOption,
+    admissions,
+    load_write_policy,
+    pending,
+    rules_app,
+    sweep,
 )
 from kg_memory.cli.sim import sim_app
 from kg_memory.sim.scenario import Scenario
@@ -74,6 +83,10 @@ def _global_options(busy_timeout: BusyTimeoutOption = None) -> None:
 
 
 app.add_typer(sim_app, name="sim")
+app.command()(pending)
+app.command()(admissions)
+app.command()(sweep)
+app.add_typer(rules_app, name="rules")
 app.add_typer(blocks_app, name="blocks")
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(entities_app, name="entities")
@@ -123,6 +136,7 @@ def ingest(
         "--trust-envelopes",
         help="Trust each line's source and channel (under the default channel policy).")] = False,
     store: StoreOption = None,
+    write_policy: WritePolicyOption = None,
     json_out: JsonOption = False,
     acks: Annotated[Path | None, typer.Option(
         "--acks", help="Append each episode's operation id to this file once it is durable "
@@ -146,12 +160,16 @@ def ingest(
         channels = _file_channels(trust_envelopes, channel_policy, source, channel)
         if not file.exists():
             raise StoreUnavailable(f"no such file: {file}")
-        total = sum(
-            1
-            for line in file.open(encoding="utf-8")
-            if line.strip() and not line.strip().startswith("#")
-        )
+        if file.is_dir():
+            raise IngestError(f"{file} is a directory, not a JSONL file")
+        try:
+            total = count_records(file)
+        except OSError as exc:
+            raise IngestError(f"cannot read {file}: {exc.strerror}") from None
         counts = {"accepted": 0, "duplicate": 0, "envelopes_refused": 0, "refused": 0}
+        chosen = load_write_policy(write_policy)
+        if chosen is not None:
+            counts["pending"] = 0
         with (
             open_memory(store, create=True, channels=channels) as memory,
             Progress(
@@ -164,6 +182,7 @@ def ingest(
             ) as progress,
         ):
             task = progress.add_task("ingest", total=total)
+            memory.write_policy = chosen
             ack_log = None if acks is None else acks.open("a", encoding="utf-8", buffering=1)
 
             def tally(report: IngestReport) -> None:
@@ -173,6 +192,9 @@ def ingest(
                 else:
                     counts[report.status] += 1
                     counts["refused"] += sum(1 for e in report.effects if e.action == "refused")
+                    if chosen is not None:
+                        counts["pending"] += sum(
+                            1 for e in report.effects if e.action == "pending")
                 progress.advance(task)
                 if ack_log is not None:
                     ack_log.write(f"{report.operation_id}\t{report.status}\n")
@@ -189,8 +211,10 @@ def ingest(
                     render.console.print(
                         f"{counts['accepted']} accepted, {counts['duplicate']} duplicate, "
                         f"{counts['envelopes_refused']} envelope(s) refused, "
-                        f"{counts['refused']} candidate(s) refused by the writer gate "
-                        f"→ {memory.store.location}"
+                        f"{counts['refused']} candidate(s) refused"
+                        + (f", {counts.get('pending')} pending" if chosen
+                           else " by the writer gate")
+                        + f" → {memory.store.location}"
                     )
 
 

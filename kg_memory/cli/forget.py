@@ -41,6 +41,11 @@ def forget(
     ] = False,
     scope: ScopeOption = None,
     all_scopes: AllScopesOption = False,
+    keep_residues: Annotated[
+        bool, typer.Option("--keep-residues",
+                           help="Do not cut unlinked copies of the erased text out of what is "
+                           "kept (they are still listed and counted).")
+    ] = False,
     store: StoreOption = None,
     json_out: JsonOption = False,
     wide: WideOption = False,
@@ -51,7 +56,9 @@ def forget(
     without one is refused (exit 2) unless an operator says --all-scopes.
 
     The plan classifies every affected node (delete, rebuild, erase, redact, restore, retain) by
-    lineage; --dry-run prints exactly that plan. The real run is one transaction, then the store
+    lineage, adds the entities only the forgotten input referred to, and the residues: unlinked
+    copies of the erased text in what is kept, which are cut out unless --keep-residues;
+    --dry-run prints exactly that plan. The real run is one transaction, then the store
     scrubs its files; it reports completion per destination and is safe to re-run.
     """
     with render.errors(), open_memory(store, create=False) as memory:
@@ -62,14 +69,16 @@ def forget(
         if scope is not None and all_scopes:
             raise ScopeError("give --scope or --all-scopes, not both")
         if scope is not None:
-            report = memory.scoped(scope).forget(chosen, dry_run=dry_run, block=block)
+            report = memory.scoped(scope).forget(chosen, dry_run=dry_run, block=block,
+                                                 keep_residues=keep_residues)
         else:
-            report = memory.forget(chosen, dry_run=dry_run, block=block, all_scopes=all_scopes)
+            report = memory.forget(chosen, dry_run=dry_run, block=block, all_scopes=all_scopes,
+                                   keep_residues=keep_residues)
     if json_out:
         render.emit_json(report)
         return
     plan = report.plan
-    actions = ("delete", "rebuild", "erase", "redact", "restore", "retain")
+    actions = ("delete", "rebuild", "erase", "redact", "restore", "retain", "entities")
     counts = ", ".join(f"{len(getattr(plan, a))} {a}" for a in actions if getattr(plan, a))
     sheet = Sheet(title=f"forget {report.selector}" + (" (dry run)" if dry_run else ""),
                   caption=counts or "nothing to forget",
@@ -78,7 +87,10 @@ def forget(
         # One node per row, so the plan reads down one column however long it is.
         for node in getattr(plan, action) or ["-"]:
             sheet.add_row(action, Ident(node))
+    for residue in plan.residues:  # where the copies are and how many, never their text
+        sheet.add_row(f"residue ({residue.where}, {residue.spans})", Ident(residue.node))
     render.show(sheet, wide=wide)
+    render.say(f"residues: {report.residues_found} found, {report.residues_redacted} redacted")
     for destination in report.destinations:
         render.say(f"{destination['destination']}: {destination['status']}")
     render.say(f"status: {report.status}")

@@ -9,6 +9,7 @@ full ids; ``--json`` prints everything exactly and never changes with the termin
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -79,7 +80,23 @@ def emit_json(data: BaseModel | list[Any] | dict[str, Any]) -> None:
             if isinstance(data, list)
             else data
         )
-    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    try:
+        text = json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        # Ingest refuses NaN and infinities, but a store written by an older version may hold
+        # one: JSON has no spelling for them, so they print as null rather than as invalid JSON.
+        text = json.dumps(_finite(payload), indent=2, ensure_ascii=False, allow_nan=False)
+    sys.stdout.write(text + "\n")
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def say(message: str) -> None:

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from kg_memory.cli import render
+from kg_memory.cli.bookstore import bookstore
 from kg_memory.cli.options import WideOption
 from kg_memory.cli.sheet import Column, Sheet
 from kg_memory.sim.baseline import Settings
@@ -33,6 +34,7 @@ dinner_app = typer.Typer(
     invoke_without_command=True,
 )
 sim_app.add_typer(dinner_app, name="dinner")
+sim_app.command("bookstore")(bookstore)
 
 PolicyArg = Annotated[str, typer.Argument(help=f"One of: {', '.join(POLICIES)}.", metavar="POLICY")]
 JsonOption = Annotated[bool, typer.Option("--json", help="JSON instead of text.")]

@@ -18,6 +18,7 @@ __all__ = [
     "IdempotencyConflict",
     "IngestError",
     "IntervalError",
+    "InvalidArgument",
     "KgMemoryError",
     "NaiveDatetimeError",
     "NotFound",
@@ -67,9 +68,25 @@ class IngestError(KgMemoryError):
             where.append(f"field {field!r}")
         super().__init__(f"{', '.join(where)}: {message}" if where else message)
 
+    def at_line(self, line: int) -> IngestError:
+        """The same error, placed on ``line`` of the input it came from.
+
+        The write path raises some errors (an idempotency conflict) without knowing which line
+        the record was read from; the file reader adds it, so every message points at a line.
+        """
+        return type(self)(self.reason, line=line, field=self.field)
+
 
 class IdempotencyConflict(IngestError):
     """An operation id was reused with a different payload: the first delivery stands."""
+
+
+class InvalidArgument(KgMemoryError, ValueError):
+    """An argument of a command or an API call that cannot be accepted (the message names it).
+
+    The ingest format's own errors are :class:`IngestError`; this is everything else a caller
+    passes in: a selector, an identifier kind on the command line, text that is not Unicode.
+    """
 
 
 class PolicyError(KgMemoryError, ValueError):
@@ -151,6 +168,7 @@ EXIT_CODES: tuple[tuple[type[KgMemoryError], int], ...] = (
     (IngestError, 2),
     (TimeError, 2),
     (IntervalError, 2),
+    (InvalidArgument, 2),
     (PolicyError, 2),
     (QueryError, 2),
     (ScopeError, 2),

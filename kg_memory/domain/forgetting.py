@@ -16,6 +16,10 @@ neighbourhood (see :func:`kg_memory.services.lineage.forget_view`):
 * **restore**: facts that a forgotten assertion superseded, or a forgotten episode invalidated,
   regain the valid time they lost (Graphiti leaves them invalidated);
 * **retain**: everything else in view.
+
+The service then adds what lineage cannot see: the **entities** left unreferenced, and the
+**residues**, unlinked copies of the erased text in what is retained (see
+:mod:`kg_memory.domain.residue`).
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ from typing import Literal
 import networkx as nx
 from pydantic import BaseModel, ConfigDict
 
+from kg_memory.domain.errors import InvalidArgument
 from kg_memory.domain.model import EdgeType, Value
+from kg_memory.domain.residue import Residue
 
 __all__ = [
     "ForgetPlan",
@@ -72,13 +78,18 @@ class Selector(BaseModel):
 
     @classmethod
     def parse(cls, text: str) -> Selector:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            # A command line's undecodable bytes arrive as lone surrogates.
+            raise ValueError(f"selector {text!r} is not valid Unicode") from None
         kind, sep, rest = text.partition(":")
         if (
             not sep
             or not rest
             or kind not in ("episode", "assertion", "entity", "source", "category")
         ):
-            raise ValueError(
+            raise InvalidArgument(
                 f"selector {text!r} must be episode:ID, assertion:ID, entity:ID, "
                 "source:NAME[@SCOPE] or category:SCOPE/SUBJECT/PREDICATE_GLOB[@PROJECT]"
             )
@@ -94,7 +105,8 @@ class Selector(BaseModel):
             body, _, project = rest.partition("@")
             parts = body.split("/")
             if len(parts) != 3 or not all(parts):
-                raise ValueError(f"category selector {text!r} needs SCOPE/SUBJECT/PREDICATE_GLOB")
+                raise InvalidArgument(
+                    f"category selector {text!r} needs SCOPE/SUBJECT/PREDICATE_GLOB")
             return cls(
                 kind="category",
                 value=rest,
@@ -129,10 +141,17 @@ class ForgetPlan(BaseModel):
     redact: tuple[str, ...] = ()
     restore: tuple[str, ...] = ()
     retain: tuple[str, ...] = ()
+    #: Entities nothing retained refers to once the plan is carried out: the forgotten input
+    #: alone created them, so their ids and names go too.
+    entities: tuple[str, ...] = ()
+    #: Residual copies of the erased text in retained episodes, refusals, documents and
+    #: derived records of the same scope (see :mod:`kg_memory.domain.residue`).
+    residues: tuple[Residue, ...] = ()
 
     @property
     def is_empty(self) -> bool:
-        return not (self.delete or self.rebuild or self.erase or self.redact or self.restore)
+        return not (self.delete or self.rebuild or self.erase or self.redact or self.restore
+                    or self.entities or self.residues)
 
 
 def _targets(view: nx.MultiDiGraph[str], node: str, relation: EdgeType) -> set[str]:

@@ -74,8 +74,10 @@ class GateRule(BaseModel):
         owners: tuple[str, ...],
         channel: Channel | None = None,
     ) -> bool:
+        # "owner" and "*" are keywords, never names: a sender calling itself "owner" is no
+        # owner of anything by that name.
         writer_ok = any(
-            w == "*" or w == source or (w == OWNER and source in owners) for w in self.writers
+            w == "*" or (source in owners if w == OWNER else w == source) for w in self.writers
         )
         return (
             writer_ok

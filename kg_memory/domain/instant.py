@@ -16,6 +16,7 @@ from kg_memory.domain.errors import NaiveDatetimeError, TimeError
 
 __all__ = [
     "EPOCH",
+    "INSTANT_RANGE",
     "Clock",
     "UtcDatetime",
     "ensure_utc",
@@ -26,6 +27,11 @@ __all__ = [
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICRO = timedelta(microseconds=1)
+
+#: The instants kg-memory can store, in UTC: what Python's datetime can hold once converted.
+#: An instant whose offset pushes it past either end (``0001-01-01T00:00:00+14:00`` is in year 0
+#: in UTC) is refused with a :class:`TimeError`, never an ``OverflowError``.
+INSTANT_RANGE = (datetime.min.replace(tzinfo=UTC), datetime.max.replace(tzinfo=UTC))
 
 #: A source of "now". Stores take one so that tests and simulations can run on scenario time.
 Clock = Callable[[], datetime]
@@ -44,14 +50,20 @@ def ensure_utc(value: datetime, *, what: str = "datetime") -> datetime:
         raise NaiveDatetimeError(
             f"{what} {value.isoformat()} has no timezone; give an explicit offset such as 'Z'"
         )
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        low, high = (t.isoformat().replace("+00:00", "Z") for t in INSTANT_RANGE)
+        raise TimeError(
+            f"{what} {value.isoformat()} is outside the supported range {low} to {high} (UTC)"
+        ) from None
 
 
 def parse_instant(text: str, *, what: str = "time") -> datetime:
     """Parse an ISO 8601 instant with an explicit offset (``2026-01-05T09:00:00Z``)."""
     try:
         value = datetime.fromisoformat(text.strip())
-    except ValueError as exc:
+    except (ValueError, OverflowError) as exc:
         raise TimeError(f"{what} {text!r} is not an ISO 8601 datetime") from exc
     return ensure_utc(value, what=what)
 

@@ -21,13 +21,31 @@ import json
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, BinaryIO
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
-from kg_memory.domain.errors import IngestError
+from kg_memory.domain.errors import IngestError, InvalidArgument
 from kg_memory.domain.instant import UtcDatetime
+from kg_memory.domain.limits import (
+    MAX_DEPTH,
+    MAX_LINE_BYTES,
+    check_tree,
+    json_hooks,
+    plain_json,
+    scalar_problem,
+)
 from kg_memory.domain.model import Channel, Kind, Qualifiers, Value
+from kg_memory.domain.resolution.mention import Context, IdentifierKind
+from kg_memory.domain.write_policy import ScopeLabel
 
 __all__ = [
     "IF_MATCH_PATTERN",
@@ -37,8 +55,13 @@ __all__ = [
     "IngestRecord",
     "MentionCandidate",
     "RetractionCandidate",
+    "check_intervals",
+    "count_records",
     "ingest_schema",
+    "parse_line",
+    "parse_mention",
     "parse_record",
+    "read_numbered",
     "read_records",
 ]
 
@@ -49,6 +72,17 @@ IF_MATCH_PATTERN = r"^(absent|[^#\s]+#[1-9][0-9]{0,17})$"
 
 class _Strict(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def _storable(value: Value) -> Value:
+    problem = scalar_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+#: A candidate's value, with the limits of the ingest format also on the Python API.
+CandidateValue = Annotated[Value, AfterValidator(_storable)]
 
 
 def _after_start(end: datetime | None, info: ValidationInfo) -> datetime | None:
@@ -66,13 +100,18 @@ class AssertionCandidate(_Strict):
 
     subject: str = Field(min_length=1)
     predicate: str = Field(min_length=1)
-    value: Value
+    value: CandidateValue
     kind: Kind
     qualifiers: Qualifiers = Qualifiers()
     depends_on: tuple[str, ...] = ()
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
     valid_from: UtcDatetime | None = None
     valid_to: UtcDatetime | None = None
+    #: how long the statement is meant to hold, as extraction labelled it (see
+    #: :class:`~kg_memory.domain.write_policy.ScopeLabel`); a write policy keeps one-offs out
+    scope_label: ScopeLabel = ScopeLabel.DURABLE
+    #: an explicit update or a correction ("I switched to ebooks"): reconcile lets it replace
+    explicit: bool = False
     if_match: str | None = Field(default=None, pattern=IF_MATCH_PATTERN)
     """A precondition, like HTTP If-Match: write only if the slot's current revision is still
     this tag (``ASSERTION_ID#REVISION``, as ``asof`` prints and :meth:`Memory.etag` returns),
@@ -82,6 +121,11 @@ class AssertionCandidate(_Strict):
     fingerprint: a redelivered operation is a duplicate whatever tag it carries."""
 
     _valid_to_after_start = field_validator("valid_to")(_after_start)
+
+
+#: Fields added after episodes were first stored: left out of the payload hash while they hold
+#: their defaults, so a stored episode's redelivery is still recognised as a duplicate.
+_LATER_FIELDS = {"scope_label": ScopeLabel.DURABLE, "explicit": False}
 
 
 class RetractionCandidate(_Strict):
@@ -116,8 +160,12 @@ class MentionCandidate(_Strict):
 
     Candidate facts refer to it as ``"@key"`` in ``subject``; the resolver decides which entity
     that is (see :mod:`kg_memory.domain.resolution`). ``identifiers`` maps a kind (``user_id``,
-    ``email``, ``phone``, ``handle``) to a value; ``context`` holds ``employer``, ``role``,
-    ``city``, ``relation`` (to the user) and ``project``.
+    ``national_id``, ``email``, ``phone``, ``handle``) to a value; ``context`` holds
+    ``employer``, ``role``, ``city``, ``relation`` (to the user), ``project``, the person-record
+    fields ``birth_date``, ``street_number``, ``street``, ``locality``, ``postcode`` and
+    ``state``, and ``custom.<name>`` for attributes the resolver config declares. Any other key
+    is an error, by the same rule as on the Python API
+    (:func:`~kg_memory.domain.resolution.mention.unknown_context_key`).
     """
 
     key: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
@@ -125,6 +173,25 @@ class MentionCandidate(_Strict):
     type: str = "person"
     identifiers: dict[str, str] = Field(default_factory=dict)
     context: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("identifiers")
+    @classmethod
+    def _known_identifiers(cls, value: dict[str, str]) -> dict[str, str]:
+        # Refused here, not when the resolver builds its mention: a late bare ValueError would
+        # abort the episode with no line or field, and a dropped one would lose evidence.
+        kinds = [k.value for k in IdentifierKind]
+        for kind, text in value.items():
+            if kind not in kinds:
+                raise ValueError(f"unknown identifier kind {kind!r}; one of {', '.join(kinds)}")
+            if not text.strip():
+                raise ValueError(f"identifier {kind!r} is empty")
+        return value
+
+    @field_validator("context")
+    @classmethod
+    def _known_context(cls, value: dict[str, str]) -> dict[str, str]:
+        Context.from_mapping(value)  # the one rule: raises naming the first unknown key
+        return value
 
 
 class IngestRecord(_Strict):
@@ -146,48 +213,167 @@ class IngestRecord(_Strict):
     def payload_hash(self) -> str:
         """A fingerprint of everything in the record, for idempotency checks."""
         # Field order is fixed by the model, so pydantic's own JSON is canonical (and fast).
-        # Preconditions are about the request, not its content (and leaving them out keeps the
-        # fingerprints of records written before they existed).
-        payload = self.model_dump_json(exclude={"assertions": {"__all__": {"if_match"}}})
-        return hashlib.sha256(payload.encode()).hexdigest()
+        # Preconditions are about the request, not its content, and fields added later are
+        # left out while they hold their defaults: both keep the fingerprints of records
+        # written before they existed.
+        text = self.model_dump_json(
+            exclude={"assertions": {"__all__": {"if_match", *_LATER_FIELDS}}})
+        later = [
+            [i, *(getattr(a, f) for f in _LATER_FIELDS)]
+            for i, a in enumerate(self.assertions)
+            if any(getattr(a, f) != d for f, d in _LATER_FIELDS.items())
+        ]
+        if later:
+            text += json.dumps(later)
+        return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _field_path(loc: tuple[int | str, ...]) -> str:
     return ".".join(str(part) for part in loc)
 
 
+def check_intervals(record: IngestRecord, *, line: int | None = None) -> None:
+    """Refuse a valid time that ends before it starts once its start defaults.
+
+    A candidate without ``valid_from`` starts at the episode's ``occurred_at``, which a field
+    validator cannot see; checked here (by :func:`parse_record` and the write path) so the error
+    names the field instead of escaping from deep in the write as a raw validation error.
+    """
+    groups: tuple[tuple[str, tuple[AssertionCandidate | RetractionCandidate, ...]], ...] = (
+        ("assertions", record.assertions), ("retractions", record.retractions))
+    for group, items in groups:
+        for index, item in enumerate(items):
+            start = item.valid_from or record.occurred_at
+            if item.valid_to is not None and item.valid_to <= start:
+                what = "valid_from" if item.valid_from else "the default valid_from (occurred_at)"
+                raise IngestError(f"valid_to must be after {what} {start.isoformat()}",
+                                  line=line, field=f"{group}.{index}.valid_to")
+
+
+def _first_error(exc: ValidationError) -> tuple[str, str]:
+    first = exc.errors()[0]
+    message = str(first["msg"]).removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        message = "unknown field"
+    return _field_path(tuple(first["loc"])), message
+
+
+def parse_mention(data: dict[str, Any]) -> MentionCandidate:
+    """A mention to preview (``entities resolve``), with the same rules as in an ingest line;
+    :class:`~kg_memory.domain.errors.InvalidArgument` names what is wrong."""
+    problem = check_tree(data)
+    if problem is not None:
+        raise InvalidArgument(f"{problem[0]}: {problem[1]}" if problem[0] else problem[1])
+    try:
+        return MentionCandidate.model_validate(data)
+    except ValidationError as exc:
+        field, message = _first_error(exc)
+        raise InvalidArgument(f"{field}: {message}" if field else message) from None
+
+
 def parse_record(data: Any, *, line: int | None = None) -> IngestRecord:
-    """Validate one decoded JSON object, raising :class:`IngestError` naming line and field."""
+    """Validate one decoded JSON object, raising :class:`IngestError` naming line and field.
+
+    This is also the Python API's way in for untrusted dicts: whatever ``data`` is, the result
+    is a record or an :class:`IngestError`, never another exception.
+    """
+    if isinstance(data, dict):
+        problem = check_tree(data)
+        if problem is not None:
+            raise IngestError(problem[1], line=line, field=problem[0] or None)
+    return _validated(data, line)
+
+
+def _validated(data: Any, line: int | None) -> IngestRecord:
     if not isinstance(data, dict):
         raise IngestError("each line must be a JSON object", line=line)
     try:
-        return IngestRecord.model_validate(data)
+        record = IngestRecord.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = _field_path(tuple(first["loc"]))
-        message = str(first["msg"]).removeprefix("Value error, ")
-        if first["type"] == "extra_forbidden":
-            message = "unknown field"
+        field, message = _first_error(exc)
         raise IngestError(message, line=line, field=field or None) from None
+    check_intervals(record, line=line)
+    return record
 
 
-def read_records(path: Path) -> Iterator[IngestRecord]:
-    """Yield the records of a JSONL file lazily, so that lines before a bad one still count.
+def parse_line(raw: bytes, *, line: int | None = None) -> IngestRecord | None:
+    """One line of a JSONL file as bytes: a record, ``None`` for a blank or ``#`` line, or an
+    :class:`IngestError` naming the line (invalid UTF-8, malformed JSON, a broken limit)."""
+    try:
+        text = raw.decode("utf-8").strip()
+    except UnicodeDecodeError as exc:
+        raise IngestError(f"not valid UTF-8 (byte {exc.start + 1} of the line)",
+                          line=line) from None
+    if not text or text.startswith("#"):
+        return None
+    # Most lines cannot break a limit the model does not check itself; only the others pay
+    # for the decoder hooks and the walk that names the field.
+    plain = plain_json(text)
+    try:
+        try:
+            data = json.loads(text) if plain else json.loads(text, **json_hooks())
+        except json.JSONDecodeError:
+            raise
+        except ValueError:  # Python's own limit on integer digits: take the exact way
+            plain = False
+            data = json.loads(text, **json_hooks())
+    except json.JSONDecodeError as exc:
+        raise IngestError(f"malformed JSON: {exc.msg} at column {exc.colno}", line=line) from None
+    except RecursionError:
+        raise IngestError(f"nested deeper than {MAX_DEPTH} levels", line=line) from None
+    return _validated(data, line) if plain else parse_record(data, line=line)
+
+
+def _raw_lines(handle: BinaryIO) -> Iterator[tuple[int, bytes]]:
+    """Numbered lines as bytes, each read with a bound so one huge line cannot fill memory.
+
+    Bytes, not text: each line is decoded on its own, so invalid UTF-8 on line 900 is an error
+    on line 900 after the 899 before it were ingested. A UTF-8 byte order mark at the start of
+    the file is accepted (editors on some systems write one).
+    """
+    number = 0
+    while True:
+        raw = handle.readline(MAX_LINE_BYTES + 2)
+        if not raw:
+            return
+        number += 1
+        if number == 1:
+            raw = raw.removeprefix(b"\xef\xbb\xbf")
+        if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:
+            raise IngestError(f"line longer than {MAX_LINE_BYTES} bytes", line=number)
+        yield number, raw
+
+
+def read_numbered(path: Path) -> Iterator[tuple[int, IngestRecord]]:
+    """Yield ``(line, record)`` of a JSONL file lazily, so that lines before a bad one count.
 
     Blank lines and lines starting with ``#`` are skipped.
     """
-    with path.open(encoding="utf-8") as handle:
-        for number, raw in enumerate(handle, start=1):
-            text = raw.strip()
-            if not text or text.startswith("#"):
-                continue
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise IngestError(
-                    f"malformed JSON: {exc.msg} at column {exc.colno}", line=number
-                ) from None
-            yield parse_record(data, line=number)
+    with path.open("rb") as handle:
+        for number, raw in _raw_lines(handle):
+            record = parse_line(raw, line=number)
+            if record is not None:
+                yield number, record
+
+
+def read_records(path: Path) -> Iterator[IngestRecord]:
+    """The records of a JSONL file, lazily; see :func:`read_numbered`."""
+    for _, record in read_numbered(path):
+        yield record
+
+
+def count_records(path: Path) -> int:
+    """How many lines of ``path`` hold a record (for a progress bar): no decoding, so a bad
+    line is reported by the ingest itself, in order, after the lines before it."""
+    count = 0
+    with path.open("rb") as handle:
+        try:
+            for _, raw in _raw_lines(handle):
+                text = raw.strip()
+                count += bool(text) and not text.startswith(b"#")
+        except IngestError:
+            pass  # the ingest reaches the same line and reports it
+    return count
 
 
 def ingest_schema() -> dict[str, Any]:

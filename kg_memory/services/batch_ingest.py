@@ -27,6 +27,7 @@ from kg_memory.domain.channel import ChannelPolicy
 from kg_memory.domain.errors import StoreBusy
 from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.record import IngestRecord
+from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services.ingestion import IngestReport, ingest_record
 from kg_memory.store.protocol import Store
 
@@ -58,12 +59,13 @@ def ingest_batches(
     retry: Backoff,
     rng: random.Random,
     channels: ChannelPolicy | None = None,
+    write_policy: WritePolicy | None = None,
 ) -> list[IngestReport]:
     """Ingest ``records`` in batches of ``batch_size``; see the module docstring."""
 
     def one(record: IngestRecord) -> IngestReport:
         with store.transaction(record.scope) as tx:
-            return ingest_record(tx, record, policy, secret, channels)
+            return ingest_record(tx, record, policy, secret, channels, write_policy)
 
     reports: list[IngestReport] = []
     iterator = iter(records)

@@ -35,6 +35,13 @@ from kg_memory.domain.model import Activity, Assertion, Block, EdgeType, EndReas
 from kg_memory.domain.supersession import draft_of, plan_write
 from kg_memory.services.identity import forget_identity
 from kg_memory.services.lineage import forget_view
+from kg_memory.services.reconciliation import forget_policy_records
+from kg_memory.services.residues import (
+    ResidueSearch,
+    find_residues,
+    orphaned_entities,
+    redact_residues,
+)
 from kg_memory.store import scrub as scrub_everywhere
 from kg_memory.store.protocol import Slot, Store, Transaction, apply_plan
 
@@ -59,6 +66,8 @@ class ForgetReport(BaseModel):
     destinations: tuple[dict[str, Any], ...] = ()
     scope: str | None = None  # the scope of a single run
     scopes: tuple[str, ...] = ()  # the scopes an all-scopes request ran in
+    residues_found: int = 0  # residual copies of the erased text in what was retained
+    residues_redacted: int = 0  # of those, cut out (none with keep_residues)
 
 
 def _targets(store: Store, selector: Selector, scope: str) -> tuple[set[str], set[str]]:
@@ -99,12 +108,22 @@ def selector_scopes(store: Store, selector: Selector) -> list[str]:
 
 def plan(store: Store, selector: Selector) -> ForgetPlan:
     """The plan of a selector bound to one scope."""
+    return _plan(store, selector)[0]
+
+
+def _plan(store: Store, selector: Selector) -> tuple[ForgetPlan, ResidueSearch]:
+    """The lineage plan, then what lineage cannot see: orphaned entities and residues."""
     scope = _required_scope(selector)
     episodes, assertions = _targets(store, selector, scope)
-    return plan_forget(
+    by_lineage = plan_forget(
         forget_view(store, episodes, assertions, scope), selector, episodes=episodes,
         assertions=assertions,
     )
+    found = find_residues(store, by_lineage)
+    entities = orphaned_entities(
+        store, by_lineage, selector.value if selector.kind == "entity" else None)
+    return by_lineage.model_copy(update={
+        "entities": entities, "residues": tuple(r.residue for r in found.found)}), found
 
 
 def _required_scope(selector: Selector) -> str:
@@ -222,24 +241,34 @@ def _tombstones(
 def forget(
     store: Store, selector: Selector, *, dry_run: bool = False, block: bool = False,
     all_scopes: bool = False,
+    keep_residues: bool = False,
 ) -> ForgetReport:
     """Forget what ``selector`` names and everything derived only from it, in the selector's
     scope. A selector without a scope is refused (:class:`ScopeError`) unless ``all_scopes``
     says the caller means every scope: then it runs once per scope it names something in, and
-    the report is the union of those runs."""
+    the report is the union of those runs.
+
+    Residual copies of the erased text in retained episodes, refusals, documents and derived
+    records of the same scope are cut out too, unless ``keep_residues``; either way the report
+    counts them (see :mod:`kg_memory.services.residues`)."""
     if selector.scope is None and not all_scopes:
         _required_scope(selector)
     if selector.scope is not None:
-        return _forget_in_scope(store, selector, dry_run=dry_run, block=block)
-    runs = [_forget_in_scope(store, selector.in_scope(scope), dry_run=dry_run, block=block)
+        return _forget_in_scope(store, selector, dry_run=dry_run, block=block,
+                                keep_residues=keep_residues)
+    runs = [_forget_in_scope(store, selector.in_scope(scope), dry_run=dry_run, block=block,
+                             keep_residues=keep_residues)
             for scope in selector_scopes(store, selector)]
     return _union(selector, dry_run, runs)
 
 
 def _union(selector: Selector, dry_run: bool, runs: list[ForgetReport]) -> ForgetReport:
     fields = ("delete", "rebuild", "erase", "redact", "restore", "retain")
-    merged = ForgetPlan(selector=selector, **{
-        f: tuple(sorted({n for r in runs for n in getattr(r.plan, f)})) for f in fields})
+    merged = ForgetPlan(
+        selector=selector,
+        residues=tuple(residue for r in runs for residue in r.plan.residues),
+        **{f: tuple(sorted({n for r in runs for n in getattr(r.plan, f)}))
+           for f in (*fields, "entities")})
     statuses = {r.status for r in runs}
     status = "planned" if dry_run else (
         "incomplete" if "incomplete" in statuses else
@@ -252,17 +281,21 @@ def _union(selector: Selector, dry_run: bool, runs: list[ForgetReport]) -> Forge
         at=max((r.at for r in runs if r.at), default=None),
         destinations=runs[-1].destinations if runs else (),
         scopes=tuple(r.scope for r in runs if r.scope),
+        residues_found=sum(r.residues_found for r in runs),
+        residues_redacted=sum(r.residues_redacted for r in runs),
     )
 
 
 def _forget_in_scope(
-    store: Store, selector: Selector, *, dry_run: bool, block: bool
+    store: Store, selector: Selector, *, dry_run: bool, block: bool, keep_residues: bool
 ) -> ForgetReport:
     scope = _required_scope(selector)
-    the_plan = plan(store, selector)
+    the_plan, found = _plan(store, selector)
+    residues = sum(r.spans for r in the_plan.residues)
+    redacted = 0 if keep_residues else residues
     if dry_run:
         return ForgetReport(selector=str(selector), dry_run=True, status="planned", plan=the_plan,
-                            scope=scope)
+                            scope=scope, residues_found=residues, residues_redacted=redacted)
     if block and selector.kind != "category":
         raise NotFound("--block needs a category selector (SCOPE/SUBJECT/PREDICATE_GLOB)")
     secret = store.secret
@@ -279,10 +312,25 @@ def _forget_in_scope(
             deleted = store.versions(list(the_plan.delete))
             enders = set(the_plan.erase) | {v.recorded_by for v in deleted}
             tombstones = _tombstones(store, the_plan, secret, deleted, scope)
+            if not keep_residues:
+                for residue in [r.residue for r in found.found if r.residue.where == "record"]:
+                    rebuilt = _rebuild(tx, store, residue.node, set(the_plan.delete),
+                                       activity_id, generation)
+                    if rebuilt is None:
+                        redacted -= residue.spans  # no surviving source to rebuild it from
+                        continue
+                    tx.delete_assertion(residue.node)
+                    if found.match is not None and any(
+                            found.match.spans(str(v.value)) for v in tx.live_versions_of(rebuilt)):
+                        # What its own retained sources say: kept, so not counted as cut.
+                        redacted -= residue.spans
+            erased = {e.episode_id: e.scope for e in store.episodes(list(the_plan.erase))}
             forget_identity(
-                tx, store, {e.episode_id: e.scope for e in store.episodes(list(the_plan.erase))},
-                selector.value if selector.kind == "entity" else None,
+                tx, store, erased, selector.value if selector.kind == "entity" else None,
             )
+            if not keep_residues:
+                redact_residues(tx, store, found)
+            forget_policy_records(tx, store, erased)
             for record in the_plan.rebuild:
                 _rebuild(tx, store, record, set(the_plan.delete), activity_id, generation)
             for node in (*the_plan.delete, *the_plan.rebuild):
@@ -293,6 +341,10 @@ def _forget_in_scope(
                 tx.redact_episode(episode, list(the_plan.delete))
             if selector.kind == "entity":
                 tx.delete_entity(selector.value)
+            for entity in the_plan.entities:
+                tx.delete_entity(entity)
+            tx.forget_keys([*the_plan.entities,
+                            *([selector.value] if selector.kind == "entity" else [])])
             for fact in the_plan.restore:
                 _restore(tx, store, fact, enders, activity_id)
             for kind, key in tombstones:
@@ -341,6 +393,9 @@ def _forget_in_scope(
                             "restored": len(the_plan.restore),
                             "tombstones": len(tombstones),
                             "generation": generation,
+                            "entities": len(the_plan.entities),
+                            "residues_found": residues,
+                            "residues_redacted": redacted,
                         }
                     ),
                 )
@@ -367,4 +422,6 @@ def _forget_in_scope(
         at=at,
         destinations=destinations,
         scope=scope,
+        residues_found=residues,
+        residues_redacted=redacted,
     )

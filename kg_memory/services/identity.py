@@ -23,12 +23,12 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.change import Draft, PlannedEdge
-from kg_memory.domain.errors import NotFound
+from kg_memory.domain.errors import IngestError, NotFound
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Channel, EdgeType, EndReason, Entity, Kind
 from kg_memory.domain.record import IngestRecord, MentionCandidate
 from kg_memory.domain.resolution import (
-    AttributeValue,
+    DEFAULT_CONFIG,
     BlockingIndex,
     Context,
     EntityProfile,
@@ -37,14 +37,17 @@ from kg_memory.domain.resolution import (
     Mention,
     Outcome,
     ResolutionDecision,
+    ResolutionError,
+    ResolverConfig,
     Scorer,
+    grow_profile,
     manual_decision,
     mention_keys,
+    new_entity_id,
     profile_keys,
     resolve,
 )
 from kg_memory.domain.resolution import unmerge as resolution_unmerge
-from kg_memory.domain.resolution.field import Field as CompareField
 from kg_memory.domain.resolution.unmerge import AttachedFact
 from kg_memory.domain.supersession import plan_retraction, plan_write
 from kg_memory.store.protocol import Slot, Store, Transaction, apply_plan
@@ -67,7 +70,6 @@ __all__ = [
 ]
 
 PROFILE, DECISION, SAME_AS = "profile", "decision", "same_as"
-_CONTEXT = ("employer", "role", "city", "relation", "project")
 
 
 class Resolved(BaseModel):
@@ -85,39 +87,13 @@ def to_mention(candidate: MentionCandidate, record: IngestRecord, episode_id: st
         Identifier(kind=IdentifierKind(kind), value=value)
         for kind, value in sorted(candidate.identifiers.items())
     )
-    context = Context(**{k: v for k, v in candidate.context.items() if k in _CONTEXT})
+    # The parser refused unknown keys already; Context.from_mapping applies the same rule.
+    context = Context.from_mapping(candidate.context)
     return Mention(
         mention_id=f"{episode_id}/{candidate.key}", name=candidate.name, scope=record.scope,
         entity_type=candidate.type, identifiers=identifiers, context=context,
         co_mentions=tuple(co_mentions), episode_id=episode_id, at=record.occurred_at,
     )
-
-
-def _grow(profile: EntityProfile | None, entity_id: str, mention: Mention) -> EntityProfile:
-    """The entity's profile with what this mention adds (names, identifiers, context)."""
-    valid = Interval(start=mention.at)
-    attributes = tuple(
-        AttributeValue(attribute=CompareField(name), value=value, valid=valid,
-                       episode_id=mention.episode_id)
-        for name, value in mention.context.model_dump().items() if value
-    )
-    if profile is None:
-        return EntityProfile(
-            entity_id=entity_id, scope=mention.scope, type=mention.entity_type or "person",
-            names=(mention.name,), identifiers=mention.identifiers, attributes=attributes,
-            co_mentions=mention.co_mentions, episode_ids=(mention.episode_id,),
-        )
-    return profile.model_copy(update={
-        "names": tuple(dict.fromkeys((*profile.names, mention.name))),
-        "identifiers": tuple(dict.fromkeys((*profile.identifiers, *mention.identifiers))),
-        "attributes": (*profile.attributes, *attributes),
-        "co_mentions": tuple(dict.fromkeys((*profile.co_mentions, *mention.co_mentions))),
-        "episode_ids": tuple(dict.fromkeys((*profile.episode_ids, mention.episode_id))),
-    })
-
-
-def _new_entity_id(mention_id: str) -> str:
-    return "ent_" + hashlib.sha256(mention_id.encode()).hexdigest()[:16]
 
 
 def _save_profile(tx: Transaction, profile: EntityProfile) -> None:
@@ -140,23 +116,29 @@ def _episode_key(episode_id: str) -> str:
 
 
 def resolve_mentions(tx: Transaction, record: IngestRecord, episode_id: str,
-                     scorer: Scorer | None = None) -> dict[str, str]:
+                     scorer: Scorer | None = None,
+                     config: ResolverConfig = DEFAULT_CONFIG) -> dict[str, str]:
     """Resolve each mention of ``record`` to an entity; returns ``{key: entity_id}``."""
     resolved: dict[str, str] = {}
     known = [*record.mentions, *(e.entity_id for e in record.entities)]
-    for candidate in record.resolve:
+    for position, candidate in enumerate(record.resolve):
         mention = to_mention(candidate, record, episode_id, [*known, *resolved.values()])
         lookup = sorted(mention_keys(mention))
         profiles = {p.entity_id: p for p in (
             EntityProfile.model_validate_json(b)
             for b in tx.documents_by(PROFILE, record.scope, lookup))}
-        decision = resolve(mention, BlockingIndex(list(profiles.values())), now=tx.now,
-                           scorer=scorer)
+        try:
+            decision = resolve(mention, BlockingIndex(list(profiles.values())), now=tx.now,
+                               scorer=scorer, config=config)
+        except ResolutionError as exc:
+            # The same rule as on the Python API (an undeclared or mistyped custom attribute),
+            # reported as bad input naming the field, and nothing of the line is written.
+            raise IngestError(str(exc), field=f"resolve.{position}.context") from None
         if decision.outcome is Outcome.MERGE and decision.entity_id is not None:
             entity_id = decision.entity_id
         else:
-            entity_id = _new_entity_id(mention.mention_id)
-        _save_profile(tx, _grow(profiles.get(entity_id), entity_id, mention))
+            entity_id = new_entity_id(mention.mention_id)
+        _save_profile(tx, grow_profile(profiles.get(entity_id), entity_id, mention))
         tx.put_entity(Entity(entity_id=entity_id, type=candidate.type, name=candidate.name,
                              scope=record.scope))
         _save_decision(tx, Resolved(decision=decision, entity_id=entity_id))
@@ -286,22 +268,50 @@ def forget_identity(tx: Transaction, store: Store, episodes: dict[str, str],
         tx.delete_document(PROFILE, gone.entity_id)
     touched = int(gone is not None)
     for scope, keys in lookup.items():
+        forgotten: list[Mention] = []
         for body in tx.documents_by(DECISION, scope, keys):
             d = Resolved.model_validate_json(body).decision
             tx.delete_document(DECISION, d.decision_id)
             touched += 1
+            if d.mention.episode_id in episodes:
+                forgotten.append(d.mention)
         for body in tx.documents_by(PROFILE, scope, keys):
             profile = EntityProfile.model_validate_json(body)
             touched += 1
             tx.delete_document(PROFILE, profile.entity_id)
             kept = tuple(e for e in profile.episode_ids if e not in episodes)
             if kept and profile.entity_id != entity:
-                _save_profile(tx, profile.model_copy(update={
+                _save_profile(tx, _without(tx, profile.model_copy(update={
                     "episode_ids": kept,
                     "attributes": tuple(a for a in profile.attributes
                                         if a.episode_id not in episodes),
-                }))
+                }), forgotten))
     return touched
+
+
+def _without(tx: Transaction, profile: EntityProfile, forgotten: list[Mention]) -> EntityProfile:
+    """``profile`` without the names and identifiers only forgotten mentions gave it.
+
+    A profile keeps no per-name lineage, so what a kept episode's mention also says stays, and
+    the rest goes; the entity's own display name follows when it was one of those.
+    """
+    if not forgotten:
+        return profile
+    kept = [Resolved.model_validate_json(b).decision.mention for b in tx.documents_by(
+        DECISION, profile.scope, [_episode_key(e) for e in profile.episode_ids])]
+    said = {m.name for m in kept}
+    gone_names = {m.name for m in forgotten} - said
+    said_ids = {(i.kind, i.value) for m in kept for i in m.identifiers}
+    gone_ids = {(i.kind, i.value) for m in forgotten for i in m.identifiers} - said_ids
+    names = tuple(n for n in profile.names if n not in gone_names) or tuple(
+        sorted(said)) or (profile.entity_id,)
+    known = tx.entity(profile.entity_id)
+    if known is not None and known.name in gone_names:
+        tx.rename_entity(profile.entity_id, names[0])
+    return profile.model_copy(update={
+        "names": names,
+        "identifiers": tuple(i for i in profile.identifiers if (i.kind, i.value) not in gone_ids),
+    })
 
 
 def unmerge_decision(store: Store, decision_id: str, *, by: str, reason: str,
@@ -320,7 +330,7 @@ def unmerge_decision(store: Store, decision_id: str, *, by: str, reason: str,
         raise NotFound(f"no merge decision {decision_id!r}")
     merged = found[0].decision
     merged_id = found[0].entity_id
-    restored = _new_entity_id(f"{merged.mention.mention_id}/unmerged")
+    restored = new_entity_id(f"{merged.mention.mention_id}/unmerged")
     facts = [v for v in store.history(merged_id, scope=scope) if v.system.end is None]
     ids = sorted({v.assertion_id for v in facts})
     support = {aid: tuple(s.episode_id for s in sup) for aid, sup in store.supports(ids).items()}
@@ -332,7 +342,7 @@ def unmerge_decision(store: Store, decision_id: str, *, by: str, reason: str,
                                    decided_by=by, decided_at=tx.now, reason=reason)
         tx.put_entity(Entity(entity_id=restored, type=merged.mention.entity_type or "person",
                              name=merged.mention.name, scope=merged.mention.scope))
-        _save_profile(tx, _grow(None, restored, merged.mention))
+        _save_profile(tx, grow_profile(None, restored, merged.mention))
         for assignment in plan.assignments:
             if assignment.entity_id != restored:
                 continue

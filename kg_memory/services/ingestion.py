@@ -26,6 +26,7 @@ from collections import deque
 from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
+from pydantic_core import PydanticSerializationError
 
 from kg_memory.domain.authority import ranks_at_least, same_tier, standing
 from kg_memory.domain.change import Draft, Effect, PlannedEdge
@@ -35,6 +36,7 @@ from kg_memory.domain.errors import (
     ConcurrencyError,
     ForgottenError,
     IdempotencyConflict,
+    IngestError,
     ScopeError,
 )
 from kg_memory.domain.forgetting import content_key, operation_key
@@ -48,10 +50,13 @@ from kg_memory.domain.record import (
     EventCandidate,
     IngestRecord,
     RetractionCandidate,
+    check_intervals,
 )
 from kg_memory.domain.supersession import plan_retraction, plan_write
+from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services.admission import admit_entities, check_envelope, refuse
 from kg_memory.services.identity import resolve_mentions
+from kg_memory.services.reconciliation import plan_under, screen
 from kg_memory.store.protocol import Slot, Transaction, apply_plan
 
 __all__ = [
@@ -149,6 +154,7 @@ def _write(
     index: int,
     candidate: AssertionCandidate,
     policy: WriterPolicy,
+    write_policy: WritePolicy | None = None,
 ) -> list[Effect]:
     key = f"{candidate.subject}.{candidate.predicate}"
     subject = tx.entity(candidate.subject)
@@ -163,6 +169,9 @@ def _write(
     )
     if not decision.admitted:
         return [refuse(tx, episode, key, decision.reason, candidate.value)]
+    if write_policy is not None and (refused := screen(
+            tx, write_policy, episode, index, candidate)) is not None:
+        return [refused]
     valid = Interval(start=candidate.valid_from or record.occurred_at, end=candidate.valid_to)
     depends = _resolve_dependencies(tx, record, candidate, valid, policy)
     if isinstance(depends, str):
@@ -195,7 +204,10 @@ def _write(
     # kinds); what others hold stays, attributed, and an answer shows it as a conflict.
     mine_at = standing(policy.authority, record.source, candidate.kind)
     mine = [v for v in live if standing(policy.authority, v.writer, v.kind) == mine_at]
-    plan = plan_write(mine, draft, episode_id=episode.episode_id)
+    if write_policy is None:
+        plan = plan_write(mine, draft, episode_id=episode.episode_id)
+    else:
+        plan = plan_under(tx, write_policy, slot, mine, draft, candidate, episode, index)
     apply_plan(tx, plan)
     written = plan.drafts[-1].assertion_id if plan.drafts else None
     if written is not None:
@@ -338,17 +350,26 @@ def ingest_record(
     policy: WriterPolicy,
     secret: bytes,
     channels: ChannelPolicy | None = None,
+    write_policy: WritePolicy | None = None,
 ) -> IngestReport:
     """Write one episode and everything it implies, inside ``tx`` (bound to the record's
     scope: idempotency, entities, owners, dependencies and blocks are all that scope's).
 
     ``channels`` binds sources to channels (default :meth:`ChannelPolicy.default`).
+    ``write_policy`` (admission, reconcile; see :mod:`kg_memory.services.reconciliation`)
+    applies after the writer gate; without one every admitted value supersedes at once.
     """
     if tx.scope != record.scope:
         raise ScopeError(f"an episode for scope {record.scope!r} cannot be written in a unit "
                          f"of work for scope {tx.scope!r}")
+    # A record built in Python skipped the file reader's checks: the ones a model cannot make
+    # on its own run here, so the write path raises IngestError, never a validation error.
+    check_intervals(record)
+    try:
+        payload_hash = record.payload_hash()
+    except (PydanticSerializationError, UnicodeEncodeError):
+        raise IngestError("text is not valid Unicode (a lone surrogate)") from None
     episode_id = episode_id_for(record.scope, record.operation_id)
-    payload_hash = record.payload_hash()
     _check_forgotten(tx, record, secret)
     prior = tx.episode_by_operation(record.operation_id)
     if prior is not None:
@@ -404,7 +425,7 @@ def ingest_record(
             # Content-free on purpose: a blocked category is not collected, not even here.
             effects.append(refuse(tx, episode, key, "collection blocked by a forget request"))
             continue
-        effects.extend(_write(tx, record, episode, index, candidate, policy))
+        effects.extend(_write(tx, record, episode, index, candidate, policy, write_policy))
     return IngestReport(
         operation_id=record.operation_id,
         episode_id=episode_id,

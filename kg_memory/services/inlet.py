@@ -34,6 +34,7 @@ from kg_memory.domain.errors import PolicyError, ScopeError
 from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.model import Channel
 from kg_memory.domain.record import IngestRecord, parse_record
+from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services.ingestion import IngestReport, ingest_record
 from kg_memory.store.protocol import Store
 
@@ -52,6 +53,7 @@ class Inlet:
         policy: WriterPolicy,
         channels: ChannelPolicy,
         secret: bytes,
+        write_policy: WritePolicy | None = None,
         scope: str | None = None,
     ) -> None:
         binding = bind(channels, source=source, channel=channel)
@@ -63,6 +65,7 @@ class Inlet:
         self._store = store
         self._policy = policy
         self._secret = secret
+        self._write_policy = write_policy
         # Only this inlet's own envelope passes: anything else a payload claims is refused.
         self._bound = ChannelPolicy(
             name=f"inlet {source} over {channel.value}",
@@ -87,4 +90,5 @@ class Inlet:
             raise ScopeError(f"this inlet writes to scope {self.scope!r}; the payload names "
                              f"{record.scope!r}")
         with self._store.transaction(record.scope) as tx:
-            return ingest_record(tx, record, self._policy, self._secret, self._bound)
+            return ingest_record(tx, record, self._policy, self._secret, self._bound,
+                                 self._write_policy)

@@ -20,7 +20,7 @@ which nothing of another scope can be read or changed.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -41,27 +41,23 @@ from kg_memory.domain.forgetting import Selector
 from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.instant import Clock, ensure_utc
 from kg_memory.domain.integrity import IntegrityReport
-from kg_memory.domain.model import Block, Channel, Entity, Qualifiers, Refusal, Value, trusted
+from kg_memory.domain.limits import check_text
+from kg_memory.domain.model import Block, Channel, Qualifiers, Refusal, Value, trusted
 from kg_memory.domain.precondition import slot_tag
-from kg_memory.domain.record import IngestRecord, read_records
-from kg_memory.domain.resolution import RESOLVER, EntityProfile, Outcome
+from kg_memory.domain.record import IngestRecord, read_numbered
 from kg_memory.domain.result import AsOfAnswer, Fact, HistoryEntry
+from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services.batch_ingest import ingest_batches
 from kg_memory.services.check import check as check_store
+from kg_memory.services.entities import EntityMethods
 from kg_memory.services.forget_run import ForgetReport, forget
 from kg_memory.services.identity import (
     SAME_AS,
-    Resolved,
-    keep_apart,
-    load_decisions,
-    load_profile,
-    merge_entities,
-    unmerge_decision,
-    unmerge_entities,
 )
 from kg_memory.services.ingestion import IngestReport, ingest_record
 from kg_memory.services.inlet import Inlet
 from kg_memory.services.lineage import Direction, lineage_graph, node_scope, scoped_node
+from kg_memory.services.policy_views import PolicyViews
 from kg_memory.services.provenance import add_tombstones, export_prov
 from kg_memory.services.publication import Basis, Published, publish_derived, read_basis
 from kg_memory.services.scoped import ScopedMemory
@@ -74,7 +70,7 @@ __all__ = ["Memory"]
 
 
 
-class Memory:
+class Memory(PolicyViews, EntityMethods):
     """A bitemporal memory over any :class:`~kg_memory.store.protocol.Store`."""
 
     def __init__(
@@ -84,6 +80,7 @@ class Memory:
         policy: WriterPolicy | None = None,
         channels: ChannelPolicy | None = None,
         clock: Clock = system_clock,
+        write_policy: WritePolicy | None = None,
         retry: Backoff | None = None,
     ) -> None:
         self.store = store
@@ -93,6 +90,7 @@ class Memory:
         #: (the authenticated session, the signed webhook); this policy refuses combinations
         #: that channel cannot vouch for.
         self.channels = channels or ChannelPolicy.default()
+        self.write_policy = write_policy
         self._clock = clock
         #: How the batch ingest path retries a store another writer holds (StoreBusy).
         self.retry = retry or Backoff()
@@ -119,6 +117,7 @@ class Memory:
         create: bool = True,
         busy_timeout: float | None = None,
         retry: Backoff | None = None,
+        write_policy: WritePolicy | None = None,
     ) -> Memory:
         """Open the store at ``path``: an embedded store file (default
         :func:`~kg_memory.store.default_path`) or a Neo4j Bolt URI.
@@ -129,7 +128,8 @@ class Memory:
         ``retry`` is how often the batch path tries again (default :class:`Backoff`).
         """
         store = open_store(path, clock=clock, create=create, busy_timeout=busy_timeout)
-        return cls(store, policy=policy, channels=channels, clock=clock, retry=retry)
+        return cls(store, policy=policy, channels=channels, clock=clock, retry=retry,
+                   write_policy=write_policy)
 
     @staticmethod
     def migrate(path: Path | str | None = None, *, busy_timeout: float | None = None
@@ -167,14 +167,16 @@ class Memory:
         """
         secret = self._secret
         with self.store.transaction(record.scope) as tx:
-            return ingest_record(tx, record, self.policy, secret, self.channels)
+            return ingest_record(tx, record, self.policy, secret, self.channels,
+                                 self.write_policy)
 
     def inlet(self, source: str, channel: Channel | str, *, scope: str | None = None) -> Inlet:
         """An authenticated channel into this memory: records ingested through it are from
         ``source`` over ``channel``, and in ``scope`` when given (see
         :mod:`kg_memory.services.inlet`)."""
         return Inlet(self.store, source=source, channel=Channel(channel), policy=self.policy,
-                     channels=self.channels, secret=self._secret, scope=scope)
+                     channels=self.channels, secret=self._secret, scope=scope,
+                     write_policy=self.write_policy)
 
     def etag(self, subject: str, predicate: str, *, scope: str = "default",
              project: str | None = None) -> str:
@@ -209,7 +211,8 @@ class Memory:
         """
         return ingest_batches(self.store, records, policy=self.policy, secret=self._secret,
                               batch_size=batch_size, on_report=on_report, retry=self.retry,
-                              rng=self._rng, channels=self.channels)
+                              rng=self._rng, channels=self.channels,
+                              write_policy=self.write_policy)
 
     def ingest_file(
         self,
@@ -220,9 +223,24 @@ class Memory:
     ) -> list[IngestReport]:
         """Ingest a JSONL file. On a bad line, every line before it stays accepted and
         :class:`~kg_memory.domain.errors.IngestError` names the line and field."""
+        line = 0
+
+        def records() -> Iterator[IngestRecord]:
+            nonlocal line
+            for line, record in read_numbered(path):  # noqa: B007 (read by the handler)
+                yield record
+
         try:
-            return self.ingest_many(read_records(path), on_report=on_report,
-                                    batch_size=batch_size)
+            return self.ingest_many(records(), on_report=on_report, batch_size=batch_size)
+        except IngestError as exc:
+            # The write path does not know lines (an idempotency conflict): the reader does.
+            if exc.line is None and line:
+                raise exc.at_line(line) from None
+            raise
+        except ForgottenError as exc:
+            raise ForgottenError(f"line {line}: {exc}") from None
+        except IsADirectoryError:
+            raise IngestError(f"{path} is a directory, not a JSONL file") from None
         except OSError as exc:
             raise IngestError(f"cannot read {path}: {exc.strerror}") from exc
 
@@ -240,6 +258,7 @@ class Memory:
         """What held at ``valid_at`` (default now) as the store believed at ``known_at``
         (default now). Both axes are independent: "what did we believe on day 2 about day 1"
         is ``asof(valid_at=day1, known_at=day2)``."""
+        check_text(subject=subject, predicate=predicate, scope=scope)
         now = self._clock()
         query = AsOfQuery(
             valid_at=ensure_utc(valid_at, what="valid_at") if valid_at else now,
@@ -286,10 +305,12 @@ class Memory:
         self, subject: str, predicate: str | None = None, *, scope: str | None = None
     ) -> list[HistoryEntry]:
         """Every revision about ``subject`` with both intervals and what closed it."""
+        check_text(subject=subject, predicate=predicate, scope=scope)
         return [HistoryEntry.of(v) for v in self.store.history(subject, predicate, scope)]
 
     def refusals(self, scope: str | None = None) -> list[Refusal]:
         """The writer gate's audit: every candidate it refused, and why."""
+        check_text(scope=scope)
         return self.store.refusals(scope)
 
     # -- lineage, consolidation, forgetting -------------------------------------------------
@@ -301,6 +322,7 @@ class Memory:
         """Where ``node_id`` came from ("up") and what derives from it ("down"), as a
         read-only networkx graph whose edges point from a derivative to its source. The walk
         stays in ``scope`` (without one, the scope of the node named, which must be unique)."""
+        check_text(node_id=node_id)
         return lineage_graph(self.store, node_id, direction, depth,
                              scope=self._node_scope(node_id, scope))
 
@@ -317,6 +339,9 @@ class Memory:
     ) -> Basis:
         """What a consolidation worker reads before deriving: the record's tag and the current
         revision of each evidence assertion (evidence of another scope is not read)."""
+        check_text(subject=subject, predicate=predicate, scope=scope, project=project)
+        for item in evidence:
+            check_text(evidence=item)
         slot = Slot(scope=scope, subject=subject, predicate=predicate, project=project)
         return read_basis(self.store, slot, evidence)
 
@@ -348,13 +373,18 @@ class Memory:
         raise ConcurrencyError("consolidation needs at least one attempt")
 
     def forget(self, selector: str | Selector, *, dry_run: bool = False,
-               block: bool = False, all_scopes: bool = False) -> ForgetReport:
+               block: bool = False, all_scopes: bool = False,
+               keep_residues: bool = False) -> ForgetReport:
         """Forget what ``selector`` names and everything derived only from it; see
         :mod:`kg_memory.services.forget_run`. Run with ``dry_run=True`` first. A selector acts
         within its scope (``entity:ana@u1``); one without a scope is refused with
-        :class:`~kg_memory.domain.errors.ScopeError` unless ``all_scopes=True``."""
+        :class:`~kg_memory.domain.errors.ScopeError` unless ``all_scopes=True``. Unlinked
+        copies of the erased text are cut out of what is kept unless ``keep_residues``."""
+        if not isinstance(selector, Selector):
+            check_text(selector=selector)
         chosen = selector if isinstance(selector, Selector) else Selector.parse(selector)
-        return forget(self.store, chosen, dry_run=dry_run, block=block, all_scopes=all_scopes)
+        return forget(self.store, chosen, dry_run=dry_run, block=block, all_scopes=all_scopes,
+                      keep_residues=keep_residues)
 
     def check(self, *, mirror: bool = False) -> IntegrityReport:
         """Check the store's invariants (see :mod:`kg_memory.domain.integrity`): intervals,
@@ -365,10 +395,12 @@ class Memory:
 
     def blocks(self, scope: str | None = None) -> list[Block]:
         """Collection blocks left by forget requests (active and revoked)."""
+        check_text(scope=scope)
         return self.store.blocks(scope)
 
     def revoke_block(self, block_id: str, *, scope: str | None = None) -> None:
         """Re-enable collection for a blocked category (of ``scope``, when given)."""
+        check_text(block_id=block_id)
         known = [b for b in self.store.blocks(scope) if b.block_id == block_id]
         if not known:
             raise NotFound(f"no active block {block_id!r}")
@@ -380,6 +412,8 @@ class Memory:
              ) -> ProvDocument:
         """A W3C PROV document of the lineage of ``node_ids`` (of everything when ``None``)
         in ``scope`` (every scope's when ``None``: an operator's export)."""
+        for node in node_ids or []:
+            check_text(node_id=node)
         if scope is not None:
             for node in node_ids or ():
                 self._node_scope(node, scope)
@@ -387,62 +421,7 @@ class Memory:
         add_tombstones(doc, self.store, scope)
         return doc
 
-    # -- identity ----------------------------------------------------------------------------
-
-    def entities(self, scope: str | None = None) -> list[Entity]:
-        return self.store.entities(scope)
-
-    def profile(self, entity_id: str, scope: str | None = None) -> EntityProfile | None:
-        """What identity resolution knows of an entity: names, identifiers, context."""
-        if scope is None:
-            try:
-                scope = node_scope(self.store, entity_id)
-            except NotFound:
-                return None
-        return load_profile(self.store, entity_id, scope)
-
-    def decisions(self, scope: str | None = None, entity_id: str | None = None
-                  ) -> list[Resolved]:
-        """Every resolution decision with its evidence, oldest first."""
-        found = load_decisions(self.store, scope)
-        if entity_id is None:
-            return found
-        return [r for r in found if entity_id in (
-            r.entity_id, r.decision.entity_id, *r.decision.possible_same_as,
-            *r.decision.kept_apart_from)]
-
-    def review(self, scope: str | None = None) -> list[Resolved]:
-        """REVIEW decisions no person has settled yet."""
-        decided = {r.decision.mention.mention_id for r in self.decisions(scope)
-                   if r.decision.decided_by != RESOLVER}
-        return [r for r in self.decisions(scope) if r.decision.outcome is Outcome.REVIEW
-                and f"entity:{r.entity_id}" not in decided]
-
-    def merge(self, keep: str, other: str, *, by: str, reason: str, scope: str) -> Resolved:
-        """A person's merge: ``other`` is the same as ``keep`` from now on (reversible)."""
-        return merge_entities(self.store, keep, other, by=by, reason=reason, scope=scope)
-
-    def unmerge(self, keep: str, other: str, *, by: str, reason: str, scope: str) -> Resolved:
-        """Undo a merge; every fact stays with the entity it was written for."""
-        return unmerge_entities(self.store, keep, other, by=by, reason=reason, scope=scope)
-
-    def unmerge_decision(self, decision_id: str, *, by: str, reason: str,
-                         scope: str | None = None) -> Resolved:
-        """Undo the resolver's merge of one mention, splitting its facts back by lineage."""
-        if scope is None:
-            found = [r.decision.mention.scope for r in self.decisions()
-                     if r.decision.decision_id == decision_id]
-            if not found:
-                raise NotFound(f"no merge decision {decision_id!r}")
-            scope = found[0]
-        return unmerge_decision(self.store, decision_id, by=by, reason=reason, scope=scope)
-
     def scoped(self, scope: str) -> ScopedMemory:
         """A handle on this memory limited to one tenant: see
         :class:`~kg_memory.services.scoped.ScopedMemory`."""
         return ScopedMemory(self, scope)
-
-    def keep_apart(self, provisional: str, candidate: str, *, by: str, reason: str,
-                   scope: str) -> Resolved:
-        """A person settles a REVIEW: these are different entities."""
-        return keep_apart(self.store, provisional, candidate, by=by, reason=reason, scope=scope)

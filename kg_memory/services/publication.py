@@ -23,6 +23,8 @@ from kg_memory.domain.errors import (
     ConcurrencyError,
     ConsolidationRefused,
     ForgottenError,
+    InvalidArgument,
+    NotFound,
     PolicyError,
 )
 from kg_memory.domain.forgetting import node_key
@@ -65,7 +67,14 @@ def _derived(versions: Sequence[Assertion]) -> list[Assertion]:
 
 
 def read_basis(store: Store, slot: Slot, evidence_ids: Sequence[str]) -> Basis:
-    """Read the record's current tag and the current revision of each evidence assertion."""
+    """Read the record's current tag and the current revision of each evidence assertion.
+
+    Evidence that does not exist (or is no longer believed) is :class:`NotFound` here, before
+    anything is derived: a record derived from nothing would be published with an empty value
+    and no support.
+    """
+    if not evidence_ids:
+        raise InvalidArgument("a derived record needs at least one evidence assertion")
     # Evidence of another scope is invisible here, as if it did not exist: a record never
     # derives from another tenant's facts.
     versions = [v for v in store.versions(list(evidence_ids))
@@ -74,6 +83,15 @@ def read_basis(store: Store, slot: Slot, evidence_ids: Sequence[str]) -> Basis:
     for version in versions:
         if version.valid.end is None or version.assertion_id not in latest:
             latest[version.assertion_id] = version
+    missing = [e for e in dict.fromkeys(evidence_ids) if e not in latest]
+    if missing:
+        secret = store.secret
+        # Raised inside the transaction, so it rolls back: reading tombstones commits nothing.
+        with store.transaction(slot.scope) as tx:
+            if tx.tombstones([node_key(secret, slot.scope, e) for e in missing]):
+                raise ForgottenError(
+                    "evidence of this record was forgotten; it cannot be published")
+            raise NotFound(f"no current assertion {', '.join(map(repr, missing))} to derive from")
     live = _derived([
         v
         for v in store.history(slot.subject, slot.predicate, slot.scope)

@@ -79,7 +79,7 @@ class Operator(Protocol):
                     scope: str = ..., project: str | None = ...,
                     attempts: int = ...) -> Published: ...
     def forget(self, selector: str | Selector, *, dry_run: bool = ..., block: bool = ...,
-               all_scopes: bool = ...) -> ForgetReport: ...
+               all_scopes: bool = ..., keep_residues: bool = ...) -> ForgetReport: ...
     def blocks(self, scope: str | None = ...) -> list[Block]: ...
     def revoke_block(self, block_id: str, *, scope: str | None = ...) -> None: ...
     def entities(self, scope: str | None = ...) -> list[Entity]: ...
@@ -196,11 +196,12 @@ class ScopedMemory:
                                         project=project, attempts=attempts)
 
     def forget(self, selector: str | Selector, *, dry_run: bool = False,
-               block: bool = False) -> ForgetReport:
+               block: bool = False, keep_residues: bool = False) -> ForgetReport:
         """Forget within this scope; a selector naming another scope is refused."""
         chosen = selector if isinstance(selector, Selector) else Selector.parse(selector)
         self._check(chosen.scope, f"selector {chosen}")
-        return self._memory.forget(chosen.in_scope(self._scope), dry_run=dry_run, block=block)
+        return self._memory.forget(chosen.in_scope(self._scope), dry_run=dry_run, block=block,
+                                   keep_residues=keep_residues)
 
     def blocks(self) -> list[Block]:
         return self._memory.blocks(self._scope)

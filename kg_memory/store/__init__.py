@@ -34,10 +34,14 @@ def scrub(store: Store) -> list[dict[str, Any]]:
     Neo4j mirror an embedded store was synced to gets the deletions first, then the store itself
     is scrubbed."""
     reports: list[dict[str, Any]] = []
-    if isinstance(store, SqliteStore) and (uri := store.mirror()) is not None:
-        from kg_memory.store.neo4j.mirror import propagate
+    if isinstance(store, SqliteStore):
+        if (uri := store.mirror()) is not None:
+            from kg_memory.store.neo4j.mirror import propagate
 
-        reports.append(propagate(store, uri))
+            reports.append(propagate(store, uri))
+        if all(r["status"] == "complete" for r in reports):
+            # The mirror has the deletions: the outbox rows naming erased ids can go.
+            store.drop_erased_keys()
     reports.extend(store.scrub())
     return reports
 

@@ -110,9 +110,23 @@ class Transaction(Protocol):
 
     def delete_entity(self, entity_id: str) -> None: ...
 
+    def rename_entity(self, entity_id: str, name: str | None) -> None:
+        """Change an entity's display name (a forgotten mention had given it)."""
+
     def erase_episode(self, episode_id: str) -> None: ...
 
     def redact_episode(self, episode_id: str, supports_to_drop: list[str]) -> None: ...
+
+    def replace_content(self, episode_id: str, content: str) -> None:
+        """Rewrite a retained episode's content (a residual copy of forgotten text cut out),
+        keeping its payload hash, so a redelivery of the original is still a duplicate."""
+
+    def rewrite_refusal(self, episode_id: str, what: str, new_what: str) -> None:
+        """Rewrite the text of an episode's refusals that read ``what``."""
+
+    def forget_keys(self, keys: list[str]) -> None:
+        """Mark change-log entries naming erased user-chosen ids (entity ids) for removal by the
+        next scrub, once any mirror has applied them. A store without such a log ignores it."""
 
     def next_generation(self) -> int:
         """Advance and return this scope's removal generation."""
@@ -179,6 +193,9 @@ class Store(Protocol):
         """Every revision of each assertion, in system-time order."""
 
     def find_episodes(self, source: str, scope: str | None = None) -> list[str]: ...
+
+    def scope_episodes(self, scope: str) -> list[Episode]:
+        """Every episode of ``scope``, oldest first (a forget run's residue search)."""
 
     def find_assertions(
         self,

@@ -1,6 +1,8 @@
 """``python -m kg_memory.bench.resolution``: print the benchmark on the committed corpus, with the
 naive baselines for contrast. ``python -m kg_memory.bench.resolution corpus DIR`` regenerates the
-corpus files into ``DIR`` (byte-identical for the same seed)."""
+corpus files into ``DIR`` (byte-identical for the same seed). ``python -m
+kg_memory.bench.resolution train [PATH]`` relearns the shipped weights (needs the
+``resolution-bench`` extra)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,11 @@ __all__ = ["main"]
 def main(argv: list[str]) -> int:
     if argv[:1] == ["corpus"] and len(argv) == 2:
         write_corpus(generate_corpus(), Path(argv[1]))
+        return 0
+    if argv[:1] == ["train"] and len(argv) <= 2:
+        from kg_memory.bench.resolution.train import TRAINED_PATH, train
+
+        print(train(Path(argv[1]) if len(argv) == 2 else TRAINED_PATH))
         return 0
     if argv:
         print(__doc__, file=sys.stderr)

@@ -47,7 +47,10 @@ Integrating with a store (the resolver leaves all of this to the caller):
   mentioned with, and ``episode_ids``, its lineage (the episodes that support it; unmerging
   needs them);
 * build a :class:`BlockingIndex` from the profiles the transaction sees (or
-  :meth:`BlockingIndex.with_profiles` for an updated copy) and call :func:`resolve`;
+  :meth:`BlockingIndex.with_profiles` for an updated copy) and call :func:`resolve`; or, for
+  a stream of mentions outside a store, use :class:`IncrementalResolver`, whose
+  :meth:`~IncrementalResolver.add` returns the decision and the grown profile and updates its
+  :class:`UpdatableIndex` in place (:func:`grow_profile` is the growing step on its own);
 * persist every :class:`ResolutionDecision` as JSON (``model_dump_json`` round-trips), with
   ``decision_id`` as its key; a person's correction is another decision from
   :func:`manual_decision`, passed back as ``manual=`` whenever that mention is resolved again;
@@ -70,7 +73,9 @@ from kg_memory.domain.resolution.blocking import (
 from kg_memory.domain.resolution.comparison import FieldComparison, compare
 from kg_memory.domain.resolution.config import (
     DEFAULT_CONFIG,
+    CustomAttribute,
     FieldParams,
+    IdentifierRule,
     LevelParams,
     PriorParams,
     ResolverConfig,
@@ -86,10 +91,17 @@ from kg_memory.domain.resolution.decision import (
     VetoReason,
 )
 from kg_memory.domain.resolution.field import Field, Level
+from kg_memory.domain.resolution.incremental import (
+    Added,
+    IncrementalResolver,
+    UpdatableIndex,
+    new_entity_id,
+)
 from kg_memory.domain.resolution.manual import manual_decision
 from kg_memory.domain.resolution.mention import Context, Identifier, IdentifierKind, Mention
-from kg_memory.domain.resolution.names import PersonName, parse_name
-from kg_memory.domain.resolution.profile import AttributeValue, EntityProfile
+from kg_memory.domain.resolution.names import PersonName, format_name, parse_name
+from kg_memory.domain.resolution.profile import AttributeValue, EntityProfile, grow_profile
+from kg_memory.domain.resolution.record_fields import Comparator
 from kg_memory.domain.resolution.resolver import posterior, rescore, resolve
 from kg_memory.domain.resolution.scorer import ConstantScorer, Scorer, ScorerEvidence
 from kg_memory.domain.resolution.unmerge import AttachedFact, FactAssignment, UnmergePlan, unmerge
@@ -97,13 +109,16 @@ from kg_memory.domain.resolution.unmerge import AttachedFact, FactAssignment, Un
 __all__ = [
     "DEFAULT_CONFIG",
     "RESOLVER",
+    "Added",
     "AttachedFact",
     "AttributeValue",
     "BlockingIndex",
     "Candidate",
     "CandidateEvidence",
+    "Comparator",
     "ConstantScorer",
     "Context",
+    "CustomAttribute",
     "EntityProfile",
     "FactAssignment",
     "Field",
@@ -112,6 +127,8 @@ __all__ = [
     "FieldParams",
     "Identifier",
     "IdentifierKind",
+    "IdentifierRule",
+    "IncrementalResolver",
     "Level",
     "LevelParams",
     "Mention",
@@ -125,11 +142,15 @@ __all__ = [
     "ScorerEvidence",
     "Thresholds",
     "UnmergePlan",
+    "UpdatableIndex",
     "Veto",
     "VetoReason",
     "compare",
+    "format_name",
+    "grow_profile",
     "manual_decision",
     "mention_keys",
+    "new_entity_id",
     "parse_name",
     "posterior",
     "profile_keys",

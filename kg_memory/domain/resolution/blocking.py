@@ -15,7 +15,9 @@ and "Robert" share ``robert``):
 * ``phonetic:<soundex given>|<soundex family>``: sound-alike spellings of both ("Jon Smyth");
 * ``given:<group>``: for mentions that give only a first name ("Jo");
 * ``given-only:<group>`` / ``family:<family>``: profiles known by one part of their name;
-* ``<identifier kind>:<value>``: strong identifiers, whatever the name.
+* ``<identifier kind>:<value>``: strong identifiers, whatever the name;
+* ``born:<yyyymmdd>`` and ``address:<postcode>|<house number>``: person-record fields, so a
+  record whose name was mangled, swapped or changed is still compared.
 
 >>> from datetime import UTC, datetime
 >>> index = BlockingIndex([EntityProfile(entity_id="p1", names=("Robert Tables",)),
@@ -28,14 +30,20 @@ and "Robert" share ``robert``):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from types import MappingProxyType
+from collections.abc import Iterable, Iterator
 
 from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.errors import ResolutionError
-from kg_memory.domain.resolution.mention import Mention
-from kg_memory.domain.resolution.names import PersonName, nickname_groups, parse_name, soundex
+from kg_memory.domain.resolution.field import Field
+from kg_memory.domain.resolution.mention import Mention, birth_date_digits
+from kg_memory.domain.resolution.names import (
+    PersonName,
+    nickname_groups,
+    normalize_text,
+    parse_name,
+    soundex,
+)
 from kg_memory.domain.resolution.profile import EntityProfile
 
 __all__ = ["BlockingIndex", "Candidate", "mention_keys", "profile_keys"]
@@ -50,6 +58,36 @@ def _full_name_keys(name: PersonName) -> Iterator[str]:
             yield f"given+family-initial:{group}|{family[0]}"
         yield f"initial+family:{given[0]}|{family}"
         yield f"phonetic:{soundex(given)}|{soundex(family)}"
+        core = name.family_core
+        if core is not None and core != family:
+            # "Jan Hoek" finds "Jan van der Hoek", and the other way round.
+            yield from _full_name_keys(PersonName(given=given, family=core))
+
+
+def _record_keys(field: Field, value: str) -> Iterator[str]:
+    """A record whose name was mistyped beyond the name keys, swapped or changed is still
+    found by its date of birth (a full one: a year alone blocks half a city together)."""
+    if field is Field.BIRTH_DATE:
+        digits = birth_date_digits(value)
+        if digits is not None and len(digits) == 8:
+            yield f"born:{digits}"
+
+
+def _address_key(postcode: str, number: str) -> str:
+    return f"address:{normalize_text(postcode).replace(' ', '')}|{normalize_text(number)}"
+
+
+def _address_keys(profile: EntityProfile) -> set[str]:
+    """``address:<postcode>|<number>`` for each postcode and house number the profile has held
+    together (from the same episode: a number from one address and a postcode from another
+    name no place)."""
+    numbers = {(a.episode_id, a.value) for a in profile.values(Field.STREET_NUMBER)}
+    return {
+        _address_key(code.value, number)
+        for code in profile.values(Field.POSTCODE)
+        for episode, number in numbers
+        if episode == code.episode_id
+    }
 
 
 def profile_keys(profile: EntityProfile) -> frozenset[str]:
@@ -66,6 +104,10 @@ def profile_keys(profile: EntityProfile) -> frozenset[str]:
         if name.family is not None:
             keys.add(f"family:{name.family}")
     keys.update(f"{i.kind.value}:{i.key}" for i in profile.identifiers)
+    for value in profile.attributes:
+        keys.update(_record_keys(value.attribute, value.value))
+    if keys_by_address := _address_keys(profile):
+        keys.update(keys_by_address)
     return frozenset(keys)
 
 
@@ -83,6 +125,11 @@ def mention_keys(mention: Mention) -> frozenset[str]:
     elif name.family is not None:
         keys.add(f"family:{name.family}")
     keys.update(f"{i.kind.value}:{i.key}" for i in mention.identifiers)
+    context = mention.context
+    if context.birth_date is not None:
+        keys.update(_record_keys(Field.BIRTH_DATE, context.birth_date))
+    if context.postcode and context.street_number:
+        keys.add(_address_key(context.postcode, context.street_number))
     return frozenset(keys)
 
 
@@ -118,10 +165,12 @@ class BlockingIndex:
         for (scope, entity_id), profile in sorted(by_id.items()):
             for key in profile_keys(profile):
                 by_key.setdefault((scope, key), []).append(entity_id)
-        self._profiles: Mapping[tuple[str, str], EntityProfile] = MappingProxyType(by_id)
-        self._by_key: Mapping[tuple[str, str], tuple[str, ...]] = MappingProxyType(
-            {k: tuple(v) for k, v in by_key.items()}
-        )
+        # Plain dicts, private: this class never changes them after construction (replayable
+        # decisions rely on that); UpdatableIndex is the subclass that does, in place.
+        self._profiles: dict[tuple[str, str], EntityProfile] = by_id
+        self._by_key: dict[tuple[str, str], tuple[str, ...]] = {
+            k: tuple(v) for k, v in by_key.items()
+        }
 
     def __len__(self) -> int:
         return len(self._profiles)

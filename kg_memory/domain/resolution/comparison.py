@@ -18,19 +18,30 @@ Attributes are compared twice on purpose, answering two different questions:
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.domain.resolution.field import ATTRIBUTE_FIELDS, Field, Level
+from kg_memory.domain.resolution.field import ATTRIBUTE_FIELDS, RECORD_FIELDS, Field, Level
 from kg_memory.domain.resolution.mention import IdentifierKind, Mention
 from kg_memory.domain.resolution.names import (
     compare_family,
     compare_given,
-    edit_distance,
     normalize_text,
     parse_name,
 )
 from kg_memory.domain.resolution.profile import AttributeValue, EntityProfile
+from kg_memory.domain.resolution.record_fields import (
+    compare_birth_date,
+    compare_custom,
+    compare_exact,
+    compare_postcode,
+    compare_text_jw,
+)
+from kg_memory.domain.resolution.similarity import near_miss
+
+if TYPE_CHECKING:
+    from kg_memory.domain.resolution.config import CustomAttribute, IdentifierRule
 
 __all__ = ["FieldComparison", "compare", "compare_values"]
 
@@ -43,9 +54,10 @@ class FieldComparison(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    field: Field
+    field: Field | str  # a Field, or ``custom.<name>`` for a declared custom attribute
     level: Level
     detail: str = ""
+    near: bool = False  # a DIFFERENT name part within two edits (see FieldEvidence.near)
 
 
 def compare_values(a: str, b: str) -> Level:
@@ -58,32 +70,51 @@ def compare_values(a: str, b: str) -> Level:
     tb = frozenset(nb.split()) - _FILLER
     if ta and tb and (ta <= tb or tb <= ta):
         return Level.CLOSE
-    if min(len(na), len(nb)) >= 5 and edit_distance(na, nb) <= 1:
+    if min(len(na), len(nb)) >= 5 and near_miss(na, nb, min_length=5):
         return Level.CLOSE
     return Level.DIFFERENT
 
 
+def _near(a: str | None, b: str | None, level: Level) -> bool:
+    if level is not Level.DIFFERENT or a is None or b is None:
+        return False
+    return near_miss(a.replace(" ", ""), b.replace(" ", ""), edits=2, min_length=1)
+
+
 def _names(mention: Mention, profile: EntityProfile) -> tuple[FieldComparison, FieldComparison]:
-    """Compare against every name and alias; keep the alias that agrees best."""
+    """Compare against every name and alias; keep the alias that agrees best. Given and family
+    name swapped ("Schuman Alexandra" for "Alexandra Schuman", a form filled in the wrong
+    order) counts as CLOSE on both parts, never EXACT."""
     said = parse_name(mention.name)
-    best: tuple[int, Level, Level, str] | None = None
+    best: tuple[int, Level, Level, str, bool, bool] | None = None
     for alias in profile.names:
         known = parse_name(alias)
         given = compare_given(said.given, known.given)
         family = compare_family(said.family, known.family)
         rank = _LEVEL_RANK[given] + _LEVEL_RANK[family]
+        near_given = _near(said.given, known.given, given)
+        near_family = _near(said.family, known.family, family)
+        if said.given and said.family and known.given and known.family:
+            swapped_given = compare_given(said.given, known.family)
+            swapped_family = compare_family(said.family, known.given)
+            if Level.DIFFERENT not in (swapped_given, swapped_family) and rank < 4:
+                given, family, rank = Level.CLOSE, Level.CLOSE, 4
+                near_given = near_family = False
+                alias = f"{alias} (swapped)"
         if best is None or rank > best[0]:
-            best = (rank, given, family, alias)
+            best = (rank, given, family, alias, near_given, near_family)
     assert best is not None  # a profile has at least one name
-    _, given, family, alias = best
+    _, given, family, alias, near_given, near_family = best
     detail = f"{mention.name!r} vs {alias!r}"
     return (
-        FieldComparison(field=Field.GIVEN_NAME, level=given, detail=detail),
-        FieldComparison(field=Field.FAMILY_NAME, level=family, detail=detail),
+        FieldComparison(field=Field.GIVEN_NAME, level=given, detail=detail, near=near_given),
+        FieldComparison(field=Field.FAMILY_NAME, level=family, detail=detail, near=near_family),
     )
 
 
-def _identifier(mention: Mention, profile: EntityProfile, kind: IdentifierKind) -> FieldComparison:
+def _identifier(
+    mention: Mention, profile: EntityProfile, kind: IdentifierKind, rule: IdentifierRule | None
+) -> FieldComparison:
     said, known = mention.identifier_keys(kind), profile.identifier_keys(kind)
     if not said or not known:
         return FieldComparison(field=kind.field, level=Level.MISSING)
@@ -91,7 +122,44 @@ def _identifier(mention: Mention, profile: EntityProfile, kind: IdentifierKind) 
     if shared:
         return FieldComparison(field=kind.field, level=Level.EXACT, detail=min(shared))
     detail = f"{sorted(said)} vs {sorted(known)}"
+    if rule is not None and rule.one_per_person and rule.near_miss_edits:
+        # One number per person: one typo away is the same number mistyped, not a conflict.
+        edits = rule.near_miss_edits
+        if any(near_miss(a, b, edits=edits) for a in said for b in known):
+            detail = "near miss: " + detail
+            return FieldComparison(field=kind.field, level=Level.CLOSE, detail=detail)
     return FieldComparison(field=kind.field, level=Level.DIFFERENT, detail=detail)
+
+
+def _record_level(field: Field, said: str, known: str) -> tuple[Level, str]:
+    if field is Field.BIRTH_DATE:
+        return compare_birth_date(said, known)
+    if field is Field.POSTCODE:
+        return compare_postcode(said, known), ""
+    if field in (Field.STREET_NUMBER, Field.STATE):
+        return compare_exact(said, known), ""
+    return compare_text_jw(said, known), ""
+
+
+def _record_field(mention: Mention, profile: EntityProfile, field: Field) -> FieldComparison:
+    said = mention.context.get(field)
+    known = profile.values(field)
+    if said is None or not known:
+        return FieldComparison(field=field, level=Level.MISSING)
+    found = [(_record_level(field, said, v.value), v.value) for v in known]
+    (level, why), value = max(found, key=lambda f: _LEVEL_RANK[f[0][0]])
+    detail = f"{said!r} vs {value!r}" + (f": {why}" if why and level is not Level.EXACT else "")
+    return FieldComparison(field=field, level=level, detail=detail)
+
+
+def _custom(mention: Mention, profile: EntityProfile, declared: CustomAttribute) -> FieldComparison:
+    said = mention.context.custom_value(declared.name)
+    known = profile.custom_values(declared.name)
+    if said is None or not known:
+        return FieldComparison(field=declared.field, level=Level.MISSING)
+    levels = [(compare_custom(declared.comparator, said, v, declared.close), v) for v in known]
+    level, value = max(levels, key=lambda f: _LEVEL_RANK[f[0]])
+    return FieldComparison(field=declared.field, level=level, detail=f"{said!r} vs {value!r}")
 
 
 def _entity_type(mention: Mention, profile: EntityProfile) -> FieldComparison:
@@ -161,12 +229,20 @@ def _co_mentions(mention: Mention, profile: EntityProfile) -> FieldComparison:
 
 
 def compare(
-    mention: Mention, profile: EntityProfile, *, single_valued: Collection[Field]
+    mention: Mention,
+    profile: EntityProfile,
+    *,
+    single_valued: Collection[Field],
+    identifiers: dict[IdentifierKind, IdentifierRule] | None = None,
+    custom: Collection[CustomAttribute] = (),
 ) -> tuple[FieldComparison, ...]:
-    """Compare ``mention`` with ``profile`` on every field, in :class:`Field` order.
+    """Compare ``mention`` with ``profile`` on every field, in :class:`Field` order, then each
+    declared custom attribute in declaration order.
 
     ``single_valued`` names the attributes that hold one value at a time (usually employer,
-    role and city); only those can contradict in :attr:`Field.TEMPORAL`.
+    role and city); only those can contradict in :attr:`Field.TEMPORAL`. ``identifiers`` gives
+    each kind's rule (a one-per-person kind's near-miss is CLOSE); without it every kind is
+    compared exactly.
     """
     given, family = _names(mention, profile)
     by_field = {
@@ -176,8 +252,11 @@ def compare(
         Field.CO_MENTIONS: _co_mentions(mention, profile),
         Field.TEMPORAL: _temporal(mention, profile, single_valued),
     }
+    rules = identifiers or {}
     for kind in IdentifierKind:
-        by_field[kind.field] = _identifier(mention, profile, kind)
+        by_field[kind.field] = _identifier(mention, profile, kind, rules.get(kind))
     for field in ATTRIBUTE_FIELDS:
         by_field[field] = _attribute(mention, profile, field)
-    return tuple(by_field[f] for f in Field)
+    for field in RECORD_FIELDS:
+        by_field[field] = _record_field(mention, profile, field)
+    return (*(by_field[f] for f in Field), *(_custom(mention, profile, c) for c in custom))

@@ -12,11 +12,11 @@ share a similar name, so agreeing on the given name is far less telling than it 
 a whole population (that is why the name weights are small).
 
 Every decision records :attr:`ResolverConfig.rule_version`; change a number, change the version.
+The shipped weights are learned (``trained.json``, see :mod:`~kg_memory.domain.resolution.weights`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -33,47 +33,26 @@ from kg_memory.domain.resolution.field import Field as CompareField
 from kg_memory.domain.resolution.field import Level
 from kg_memory.domain.resolution.mention import IdentifierKind
 from kg_memory.domain.resolution.name_tables import NAME_TABLES_VERSION
+from kg_memory.domain.resolution.record_fields import Comparator
+from kg_memory.domain.resolution.weights import (
+    STARTING_FIELDS,
+    FieldParams,
+    LevelParams,
+    TrainedWeights,
+    load_trained,
+)
 
 __all__ = [
     "DEFAULT_CONFIG",
+    "CustomAttribute",
     "FieldParams",
+    "IdentifierRule",
     "LevelParams",
     "PriorParams",
     "ResolverConfig",
     "Thresholds",
+    "TrainedWeights",
 ]
-
-
-class LevelParams(BaseModel):
-    """``m`` = P(level | same entity), ``u`` = P(level | different entities)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    m: float = Field(gt=0.0, le=1.0)
-    u: float = Field(gt=0.0, le=1.0)
-
-    @property
-    def weight(self) -> float:
-        """The log-likelihood ratio ``log2(m / u)``, in bits."""
-        return math.log2(self.m / self.u)
-
-
-class FieldParams(BaseModel):
-    """The m/u parameters of one field's levels. A level left out weighs zero, like MISSING."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    exact: LevelParams | None = None
-    close: LevelParams | None = None
-    different: LevelParams | None = None
-
-    def weight(self, level: Level) -> float:
-        params = {
-            Level.EXACT: self.exact,
-            Level.CLOSE: self.close,
-            Level.DIFFERENT: self.different,
-        }.get(level)
-        return 0.0 if params is None else params.weight
 
 
 class Thresholds(BaseModel):
@@ -137,50 +116,52 @@ class PriorParams(BaseModel):
         return 1.0 / (n + new)
 
 
-def _p(m: float, u: float) -> LevelParams:
-    return LevelParams(m=m, u=u)
+class IdentifierRule(BaseModel):
+    """How one identifier kind behaves.
+
+    ``one_per_person`` kinds (an account id, a national id): a conflict is a veto, but a
+    near-miss (at most ``near_miss_edits`` edits, a transposition counting as one) is CLOSE
+    evidence *for*, never a veto, because a mistyped digit is far likelier than two people one
+    keystroke apart. Shared kinds (phone, email, handle): several per person and shared by
+    households and teams, so a difference is weak and a near-miss means nothing.
+    ``decisive`` kinds may merge despite a conflicting name (people change names; they do not
+    swap accounts).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    one_per_person: bool = False
+    decisive: bool = False
+    near_miss_edits: int = Field(default=1, ge=0, le=2)
 
 
-_C = CompareField
-_DEFAULT_FIELDS: Mapping[CompareField, FieldParams] = MappingProxyType(
+class CustomAttribute(BaseModel):
+    """An attribute a deployment declares: its name (the ``custom.<name>`` context key), how it
+    is compared, the ``close`` threshold (Jaro-Winkler similarity, numeric distance or days),
+    and the m/u parameters of its levels."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")
+    comparator: Comparator
+    close: float = Field(default=0.0, ge=0.0)
+    params: FieldParams
+    #: Whether agreement tells namesakes apart (like an employer), or is shared by many.
+    distinguishing: bool = False
+
+    @property
+    def field(self) -> str:
+        """The name its evidence is recorded under."""
+        return f"custom.{self.name}"
+
+
+_IDENTIFIER_RULES: Mapping[IdentifierKind, IdentifierRule] = MappingProxyType(
     {
-        # Names: weak inside a block (everyone in it has a similar name), but a clearly different
-        # given name is strong evidence against: nicknames and typos are CLOSE, not DIFFERENT.
-        _C.GIVEN_NAME: FieldParams(
-            exact=_p(0.87, 0.30), close=_p(0.12, 0.10), different=_p(0.01, 0.60)
-        ),
-        _C.FAMILY_NAME: FieldParams(
-            exact=_p(0.92, 0.35), close=_p(0.06, 0.05), different=_p(0.02, 0.60)
-        ),
-        # Strong identifiers: agreement is near-proof. A person has one user id but may have
-        # several emails, phones and handles, so only a user-id conflict is a veto (see below).
-        _C.USER_ID: FieldParams(exact=_p(0.99, 1e-5), different=_p(0.001, 0.99)),
-        _C.EMAIL: FieldParams(exact=_p(0.95, 1e-4), different=_p(0.30, 0.95)),
-        _C.PHONE: FieldParams(exact=_p(0.95, 2e-4), different=_p(0.30, 0.95)),
-        _C.HANDLE: FieldParams(exact=_p(0.95, 1e-4), different=_p(0.30, 0.95)),
-        _C.ENTITY_TYPE: FieldParams(exact=_p(0.99, 0.70), different=_p(0.01, 0.30)),
-        # Context: how specific a shared value is (many people share a city, few a project), and how
-        # often the same person shows a different value (people move and change jobs).
-        _C.EMPLOYER: FieldParams(
-            exact=_p(0.80, 0.04), close=_p(0.05, 0.02), different=_p(0.15, 0.94)
-        ),
-        _C.ROLE: FieldParams(exact=_p(0.80, 0.08), close=_p(0.05, 0.03), different=_p(0.15, 0.89)),
-        _C.CITY: FieldParams(exact=_p(0.78, 0.12), close=_p(0.02, 0.02), different=_p(0.20, 0.86)),
-        _C.RELATION: FieldParams(
-            exact=_p(0.85, 0.20), close=_p(0.03, 0.03), different=_p(0.12, 0.77)
-        ),
-        _C.PROJECT: FieldParams(
-            exact=_p(0.70, 0.02), close=_p(0.05, 0.02), different=_p(0.25, 0.96)
-        ),
-        _C.CO_MENTIONS: FieldParams(
-            exact=_p(0.35, 0.005), close=_p(0.40, 0.04), different=_p(0.25, 0.955)
-        ),
-        # Temporal: mostly re-reads the attributes, so it weighs little on top of them. Differing
-        # values nearly always overlap in time (open intervals), for strangers and for people whose
-        # move the memory has not heard of alike; a contradiction still counts a little against.
-        _C.TEMPORAL: FieldParams(
-            exact=_p(0.50, 0.35), close=_p(0.10, 0.10), different=_p(0.40, 0.60)
-        ),
+        IdentifierKind.USER_ID: IdentifierRule(one_per_person=True, decisive=True),
+        IdentifierKind.NATIONAL_ID: IdentifierRule(one_per_person=True, decisive=True),
+        IdentifierKind.EMAIL: IdentifierRule(),
+        IdentifierKind.PHONE: IdentifierRule(),
+        IdentifierKind.HANDLE: IdentifierRule(),
     }
 )
 
@@ -194,12 +175,12 @@ class ResolverConfig(BaseModel):
     fields: Mapping[CompareField, FieldParams]
     prior: PriorParams = PriorParams()
     thresholds: Thresholds
-    #: Identifier kinds a person has exactly one of: a conflict is a veto, not just evidence.
-    vetoing_identifiers: tuple[IdentifierKind, ...] = (IdentifierKind.USER_ID,)
-    #: Identifier kinds whose agreement may merge despite a different given or family name
-    #: (people change names; they do not swap accounts). Other identifiers can be shared (a
-    #: household phone, a team inbox), so with a conflicting name they only reach REVIEW.
-    decisive_identifiers: tuple[IdentifierKind, ...] = (IdentifierKind.USER_ID,)
+    #: How each identifier kind behaves (:class:`IdentifierRule`); a kind left out is shared.
+    identifiers: Mapping[IdentifierKind, IdentifierRule] = Field(
+        default_factory=lambda: dict(_IDENTIFIER_RULES)
+    )
+    #: Attributes the deployment declares (``custom.<name>`` context keys).
+    custom: tuple[CustomAttribute, ...] = ()
     #: The least evidence, in bits, the agreeing non-name fields must carry together for a
     #: MERGE. One agreeing field is required by rule; this sets how telling it must be, so a
     #: fuzzy match alone ("Acme" vs "Acme Group", 1.3 bits) does not count as corroboration.
@@ -209,40 +190,91 @@ class ResolverConfig(BaseModel):
     #: may both live in Leeds. Shared generic attributes then lead to REVIEW, not MERGE.
     namesakes_need_distinguishing: bool = True
     #: Attributes holding one value at a time; only these can contradict over valid time.
-    single_valued: tuple[CompareField, ...] = (_C.EMPLOYER, _C.ROLE, _C.CITY)
+    single_valued: tuple[CompareField, ...] = (
+        CompareField.EMPLOYER,
+        CompareField.ROLE,
+        CompareField.CITY,
+    )
+    #: How many distinguishing fields must agree (one exactly; none may contradict) for a record to
+    #: explain a contradicting name part: a changed family name, or a given name two edits off.
+    #: Zero turns the explanation off: then only a decisive identifier overrides a name.
+    name_change_evidence: int = Field(default=2, ge=0)
+    #: A rival only makes a MERGE ambiguous when its evidence is within this many bits of the
+    #: winner's (``None``: any rival above the rival threshold does). An earlier REVIEW leaves
+    #: a provisional copy of a person that would otherwise block every later merge.
+    rival_margin: float | None = Field(default=10.0, gt=0.0)
     #: The most (in bits, either way) a plug-in scorer may add to a candidate's weight.
     max_scorer_weight: float = Field(default=3.0, ge=0.0)
 
-    @field_validator("fields", mode="after")
+    @field_validator("fields", "identifiers", mode="after")
     @classmethod
-    def _read_only(
-        cls, value: Mapping[CompareField, FieldParams]
-    ) -> Mapping[CompareField, FieldParams]:
+    def _read_only(cls, value: Mapping[object, object]) -> Mapping[object, object]:
         # Frozen means frozen: a shared config's table must not be editable in place.
         return MappingProxyType(dict(value))
 
-    @field_serializer("fields")
-    def _plain(self, value: Mapping[CompareField, FieldParams]) -> dict[CompareField, FieldParams]:
+    @field_serializer("fields", "identifiers")
+    def _plain(self, value: Mapping[object, object]) -> dict[object, object]:
         return dict(value)
 
-    def weight(self, field: CompareField, level: Level) -> float:
-        """The weight in bits of ``field`` at ``level`` (zero for MISSING or an unset level)."""
-        params = self.fields.get(field)
-        return 0.0 if params is None or level is Level.MISSING else params.weight(level)
+    @model_validator(mode="after")
+    def _unique_custom(self) -> ResolverConfig:
+        names = [c.name for c in self.custom]
+        if len(set(names)) != len(names):
+            raise ValueError(f"custom attributes declared twice: {sorted(names)}")
+        return self
+
+    def rule(self, kind: IdentifierKind) -> IdentifierRule:
+        return self.identifiers.get(kind, IdentifierRule())
+
+    @property
+    def vetoing_identifiers(self) -> tuple[IdentifierKind, ...]:
+        """Kinds a person has exactly one of: a conflict is a veto, not just evidence."""
+        return tuple(k for k in IdentifierKind if self.rule(k).one_per_person)
+
+    @property
+    def decisive_identifiers(self) -> tuple[IdentifierKind, ...]:
+        """Kinds whose agreement may merge despite a different given or family name."""
+        return tuple(k for k in IdentifierKind if self.rule(k).decisive)
+
+    def custom_attribute(self, name: str) -> CustomAttribute | None:
+        return next((c for c in self.custom if c.name == name), None)
+
+    def weight(self, field: CompareField | str, level: Level) -> float:
+        """The weight in bits of ``field`` at ``level`` (zero for MISSING or an unset level);
+        ``custom.<name>`` for a declared custom attribute."""
+        if level is Level.MISSING:
+            return 0.0
+        if isinstance(field, CompareField):
+            params = self.fields.get(field)
+        else:
+            declared = self.custom_attribute(field.removeprefix("custom."))
+            params = None if declared is None else declared.params
+        return 0.0 if params is None else params.weight(level)
 
     @classmethod
     def default(cls) -> ResolverConfig:
-        """The shipped parameters.
+        """The shipped parameters: the trained weights of ``trained.json`` where it has them.
 
-        The m/u values were set by reasoning about people (and adjusted by hand during
-        development), not fitted to labels. The thresholds, the
-        corroboration floor and the prior's slots were chosen on development corpora (seeds
-        1-4 of :mod:`~kg_memory.bench.resolution.corpus`) and measured once on the committed corpus,
-        whose seed was not used for tuning (see :mod:`~kg_memory.bench.resolution.benchmark`).
+        The m/u values of the fields in ``trained.json`` were learned by EM on unlabelled pairs
+        (see :mod:`~kg_memory.domain.resolution.weights`); the rest are the hand-set starting
+        values. The thresholds, the corroboration floor and the prior's slots were chosen on
+        development corpora (seeds 1-4 of :mod:`~kg_memory.bench.resolution.corpus`) and are
+        not learned: the prior stays conservative for same-name candidates.
         """
+        return cls.with_weights(load_trained())
+
+    @classmethod
+    def with_weights(cls, trained: TrainedWeights | None) -> ResolverConfig:
+        """The shipped rules with ``trained`` weights over the starting ones (``None``: the
+        hand-set starting point alone, rule version ``fs-2``)."""
+        fields = dict(STARTING_FIELDS)
+        version = f"fs-2/{NAME_TABLES_VERSION}"
+        if trained is not None:
+            fields.update(trained.fields)
+            version = f"{trained.rule_version}/{NAME_TABLES_VERSION}"
         return cls(
-            rule_version=f"fs-1/{NAME_TABLES_VERSION}",
-            fields=_DEFAULT_FIELDS,
+            rule_version=version,
+            fields=fields,
             prior=PriorParams(new_entity_slots=1.0, common_name_slots=2.0, namesake_growth=1.0),
             thresholds=Thresholds(merge=0.9, keep_apart=0.2),
             min_corroboration=2.0,

@@ -82,10 +82,13 @@ class FieldEvidence(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    field: CompareField
+    field: CompareField | str  # a Field, or ``custom.<name>`` for a declared custom attribute
     level: Level
     weight: float
     detail: str = ""
+    #: A DIFFERENT name part within two edits of the other ("rebecc" vs "rebecca", "rei" vs
+    #: "reid"): too far for a typo by the name rules, near enough for record evidence to explain.
+    near: bool = False
 
 
 class CandidateEvidence(BaseModel):
@@ -103,14 +106,14 @@ class CandidateEvidence(BaseModel):
     weight: float  # sum of field and scorer weights, in bits
     posterior: float = Field(ge=0.0, le=1.0)
     vetoes: tuple[Veto, ...] = ()
-    corroborated_by: tuple[CompareField, ...] = ()  # agreeing non-name fields
+    corroborated_by: tuple[CompareField | str, ...] = ()  # agreeing non-name fields
     outcome: Outcome
     reason: str
     episode_ids: tuple[str, ...] = ()  # the candidate's lineage when it was compared
 
-    def level(self, field: CompareField) -> Level:
+    def level(self, field: CompareField | str) -> Level:
         """The level ``field`` came out at (MISSING if it was not compared)."""
-        return next((f.level for f in self.fields if f.field is field), Level.MISSING)
+        return next((f.level for f in self.fields if f.field == field), Level.MISSING)
 
 
 class ResolutionDecision(BaseModel):

@@ -13,9 +13,11 @@ from typing import Final
 
 __all__ = [
     "ATTRIBUTE_FIELDS",
+    "CONTEXT_FIELDS",
     "CORROBORATING_FIELDS",
     "DISTINGUISHING_FIELDS",
     "IDENTIFIER_FIELDS",
+    "RECORD_FIELDS",
     "Field",
     "Level",
 ]
@@ -46,12 +48,25 @@ class Field(StrEnum):
     CITY = "city"
     RELATION = "relation"
     PROJECT = "project"
+    BIRTH_DATE = "birth_date"
+    STREET_NUMBER = "street_number"
+    STREET = "street"
+    LOCALITY = "locality"
+    POSTCODE = "postcode"
+    STATE = "state"
+    NATIONAL_ID = "national_id"
     CO_MENTIONS = "co_mentions"
     TEMPORAL = "temporal"
 
 
 #: Strong identifiers, in the order they are compared.
-IDENTIFIER_FIELDS: Final = (Field.USER_ID, Field.EMAIL, Field.PHONE, Field.HANDLE)
+IDENTIFIER_FIELDS: Final = (
+    Field.USER_ID,
+    Field.NATIONAL_ID,
+    Field.EMAIL,
+    Field.PHONE,
+    Field.HANDLE,
+)
 
 #: Context attributes, in the order they are compared.
 ATTRIBUTE_FIELDS: Final = (
@@ -62,14 +77,39 @@ ATTRIBUTE_FIELDS: Final = (
     Field.PROJECT,
 )
 
+#: The fields of a person record (as registries and CRMs keep them), compared by
+#: :mod:`~kg_memory.domain.resolution.record_fields`. A profile may hold several values of each
+#: (people move); the best-agreeing one counts.
+RECORD_FIELDS: Final = (
+    Field.BIRTH_DATE,
+    Field.STREET_NUMBER,
+    Field.STREET,
+    Field.LOCALITY,
+    Field.POSTCODE,
+    Field.STATE,
+)
+
+#: Every field a mention's context can carry, and a profile can hold values of.
+CONTEXT_FIELDS: Final = (*ATTRIBUTE_FIELDS, *RECORD_FIELDS)
+
 #: Fields whose agreement counts as "something other than the name agrees", which a MERGE
 #: requires. The entity type is not one (every person is a person) and neither is the temporal
 #: summary (it only re-reads the attributes).
-CORROBORATING_FIELDS: Final = frozenset((*IDENTIFIER_FIELDS, *ATTRIBUTE_FIELDS, Field.CO_MENTIONS))
+CORROBORATING_FIELDS: Final = frozenset(
+    (*IDENTIFIER_FIELDS, *ATTRIBUTE_FIELDS, *RECORD_FIELDS, Field.CO_MENTIONS)
+)
 
 #: Fields people use to tell namesakes apart ("John from Acme", "the Cedar John"): identifiers,
-#: employer, project and co-mentioned entities. Unlike a city, role or relation, which many
-#: people share, a contradiction here is only outweighed by agreement on another of these.
+#: employer, project, co-mentioned entities, a date of birth and a street. Unlike a city, role
+#: or relation (or a postcode, a state), which many people share, a contradiction here is only
+#: outweighed by agreement on another of these.
 DISTINGUISHING_FIELDS: Final = frozenset(
-    (*IDENTIFIER_FIELDS, Field.EMPLOYER, Field.PROJECT, Field.CO_MENTIONS)
+    (
+        *IDENTIFIER_FIELDS,
+        Field.EMPLOYER,
+        Field.PROJECT,
+        Field.CO_MENTIONS,
+        Field.BIRTH_DATE,
+        Field.STREET,
+    )
 )

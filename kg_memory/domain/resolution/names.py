@@ -30,10 +30,12 @@ from kg_memory.domain.resolution.name_tables import (
 )
 
 __all__ = [
+    "PARTICLES",
     "PersonName",
     "compare_family",
     "compare_given",
     "edit_distance",
+    "format_name",
     "name_commonness",
     "nickname_groups",
     "normalize_text",
@@ -50,9 +52,41 @@ _RARE_LOG10 = -7.0  # one in 10,000,000: effectively unique
 _VOWELS = frozenset("aeiouy")
 _TITLES = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame"})
 _SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv", "phd", "md"})
+#: Words that belong to the family name they precede: "van der Hoek", "de la Cruz", "bin Ismail".
+PARTICLES = frozenset(
+    {
+        "van",
+        "von",
+        "der",
+        "den",
+        "de",
+        "del",
+        "della",
+        "di",
+        "da",
+        "dos",
+        "das",
+        "du",
+        "la",
+        "le",
+        "ten",
+        "ter",
+        "bin",
+        "binti",
+        "bint",
+        "ibn",
+        "al",
+        "el",
+        "st",
+        "mac",
+        "ap",
+        "ben",
+    }
+)
 _NOT_NAME = re.compile(r"[^a-z0-9\- ]+")
 
 
+@lru_cache(maxsize=65536)
 def normalize_text(text: str) -> str:
     """Fold case and accents, drop punctuation except inner hyphens, squeeze spaces.
 
@@ -78,18 +112,56 @@ class PersonName(BaseModel):
     def is_empty(self) -> bool:
         return self.given is None and self.family is None
 
+    @property
+    def is_partial(self) -> bool:
+        """Only one part is known: a given-only ("Jo") or family-only ("Dr Okafor") mention."""
+        return (self.given is None) != (self.family is None)
+
+    @property
+    def family_core(self) -> str | None:
+        """The family name without its particles: ``hoek`` for ``van der hoek``."""
+        if self.family is None:
+            return None
+        words = self.family.split()
+        while len(words) > 1 and words[0] in PARTICLES:
+            words.pop(0)
+        return " ".join(words)
+
+
+def format_name(given: str | None, family: str | None) -> str:
+    """A display name that :func:`parse_name` reads back into the same parts, including a
+    family-only record ("Waller,") that would otherwise be read as a given name.
+
+    >>> format_name("Lachlan", "Berry"), format_name(None, "Waller"), format_name("Jo", None)
+    ('Lachlan Berry', 'Waller,', 'Jo')
+    >>> parse_name(format_name(None, "van der Hoek")).model_dump()
+    {'given': None, 'family': 'van der hoek'}
+    """
+    given = given.strip() if given and given.strip() else None
+    family = family.strip() if family and family.strip() else None
+    if family is None:
+        return given or ""
+    return f"{family}," if given is None else f"{given} {family}"
+
 
 @lru_cache(maxsize=65536)
 def parse_name(text: str) -> PersonName:
     """Split a display name into given and family name.
 
-    "Family, Given" is understood; titles and suffixes are dropped; middle names are ignored
-    (they are too often omitted to count against a match). A single token is a given name,
-    because that is how people are mentioned in conversation ("Jo said..."), unless a title
-    says otherwise ("Dr Okafor").
+    "Family, Given" is understood, and "Family," alone is a family-only name; titles and
+    suffixes are dropped; middle names are ignored (they are too often omitted to count against
+    a match). Particles stay with the family name they precede ("Jan van der Hoek" has family
+    name "van der hoek"). A single token is a given name, because that is how people are
+    mentioned in conversation ("Jo said..."), unless a title says otherwise ("Dr Okafor").
+    Initials are kept as one-letter given names ("J. Park"), which compare CLOSE to any given
+    name with that initial.
     """
     if "," in text:
         family_part, _, given_part = text.partition(",")
+        family_words = [t for t in normalize_text(family_part).split() if t not in _TITLES]
+        given_words = [t for t in normalize_text(given_part).split() if t not in _TITLES]
+        if family_words and not given_words:
+            return PersonName(family=" ".join(family_words))
         text = f"{given_part} {family_part}"
     words = normalize_text(text).split()
     tokens = [t for t in words if t not in _TITLES]
@@ -102,7 +174,14 @@ def parse_name(text: str) -> PersonName:
         if len(words) > len(tokens):
             return PersonName(family=tokens[0])
         return PersonName(given=tokens[0])
-    return PersonName(given=tokens[0], family=tokens[-1])
+    start = len(tokens) - 1
+    while start > 1 and tokens[start - 1] in PARTICLES:
+        start -= 1
+    family = " ".join(tokens[start:])
+    if start == 1 and tokens[0] in PARTICLES and len(words) > len(tokens):
+        # "Dr van Dijk": a title, then a family name that starts with a particle.
+        return PersonName(family=" ".join(tokens))
+    return PersonName(given=tokens[0], family=family)
 
 
 def _build_groups() -> dict[str, frozenset[str]]:
@@ -157,6 +236,7 @@ def soundex(word: str) -> str:
     return (first.upper() + "".join(digits) + "000")[:4]
 
 
+@lru_cache(maxsize=65536)
 def edit_distance(a: str, b: str) -> int:
     """Optimal-string-alignment distance: insertions, deletions, substitutions and adjacent
     transpositions each cost one ("Jonh" is one edit from "John")."""
@@ -178,7 +258,7 @@ def _typo(a: str, b: str) -> bool:
     """A small edit distance, scaled to length: short names differ by one letter all the time
     ("Jon", "Jan", "Jen" are different people), so they never count as typos."""
     shortest = min(len(a), len(b))
-    if shortest < 4:
+    if shortest < 4 or max(len(a), len(b)) > 128:  # fuzzy matching is quadratic: bounded
         return False
     allowed = 2 if shortest >= 8 else 1
     return edit_distance(a, b) <= allowed
@@ -221,6 +301,10 @@ def compare_family(a: str | None, b: str | None) -> Level:
     if a == b:
         return Level.EXACT
     if _initial_of(a, b) or _typo(a, b) or a in b.split("-") or b in a.split("-"):
+        return Level.CLOSE
+    # "van der Hoek" and "Hoek", "de la Cruz" and "Cruz": the same family, particles dropped.
+    core_a, core_b = PersonName(family=a).family_core, PersonName(family=b).family_core
+    if core_a == core_b or (core_a and core_b and _typo(core_a, core_b)):
         return Level.CLOSE
     return Level.DIFFERENT
 

@@ -13,11 +13,11 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from kg_memory.domain.interval import Interval
-from kg_memory.domain.resolution.field import ATTRIBUTE_FIELDS
+from kg_memory.domain.resolution.field import CONTEXT_FIELDS
 from kg_memory.domain.resolution.field import Field as CompareField
-from kg_memory.domain.resolution.mention import Identifier, IdentifierKind
+from kg_memory.domain.resolution.mention import Identifier, IdentifierKind, Mention
 
-__all__ = ["AttributeValue", "EntityProfile"]
+__all__ = ["AttributeValue", "EntityProfile", "grow_profile"]
 
 
 class AttributeValue(BaseModel):
@@ -34,8 +34,8 @@ class AttributeValue(BaseModel):
     @field_validator("attribute")
     @classmethod
     def _is_attribute(cls, value: CompareField) -> CompareField:
-        if value not in ATTRIBUTE_FIELDS:
-            allowed = ", ".join(f.value for f in ATTRIBUTE_FIELDS)
+        if value not in CONTEXT_FIELDS:
+            allowed = ", ".join(f.value for f in CONTEXT_FIELDS)
             raise ValueError(f"{value.value!r} is not a context attribute ({allowed})")
         return value
 
@@ -55,6 +55,8 @@ class EntityProfile(BaseModel):
     names: tuple[str, ...] = Field(min_length=1)
     identifiers: tuple[Identifier, ...] = ()
     attributes: tuple[AttributeValue, ...] = ()
+    #: Values of declared custom attributes: ``(name, value)`` pairs, as the mentions said them.
+    custom: tuple[tuple[str, str], ...] = ()
     co_mentions: tuple[str, ...] = ()
     #: Lineage: the episodes this profile was built from. Unmerging relies on it.
     episode_ids: tuple[str, ...] = ()
@@ -64,3 +66,44 @@ class EntityProfile(BaseModel):
 
     def values(self, attribute: CompareField) -> tuple[AttributeValue, ...]:
         return tuple(a for a in self.attributes if a.attribute is attribute)
+
+    def custom_values(self, name: str) -> tuple[str, ...]:
+        return tuple(v for k, v in self.custom if k == name)
+
+
+def grow_profile(profile: EntityProfile | None, entity_id: str, mention: Mention) -> EntityProfile:
+    """``profile`` with what ``mention`` adds (a new profile for ``entity_id`` if ``None``): its
+    name as an alias, its identifiers, its context values valid from the mention's time, its
+    custom attributes, co-mentions and episode (lineage).
+
+    What the store does after a decision, and what a caller using the resolver on its own does:
+    grow the profile the mention was attached to, then update the index with it.
+    """
+    valid = Interval(start=mention.at)
+    attributes = tuple(
+        AttributeValue(attribute=field, value=value, valid=valid, episode_id=mention.episode_id)
+        for field in CONTEXT_FIELDS
+        if (value := mention.context.get(field))
+    )
+    if profile is None:
+        return EntityProfile(
+            entity_id=entity_id,
+            scope=mention.scope,
+            type=mention.entity_type or "person",
+            names=(mention.name,),
+            identifiers=mention.identifiers,
+            attributes=attributes,
+            custom=mention.context.custom,
+            co_mentions=mention.co_mentions,
+            episode_ids=(mention.episode_id,),
+        )
+    return profile.model_copy(
+        update={
+            "names": tuple(dict.fromkeys((*profile.names, mention.name))),
+            "identifiers": tuple(dict.fromkeys((*profile.identifiers, *mention.identifiers))),
+            "attributes": (*profile.attributes, *attributes),
+            "custom": tuple(dict.fromkeys((*profile.custom, *mention.context.custom))),
+            "co_mentions": tuple(dict.fromkeys((*profile.co_mentions, *mention.co_mentions))),
+            "episode_ids": tuple(dict.fromkeys((*profile.episode_ids, mention.episode_id))),
+        }
+    )

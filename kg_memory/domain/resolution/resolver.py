@@ -15,11 +15,14 @@ identifier), :func:`resolve`
      together carrying at least ``min_corroboration`` bits;
    * no contradiction on a distinguishing field (an identifier, employer, project or
      co-mentioned entity) unless another distinguishing field agrees: a shared city and
-     relation do not outvote "but she works at Globex";
+     relation do not outvote "but she works at Globex"; nor two contradicting generic fields
+     (another postcode *and* house number) with nothing distinguishing agreeing;
    * when several entities in scope could carry the name, a distinguishing field that agrees:
      two John Smiths may both live in Leeds, so "John Smith from Leeds" is a REVIEW;
    * no contradicting given or family name, unless a user id agrees (a household phone or a
      team inbox is shared; an account is not);
+   * when either side has only part of a name ("Jo", "Dr Okafor"), a distinguishing field or
+     two other fields that agree: a bare first name and a shared city say almost nothing;
    * no veto (conflicting user id, type mismatch); and
    * no rival: no other unvetoed candidate also reaching the rival threshold.
 
@@ -34,7 +37,7 @@ The resolver never reads a clock (``now`` is passed in) and never touches a stor
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from datetime import datetime
 
 from kg_memory.domain.errors import ResolutionError
@@ -48,18 +51,21 @@ from kg_memory.domain.resolution.decision import (
     FieldEvidence,
     Outcome,
     ResolutionDecision,
-    Veto,
-    VetoReason,
     decision_id,
 )
 from kg_memory.domain.resolution.field import (
     CORROBORATING_FIELDS,
-    DISTINGUISHING_FIELDS,
     Field,
     Level,
 )
 from kg_memory.domain.resolution.manual import honour
 from kg_memory.domain.resolution.mention import Mention
+from kg_memory.domain.resolution.merge_rules import (
+    candidate_outcome,
+    check_custom,
+    name_compatible,
+    vetoes,
+)
 from kg_memory.domain.resolution.names import name_commonness, parse_name
 from kg_memory.domain.resolution.scorer import Scorer, ScorerEvidence
 
@@ -77,43 +83,6 @@ def posterior(prior: float, weight: float) -> float:
     log_odds = math.log2(prior / (1.0 - prior)) + weight
     log_odds = max(-_MAX_LOG_ODDS, min(_MAX_LOG_ODDS, log_odds))
     return 1.0 / (1.0 + math.pow(2.0, -log_odds))
-
-
-def _name_compatible(fields: Sequence[FieldComparison | FieldEvidence]) -> bool:
-    levels = {f.field: f.level for f in fields}
-    return (
-        levels[Field.GIVEN_NAME] is not Level.DIFFERENT
-        and levels[Field.FAMILY_NAME] is not Level.DIFFERENT
-    )
-
-
-def _vetoes(
-    entity_id: str, fields: Sequence[FieldComparison], config: ResolverConfig
-) -> tuple[Veto, ...]:
-    vetoing = {k.field for k in config.vetoing_identifiers}
-    found: list[Veto] = []
-    for f in fields:
-        if f.level is not Level.DIFFERENT:
-            continue
-        if f.field in vetoing:
-            found.append(
-                Veto(
-                    entity_id=entity_id,
-                    reason=VetoReason.IDENTIFIER_CONFLICT,
-                    field=f.field,
-                    detail=f.detail,
-                )
-            )
-        elif f.field is Field.ENTITY_TYPE:
-            found.append(
-                Veto(
-                    entity_id=entity_id,
-                    reason=VetoReason.TYPE_MISMATCH,
-                    field=f.field,
-                    detail=f.detail,
-                )
-            )
-    return tuple(found)
 
 
 def _scorer_evidence(
@@ -135,56 +104,6 @@ def _scorer_evidence(
     )
 
 
-def _candidate_outcome(
-    post: float,
-    vetoes: Sequence[Veto],
-    corroborated: Sequence[Field],
-    fields: Sequence[FieldEvidence],
-    namesakes: int,
-    config: ResolverConfig,
-) -> tuple[Outcome, str]:
-    thresholds = config.thresholds
-    if vetoes:
-        return Outcome.KEEP_APART, "vetoed: " + "; ".join(v.reason.value for v in vetoes)
-    if post < thresholds.keep_apart:
-        return Outcome.KEEP_APART, f"posterior {post:.3f} below {thresholds.keep_apart}"
-    if post < thresholds.merge:
-        return Outcome.REVIEW, f"posterior {post:.3f} between thresholds"
-    if not corroborated:
-        return Outcome.REVIEW, "only the name agrees; a name alone never merges"
-    support = sum(f.weight for f in fields if f.field in corroborated)
-    if support < config.min_corroboration:
-        return Outcome.REVIEW, (
-            f"non-name agreement ({', '.join(f.value for f in corroborated)}) carries "
-            f"{support:.1f} bits, below {config.min_corroboration}"
-        )
-    contradicted = [
-        f.field.value
-        for f in fields
-        if f.field in DISTINGUISHING_FIELDS and f.level is Level.DIFFERENT
-    ]
-    if contradicted and not DISTINGUISHING_FIELDS.intersection(corroborated):
-        return Outcome.REVIEW, (
-            f"{', '.join(contradicted)} contradicts and only shared generic attributes "
-            "speak for the match"
-        )
-    if (
-        namesakes > 1
-        and config.namesakes_need_distinguishing
-        and not (DISTINGUISHING_FIELDS.intersection(corroborated))
-    ):
-        return Outcome.REVIEW, (
-            f"{namesakes} entities share the name; shared generic attributes cannot tell "
-            "which one is meant"
-        )
-    decisive = {k.field for k in config.decisive_identifiers}
-    levels = {f.field: f.level for f in fields}
-    if not _name_compatible(fields) and not any(levels[d] is Level.EXACT for d in decisive):
-        return Outcome.REVIEW, "a name part contradicts; only a user id could settle it"
-    agreeing = ", ".join(f.value for f in corroborated)
-    return Outcome.MERGE, f"posterior {post:.3f}, corroborated by {agreeing}"
-
-
 def _evaluate(
     mention: Mention,
     candidate: Candidate,
@@ -198,24 +117,28 @@ def _evaluate(
     entity_id = candidate.profile.entity_id
     evidence = tuple(
         FieldEvidence(
-            field=f.field, level=f.level, weight=config.weight(f.field, f.level), detail=f.detail
+            field=f.field,
+            level=f.level,
+            weight=config.weight(f.field, f.level),
+            detail=f.detail,
+            near=f.near,
         )
         for f in fields
     )
-    vetoes = _vetoes(entity_id, fields, config)
+    found = vetoes(entity_id, fields, config)
     # A scorer is never consulted about a vetoed candidate: nothing it says could matter.
-    scored = () if vetoes else _scorer_evidence(scorer, mention, candidate, config)
+    scored = () if found else _scorer_evidence(scorer, mention, candidate, config)
     weight = sum(e.weight for e in evidence) + sum(s.weight for s in scored)
     prior = config.prior.probability(same_name, commonness)
     post = posterior(prior, weight)
     corroborated = tuple(
         e.field
         for e in evidence
-        if e.field in CORROBORATING_FIELDS
+        if (e.field in CORROBORATING_FIELDS or not isinstance(e.field, Field))
         and e.level in (Level.EXACT, Level.CLOSE)
         and e.weight > 0
     )
-    outcome, reason = _candidate_outcome(post, vetoes, corroborated, evidence, same_name, config)
+    outcome, reason = candidate_outcome(post, found, corroborated, evidence, same_name, config)
     return CandidateEvidence(
         entity_id=entity_id,
         blocking_keys=candidate.keys,
@@ -226,7 +149,7 @@ def _evaluate(
         prior=prior,
         weight=weight,
         posterior=post,
-        vetoes=vetoes,
+        vetoes=found,
         corroborated_by=corroborated,
         outcome=outcome,
         reason=reason,
@@ -238,6 +161,10 @@ def _demote(c: CandidateEvidence, why: str) -> CandidateEvidence:
     return c.model_copy(update={"outcome": Outcome.REVIEW, "reason": f"{c.reason}; {why}"})
 
 
+def _log_odds(c: CandidateEvidence) -> float:
+    return math.log2(c.prior / (1.0 - c.prior)) + c.weight
+
+
 def _decide(
     evidence: list[CandidateEvidence], config: ResolverConfig
 ) -> tuple[Outcome, str | None, tuple[str, ...], str, list[CandidateEvidence]]:
@@ -245,6 +172,13 @@ def _decide(
     merges = [c for c in evidence if c.outcome is Outcome.MERGE]
     floor = config.thresholds.rival_floor
     rivals = [c for c in evidence if not c.vetoes and c.posterior >= floor]
+    if merges and config.rival_margin is not None:
+        # Only a rival whose log-odds come within the margin of the best merge makes it
+        # ambiguous; a far weaker one is an earlier provisional copy, or a namesake it beats.
+        best = max(merges, key=lambda c: (_log_odds(c), c.entity_id))
+        close = [c for c in rivals if _log_odds(c) >= _log_odds(best) - config.rival_margin]
+        if len(close) == 1:
+            merges, rivals = [best], [best]
     if len(merges) == 1 and len(rivals) == 1:
         (winner,) = merges
         return Outcome.MERGE, winner.entity_id, (), winner.reason, evidence
@@ -282,15 +216,27 @@ def resolve(
     to consider (a REVIEW's provisional entity).
     """
     decided_at = ensure_utc(now, what="now")
+    check_custom(mention, config)
     candidates = [
         c
         for c in index.candidates(mention, exclude=exclude)
         if c.profile.scope == mention.scope  # the index guarantees it; resolution relies on it
     ]
+    rules = dict(config.identifiers)
     compared = [
-        (c, compare(mention, c.profile, single_valued=config.single_valued)) for c in candidates
+        (
+            c,
+            compare(
+                mention,
+                c.profile,
+                single_valued=config.single_valued,
+                identifiers=rules,
+                custom=config.custom,
+            ),
+        )
+        for c in candidates
     ]
-    same_name = sum(1 for _, fields in compared if _name_compatible(fields))
+    same_name = sum(1 for _, fields in compared if name_compatible(fields))
     commonness = name_commonness(parse_name(mention.name))
     evidence = [
         _evaluate(

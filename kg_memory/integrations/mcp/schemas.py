@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kg_memory import Fact, HistoryEntry, Kind, Resolved
+from kg_memory import Fact, HistoryEntry, Kind, Resolved, ScopeLabel
 
 __all__ = [
     "AsOfView",
@@ -67,6 +67,12 @@ class FactInput(_Input):
     valid_to: str | None = Field(default=None, description=(
         f"When it stops holding ({_TIME}), exclusive; default: until further notice."))
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    scope_label: ScopeLabel = Field(default=ScopeLabel.DURABLE, description=(
+        "How long it is meant to hold: 'durable' (a preference, a fact of life), 'session' "
+        "(this week's plan) or 'request' (this one order). Write policies may keep one-offs "
+        "out of long-term memory."))
+    explicit: bool = Field(default=False, description=(
+        "True when the user explicitly updated or corrected it ('I switched to ebooks')."))
     if_match: str | None = Field(default=None, description=(
         "Write only if this subject.predicate is unchanged since you read it: the fact's "
         "'assertion_id#revision' from asof or recall, or 'absent' if there was none. If it "

@@ -325,6 +325,10 @@ class Neo4jStore:
         rows = self._read("find_episodes", source=source, scope=scope)
         return [r["episode_id"] for r in rows]
 
+    def scope_episodes(self, scope: str) -> list[Episode]:
+        return [episode_from_props(r["episode"]) for r in self._read("scope_episodes",
+                                                                      scope=scope)]
+
     def find_assertions(
         self,
         scope: str | None = None,

@@ -216,6 +216,9 @@ class Neo4jTransaction:
         self._rows("delete_entity", scope=self._scope, entity_id=entity_id)
         self.erased_entities.append((self._scope, entity_id))
 
+    def rename_entity(self, entity_id: str, name: str | None) -> None:
+        self._rows("rename_entity", entity_id=entity_id, name=name)
+
     def erase_episode(self, episode_id: str) -> None:
         """Erase an episode, its edges and what the gate refused from it."""
         self._rows("erase_episode", episode_id=episode_id, scope=self._scope)
@@ -228,6 +231,16 @@ class Neo4jTransaction:
             supports_to_drop=list(supports_to_drop),
         )
         self.redacted.append(episode_id)
+
+    def replace_content(self, episode_id: str, content: str) -> None:
+        self._rows("replace_content", episode_id=episode_id, content=content)
+
+    def rewrite_refusal(self, episode_id: str, what: str, new_what: str) -> None:
+        self._rows("rewrite_refusal", episode_id=episode_id, what=what, new_what=new_what)
+
+    def forget_keys(self, keys: list[str]) -> None:
+        """Nothing to do: Neo4j keeps no change log of keys (its transaction logs are the
+        scrub report's concern)."""
 
     def next_generation(self) -> int:
         [row] = self._rows("next_generation", scope=self._scope)

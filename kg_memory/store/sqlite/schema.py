@@ -79,7 +79,8 @@ def schema_version(conn: sqlite3.Connection, target: Path) -> str | None:
         "SELECT value FROM meta WHERE key = 'schema_version'").fetchone() if "meta" in tables \
         else None
     if row is None or not {"episodes", "versions"} <= tables:
-        raise StoreUnavailable(f"{target} is not a kg-memory store (it has other tables)")
+        raise StoreUnavailable(f"{target} is not a kg-memory store: it belongs to another "
+                               "application (its tables are not ours); not modified")
     return str(row[0])
 
 

@@ -204,3 +204,10 @@ CREATE TRIGGER IF NOT EXISTS outbox_activities_ins AFTER INSERT ON activities
 BEGIN INSERT INTO outbox (tbl, key) VALUES ('activities', NEW.activity_id); END;
 CREATE TRIGGER IF NOT EXISTS outbox_tombstones_ins AFTER INSERT ON tombstones
 BEGIN INSERT INTO outbox (tbl, key) VALUES ('tombstones', NEW.key); END;
+
+-- Outbox rows naming something a forget erased (entity ids are chosen by users, so a key can be
+-- the forgotten text itself): their seqs, for the scrub to delete those rows once the mirror,
+-- if there is one, has applied them.
+CREATE TABLE IF NOT EXISTS outbox_erased (
+    seq INTEGER PRIMARY KEY
+);

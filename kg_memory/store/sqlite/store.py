@@ -356,6 +356,10 @@ class SqliteStore:
         )
         return [r["episode_id"] for r in rows]
 
+    def scope_episodes(self, scope: str) -> list[Episode]:
+        rows = self._rows("SELECT * FROM episodes WHERE scope = ? ORDER BY recorded_at", [scope])
+        return [episode_from_row(r) for r in rows]
+
     def find_assertions(
         self,
         scope: str | None = None,
@@ -402,6 +406,18 @@ class SqliteStore:
             [type_, type_, scope, scope],
         )
         return [activity_from_row(r) for r in rows]
+
+    def drop_erased_keys(self) -> int:
+        """Delete the outbox rows a forget marked (:meth:`SqliteTransaction.forget_keys`).
+
+        Call it once the mirror, if any, has applied them: a fresh mirror never needs them (what
+        they name is gone), and an up-to-date one already deleted it. Returns how many went.
+        """
+        with self.batch():
+            dropped = self._conn.execute(
+                "DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox_erased)").rowcount
+            self._conn.execute("DELETE FROM outbox_erased")
+        return int(dropped)
 
     def scrub(self) -> list[dict[str, Any]]:
         """Make erasure physical in the file (its mirror is :func:`kg_memory.store.scrub`'s

@@ -247,6 +247,9 @@ class SqliteTransaction:
         self._conn.execute("DELETE FROM edges WHERE scope = ? AND src = ?", (self._scope, node_id))
         self._conn.execute("DELETE FROM edges WHERE scope = ? AND dst = ?", (self._scope, node_id))
 
+    def rename_entity(self, entity_id: str, name: str | None) -> None:
+        self._conn.execute("UPDATE entities SET name = ? WHERE entity_id = ?", (name, entity_id))
+
     def erase_episode(self, episode_id: str) -> None:
         """Erase an episode, its edges and what the gate refused from it."""
         found = self._conn.execute("DELETE FROM episodes WHERE episode_id = ? AND scope = ?",
@@ -269,6 +272,34 @@ class SqliteTransaction:
             "DELETE FROM edges WHERE scope = ? AND src = ? AND dst = ?",
             [(self._scope, episode_id, dst) for dst in supports_to_drop],
         )
+
+    def replace_content(self, episode_id: str, content: str) -> None:
+        self._conn.execute("UPDATE episodes SET content = ? WHERE episode_id = ?",
+                           (content, episode_id))
+
+    def rewrite_refusal(self, episode_id: str, what: str, new_what: str) -> None:
+        self._conn.execute("UPDATE refusals SET what = ? WHERE episode_id = ? AND what = ?",
+                           (new_what, episode_id, what))
+
+    def forget_keys(self, keys: list[str]) -> None:
+        """Mark the outbox rows whose key names an erased id of this unit's scope: an entity's
+        own rows (``scope␟id``) and edges from or to it (``scope␟src␟type␟dst``). One pass over
+        the scope's entity and edge rows, matched here rather than through a temporary table,
+        which could spill the ids into a temp file."""
+        if not keys:
+            return
+        erased, sep = set(keys), chr(31)
+        prefix = self._scope + sep
+        marked: list[tuple[int]] = []
+        # The key range of this scope: every key that starts with "scope␟".
+        for seq, tbl, key in self._conn.execute(
+                "SELECT seq, tbl, key FROM outbox WHERE tbl IN ('entities', 'edges') "
+                "AND key >= ? AND key < ?", (prefix, self._scope + chr(32))):
+            parts = key[len(prefix):].split(sep)
+            if (tbl == "entities" and parts[0] in erased) or (
+                    tbl == "edges" and len(parts) == 3 and erased & {parts[0], parts[2]}):
+                marked.append((seq,))
+        self._conn.executemany("INSERT OR IGNORE INTO outbox_erased (seq) VALUES (?)", marked)
 
     def next_generation(self) -> int:
         """Counted per scope: one tenant's forget runs are none of another's business."""

@@ -1,0 +1,86 @@
+"""``kg-memory sim bookstore``: seed 003's lab of write policies on 40 readers over 90 days."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from kg_memory import Mode
+from kg_memory.cli import render
+from kg_memory.cli.sheet import Column, Sheet
+from kg_memory.sim.bookstore import OUTCOMES, LabConfig, run_lab
+from kg_memory.sim.bookstore_missions import MISSIONS
+
+__all__ = ["bookstore"]
+
+_FLAG: dict[str, Any] = {"show_default": False}
+
+
+def bookstore(
+    policy: Annotated[Mode | None, typer.Option(help="Conflict policy (default append).")] = None,
+    gate: Annotated[float | None, typer.Option(min=0, max=1, help="Confidence gate.")] = None,
+    half_life: Annotated[float | None, typer.Option(
+        "--half-life", min=0.1, metavar="DAYS", help="Decay half-life (default 365).")] = None,
+    one_off_filter: Annotated[bool | None, typer.Option(
+        "--one-off-filter/--no-one-off-filter", help="Keep one-offs out.", **_FLAG)] = None,
+    provenance: Annotated[bool | None, typer.Option(
+        "--provenance/--no-provenance", help="Only readers' turns write.", **_FLAG)] = None,
+    drift: Annotated[bool | None, typer.Option(
+        "--drift/--no-drift", help="Facts change about monthly.", **_FLAG)] = None,
+    injection: Annotated[bool | None, typer.Option(
+        "--injection/--no-injection", help="Injected text in 4% of talks.", **_FLAG)] = None,
+    mission: Annotated[int | None, typer.Option(
+        min=1, max=4, help="Load a mission's broken store; flags change it.")] = None,
+    solution: Annotated[bool, typer.Option(help="Load the mission's solution instead.")] = False,
+    seeds: Annotated[int, typer.Option(min=1, max=50, help="Seeds to average.")] = 5,
+    json_out: Annotated[bool, typer.Option("--json", help="JSON instead of a table.")] = False,
+    plot: Annotated[Path | None, typer.Option(
+        metavar="FILE", help="Draw the first seed as a PNG (needs kg-memory[lab]).")] = None,
+) -> None:
+    """Run the bookstore lab through the real write path and report answer quality.
+
+    Rates are shares of answers (correct, stale: used to be true, wrong: never true, poisoned:
+    injected, re-ask: nothing trusted), averaged over seeds with their spread.
+    """
+    with render.errors():
+        chosen = MISSIONS[mission] if mission else None
+        base = LabConfig() if chosen is None else (chosen.solution if solution else chosen.start)
+        given = {"policy": policy, "gate": gate, "half_life": half_life,
+                 "one_off_filter": one_off_filter, "provenance": provenance, "drift": drift,
+                 "injection": injection}
+        config = base.model_copy(update={k: v for k, v in given.items() if v is not None})
+        summary, results = run_lab(config, seeds)
+        reference = None
+        if chosen is not None and chosen.reference is not None and config.injection:
+            reference = run_lab(config.model_copy(update={"injection": False}), seeds)[0].mean
+        failed = chosen.check(summary.mean, reference) if chosen else None
+        if plot is not None:
+            from kg_memory.sim.bookstore_picture import save
+
+            save(results[0], plot, title=config.label())
+        if json_out:
+            payload: dict[str, Any] = summary.model_dump(mode="json")
+            if chosen is not None:
+                payload["mission"] = {"number": chosen.number, "title": chosen.title,
+                                      "failed": failed, "passed": not failed}
+            render.emit_json(payload)
+            return
+        sheet = Sheet(title=f"bookstore lab: {config.label()}",
+                      columns=[Column("measure"), Column("mean", justify="right"),
+                               Column("spread", justify="right")],
+                      caption=f"{summary.answers} answers over {seeds} seed(s)")
+        for outcome in OUTCOMES:
+            sheet.add_row(outcome, f"{summary.mean[outcome]:.1%}",
+                          f"±{summary.spread[outcome]:.1%}")
+        sheet.add_row("live records", f"{summary.mean['live_records']:.0f}",
+                      f"±{summary.spread['live_records']:.0f}")
+        render.show(sheet, wide=False)
+        if summary.admissions:
+            total = sum(n for c in summary.admissions.values() for n in c.values())
+            parts = [f"{d} {sum(c.values()) / total:.0%}" for d, c in summary.admissions.items()]
+            render.say("admission: " + ", ".join(parts))
+        if chosen is not None:
+            verdict = "passed" if not failed else "not yet: " + "; ".join(failed or [])
+            render.say(f"mission {chosen.number} ({chosen.title}): {verdict}")

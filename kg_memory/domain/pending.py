@@ -1,0 +1,106 @@
+"""Pending candidates and admission decisions: what the write policy did not (yet) believe.
+
+A *pending* candidate is a conflicting value the reconcile rule would not let replace the
+current one on its own: it waits, with its evidence (the episodes that mentioned it), visible
+through ``kg-memory pending`` and never served as a fact. A later independent mention within the
+window promotes it; a correction or a much more confident mention does too.
+
+An :class:`AdmissionDecision` is recorded for every candidate a write policy judged, so that
+acceptance and rejection rates by reason (what seed 003 says to watch) are a count, not a guess.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import timedelta
+
+from pydantic import BaseModel, ConfigDict
+
+from kg_memory.domain.corroboration import mentioned
+from kg_memory.domain.instant import UtcDatetime
+from kg_memory.domain.model import Kind, Support, Value
+
+__all__ = ["AdmissionDecision", "Mention", "PendingCandidate", "pending_id_for", "slot_lookup"]
+
+
+def slot_lookup(scope: str, subject: str, predicate: str, project: str | None) -> str:
+    """The lookup key every pending candidate of one slot is found by."""
+    return f"slot:{scope}/{subject}/{predicate}/{project or ''}"
+
+
+def pending_id_for(scope: str, subject: str, predicate: str, project: str | None,
+                   value: Value) -> str:
+    """One pending node per slot and value: repeated mentions add evidence to it."""
+    text = f"{slot_lookup(scope, subject, predicate, project)}={type(value).__name__}:{value}"
+    return f"pd_{hashlib.sha256(text.encode()).hexdigest()[:20]}"
+
+
+class Mention(BaseModel):
+    """One episode that mentioned a pending value."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    episode_id: str
+    occurred_at: UtcDatetime
+    confidence: float
+    source: str = ""
+    #: the episode's content digest (:func:`kg_memory.domain.corroboration.fingerprint`)
+    fingerprint: str = ""
+
+    def as_support(self) -> Support:
+        return Support(episode_id=self.episode_id, source=self.source,
+                       occurred_at=self.occurred_at, fingerprint=self.fingerprint)
+
+
+class PendingCandidate(BaseModel):
+    """A value waiting for corroboration. ``status``: pending, promoted or superseded."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    pending_id: str
+    scope: str
+    subject: str
+    predicate: str
+    project: str | None = None
+    value: Value
+    kind: Kind
+    writer: str
+    evidence: tuple[Mention, ...] = ()
+    status: str = "pending"
+    #: the assertion it became, once promoted
+    promoted_to: str | None = None
+    updated_at: UtcDatetime
+
+    @property
+    def key(self) -> str:
+        return f"{self.subject}.{self.predicate}"
+
+    def corroborated_by(self, mention: Mention, window_days: float) -> bool:
+        """Whether ``mention`` makes this the second independent mention within the window.
+
+        Counted with :func:`~kg_memory.domain.corroboration.mentioned`: a redelivered or copied
+        episode (same writer, same content) never counts again, and one episode counts once.
+        """
+        since = mention.occurred_at - timedelta(days=window_days)
+        supports = [m.as_support() for m in (*self.evidence, mention)
+                    if m.occurred_at <= mention.occurred_at]
+        return mentioned(supports, times=2, since=since)
+
+
+class AdmissionDecision(BaseModel):
+    """What the write policy decided about one candidate.
+
+    ``decision`` is accepted, refused or pending; ``category`` what is counted (``written``,
+    ``refreshed``, ``replaced: explicit``, ``one-off``, ``below gate``, ``conflict``...).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    episode_id: str
+    index: int
+    scope: str
+    key: str
+    decision: str
+    category: str
+    reason: str = ""
+    at: UtcDatetime

@@ -1,0 +1,55 @@
+"""What :class:`~kg_memory.Memory` offers about write policies: pending candidates, admission
+decisions, the retention sweep and the rule book (kept apart so the memory module stays small).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from kg_memory.domain.instant import Clock
+from kg_memory.domain.pending import AdmissionDecision, PendingCandidate
+from kg_memory.domain.write_policy import WritePolicy
+from kg_memory.services.pending import admission_counts, admission_decisions, pending_candidates
+from kg_memory.services.rules import RuleBook
+from kg_memory.services.sweep import SweepReport, sweep
+from kg_memory.store.protocol import Store
+
+__all__ = ["PolicyViews"]
+
+
+class PolicyViews:
+    """Mixed into :class:`~kg_memory.Memory`, which sets these attributes."""
+
+    store: Store
+    #: admission, reconcile and decay (:mod:`kg_memory.domain.write_policy`); ``None`` writes
+    #: every admitted value at once and records no admission decisions
+    write_policy: WritePolicy | None
+    _clock: Clock
+
+    def pending(self, scope: str | None = None, *, status: str | None = "pending"
+                ) -> list[PendingCandidate]:
+        """Values the write policy holds back until corroborated; never served as facts."""
+        return pending_candidates(self.store, scope, status=status)
+
+    def admissions(self, scope: str | None = None) -> list[AdmissionDecision]:
+        """Every decision the write policy made (accepted, refused with reason, pending)."""
+        return admission_decisions(self.store, scope)
+
+    def admission_counts(self, scope: str | None = None) -> dict[str, dict[str, int]]:
+        """Acceptance and rejection counts by reason: ``{decision: {category: n}}``."""
+        return admission_counts(self.store, scope)
+
+    @property
+    def rules(self) -> RuleBook:
+        """Tiered rules (session, experience, metadata) and their promotion and review."""
+        return RuleBook(self.store, self._now)
+
+    def _now(self) -> datetime:
+        return self._clock()
+
+    def sweep(self, *, cap: int, scope: str | None = None, delete: bool = False) -> SweepReport:
+        """Keep every scope under ``cap`` assertions: already-invalid ones go first, then
+        expired ones, then the least recently confirmed. Without ``delete`` only reported;
+        with it each eviction is a forget request (see :mod:`kg_memory.services.sweep`)."""
+        return sweep(self.store, self.write_policy or WritePolicy.default(), cap=cap,
+                     now=self._clock(), scope=scope, delete=delete)

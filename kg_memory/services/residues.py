@@ -1,0 +1,207 @@
+"""What a lineage plan cannot see: unlinked copies of the forgotten text, and the entities the
+forgotten input alone created.
+
+A forget plan (:mod:`kg_memory.domain.forgetting`) follows edges. Two things escape it:
+
+* **residues**: the same text stored where no edge leads back to the forgotten input (the
+  user's deletion request quoting it, another episode pasting it, an audit row, a profile). They
+  are found by searching the retained text of the same scope for each erased value and sentence
+  (:mod:`kg_memory.domain.residue`), and redacted span by span, so the rest of an episode and
+  whatever it supports are kept;
+* **entities** nothing retained refers to once the plan is carried out: their ids and names are
+  user-chosen text, so they go with the input that created them.
+
+The search reads the scope's episodes, refusals, identity documents and derived records: its
+cost grows with the scope, which is why only forget runs pay it.
+"""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import BaseModel, ConfigDict
+
+from kg_memory.domain.forgetting import ForgetPlan
+from kg_memory.domain.residue import Matcher, Residue, needles, redact
+from kg_memory.services.identity import DECISION, PROFILE, Resolved
+from kg_memory.store.protocol import Store, Transaction
+
+__all__ = ["Redaction", "ResidueSearch", "find_residues", "orphaned_entities",
+           "redact_residues"]
+
+_CHUNK = 500
+
+
+class Redaction(BaseModel):
+    """One residue and how to remove it: the text it becomes (or, for a derived record, that
+    it is rebuilt from its sources)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    residue: Residue
+    scope: str
+    key: str = ""  # a document's key, or a refusal's current text
+    text: str = ""  # the redacted text
+
+
+def _scopes(store: Store, plan: ForgetPlan) -> set[str]:
+    scopes = {e.scope for e in store.episodes([*plan.erase, *plan.redact])}
+    scopes |= {v.scope for v in store.versions([*plan.delete, *plan.rebuild])}
+    return scopes
+
+
+class ResidueSearch(BaseModel):
+    """What a forget run found, and the compiled needles to cut it with."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    found: tuple[Redaction, ...] = ()
+    match: Matcher | None = None
+
+
+def _mentioned(store: Store, scopes: set[str], erased: set[str]) -> list[str]:
+    """Names and identifier values the erased episodes' mentions gave identity resolution:
+    other decisions quote them as evidence ("'Zed' vs 'Zedwina Q.'")."""
+    said: list[str] = []
+    for scope in sorted(scopes):
+        for body in store.documents(DECISION, scope):
+            mention = Resolved.model_validate_json(body).decision.mention
+            if mention.episode_id in erased:
+                said.append(mention.name)
+                said.extend(i.value for i in mention.identifiers)
+    return said
+
+
+def find_residues(store: Store, plan: ForgetPlan) -> ResidueSearch:
+    """Every retained copy of what ``plan`` erases, in the scopes it touches.
+
+    Run before the plan is carried out: the needles are read from what is about to go.
+    """
+    gone_episodes = set(plan.erase) | set(plan.redact)
+    gone_facts = set(plan.delete) | set(plan.rebuild)
+    scopes = _scopes(store, plan)
+    search = needles(
+        [*(v.value for v in store.versions(list(plan.delete)) if v.kind != "derived"),
+         *_mentioned(store, scopes, set(plan.erase))],
+        [e.content for e in store.episodes(list(plan.erase))],
+        [e.content for e in store.episodes(list(plan.redact))],
+    )
+    if not search:
+        return ResidueSearch()
+    match = Matcher(search)
+    found: list[Redaction] = []
+    for scope in sorted(scopes):
+        for episode in store.scope_episodes(scope):
+            if episode.episode_id in gone_episodes:
+                continue
+            spans = match.spans(episode.content)
+            if spans:
+                found.append(Redaction(
+                    residue=Residue(where="episode", node=episode.episode_id, spans=len(spans)),
+                    scope=scope, text=redact(episode.content, spans)))
+        for refusal in store.refusals(scope):
+            if refusal.episode_id in gone_episodes:
+                continue
+            spans = match.spans(refusal.what)
+            if spans:
+                found.append(Redaction(
+                    residue=Residue(where="refusal", node=refusal.episode_id, spans=len(spans)),
+                    scope=scope, key=refusal.what, text=redact(refusal.what, spans)))
+        for kind in (PROFILE, DECISION):
+            found.extend(_document_residues(store, kind, scope, match))
+        found.extend(_record_residues(store, scope, match, gone_facts))
+    return ResidueSearch(found=tuple(found), match=match)
+
+
+def _document_residues(store: Store, kind: str, scope: str, match: Matcher) -> list[Redaction]:
+    """Identity documents are JSON: a span is cut only where the result is still the same
+    document with some of its text replaced (a needle that JSON escapes is left alone)."""
+    found = []
+    for body in store.documents(kind, scope):
+        spans = match.spans(body)
+        if not spans:
+            continue
+        text = redact(body, spans)
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            continue
+        key = str((parsed.get("decision") or {}).get("decision_id", "") if kind == DECISION
+                  else parsed.get("entity_id", ""))
+        if not key:
+            continue
+        found.append(Redaction(residue=Residue(where="document", node=f"{kind}:{key}",
+                                               spans=len(spans)),
+                               scope=scope, key=key, text=text))
+    return found
+
+
+def _record_residues(store: Store, scope: str, match: Matcher,
+                     gone: set[str]) -> list[Redaction]:
+    """Derived records (profiles, summaries) quoting erased text: rebuilt from their sources."""
+    ids = [a for a in store.find_assertions(scope) if a not in gone]
+    found: dict[str, int] = {}
+    for chunk in range(0, len(ids), _CHUNK):  # bounded: a query takes so many parameters
+        for version in store.versions(ids[chunk:chunk + _CHUNK]):
+            if version.kind == "derived" and version.system.end is None:
+                spans = len(match.spans(str(version.value)))
+                if spans:
+                    found[version.assertion_id] = found.get(version.assertion_id, 0) + spans
+    return [Redaction(residue=Residue(where="record", node=node, spans=spans), scope=scope)
+            for node, spans in sorted(found.items())]
+
+
+def redact_residues(tx: Transaction, store: Store, search: ResidueSearch) -> None:
+    """Cut each residue inside ``tx`` (records are rebuilt by the caller).
+
+    Documents are cut last and as they are now, inside ``tx``: the run has just rewritten
+    identity documents, and a body read before it must not overwrite what it wrote.
+    """
+    for item in search.found:
+        where = item.residue.where
+        if where == "episode":
+            tx.replace_content(item.residue.node, item.text)
+        elif where == "refusal":
+            tx.rewrite_refusal(item.residue.node, item.key, item.text)
+        elif where == "document" and search.match is not None:
+            kind = item.residue.node.split(":", 1)[0]
+            for body in store.documents(kind, item.scope, item.key):
+                spans = search.match.spans(body)
+                text = redact(body, spans)
+                if spans and _still_json(text):
+                    tx.put_document(kind, item.key, item.scope, text)
+
+
+def _still_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def orphaned_entities(store: Store, plan: ForgetPlan, selected: str | None = None
+                      ) -> tuple[str, ...]:
+    """Entities the plan leaves nothing retained referring to (no edge from a retained node,
+    no revision about them): the forgotten input alone created them."""
+    # A rebuilt record lives on under a new id, about the same subject: not gone.
+    deleted = store.versions(list(plan.delete))
+    candidates = {v.subject for v in deleted} | {d for v in deleted for d in v.depends_on}
+    for episode in plan.erase:
+        candidates |= {e.dst for e in store.edges(episode) if e.src == episode}
+    gone = set(plan.delete) | set(plan.erase)
+    scopes = {v.scope for v in deleted} | {e.scope for e in store.episodes(list(plan.erase))}
+    known = {e.entity_id for scope in scopes for e in store.entities(scope)}
+    chosen = {selected} if selected else set()
+    candidates = (candidates & known) - chosen
+    orphans: set[str] = set()
+    changed = True
+    while changed:  # an entity may be referred to only by another orphan (SAME_AS)
+        changed = False
+        for entity in sorted(candidates - orphans):
+            others = {e.dst if e.src == entity else e.src for e in store.edges(entity)}
+            about = {v.assertion_id for v in store.history(entity)}
+            if others <= gone | orphans | chosen and about <= gone:
+                orphans.add(entity)
+                changed = True
+    return tuple(sorted(orphans))

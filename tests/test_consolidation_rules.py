@@ -1,0 +1,122 @@
+"""Faithful consolidation and dependency references, as pure rules.
+
+Rules protected: a derived record never drops a source's project or exception (seed 002: Jo's
+"concise for Cedar, except audits" must not become "Jo likes brevity"); the derivation is
+deterministic and keeps every source; evidence and If-Match tags parse and print one way;
+``fact:`` dependency references are well-formed or refused.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kg_memory import Assertion, Evidence, Interval, Kind, Qualifiers
+from kg_memory.domain.consolidation import derive_profile, etag, scope_problems
+from kg_memory.domain.dependency import FactRef, parse_fact_ref
+
+DAY = datetime(2026, 1, 5, tzinfo=UTC)
+
+
+def fact(n: int, value: str, project: str | None = None,
+         exceptions: tuple[str, ...] = ()) -> Assertion:
+    return Assertion(assertion_id=f"as_{n}", revision=1 + n % 3, scope="acme", subject="j17",
+                     predicate=f"report_{n}", value=value,
+                     qualifiers=Qualifiers(project=project, exceptions=exceptions),
+                     kind=Kind.STATED, writer="user", valid=Interval(start=DAY),
+                     system=Interval(start=DAY), recorded_by=f"ep-{n}")
+
+
+sources = st.lists(
+    st.tuples(
+        st.sampled_from(["concise", "detailed", "weekly"]),
+        st.sampled_from([None, "c1", "b2"]),
+        st.lists(st.sampled_from(["audits", "legal"]), max_size=2, unique=True).map(tuple),
+    ),
+    min_size=1,
+    max_size=4,
+).map(lambda specs: [fact(i, v, p, e) for i, (v, p, e) in enumerate(specs)])
+
+
+@given(sources, st.sampled_from([None, "c1", "b2"]))
+def test_a_derived_profile_keeps_every_source_and_drops_nothing_it_can_keep(
+    evidence: list[Assertion], project: str | None,
+) -> None:
+    value, qualifiers = derive_profile(evidence, project)
+    assert isinstance(value, str)
+    lines = value.split("; ")
+    assert len(lines) == len(evidence)
+    assert lines == sorted(lines)
+    assert derive_profile(list(reversed(evidence)), project) == (value, qualifiers)
+    for source in evidence:
+        assert any(line.startswith(f"j17.{source.predicate}={source.value}") for line in lines)
+        for exception in source.qualifiers.exceptions:
+            assert exception in qualifiers.exceptions
+    projects = {s.qualifiers.project for s in evidence if s.qualifiers.project}
+    if project is not None:
+        assert qualifiers.project == project
+    elif len(projects) == 1:
+        assert qualifiers.project == next(iter(projects))
+    else:
+        assert qualifiers.project is None
+    assert list(qualifiers.exceptions) == sorted(set(qualifiers.exceptions))
+    # What the derivation cannot keep (a second project) is exactly what scope_problems names.
+    dropped = {p for p in projects if p != qualifiers.project}
+    problems = scope_problems(qualifiers, evidence)
+    assert {p.split("'")[1] for p in problems if p.startswith("drops project")} == dropped
+    assert not [p for p in problems if p.startswith("drops exception")]
+
+
+def test_the_lines_say_project_and_exceptions() -> None:
+    value, _ = derive_profile([fact(0, "concise", "c1", ("audits", "legal"))])
+    assert value == "j17.report_0=concise @c1 except audits, legal"
+    value, _ = derive_profile([fact(1, "weekly")])
+    assert value == "j17.report_1=weekly"
+
+
+def test_a_record_that_drops_a_project_or_an_exception_is_named_for_review() -> None:
+    evidence = [fact(0, "concise", "c1", ("audits",))]
+    assert scope_problems(Qualifiers(project="c1", exceptions=("audits",)), evidence) == []
+    assert scope_problems(Qualifiers(project=None, exceptions=("audits",)), evidence) == [
+        "drops project 'c1' of as_0"]
+    assert scope_problems(Qualifiers(project="c1"), evidence) == [
+        "drops exception 'audits' of as_0"]
+    assert scope_problems(Qualifiers(project="b2"), [fact(1, "x")]) == []
+
+
+@pytest.mark.parametrize("text", ["as_1#2", "as_x#10"])
+def test_evidence_round_trips(text: str) -> None:
+    evidence = Evidence.parse(text)
+    assert str(evidence) == text
+    assert evidence.revision == int(text.rsplit("#", 1)[1])
+
+
+@pytest.mark.parametrize("text", ["as_1", "as_1#", "as_1#x", "as_1#-1", "#"])
+def test_malformed_evidence_is_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="ASSERTION_ID#REVISION"):
+        Evidence.parse(text)
+
+
+def test_etag_names_the_current_revision() -> None:
+    assert etag(None) is None
+    assert etag(fact(4, "x")) == "as_4#2"
+
+
+@pytest.mark.parametrize(("ref", "expected"), [
+    ("R1", None),
+    ("fact:team/lead", FactRef(subject="team", predicate="lead")),
+    ("fact:j17/report_style@c1", FactRef(subject="j17", predicate="report_style",
+                                          project="c1")),
+    ("fact:j17/report_style@", FactRef(subject="j17", predicate="report_style")),
+])
+def test_dependency_references(ref: str, expected: FactRef | None) -> None:
+    assert parse_fact_ref(ref) == expected
+
+
+@pytest.mark.parametrize("ref", ["fact:x", "fact:/p", "fact:s/", "fact:", "fact:@c1"])
+def test_malformed_fact_references_are_refused(ref: str) -> None:
+    with pytest.raises(ValueError, match=r"fact:subject/predicate\[@project\]"):
+        parse_fact_ref(ref)

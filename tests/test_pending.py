@@ -1,0 +1,167 @@
+"""Pending candidates and admission decisions, on every backend (the contract suite)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from kg_memory import IngestRecord, Memory
+from kg_memory.cli import app
+from kg_memory.domain.write_policy import Mode, PredicateRule, WritePolicy
+from tests.conftest import ManualClock, MemoryFactory, day, episode, fact
+
+POLICY = WritePolicy(name="lab", mode=Mode.RECONCILE, rules=(PredicateRule(gate=0.6),))
+
+
+def _open(make_memory: MemoryFactory, clock: ManualClock) -> Memory:
+    memory = make_memory(clock)
+    memory.write_policy = POLICY
+    return memory
+
+
+def _say(clock: ManualClock, op: str, n: int, value: str, conf: float = 0.7,
+         **extra: Any) -> IngestRecord:
+    """Day ``n``'s statement; the store's clock moves to that day, as in a live deployment."""
+    clock.now = day(n)
+    content = extra.pop("content", f"{op}: my format is {value}")
+    return episode(op, "user", day(n), content=content, assertions=[
+        fact("r1", "format", value, confidence=conf, **extra)])
+
+
+def test_a_conflict_waits_visible_and_unserved_until_a_second_episode(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    memory = _open(make_memory, clock)
+    memory.ingest(_say(clock, "op-1", 0, "ebook", 0.8))
+    report = memory.ingest(_say(clock, "op-2", 3, "audio"))
+    assert [e.action for e in report.effects] == ["pending"]
+    assert memory.asof(valid_at=day(4), subject="r1").values() == ["ebook"]
+    (waiting,) = memory.pending("u1")
+    assert (waiting.key, waiting.value, len(waiting.evidence)) == ("r1.format", "audio", 1)
+    assert waiting.evidence[0].episode_id == report.episode_id
+
+    # A redelivery is the same episode: it does not corroborate.
+    again = memory.ingest(_say(clock, "op-2", 3, "audio"))
+    assert again.status == "duplicate"
+    assert memory.asof(valid_at=day(4), subject="r1").values() == ["ebook"]
+
+    # Nor does a copy of the same message under a new operation id.
+    copy = memory.ingest(_say(clock, "op-2-copy", 5, "audio", content="op-2: my format is audio"))
+    assert [e.action for e in copy.effects] == ["pending"]
+    assert memory.asof(valid_at=day(6), subject="r1").values() == ["ebook"]
+
+    promoted = memory.ingest(_say(clock, "op-3", 10, "audio"))
+    assert [e.action for e in promoted.effects] == ["written", "replaced"]
+    assert memory.asof(valid_at=day(11), subject="r1").values() == ["audio"]
+    assert memory.pending("u1") == []
+    (done,) = memory.pending("u1", status=None)
+    assert done.status == "promoted"
+    assert done.promoted_to == promoted.effects[0].assertion_id
+    # History kept: what was believed on day 4 is still ebook.
+    assert memory.asof(valid_at=day(4), known_at=day(4), subject="r1").values() == ["ebook"]
+
+
+def test_a_mention_outside_the_window_does_not_corroborate(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    memory = _open(make_memory, clock)
+    memory.ingest(_say(clock, "op-1", 0, "ebook", 0.8))
+    memory.ingest(_say(clock, "op-2", 1, "audio"))
+    late = memory.ingest(_say(clock, "op-3", 40, "audio"))
+    assert [e.action for e in late.effects] == ["pending"]
+    assert memory.asof(valid_at=day(41), subject="r1").values() == ["ebook"]
+    assert len(memory.pending("u1")[0].evidence) == 2
+
+
+def test_every_decision_is_recorded_and_counted_by_reason(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    memory = _open(make_memory, clock)
+    memory.ingest(_say(clock, "op-1", 0, "ebook", 0.8))
+    memory.ingest(_say(clock, "op-2", 1, "ebook", 0.9))
+    memory.ingest(_say(clock, "op-3", 2, "audio", 0.5))
+    memory.ingest(_say(clock, "op-4", 3, "gift", 0.9, scope_label="request"))
+    memory.ingest(_say(clock, "op-5", 4, "audio", 0.7))
+    memory.ingest(_say(clock, "op-6", 5, "paper", 0.7, explicit=True))
+    assert memory.admission_counts("u1") == {
+        "accepted": {"refresh": 1, "replaced: explicit update or correction": 1, "write": 1},
+        "pending": {"conflict": 1},
+        "refused": {"below gate": 1, "one-off": 1},
+    }
+    assert memory.asof(valid_at=day(6), subject="r1").values() == ["paper"]
+    refused = [d for d in memory.admissions("u1") if d.decision == "refused"]
+    assert {d.reason for d in refused} == {"below gate 0.60 (0.50)", "one-off (request)"}
+    assert memory.admission_counts("another-tenant") == {}
+
+
+def test_append_keeps_values_side_by_side_and_overwrite_replaces(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    memory = _open(make_memory, clock)
+    memory.write_policy = WritePolicy(mode=Mode.APPEND)
+    memory.ingest(_say(clock, "op-1", 0, "ebook"))
+    memory.ingest(_say(clock, "op-2", 1, "audio"))
+    memory.ingest(_say(clock, "op-3", 2, "ebook"))
+    assert sorted(memory.asof(valid_at=day(3), subject="r1").values()) == [
+        "audio", "ebook", "ebook"]
+    memory.write_policy = WritePolicy(mode=Mode.OVERWRITE)
+    memory.ingest(_say(clock, "op-4", 3, "paper", 0.1))
+    assert memory.asof(valid_at=day(4), subject="r1").values() == ["paper"]
+
+
+def test_without_a_write_policy_nothing_is_recorded_and_every_value_supersedes(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    memory = make_memory(clock)
+    memory.ingest(_say(clock, "op-1", 0, "ebook", 0.8))
+    memory.ingest(_say(clock, "op-2", 1, "audio", 0.1, scope_label="request"))
+    assert memory.asof(valid_at=day(2), subject="r1").values() == ["audio"]
+    assert memory.admissions() == []
+    assert memory.pending() == []
+
+
+def test_forgetting_an_episode_erases_the_pending_value_it_proposed(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    memory = _open(make_memory, clock)
+    memory.ingest(_say(clock, "op-1", 0, "ebook", 0.8))
+    secret = memory.ingest(_say(clock, "op-2", 1, "large-print-secret"))
+    memory.ingest(_say(clock, "op-3", 2, "audio"))
+    memory.ingest(_say(clock, "op-4", 3, "audio", content="another turn: audio"))
+    assert {p.value for p in memory.pending("u1", status=None)} == {
+        "large-print-secret", "audio"}
+    clock.now = day(4)
+    memory.forget(f"episode:{secret.episode_id}@u1")
+    assert {p.value for p in memory.pending("u1", status=None)} == {"audio"}
+    assert all(d.episode_id != secret.episode_id for d in memory.admissions("u1"))
+    stored = [*memory.store.documents("pending"), *memory.store.documents("admission")]
+    assert not any("large-print-secret" in body for body in stored)
+
+
+def test_the_commands_load_a_policy_and_show_one_tenant_at_a_time(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.json"
+    policy.write_text(POLICY.model_dump_json())
+    lines = tmp_path / "in.jsonl"
+    lines.write_text("\n".join(_say(ManualClock(), f"op-{n}", n, v).model_dump_json()
+                               for n, v in enumerate(("ebook", "audio", "paper"))) + "\n")
+    store = str(tmp_path / "m.db")
+    run = CliRunner().invoke
+    done = run(app, ["ingest", str(lines), "--store", store, "--write-policy", str(policy),
+                     "--trust-envelopes", "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["pending"] == 2
+    assert run(app, ["pending", "--store", store]).exit_code == 2  # whose?
+    shown = run(app, ["pending", "--scope", "u1", "--store", store, "--json"])
+    assert sorted(p["value"] for p in json.loads(shown.output)) == ["audio", "paper"]
+    assert json.loads(run(app, ["pending", "--scope", "u2", "--store", store,
+                                "--json"]).output) == []
+    counts = run(app, ["admissions", "--scope", "u1", "--store", store, "--json"])
+    assert json.loads(counts.output) == {"accepted": {"write": 1}, "pending": {"conflict": 2}}
+    policy.write_text('{"mode": "sometimes"}')
+    bad = run(app, ["ingest", str(lines), "--store", store, "--write-policy", str(policy),
+                    "--trust-envelopes"])
+    assert bad.exit_code == 2
+    assert "write policy" in bad.output
