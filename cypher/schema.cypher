@@ -43,5 +43,16 @@ CREATE INDEX entity_scope IF NOT EXISTS FOR (e:Entity) ON (e.scope);
 // An operator's lookups by id alone (an id across every scope; the mirror's deletions).
 CREATE INDEX node_id_any_scope IF NOT EXISTS FOR (n:Node) ON (n.id);
 
+// Recall (kg_memory.services.recall): full-text indexes over the tokens of
+// kg_memory.domain.recall_text, split on whitespace only, so the terms Lucene matches are the
+// terms the ranking counts. Not eventually consistent: a just-committed fact is searchable by
+// the next query, and a deleted node leaves the index in the deleting transaction. Every
+// revision stays indexed after it closes (the index is bitemporal; eligibility filters it).
+CREATE FULLTEXT INDEX recall_facts IF NOT EXISTS FOR (a:Assertion) ON EACH [a.recall_text]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: false}};
+CREATE FULLTEXT INDEX recall_episodes IF NOT EXISTS FOR (e:Episode) ON EACH [e.recall_text]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: false}};
+CREATE INDEX episode_conversation IF NOT EXISTS FOR (e:Episode) ON (e.scope, e.channel);
+
 // Wait until every index is online before the first query relies on it.
 CALL db.awaitIndexes(300);

@@ -16,5 +16,6 @@ OPTIONAL MATCH (r:Refusal)
 WHERE r.episode_id IN $erased + $redacted
 WITH nodes, revisions, count(r) AS refusals
 OPTIONAL MATCH (e:Episode)
-WHERE e.episode_id IN $redacted AND (e.content <> '' OR e.payload_hash <> '')
+WHERE e.episode_id IN $redacted
+  AND (e.content <> '' OR e.payload_hash <> '' OR e.recall_text IS NOT NULL)
 RETURN nodes, revisions, refusals, count(e) AS unredacted

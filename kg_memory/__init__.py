@@ -13,6 +13,8 @@ from kg_memory.domain.change import ChangePlan, Effect
 from kg_memory.domain.channel import ChannelPolicy, ChannelRule
 from kg_memory.domain.consolidation import Evidence
 from kg_memory.domain.corroboration import Corroboration, corroboration, mentioned
+from kg_memory.domain.eligibility import EligibilityRule
+from kg_memory.domain.embedding import Embedder, HashingEmbedder
 from kg_memory.domain.errors import (
     EXIT_CODES,
     INTEGRITY_EXIT,
@@ -30,6 +32,8 @@ from kg_memory.domain.errors import (
     NotFound,
     PolicyError,
     QueryError,
+    RecallError,
+    RecallUnavailable,
     ResolutionError,
     ScopeError,
     StoreBusy,
@@ -58,6 +62,8 @@ from kg_memory.domain.model import (
     Tombstone,
 )
 from kg_memory.domain.pending import AdmissionDecision, PendingCandidate
+from kg_memory.domain.ranking import RankingWeights
+from kg_memory.domain.recall_answer import RecallAnswer, RecalledEpisode, RecallHit, ScoreComponents
 from kg_memory.domain.record import (
     IngestRecord,
     MentionCandidate,
@@ -141,6 +147,8 @@ __all__ = [
     "Edge",
     "EdgeType",
     "Effect",
+    "EligibilityRule",
+    "Embedder",
     "EndReason",
     "Entity",
     "Episode",
@@ -151,6 +159,7 @@ __all__ = [
     "ForgetReport",
     "ForgottenError",
     "GateRule",
+    "HashingEmbedder",
     "HistoryEntry",
     "IdempotencyConflict",
     "IngestError",
@@ -178,7 +187,13 @@ __all__ = [
     "Published",
     "Qualifiers",
     "QueryError",
+    "RankingWeights",
+    "RecallAnswer",
+    "RecallError",
+    "RecallHit",
+    "RecallUnavailable",
     "Recalled",
+    "RecalledEpisode",
     "Refusal",
     "ResolutionError",
     "Resolved",
@@ -188,6 +203,7 @@ __all__ = [
     "ScopeError",
     "ScopeLabel",
     "ScopedMemory",
+    "ScoreComponents",
     "Selector",
     "SqliteStore",
     "Store",

@@ -51,6 +51,9 @@ PUBLIC = [
     # Issue 11 (durability and concurrency): retry policy, busy and check exit codes, the
     # retryable error, and the integrity check's report.
     "Backoff", "INTEGRITY_EXIT", "IntegrityReport", "STORE_BUSY_EXIT", "StoreBusy", "Violation",
+    # recall (issue 13)
+    "EligibilityRule", "Embedder", "HashingEmbedder", "RankingWeights", "RecallAnswer",
+    "RecallError", "RecallHit", "RecallUnavailable", "RecalledEpisode", "ScoreComponents",
     # Issue 11 (bad input): the typed argument error and the parsers the CLI uses.
     "InvalidArgument", "count_records", "parse_mention",
 ]

@@ -32,6 +32,7 @@ def result(tmp_path_factory: pytest.TempPathFactory) -> BenchResult:
         lookups=200,
         snapshots=50,
         opens=2,
+        recalls=100,
         workdir=tmp_path_factory.mktemp("bench"),
     )
     assert {e.phase for e in events} >= {"ingest", "lookups", "open", "references"}
@@ -143,3 +144,15 @@ def test_neo4j_backend_syncs_and_answers_the_same() -> None:
     assert scale.neo4j.answers_agree
     assert scale.neo4j.sync_records > 0
     assert {"neo4j sync", "neo4j as-of lookup (median)"} <= {t.name for t in result.targets}
+
+
+def test_recall_is_measured_beside_a_plain_fts5_query(result: BenchResult) -> None:
+    for scale in result.scales:
+        figures = scale.recall
+        assert figures is not None
+        assert figures.queries == 100
+        # Every probe asks about its own user's values: most find something, and the
+        # workload's superseded and retracted facts are excluded before ranking.
+        assert figures.hit_rate > 0.8
+        assert figures.mean_excluded > 0
+        assert figures.recall.count == figures.fts5.count == 100

@@ -113,6 +113,17 @@ def _figures(s: ScaleResult) -> list[Figure]:
     if s.forget_cascade:
         figures.append(("forget 1,000 derivatives, median / p99", _us(s.forget_cascade),
                         [("plan, erase, tombstones, scrub", "")]))
+    if s.recall:
+        rc = s.recall
+        figures.append(("recall median / p99", _us(rc.recall), [
+            (f"plain FTS5 {_us(rc.fts5)}", f"{rc.median_vs_fts5:.1f}x"),
+            ("p99 against FTS5 p99", f"{rc.p99_vs_fts5:.1f}x"),
+            (f"{rc.hit_rate:.0%} found; {rc.mean_candidates:.1f} matches, "
+             f"{rc.mean_excluded:.1f} excluded before ranking", "")]))
+        if rc.hybrid:
+            figures.append(("hybrid recall median / p99", _us(rc.hybrid), [
+                ("trigram vectors, brute force, against lexical",
+                 f"{rc.hybrid_vs_lexical or 0:.1f}x")]))
     if s.neo4j:
         figures.append(("neo4j sync", f"{s.neo4j.sync_records_per_second:,.0f} records/s",
                         [(f"{s.neo4j.sync_records:,} records in {s.neo4j.sync_seconds:.1f} s",

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kg_memory.bench.latency import LatencyStats, time_each
 from kg_memory.bench.progress import BenchProgress, ProgressCallback
+from kg_memory.bench.recall_figures import measure_recall, recall_probes
 from kg_memory.bench.reference import (
     COLUMNS,
     MemoryIndex,
@@ -107,6 +108,7 @@ class ScaleSettings(BaseModel):
     lookups: int = 2_000
     snapshots: int = 500
     opens: int = 5
+    recalls: int = 1_000
     neo4j: bool = False  # also sync into Neo4j ($KG_NEO4J_URI) and query it there
 
 
@@ -122,6 +124,7 @@ class ScaleMeasurement:
         self.lookup_probes = self.workload.lookups(settings.lookups)
         self.snapshot_probes = self.workload.snapshots(settings.snapshots)
         self.opens = settings.opens
+        self.recall_probes = recall_probes(self.workload, settings.recalls)
         self.neo4j = settings.neo4j
         self.store_file = workdir / "memory.db"
         self.raw_file = workdir / "raw.db"
@@ -210,6 +213,9 @@ class ScaleMeasurement:
                 warmup=min(20, m),
                 on_done=lambda d: self._tell("snapshots", d, m),
             )
+            self._tell("recall", 0, 1)
+            recall = measure_recall(memory, self.store_file, self.recall_probes)
+            self._tell("recall", 1, 1)
             lineage, forget = self._lineage_and_forget(memory, clock, answers)
         opened: list[int] = []
         first = self.lookup_probes[0]
@@ -254,6 +260,7 @@ class ScaleMeasurement:
             lineage=lineage,
             forget_cascade=forget,
             neo4j=neo4j,
+            recall=recall,
             peak_rss=peak,
             start_rss_bytes=start_rss,
             process_peak_rss_bytes=process_peak,

@@ -24,6 +24,7 @@ __all__ = [
     "IngestFigures",
     "PendingFigure",
     "Ratios",
+    "RecallFigures",
     "ReferenceFigures",
     "ScaleResult",
     "TargetCheck",
@@ -81,6 +82,21 @@ class Neo4jFigures(_Frozen):
     answers_agree: bool
 
 
+class RecallFigures(_Frozen):
+    """``Memory.recall`` beside a plain FTS5 query (see :mod:`kg_memory.bench.recall_figures`)."""
+
+    queries: int
+    recall: LatencyStats  # Memory.recall, limit 10, facts and episodes
+    fts5: LatencyStats  # the same MATCH on both FTS5 tables, ORDER BY rank LIMIT 10
+    median_vs_fts5: float
+    p99_vs_fts5: float
+    hit_rate: float  # share of probes with at least one result
+    mean_candidates: float  # index matches per probe, before eligibility
+    mean_excluded: float  # of which excluded by an eligibility rule
+    hybrid: LatencyStats | None = None  # + HashingEmbedder vectors, brute-force cosine, RRF
+    hybrid_vs_lexical: float | None = None
+
+
 class ScaleResult(_Frozen):
     scale: int  # as requested
     users: int
@@ -96,6 +112,7 @@ class ScaleResult(_Frozen):
     lineage: LatencyStats | None = None  # Memory.lineage(fact, "both", depth=5)
     forget_cascade: LatencyStats | None = None  # forget one source with 1,000 derivatives
     neo4j: Neo4jFigures | None = None  # with --backend neo4j
+    recall: RecallFigures | None = None  # lexical; see kg_memory.bench.recall_figures
     peak_rss: PeakRss  # during workload generation, ingest and queries (before references)
     start_rss_bytes: int | None  # before the workload: interpreter, imports, probes
     process_peak_rss_bytes: int  # the measuring process's peak, references included

@@ -95,6 +95,7 @@ def run_bench(
     lookups: int = 2_000,
     snapshots: int = 500,
     opens: int = 5,
+    recalls: int = 1_000,
     seed: int = 0,
     workdir: Path | None = None,
     isolate: bool = True,
@@ -111,8 +112,9 @@ def run_bench(
         raise UnsupportedBackend(f"unknown backend {backend!r}; choose one of {choices}")
     if not scales or any(s < 1 for s in scales):
         raise KgMemoryError("scales must be positive version counts, e.g. 1e4,1e5")
-    if batch_size < 1 or lookups < 1 or snapshots < 1 or opens < 1:
-        raise KgMemoryError("batch_size, lookups, snapshots and opens must be at least 1")
+    if batch_size < 1 or lookups < 1 or snapshots < 1 or opens < 1 or recalls < 1:
+        raise KgMemoryError(
+            "batch_size, lookups, snapshots, opens and recalls must be at least 1")
     started = datetime.now(UTC)
     revision = source_revision()
     measure = _measure_isolated if isolate else _measure
@@ -125,6 +127,7 @@ def run_bench(
                 lookups=lookups,
                 snapshots=snapshots,
                 opens=opens,
+                recalls=recalls,
                 neo4j=backend == "neo4j",
             ),
             workdir,

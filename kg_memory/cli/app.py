@@ -59,6 +59,7 @@ from kg_memory.cli.policies import (
     rules_app,
     sweep,
 )
+from kg_memory.cli.recall import recall
 from kg_memory.cli.sim import sim_app
 from kg_memory.sim.scenario import Scenario
 
@@ -96,6 +97,7 @@ app.command()(prov)
 app.command()(consolidate)
 app.command()(forget)
 app.command()(mcp)
+app.command()(recall)
 app.command()(check)
 
 

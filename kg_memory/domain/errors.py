@@ -24,6 +24,8 @@ __all__ = [
     "NotFound",
     "PolicyError",
     "QueryError",
+    "RecallError",
+    "RecallUnavailable",
     "ResolutionError",
     "ScopeError",
     "StoreBusy",
@@ -141,6 +143,20 @@ class WriteRefused(KgMemoryError):
     ``put``) cannot mistake a refused write for a stored one."""
 
 
+class RecallUnavailable(StoreUnavailable):
+    """A recall that could not search. ``answer`` is its ``unavailable`` response (a
+    :class:`~kg_memory.domain.recall_answer.RecallAnswer`), so a caller that reports it still
+    cannot mistake it for "nothing found"."""
+
+    def __init__(self, message: str, answer: object) -> None:
+        super().__init__(message)
+        self.answer = answer
+
+
+class RecallError(KgMemoryError, ValueError):
+    """A recall request that cannot be searched: no searchable term, a bad limit or kind."""
+
+
 class StoreBusy(StoreUnavailable):
     """Another writer held the store's write lock for longer than the busy timeout.
 
@@ -171,6 +187,7 @@ EXIT_CODES: tuple[tuple[type[KgMemoryError], int], ...] = (
     (InvalidArgument, 2),
     (PolicyError, 2),
     (QueryError, 2),
+    (RecallError, 2),
     (ScopeError, 2),
     (NotFound, 4),
     (ForgottenError, 6),

@@ -60,6 +60,7 @@ from kg_memory.services.lineage import Direction, lineage_graph, node_scope, sco
 from kg_memory.services.policy_views import PolicyViews
 from kg_memory.services.provenance import add_tombstones, export_prov
 from kg_memory.services.publication import Basis, Published, publish_derived, read_basis
+from kg_memory.services.recall import Recalling
 from kg_memory.services.scoped import ScopedMemory
 from kg_memory.store import default_path, is_neo4j_uri, open_store
 from kg_memory.store.clock import system_clock
@@ -70,7 +71,7 @@ __all__ = ["Memory"]
 
 
 
-class Memory(PolicyViews, EntityMethods):
+class Memory(Recalling, PolicyViews, EntityMethods):
     """A bitemporal memory over any :class:`~kg_memory.store.protocol.Store`."""
 
     def __init__(
@@ -383,6 +384,7 @@ class Memory(PolicyViews, EntityMethods):
         if not isinstance(selector, Selector):
             check_text(selector=selector)
         chosen = selector if isinstance(selector, Selector) else Selector.parse(selector)
+        self._drop_vectors(dry_run)
         return forget(self.store, chosen, dry_run=dry_run, block=block, all_scopes=all_scopes,
                       keep_residues=keep_residues)
 

@@ -34,9 +34,12 @@ from typing import Protocol
 import networkx as nx
 from prov.model import ProvDocument
 
+from kg_memory.domain.eligibility import ALL_KINDS, EligibilityRule
+from kg_memory.domain.embedding import Embedder
 from kg_memory.domain.errors import IngestError, NotFound, ScopeError
 from kg_memory.domain.forgetting import Selector
-from kg_memory.domain.model import Block, Channel, Entity, Qualifiers, Refusal, Value
+from kg_memory.domain.model import Block, Channel, Entity, Kind, Qualifiers, Refusal, Value
+from kg_memory.domain.recall_answer import RecallAnswer
 from kg_memory.domain.record import IngestRecord, read_records
 from kg_memory.domain.resolution import EntityProfile
 from kg_memory.domain.result import AsOfAnswer, HistoryEntry
@@ -67,6 +70,12 @@ class Operator(Protocol):
     def history(self, subject: str, predicate: str | None = ..., *,
                 scope: str | None = ...) -> list[HistoryEntry]: ...
     def refusals(self, scope: str | None = ...) -> list[Refusal]: ...
+    def recall(self, query: str, *, scope: str, subject: str | None = ...,
+               project: str | None = ..., at: datetime | None = ...,
+               known_at: datetime | None = ..., kinds: Iterable[Kind | str] = ...,
+               include_episodes: bool = ..., limit: int = ...,
+               rules: Iterable[EligibilityRule] = ..., embedder: Embedder | None = ...
+               ) -> RecallAnswer: ...
     def lineage(self, node_id: str, direction: Direction = ..., depth: int | None = ..., *,
                 scope: str | None = ...) -> nx.MultiDiGraph[str]: ...
     def prov(self, node_ids: list[str] | None = ..., *,
@@ -159,6 +168,17 @@ class ScopedMemory:
             raise IngestError(f"cannot read {path}: {exc.strerror}") from exc
 
     # -- reads -----------------------------------------------------------------------------
+
+    def recall(self, query: str, *, subject: str | None = None, project: str | None = None,
+               at: datetime | None = None, known_at: datetime | None = None,
+               kinds: Iterable[Kind | str] = ALL_KINDS, include_episodes: bool = True,
+               limit: int = 10, rules: Iterable[EligibilityRule] = (),
+               embedder: Embedder | None = None) -> RecallAnswer:
+        """:meth:`Memory.recall` in this tenant's scope (there is no other to search)."""
+        return self._memory.recall(query, scope=self._scope, subject=subject, project=project,
+                                   at=at, known_at=known_at, kinds=kinds,
+                                   include_episodes=include_episodes, limit=limit,
+                                   rules=rules, embedder=embedder)
 
     def asof(self, valid_at: datetime | None = None, known_at: datetime | None = None, *,
              subject: str | None = None, predicate: str | None = None) -> AsOfAnswer:

@@ -34,8 +34,18 @@ from kg_memory.domain.model import (
     Support,
     Tombstone,
 )
+from kg_memory.domain.ranking import CorpusStats
 
-__all__ = ["AsOfQuery", "Slot", "Store", "Transaction", "apply_plan"]
+__all__ = [
+    "AsOfQuery",
+    "ConversationQuery",
+    "RecallCandidates",
+    "RecallProbe",
+    "Slot",
+    "Store",
+    "Transaction",
+    "apply_plan",
+]
 
 
 class Slot(BaseModel):
@@ -59,6 +69,56 @@ class AsOfQuery(BaseModel):
     subject: str | None = None
     predicate: str | None = None
     scope: str | None = None
+
+
+class RecallProbe(BaseModel):
+    """What recall asks the index: every record of ``scope`` matching any of ``terms``.
+
+    ``terms`` are tokens of :func:`kg_memory.domain.recall_text.tokens` (letters and digits
+    only, so no backend's query syntax can be injected through them).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    scope: str
+    terms: tuple[str, ...]
+    known_at: UtcDatetime
+    facts: bool = True
+    episodes: bool = True
+
+
+class RecallCandidates(BaseModel):
+    """The index's answer to a :class:`RecallProbe`, before any eligibility rule.
+
+    ``facts`` holds every revision of the scope matching a term, whatever its intervals (the
+    index is bitemporal: a closed revision stays indexed, so a replay at an earlier known_at
+    finds what a search then found); ``episodes`` every matching episode with content. The
+    corpus statistics describe the scope's indexed records believed at ``known_at``.
+    """
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    facts: tuple[Assertion, ...] = ()
+    fact_texts: tuple[str, ...] = ()  # the indexed text of each fact, in order
+    episodes: tuple[Episode, ...] = ()
+    episode_texts: tuple[str, ...] = ()
+    fact_corpus: CorpusStats = CorpusStats(0, 0)
+    episode_corpus: CorpusStats = CorpusStats(0, 0)
+
+
+class ConversationQuery(BaseModel):
+    """The episodes around ``around`` in one conversation (same scope and channel, and same
+    source when ``source`` is set), recorded by ``known_at``, with content."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    scope: str
+    channel: str
+    source: str | None
+    around: UtcDatetime
+    episode_id: str
+    known_at: UtcDatetime
+    size: int = 1
 
 
 @runtime_checkable
@@ -220,6 +280,13 @@ class Store(Protocol):
     def documents(self, kind: str, scope: str | None = None, key: str | None = None
                   ) -> list[str]:
         """JSON bodies of stored documents of ``kind``, oldest first."""
+
+    # Recall: a lexical index kept in each episode's transaction (see kg_memory.services.recall).
+    def recall_candidates(self, probe: RecallProbe) -> RecallCandidates:
+        """Every indexed record of the probe's scope matching any term, and corpus statistics."""
+
+    def conversation(self, query: ConversationQuery) -> list[Episode]:
+        """Up to ``size`` episodes before and ``size`` after ``around``, oldest first."""
 
     def scrub(self) -> list[dict[str, Any]]:
         """Make erasures physical where the backend keeps copies; one report per destination

@@ -177,8 +177,29 @@ class AsOfView(_View):
     facts: list[FactView]
 
 
-class RecallHit(FactView):
-    score: float = Field(description="Relevance to the query, 0 to 1.")
+class RecallHit(_View):
+    """One recalled record: a fact revision or a stored message, with why it may be used."""
+
+    type: Literal["fact", "episode"]
+    id: str = Field(description="The assertion id, or the episode id of a message.")
+    revision: int | None
+    content: str = Field(description="The value as text, or the message as received.")
+    value: Scalar | None
+    subject: str | None
+    predicate: str | None
+    kind: Kind | None
+    writer: str = Field(description="Who wrote it: the fact's writer or the message's source.")
+    as_user_statement: bool = Field(description=(
+        "True only for the user's own words. A claim or a third party's message is not."))
+    historical_only: bool = Field(description=(
+        "A remembered approval: evidence it was given then, never permission to act now."))
+    label: str
+    valid_from: datetime
+    valid_to: datetime | None
+    known_since: datetime
+    known_until: datetime | None
+    supported_by: list[str]
+    score: float
 
 
 class RecallView(_View):
@@ -188,6 +209,10 @@ class RecallView(_View):
     method: str = Field(description="How results were ranked.")
     at: datetime
     known_at: datetime
+    eligible: int = Field(description="Records that were eligible and matched the query.")
+    excluded: dict[str, int] = Field(description=(
+        "Matching records kept out before ranking, per eligibility rule (stale, not yet "
+        "known, blocked, ...)."))
     results: list[RecallHit]
 
 

@@ -35,7 +35,6 @@ from kg_memory import (
     parse_record,
     system_clock,
 )
-from kg_memory.integrations.lexical import scores
 from kg_memory.integrations.mcp.schemas import (
     AsOfView,
     DecisionView,
@@ -63,7 +62,6 @@ __all__ = ["CONVERSATION_SOURCES", "BoundMemory", "plan_id"]
 #: The sources an MCP server may write as: the user's conversation, directly or via the agent.
 CONVERSATION_SOURCES = ("user", "agent")
 _ORIGIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,99}")
-_RECALL_METHOD = "lexical (idf-weighted token overlap) over the as-of answer of this scope"
 
 
 def plan_id(report: ForgetReport) -> str:
@@ -208,16 +206,21 @@ class BoundMemory:
 
     def recall(self, query: str, *, subject: str | None = None, at: str | None = None,
                known_at: str | None = None, limit: int = 10) -> RecallView:
-        """The facts of this scope that bear on ``query``, eligible first (valid at ``at``,
-        believed at ``known_at``), then ranked; see :mod:`kg_memory.integrations.lexical`."""
-        answer = self.tenant.asof(_when(at, "at"), _when(known_at, "known_at"), subject=subject)
-        facts = list(answer.facts)
-        ranked = sorted(zip(scores(query, [_text(f) for f in facts]), facts, strict=True),
-                        key=lambda p: (-p[0], p[1].subject, p[1].predicate))
-        hits = [RecallHit(**FactView.of(f).model_dump(), score=round(s, 4))
-                for s, f in ranked if s > 0][: max(limit, 0)]
-        return RecallView(query=query, status="ok" if hits else "empty", method=_RECALL_METHOD,
-                          at=answer.valid_at, known_at=answer.known_at, results=hits)
+        """``Memory.recall`` in this scope: eligibility first (valid at ``at``, believed at
+        ``known_at``, not forgotten or blocked), then ranking; facts and messages alike."""
+        answer = self.tenant.recall(query, subject=subject, at=_when(at, "at"),
+                                    known_at=_when(known_at, "known_at"), limit=limit)
+        hits = [RecallHit(
+            type=h.type, id=h.id, revision=h.revision, content=h.content, value=h.value,
+            subject=h.subject, predicate=h.predicate, kind=h.kind, writer=h.writer,
+            as_user_statement=h.own_words, historical_only=h.historical_only, label=h.label,
+            valid_from=h.valid.start, valid_to=h.valid.end, known_since=h.system.start,
+            known_until=h.system.end, supported_by=[x.episode_id for x in h.supported_by],
+            score=round(h.score.score, 4)) for h in answer.results]
+        return RecallView(query=query, status="ok" if hits else "empty",
+                          method=f"kg-memory recall ({answer.mode})", at=answer.at,
+                          known_at=answer.known_at, eligible=answer.eligible,
+                          excluded=dict(answer.excluded), results=hits)
 
     def history(self, subject: str, predicate: str | None = None) -> HistoryView:
         entries = self.tenant.history(subject, predicate)

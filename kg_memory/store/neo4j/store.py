@@ -11,10 +11,9 @@ The graph (every query is a file in ``cypher/``; ``schema.cypher`` holds the con
   :class:`~kg_memory.domain.model.EdgeType`) are real relationships between these nodes, each with
   ``since`` (system time). ``(:Fact)-[:NEEDS]->(:Node)`` records the dependencies.
 * ``(:Assertion)-[:REVISION_OF_FACT]->(:Fact)``: one node per revision, with both intervals as
-  integer microseconds (``sys_to`` null while believed), labelled by kind (``:Stated``,
-  ``:World``, ``:Claim``, ``:Derived``) and ``:Current`` while its system interval is open.
-  A revision's content is never changed: the store only sets ``sys_to`` (with ``closed_by``,
-  ``close_reason``) once.
+  integer microseconds (``sys_to`` null while believed), labelled by kind (``:Stated``, ``:World``,
+  ``:Claim``, ``:Derived``) and ``:Current`` while its system interval is open. A revision is never
+  changed: the store only sets ``sys_to`` (and ``closed_by``, ``close_reason``) once.
 * ``(:Episode)-[:REFUSED]->(:Refusal)``, ``(:Block)``, ``(:Meta {key, value})``, and the
   identity documents: ``(:LookupKey {kind, scope, key})-[:FINDS]->(:Document {kind, key})``.
 
@@ -56,6 +55,7 @@ from kg_memory.domain.model import (
 from kg_memory.store.clock import system_clock
 from kg_memory.store.neo4j.auth import credentials, public_uri, redact, split_uri
 from kg_memory.store.neo4j.cypher import statements
+from kg_memory.store.neo4j.recall import RecallReads, index_report
 from kg_memory.store.neo4j.rows import (
     activity_from_props,
     block_from_props,
@@ -79,7 +79,7 @@ _EDGE_TYPES = {t.value: t for t in EdgeType}
 _SCHEMA_READY: set[tuple[str, str]] = set()
 
 
-class Neo4jStore:
+class Neo4jStore(RecallReads):
     """A store on a Neo4j 5 server. Open with :meth:`connect`; close with :meth:`close`."""
 
     def __init__(self, driver: Driver, uri: str, database: str, clock: Clock) -> None:
@@ -424,7 +424,7 @@ class Neo4jStore:
         )
 
     def scrub(self) -> list[dict[str, Any]]:
-        return [self._verify_erasure()]
+        return [self._verify_erasure(), index_report(self._read, self._uri)]
 
     def _verify_erasure(self) -> dict[str, Any]:
         """Verify by query that erasure left nothing reachable (see :mod:`.neo4j_scrub`)."""

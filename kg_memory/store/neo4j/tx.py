@@ -18,6 +18,7 @@ from kg_memory.domain.errors import ScopeError, StoreBusy, StoreUnavailable
 from kg_memory.domain.instant import from_micros
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Activity, Assertion, Block, Entity, Episode, Refusal, Tombstone
+from kg_memory.domain.recall_text import episode_document, fact_document
 from kg_memory.store.neo4j.cypher import load
 from kg_memory.store.neo4j.rows import (
     block_from_props,
@@ -121,6 +122,10 @@ class Neo4jTransaction:
             recorded_at=micros(episode.recorded_at),
             scope=episode.scope,
         )
+        text = episode_document(episode.content)
+        if text:
+            self._rows("recall_index_episode", episode_id=episode.episode_id, text=text,
+                       length=text.count(" ") + 1)
 
     def entity(self, entity_id: str) -> Entity | None:
         rows = self._rows("entity", scope=self._scope, entity_id=entity_id)
@@ -184,6 +189,16 @@ class Neo4jTransaction:
     def insert_version(self, draft: Draft) -> Assertion:
         self._in_scope(draft.scope)
         [row] = self._rows("insert_version", **version_params(draft, self.now_us))
+        # The subject's and project's names as known now, in the fact's scope only (as on the
+        # embedded store: another tenant's entity of the same id must not lend its name).
+        ids = [draft.subject, *([draft.qualifiers.project] if draft.qualifiers.project else [])]
+        names = tuple(sorted((e.entity_id, e.name) for e in map(self.entity, ids)
+                              if e is not None and e.name and e.scope == draft.scope))
+        text = fact_document(draft, draft.qualifiers.project, draft.qualifiers.exceptions,
+                             tuple(name for _, name in names))
+        if text:
+            self._rows("recall_index_fact", assertion_id=draft.assertion_id,
+                       revision=row["revision"], text=text, length=text.count(" ") + 1)
         return Assertion(
             **draft.model_dump(exclude={"valid"}),
             valid=draft.valid,

@@ -38,6 +38,7 @@ from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery
 from kg_memory.store.sqlite.integrity import snapshot
 from kg_memory.store.sqlite.outbox import Outbox
+from kg_memory.store.sqlite.recall import RecallReads
 from kg_memory.store.sqlite.rows import (
     VERSION_COLUMNS,
     activity_from_row,
@@ -63,7 +64,7 @@ def default_path() -> Path:
     return Path(base) / "kg-memory" / "memory.db"
 
 
-class SqliteStore:
+class SqliteStore(RecallReads):
     """The embedded store. Open with :meth:`open`; use as a context manager to close it."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, clock: Clock) -> None:

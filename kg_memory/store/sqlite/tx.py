@@ -17,6 +17,7 @@ from kg_memory.domain.instant import from_micros, to_micros
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Activity, Assertion, Block, Entity, Episode, Refusal, Tombstone
 from kg_memory.store.protocol import Slot
+from kg_memory.store.sqlite.recall import index_episode, index_fact
 from kg_memory.store.sqlite.rows import (
     VERSION_COLUMNS,
     block_from_row,
@@ -75,6 +76,7 @@ class SqliteTransaction:
                 episode.scope,
             ),
         )
+        index_episode(self._conn, episode)
 
     def entity(self, entity_id: str) -> Entity | None:
         row = self._conn.execute(
@@ -175,10 +177,10 @@ class SqliteTransaction:
     def insert_version(self, draft: Draft) -> Assertion:
         _same_scope(draft.scope, self._scope)
         # One statement: the revision number is computed and returned by the insert itself.
-        revision = self._conn.execute(
+        revision, vid = self._conn.execute(
             f"INSERT INTO versions ({VERSION_COLUMNS}, project) SELECT ?, "
             "coalesce((SELECT max(revision) FROM versions WHERE assertion_id = ?), 0) + 1, "
-            "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, NULL, ? RETURNING revision",
+            "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, NULL, ? RETURNING revision, vid",
             (
                 draft.assertion_id,
                 draft.assertion_id,
@@ -198,17 +200,19 @@ class SqliteTransaction:
                 draft.recorded_by,
                 draft.qualifiers.project or "",
             ),
-        ).fetchone()[0]
+        ).fetchone()
         if draft.depends_on:
             self._conn.executemany(
                 "INSERT OR IGNORE INTO dependencies (scope, dep, assertion_id) VALUES (?, ?, ?)",
                 [(self._scope, dep, draft.assertion_id) for dep in draft.depends_on],
             )
         # Every field comes from an already validated draft: no need to validate again.
-        return Assertion.model_construct(
+        written = Assertion.model_construct(
             **dict(draft), revision=revision, system=Interval.model_construct(
                 start=self.now_dt, end=None), closed_by=None, close_reason=None,
         )
+        index_fact(self._conn, vid, written)
+        return written
 
     def add_edge(self, edge: PlannedEdge) -> None:
         self._conn.execute(

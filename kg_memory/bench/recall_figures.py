@@ -1,0 +1,89 @@
+"""Recall in ``kg-memory bench``: ``Memory.recall`` beside a plain FTS5 query over the same rows.
+
+Probes are questions a user of the workload could ask, built from that user's own values
+("vegetarian food", "moving to Porto", "booth seat", "job at Globex"), each searched in the
+user's scope "now" (lexical: no embedder). The reference is what a hand-written search would
+run on the same file in the same process: the same FTS5 MATCH expression (tenant token AND any
+term) on both recall tables of the tenant's shard, ``ORDER BY rank LIMIT 10``, through a
+plain ``sqlite3`` connection. It ranks with FTS5's own bm25 and applies no eligibility, so
+the ratio is the price of eligibility, as-of corpus statistics, supports and labels.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+
+from kg_memory.bench.latency import time_each
+from kg_memory.bench.result import RecallFigures, _Frozen
+from kg_memory.bench.workload import Workload, _Script
+from kg_memory.domain.embedding import HashingEmbedder
+from kg_memory.domain.recall_text import query_terms
+from kg_memory.services.memory import Memory
+from kg_memory.store.sqlite.recall import match_expression
+from kg_memory.store.sqlite.recall_shards import episodes_table, facts_table, shard
+
+__all__ = ["RecallFigures", "RecallProbe", "measure_recall", "recall_probes"]
+
+
+class RecallProbe(_Frozen):
+    scope: str
+    query: str
+
+
+def recall_probes(workload: Workload, count: int, *, seed: int = 3) -> list[RecallProbe]:
+    rng = random.Random(workload.seed * 7919 + seed)
+    probes = []
+    for _ in range(count):
+        s = _Script(workload.seed, rng.randrange(workload.users), workload.users)
+        question = rng.choice((
+            f"what food, {s.diet}?", f"moving to {s.new_city}", f"do I live in {s.city}",
+            f"my {s.seat} seat", f"job at {s.new_employer}", f"table at {s.restaurants[0]}",
+            "booking cancelled by the venue", f"timezone {s.zone}",
+        ))
+        probes.append(RecallProbe(scope=s.scope, query=question))
+    return probes
+
+
+def measure_recall(memory: Memory, store_file: Path, probes: list[RecallProbe]
+                   ) -> RecallFigures:
+    # Each call keeps a summary, not its answer: a thousand answers held at once would count
+    # towards the bench's peak RSS as if recall itself needed them.
+    def ours(p: RecallProbe) -> tuple[int, int, int]:
+        answer = memory.recall(p.query, scope=p.scope, limit=10)
+        return len(answer.results), answer.candidates, sum(answer.excluded.values())
+
+    stats, answers = time_each(ours, probes, warmup=min(50, len(probes)))
+    embedder = HashingEmbedder()
+
+    def hybrid(p: RecallProbe) -> int:
+        return len(memory.recall(p.query, scope=p.scope, limit=10, embedder=embedder).results)
+
+    # Warm-up embeds the probed scopes' documents once (the per-revision cache a long-running
+    # agent process keeps); the timed calls embed the query and compare brute force.
+    hybrid_stats, _ = time_each(hybrid, probes, warmup=len(probes))
+    raw = sqlite3.connect(f"file:{store_file}?mode=ro", uri=True)
+    try:
+        def plain(p: RecallProbe) -> int:
+            match = match_expression(p.scope, query_terms(p.query))
+            k = shard(p.scope)
+            facts = raw.execute(f"SELECT rowid FROM {facts_table(k)} WHERE {facts_table(k)} "
+                                "MATCH ? ORDER BY rank LIMIT 10", (match,)).fetchall()
+            episodes = raw.execute(f"SELECT rowid FROM {episodes_table(k)} WHERE "
+                                   f"{episodes_table(k)} MATCH ? ORDER BY rank LIMIT 10",
+                                   (match,)).fetchall()
+            return len(facts) + len(episodes)
+
+        reference, _ = time_each(plain, probes, warmup=min(50, len(probes)))
+    finally:
+        raw.close()
+    return RecallFigures(
+        queries=len(probes), recall=stats, fts5=reference,
+        median_vs_fts5=stats.median_us / reference.median_us,
+        p99_vs_fts5=stats.p99_us / reference.p99_us,
+        hit_rate=sum(1 for hits, _, _ in answers if hits) / len(answers),
+        mean_candidates=sum(c for _, c, _ in answers) / len(answers),
+        mean_excluded=sum(x for _, _, x in answers) / len(answers),
+        hybrid=hybrid_stats, hybrid_vs_lexical=hybrid_stats.median_us / stats.median_us,
+    )

@@ -1,0 +1,95 @@
+"""``kg-memory recall``: what the memory holds that bears on a question."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from kg_memory import Kind, RecallAnswer, RecallError, RecallUnavailable, parse_instant
+from kg_memory.cli import render
+from kg_memory.cli.options import JsonOption, StoreOption, open_memory
+
+__all__ = ["recall", "recall_table"]
+
+
+def _who(hit_kind: Kind | None, writer: str, own: bool, historical: bool) -> str:
+    who = f"{hit_kind.value if hit_kind else 'message'}: {writer}"
+    if not own:
+        who += " (not the user's words)" if hit_kind in (Kind.CLAIM, None) else ""
+    if historical:
+        who += " · historical only"
+    return who
+
+
+def recall_table(answer: RecallAnswer) -> Table:
+    excluded = ", ".join(f"{k} {v}" for k, v in answer.excluded.items() if v) or "none"
+    table = Table(
+        title=f"recall {answer.query!r} in {answer.scope} · at {render.when(answer.at)} · "
+              f"known at {render.when(answer.known_at)}",
+        caption=f"{answer.status}: {len(answer.results)} shown of {answer.eligible} eligible "
+                f"({answer.candidates} matched); excluded before ranking: {excluded}",
+    )
+    for column in ("#", "record", "content", "said by", "score", "id"):
+        table.add_column(column, overflow="fold")
+    for n, hit in enumerate(answer.results, 1):
+        if hit.type == "fact":
+            record = f"{hit.subject}.{hit.predicate}"
+            if hit.qualifiers and hit.qualifiers.project:
+                record += f" @{hit.qualifiers.project}"
+            ident = f"{render.short(hit.id)}#{hit.revision}"
+        else:
+            record = f"message {render.when(hit.valid.start)}"
+            ident = render.short(hit.id)
+        content = hit.content if len(hit.content) <= 60 else hit.content[:57] + "..."
+        table.add_row(str(n), record, content,
+                      _who(hit.kind, hit.writer, hit.own_words, hit.historical_only),
+                      f"{hit.score.score:.3f}", ident)
+    return table
+
+
+def recall(
+    query: Annotated[str, typer.Argument(help="The question, in words.")],
+    scope: Annotated[str, typer.Option(help="The tenant (user) whose memory to search.")],
+    at: Annotated[str, typer.Option(help="When in the world (ISO 8601 with offset).")] = "now",
+    known_at: Annotated[str, typer.Option(help="As the store believed it then.")] = "now",
+    subject: Annotated[str | None, typer.Option(help="The request's subject (ranks).")] = None,
+    project: Annotated[str | None, typer.Option(help="The request's project (ranks).")] = None,
+    kind: Annotated[list[str] | None, typer.Option(
+        help="Only these kinds (repeatable): stated, world, claim, derived.")] = None,
+    no_episodes: Annotated[bool, typer.Option(help="Facts only, no messages.")] = False,
+    limit: Annotated[int, typer.Option(help="At most this many results (1-100).")] = 10,
+    store: StoreOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """What the memory holds that bears on QUERY, eligible records only, best first.
+
+    Stale, not-yet-known and blocked records are excluded before ranking and counted. An empty
+    answer means the search ran and nothing eligible matched; a store that cannot be searched
+    is an error (exit 3), never an empty answer.
+    """
+    with render.errors():
+        when = None if at == "now" else parse_instant(at, what="--at")
+        known = None if known_at == "now" else parse_instant(known_at, what="--known-at")
+        kinds = list(Kind)
+        if kind:
+            try:
+                kinds = [Kind(k) for k in kind]
+            except ValueError:
+                raise RecallError(
+                    f"--kind must be one of {', '.join(k.value for k in Kind)}") from None
+        try:
+            with open_memory(store, create=False) as memory:
+                answer = memory.recall(query, scope=scope, subject=subject, project=project,
+                                       at=when, known_at=known, kinds=kinds,
+                                       include_episodes=not no_episodes, limit=limit)
+        except RecallUnavailable as exc:
+            if json_out and isinstance(exc.answer, RecallAnswer):
+                sys.stdout.write(exc.answer.model_dump_json(indent=2) + "\n")
+            raise
+        if json_out:
+            render.emit_json(answer)
+        else:
+            render.console.print(recall_table(answer))

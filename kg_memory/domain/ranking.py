@@ -1,0 +1,206 @@
+"""How recall orders the eligible set: BM25, optional vectors fused by reciprocal rank, then
+specificity, recency and evidence quality.
+
+Pure functions of their arguments. The service computes the inputs (corpus statistics, the
+supporting episodes) and passes them in, so the same numbers can be recomputed by a brute-force
+reference from an as-of snapshot.
+
+**Lexical relevance** is Okapi BM25 (k1 = 1.2, b = 0.75, the Lucene/FTS5 defaults) with the
+non-negative idf ``ln(1 + (N - df + 0.5) / (df + 0.5))``. Its corpus statistics (N, average
+length, document frequency) describe one tenant's memory *as the store held it at known_at*:
+never other tenants (their term counts would leak through a score) and never later writes (a
+replay at known_at must score exactly as a search run then did).
+
+**Fusion.** With a vector list beside the lexical one, each document gets
+``sum(1 / (rrf_k + rank))`` over the lists it appears in (Cormack et al., 2009). Relevance is that
+value (or BM25 alone) divided by the best in its list, so facts and episodes, whose corpora
+differ, meet on one 0..1 scale.
+
+**Then** ``score = relevance * (1 + w_s * specificity + w_r * recency + w_e * evidence)``, each
+component in 0..1. The weights are a composite policy, not universal truths (seed 002: an older
+explicit preference can beat a newer incidental mention); :class:`RankingWeights` holds them.
+
+>>> stats = CorpusStats(documents=3, tokens=9)
+>>> df = {"vegetarian": 1}
+>>> round(bm25(["ana", "diet", "vegetarian"], ("vegetarian",), df, stats), 4)
+0.9808
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from kg_memory.domain.model import Kind
+
+__all__ = [
+    "AUTHORITY",
+    "CorpusStats",
+    "Ranked",
+    "RankingWeights",
+    "Scored",
+    "bm25",
+    "document_frequencies",
+    "evidence_quality",
+    "rank",
+    "recency",
+    "specificity",
+]
+
+#: How much a writer's word counts, by the kind the writer gate let it write.
+AUTHORITY: Mapping[Kind, float] = {
+    Kind.STATED: 1.0,  # the user's own statement
+    Kind.WORLD: 0.8,  # the owning system's record
+    Kind.DERIVED: 0.6,  # computed from other memories
+    Kind.CLAIM: 0.3,  # someone else's words about the user
+}
+
+
+@dataclass(frozen=True)
+class CorpusStats:
+    """N and total length of one corpus (a tenant's facts or episodes) at one instant."""
+
+    documents: int
+    tokens: int
+
+    @property
+    def average_length(self) -> float:
+        return self.tokens / self.documents if self.documents else 0.0
+
+
+@dataclass(frozen=True)
+class RankingWeights:
+    k1: float = 1.2
+    b: float = 0.75
+    rrf_k: int = 60
+    specificity: float = 0.3
+    recency: float = 0.1
+    evidence: float = 0.2
+    half_life_days: float = 30.0
+
+
+def document_frequencies(documents: Iterable[Sequence[str]], terms: Sequence[str]
+                         ) -> dict[str, int]:
+    """How many of ``documents`` contain each of ``terms``."""
+    wanted = set(terms)
+    df: Counter[str] = Counter()
+    for doc in documents:
+        df.update(wanted.intersection(doc))
+    return {t: df[t] for t in terms}
+
+
+def bm25(doc: Sequence[str], terms: Sequence[str], df: Mapping[str, int], stats: CorpusStats,
+         weights: RankingWeights = RankingWeights()) -> float:
+    """Okapi BM25 of one tokenised document for the query ``terms``."""
+    if not doc or stats.documents == 0:
+        return 0.0
+    tf = Counter(doc)
+    norm = weights.k1 * (1 - weights.b + weights.b * len(doc) / stats.average_length)
+    score = 0.0
+    for term in terms:
+        f = tf.get(term, 0)
+        if not f:
+            continue
+        n = df.get(term, 0)
+        idf = math.log(1 + (stats.documents - n + 0.5) / (n + 0.5))
+        score += idf * f * (weights.k1 + 1) / (f + norm)
+    return score
+
+
+def specificity(subject_match: bool | None, project_match: float | None) -> float:
+    """How closely a record fits the request's subject and project (0..1; 0 if neither asked).
+
+    ``project_match`` is 1 for the asked project, 0.5 for a record with no project (a general
+    default) and 0 for another project's record.
+    """
+    parts = [p for p in ((None if subject_match is None else float(subject_match)),
+                         project_match) if p is not None]
+    return sum(parts) / len(parts) if parts else 0.0
+
+
+def recency(last: datetime | None, at: datetime, half_life_days: float) -> float:
+    """1 for evidence at ``at``, halving every ``half_life_days`` before it."""
+    if last is None:
+        return 0.0
+    age = max((at - last).total_seconds(), 0.0) / 86400
+    return float(0.5 ** (age / half_life_days))
+
+
+def evidence_quality(kind: Kind | None, independent_sources: int) -> float:
+    """Writer authority (see :data:`AUTHORITY`; an episode's ``None`` counts as a claim's) and
+    corroboration by independent sources (1 source: 0, 2: 0.5, 3: 0.67, ...)."""
+    authority = AUTHORITY[kind] if kind is not None else AUTHORITY[Kind.CLAIM]
+    corroboration = 1 - 1 / max(independent_sources, 1)
+    return 0.6 * authority + 0.4 * corroboration
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One eligible document's inputs to ranking."""
+
+    key: str
+    terms: Sequence[str]
+    specificity: float
+    recency: float
+    evidence: float
+
+
+@dataclass(frozen=True)
+class Ranked:
+    key: str
+    bm25: float
+    lexical_rank: int | None
+    vector: float | None
+    vector_rank: int | None
+    relevance: float
+    specificity: float
+    recency: float
+    evidence: float
+    score: float
+
+
+def _ranks(scores: Mapping[str, float]) -> dict[str, int]:
+    order = sorted(scores, key=lambda k: (-scores[k], k))
+    return {k: i + 1 for i, k in enumerate(order)}
+
+
+def rank(documents: Sequence[Scored], terms: Sequence[str], df: Mapping[str, int],
+         stats: CorpusStats, vectors: Mapping[str, float] | None = None,
+         weights: RankingWeights = RankingWeights()) -> list[Ranked]:
+    """Order one corpus's eligible documents, best first (ties by key, so runs agree).
+
+    A document takes part when it matches a query term, or has a vector similarity; one that
+    matches neither is not relevant and is left out.
+    """
+    lexical = {d.key: bm25(d.terms, terms, df, stats, weights) for d in documents}
+    lexical = {k: v for k, v in lexical.items() if v > 0}
+    sims = {k: v for k, v in (vectors or {}).items() if k in {d.key for d in documents}}
+    lex_rank, vec_rank = _ranks(lexical), _ranks(sims)
+    if vectors is None:
+        best = max(lexical.values(), default=0.0)
+        fused = {k: v / best for k, v in lexical.items()}
+    else:
+        raw = {
+            d.key: sum(1 / (weights.rrf_k + r[d.key]) for r in (lex_rank, vec_rank) if d.key in r)
+            for d in documents if d.key in lex_rank or d.key in vec_rank
+        }
+        best = max(raw.values(), default=0.0)
+        fused = {k: v / best for k, v in raw.items()}
+    out = []
+    for d in documents:
+        if d.key not in fused:
+            continue
+        relevance = fused[d.key]
+        boost = (1 + weights.specificity * d.specificity + weights.recency * d.recency
+                 + weights.evidence * d.evidence)
+        out.append(Ranked(
+            key=d.key, bm25=lexical.get(d.key, 0.0), lexical_rank=lex_rank.get(d.key),
+            vector=sims.get(d.key), vector_rank=vec_rank.get(d.key), relevance=relevance,
+            specificity=d.specificity, recency=d.recency, evidence=d.evidence,
+            score=relevance * boost,
+        ))
+    out.sort(key=lambda r: (-r.score, r.key))
+    return out

@@ -1,0 +1,88 @@
+"""The Neo4j store's recall index: two full-text indexes (``schema.cypher``), written in the
+episode's transaction by :class:`~kg_memory.store.neo4j.tx.Neo4jTransaction`, read here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kg_memory.domain.errors import StoreUnavailable
+from kg_memory.domain.instant import to_micros
+from kg_memory.domain.model import Episode
+from kg_memory.domain.ranking import CorpusStats
+from kg_memory.store.neo4j.rows import episode_from_props, version_from_props
+from kg_memory.store.protocol import ConversationQuery, RecallCandidates, RecallProbe
+
+__all__ = ["MAX_TERMS", "RecallReads", "conversation", "index_report", "recall_candidates"]
+
+Read = Callable[..., list[dict[str, Any]]]
+
+#: Lucene refuses more than 1,024 clauses; a longer question is cut to its first terms.
+MAX_TERMS = 64
+
+
+def recall_candidates(_read: Read, probe: RecallProbe) -> RecallCandidates:
+    # Terms are letters and digits only (recall_text.tokens): no Lucene syntax to escape.
+    query = " OR ".join(probe.terms[:MAX_TERMS])
+    known = to_micros(probe.known_at)
+    found: dict[str, Any] = {}
+    if probe.facts and query:
+        rows = _read("recall_facts", query=query, scope=probe.scope)
+        found["facts"] = tuple(version_from_props(r["version"]) for r in rows)
+        found["fact_texts"] = tuple(r["version"]["recall_text"] for r in rows)
+        [row] = _read("recall_fact_corpus", scope=probe.scope, known=known)
+        found["fact_corpus"] = CorpusStats(int(row["documents"]), int(row["tokens"]))
+    if probe.episodes and query:
+        rows = _read("recall_episodes", query=query, scope=probe.scope)
+        found["episodes"] = tuple(episode_from_props(r["episode"]) for r in rows)
+        found["episode_texts"] = tuple(r["episode"]["recall_text"] for r in rows)
+        [row] = _read("recall_episode_corpus", scope=probe.scope, known=known)
+        found["episode_corpus"] = CorpusStats(int(row["documents"]), int(row["tokens"]))
+    return RecallCandidates(**found)
+
+
+def conversation(_read: Read, query: ConversationQuery) -> list[Episode]:
+    rows = _read(
+        "recall_conversation", scope=query.scope, channel=query.channel, source=query.source,
+        around=to_micros(query.around), episode_id=query.episode_id,
+        known=to_micros(query.known_at), size=query.size)
+    return [episode_from_props(r["episode"]) for r in rows]
+
+
+def index_report(_read: Read, location: str) -> dict[str, Any]:
+    """Recall's full-text indexes as a destination of erasure.
+
+    What can be verified from a client: both indexes are online and transactional, so a node
+    the forget run deleted or redacted left them when it committed (and the ``neo4j``
+    destination's check found no such node). What cannot: Lucene keeps a deleted document's
+    bytes in its segment files until it merges them, on the server's schedule.
+    """
+    report: dict[str, Any] = {"destination": "neo4j-fulltext", "location": location}
+    try:
+        rows = _read("recall_indexes")
+    except StoreUnavailable as exc:
+        return {**report, "status": "incomplete", "reason": str(exc)}
+    report["indexes"] = {r["name"]: r["state"] for r in rows}
+    bad = sorted(r["name"] for r in rows if r["state"] != "ONLINE" or r["eventual"])
+    missing = sorted({"recall_facts", "recall_episodes"} - set(report["indexes"]))
+    if bad or missing:
+        return {**report, "status": "incomplete",
+                "reason": f"index not online or eventually consistent: {bad + missing}"}
+    return {**report, "status": "complete", "reason": (
+        "transactional full-text indexes: the nodes the forget run deleted or redacted left "
+        "them when it committed, and no such node remains. Lucene drops deleted documents "
+        "from its segment files when it next merges them.")}
+
+
+class RecallReads:
+    """The store protocol's recall reads, for :class:`~kg_memory.store.neo4j.store.Neo4jStore`
+    (its ``_read`` runs one named query inside the open transaction, if any)."""
+
+    def _read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def recall_candidates(self, probe: RecallProbe) -> RecallCandidates:
+        return recall_candidates(self._read, probe)
+
+    def conversation(self, query: ConversationQuery) -> list[Episode]:
+        return conversation(self._read, query)
