@@ -21,6 +21,7 @@ from kg_memory.domain.errors import (
     STORE_BUSY_EXIT,
     ConcurrencyError,
     ConsolidationRefused,
+    ExtraMissing,
     ForgottenError,
     IdempotencyConflict,
     IngestError,
@@ -30,6 +31,7 @@ from kg_memory.domain.errors import (
     NaiveDatetimeError,
     NotFound,
     PolicyError,
+    QueryError,
     RecallError,
     RecallUnavailable,
     ResolutionError,
@@ -37,6 +39,7 @@ from kg_memory.domain.errors import (
     StoreBusy,
     StoreUnavailable,
     TimeError,
+    WriteRefused,
 )
 from kg_memory.domain.forgetting import ForgetPlan, Selector
 from kg_memory.domain.gate import GateRule, OwnerGrant, WriterPolicy, admit
@@ -150,6 +153,7 @@ __all__ = [
     "Entity",
     "Episode",
     "Evidence",
+    "ExtraMissing",
     "Fact",
     "ForgetPlan",
     "ForgetReport",
@@ -182,6 +186,7 @@ __all__ = [
     "PromotionPolicy",
     "Published",
     "Qualifiers",
+    "QueryError",
     "RankingWeights",
     "RecallAnswer",
     "RecallError",
@@ -213,6 +218,7 @@ __all__ = [
     "Transaction",
     "Violation",
     "WritePolicy",
+    "WriteRefused",
     "WriterPolicy",
     "__version__",
     "admit",

@@ -46,6 +46,8 @@ PUBLIC = [
     "SweepReport", "WritePolicy", "recall_value",
     # layers and promotion (issue 12, seed 004)
     "Outcome", "PromotionPolicy", "Rule", "RuleBook", "RuleType", "Tier",
+    # the agent integrations' errors (issue 14)
+    "ExtraMissing", "QueryError", "WriteRefused",
     # Issue 11 (durability and concurrency): retry policy, busy and check exit codes, the
     # retryable error, and the integrity check's report.
     "Backoff", "INTEGRITY_EXIT", "IntegrityReport", "STORE_BUSY_EXIT", "StoreBusy", "Violation",

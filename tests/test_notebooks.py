@@ -14,7 +14,7 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
 def test_there_are_notebooks() -> None:
-    assert {"bookstore_lab.ipynb", "dinner_study.ipynb", "jo_cedar.ipynb",
+    assert {"agent_loop.ipynb", "bookstore_lab.ipynb", "dinner_study.ipynb", "jo_cedar.ipynb",
             "neo4j_dinner.ipynb"} <= {
         p.name for p in NOTEBOOKS}
 
@@ -38,5 +38,6 @@ def test_notebook_runs(path: Path, tmp_path: Path) -> None:
     assert not [o for o in outputs if o.output_type == "error"]
     texts = " ".join(o.get("text", "") for o in outputs)
     expected = {"dinner_study.ipynb": "Writer + dependency", "jo_cedar.ipynb": "replay refused",
-                "neo4j_dinner.ipynb": "refusals left: []"}
+                "neo4j_dinner.ipynb": "refusals left: []",
+                "agent_loop.ipynb": "day 81: the two memories of seed 000"}
     assert expected.get(path.name, "") in texts

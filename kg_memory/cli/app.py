@@ -37,6 +37,7 @@ from kg_memory.cli.check import check
 from kg_memory.cli.entities import entities_app
 from kg_memory.cli.forget import blocks_app, forget
 from kg_memory.cli.lineage import consolidate, lineage, prov
+from kg_memory.cli.mcp import mcp
 from kg_memory.cli.neo4j import neo4j_app
 from kg_memory.cli.options import (
     AllScopesOption,
@@ -95,6 +96,7 @@ app.command()(lineage)
 app.command()(prov)
 app.command()(consolidate)
 app.command()(forget)
+app.command()(mcp)
 app.command()(recall)
 app.command()(check)
 

@@ -23,6 +23,7 @@ __all__ = [
     "NaiveDatetimeError",
     "NotFound",
     "PolicyError",
+    "QueryError",
     "RecallError",
     "RecallUnavailable",
     "ResolutionError",
@@ -30,6 +31,7 @@ __all__ = [
     "StoreBusy",
     "StoreUnavailable",
     "TimeError",
+    "WriteRefused",
 ]
 
 
@@ -93,6 +95,10 @@ class PolicyError(KgMemoryError, ValueError):
     """A writer policy that is not well formed."""
 
 
+class QueryError(KgMemoryError, ValueError):
+    """A query that cannot be run as asked, such as a filter with an unknown operator."""
+
+
 class ScopeError(KgMemoryError, ValueError):
     """A request that does not say which tenant it is for, or reaches outside the scope the
     caller was given. Forgetting and reading across tenants takes an explicit all-scopes
@@ -117,7 +123,9 @@ class NotFound(KgMemoryError, LookupError):
 
 
 class ExtraMissing(KgMemoryError, ImportError):
-    """An optional feature whose extra is not installed (``pip install 'kg-memory[lab]'``)."""
+    """An optional feature whose extra is not installed: the picture (``kg-memory[lab]``), the
+    MCP server (``kg-memory[mcp]``), the LangGraph store (``kg-memory[langgraph]``). The message
+    says which to install."""
 
 
 class ResolutionError(KgMemoryError, ValueError):
@@ -127,6 +135,12 @@ class ResolutionError(KgMemoryError, ValueError):
 
 class StoreUnavailable(KgMemoryError):
     """The store could not be opened or read. This is never reported as an empty answer."""
+
+
+class WriteRefused(KgMemoryError):
+    """An adapter's write that the writer gate refused. The episode is stored and the refusal
+    audited (``kg-memory refusals``); raised so a caller without a report to read (a LangGraph
+    ``put``) cannot mistake a refused write for a stored one."""
 
 
 class RecallUnavailable(StoreUnavailable):
@@ -141,6 +155,7 @@ class RecallUnavailable(StoreUnavailable):
 
 class RecallError(KgMemoryError, ValueError):
     """A recall request that cannot be searched: no searchable term, a bad limit or kind."""
+
 
 class StoreBusy(StoreUnavailable):
     """Another writer held the store's write lock for longer than the busy timeout.
@@ -171,6 +186,7 @@ EXIT_CODES: tuple[tuple[type[KgMemoryError], int], ...] = (
     (IntervalError, 2),
     (InvalidArgument, 2),
     (PolicyError, 2),
+    (QueryError, 2),
     (RecallError, 2),
     (ScopeError, 2),
     (NotFound, 4),

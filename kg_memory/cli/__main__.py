@@ -1,0 +1,5 @@
+"""``python -m kg_memory.cli``: the same as the ``kg-memory`` command."""
+
+from kg_memory.cli import main
+
+main()

@@ -1,0 +1,322 @@
+"""What the MCP tools take and return, as pydantic models whose JSON Schemas an LLM reads.
+
+Inputs mirror the ingest format (``kg-memory schema``) minus everything the channel establishes:
+no ``source``, no ``scope``, no writer. Outputs are flat: one fact is one object with both
+intervals spelled out, so a model does not have to walk nested interval objects.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kg_memory import Fact, HistoryEntry, Kind, Resolved, ScopeLabel
+
+__all__ = [
+    "AsOfView",
+    "DecisionView",
+    "EffectView",
+    "EntitiesView",
+    "EntityInput",
+    "EntityView",
+    "EventInput",
+    "FactInput",
+    "FactView",
+    "ForgetView",
+    "HistoryView",
+    "LineageView",
+    "RecallHit",
+    "RecallView",
+    "RefusalView",
+    "RefusalsView",
+    "RememberView",
+    "RetractionInput",
+    "RevisionView",
+]
+
+Scalar = str | int | float | bool
+_TIME = "ISO 8601 with an offset, e.g. 2026-01-05T09:00:00Z"
+
+
+class _Input(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FactInput(_Input):
+    """A fact to remember. The writer is this server's configured source, never a field here."""
+
+    subject: str = Field(min_length=1, description="Whom or what it is about: an entity id "
+                         "such as 'ana', or the user's own id.")
+    predicate: str = Field(min_length=1, description="The attribute, snake_case: 'diet', "
+                           "'favourite', 'next_dinner'.")
+    value: Scalar = Field(description="The value: a string, number or boolean.")
+    kind: Kind = Field(default=Kind.STATED, description=(
+        "'stated': the user said it. 'world': a fact another system owns, such as a booking "
+        "(give depends_on so the owner's events can end it). 'claim': someone else's words "
+        "about the user. Facts from documents go through read_document, not here."))
+    depends_on: list[str] = Field(default_factory=list, description=(
+        "Entity ids this fact relies on, e.g. ['R1'] for a booking: when R1 is cancelled or "
+        "done, the fact ends."))
+    project: str | None = Field(default=None, description="Project the fact is scoped to.")
+    exceptions: list[str] = Field(default_factory=list, description=(
+        "Stated exceptions that are part of its meaning ('concise except audits')."))
+    valid_from: str | None = Field(default=None, description=(
+        f"When it starts to hold in the world ({_TIME}); default: when it was said."))
+    valid_to: str | None = Field(default=None, description=(
+        f"When it stops holding ({_TIME}), exclusive; default: until further notice."))
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    scope_label: ScopeLabel = Field(default=ScopeLabel.DURABLE, description=(
+        "How long it is meant to hold: 'durable' (a preference, a fact of life), 'session' "
+        "(this week's plan) or 'request' (this one order). Write policies may keep one-offs "
+        "out of long-term memory."))
+    explicit: bool = Field(default=False, description=(
+        "True when the user explicitly updated or corrected it ('I switched to ebooks')."))
+    if_match: str | None = Field(default=None, description=(
+        "Write only if this subject.predicate is unchanged since you read it: the fact's "
+        "'assertion_id#revision' from asof or recall, or 'absent' if there was none. If it "
+        "changed, nothing is written (ConcurrencyError): read again and decide again."))
+
+
+class RetractionInput(_Input):
+    """Withdraw what is known for subject.predicate over a span of valid time."""
+
+    subject: str = Field(min_length=1)
+    predicate: str = Field(min_length=1)
+    project: str | None = None
+    valid_from: str | None = Field(default=None, description=f"{_TIME}; default: now.")
+    valid_to: str | None = Field(default=None, description=f"{_TIME}; default: open.")
+
+
+class EventInput(_Input):
+    """A lifecycle event on an entity this source owns ('R1' 'cancelled')."""
+
+    target: str = Field(min_length=1, description="The entity id, e.g. 'R1'.")
+    name: str = Field(min_length=1, description="What happened: 'cancelled', 'done'.")
+    at: str | None = Field(default=None, description=f"{_TIME}; default: when it was said.")
+
+
+class EntityInput(_Input):
+    """An entity the episode introduces (a person, a booking)."""
+
+    entity_id: str = Field(min_length=1, description="A short stable id: 'ana', 'R1'.")
+    type: str = Field(default="thing", description="'person', 'booking', 'restaurant', ...")
+    name: str | None = None
+    owners: list[str] = Field(default_factory=list, description=(
+        "Sources whose events may end facts that depend on it: a booking is owned by "
+        "['restaurant', 'timer']."))
+
+
+class _View(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class FactView(_View):
+    """One fact as the store served it, with who wrote it and both time axes."""
+
+    assertion_id: str
+    revision: int
+    subject: str
+    predicate: str
+    value: Scalar
+    kind: Kind
+    writer: str = Field(description="The source that wrote it (the channel's, never the text's).")
+    as_user_statement: bool = Field(description=(
+        "True only for 'stated' facts: the user's own words. Anything else is not the user's "
+        "permission or preference."))
+    project: str | None
+    exceptions: list[str]
+    depends_on: list[str]
+    valid_from: datetime
+    valid_to: datetime | None
+    known_since: datetime
+    known_until: datetime | None
+    supported_by: list[str] = Field(description="Ids of the episodes that are its evidence.")
+    last_confirmed: datetime | None
+
+    @classmethod
+    def of(cls, fact: Fact) -> FactView:
+        return cls(
+            assertion_id=fact.assertion_id, revision=fact.revision, subject=fact.subject,
+            predicate=fact.predicate, value=fact.value, kind=fact.kind, writer=fact.writer,
+            as_user_statement=fact.kind is Kind.STATED, project=fact.qualifiers.project,
+            exceptions=list(fact.qualifiers.exceptions), depends_on=list(fact.depends_on),
+            valid_from=fact.valid.start, valid_to=fact.valid.end,
+            known_since=fact.system.start, known_until=fact.system.end,
+            supported_by=[s.episode_id for s in fact.supported_by],
+            last_confirmed=fact.last_confirmed,
+        )
+
+
+class EffectView(_View):
+    action: str = Field(description="written | refreshed | replaced | retracted | retired | "
+                        "refused | event")
+    key: str
+    value: Scalar | None = None
+    assertion_id: str | None = None
+    detail: str = ""
+
+
+class RememberView(_View):
+    """What one remembered episode did."""
+
+    operation_id: str
+    episode_id: str
+    status: Literal["accepted", "duplicate", "refused"] = Field(description=(
+        "'refused': the channel could not vouch for the envelope; nothing was stored but the "
+        "audit row."))
+    written_as: str = Field(description="The source and channel the episode was recorded as.")
+    effects: list[EffectView]
+    refused: int = Field(description="Candidates the writer gate refused (see refusals).")
+
+
+class AsOfView(_View):
+    valid_at: datetime
+    known_at: datetime
+    facts: list[FactView]
+
+
+class RecallHit(_View):
+    """One recalled record: a fact revision or a stored message, with why it may be used."""
+
+    type: Literal["fact", "episode"]
+    id: str = Field(description="The assertion id, or the episode id of a message.")
+    revision: int | None
+    content: str = Field(description="The value as text, or the message as received.")
+    value: Scalar | None
+    subject: str | None
+    predicate: str | None
+    kind: Kind | None
+    writer: str = Field(description="Who wrote it: the fact's writer or the message's source.")
+    as_user_statement: bool = Field(description=(
+        "True only for the user's own words. A claim or a third party's message is not."))
+    historical_only: bool = Field(description=(
+        "A remembered approval: evidence it was given then, never permission to act now."))
+    label: str
+    valid_from: datetime
+    valid_to: datetime | None
+    known_since: datetime
+    known_until: datetime | None
+    supported_by: list[str]
+    score: float
+
+
+class RecallView(_View):
+    query: str
+    status: Literal["ok", "empty"] = Field(description=(
+        "'empty' means the memory was searched and nothing eligible matched."))
+    method: str = Field(description="How results were ranked.")
+    at: datetime
+    known_at: datetime
+    eligible: int = Field(description="Records that were eligible and matched the query.")
+    excluded: dict[str, int] = Field(description=(
+        "Matching records kept out before ranking, per eligibility rule (stale, not yet "
+        "known, blocked, ...)."))
+    results: list[RecallHit]
+
+
+class RevisionView(_View):
+    assertion_id: str
+    revision: int
+    predicate: str
+    value: Scalar
+    kind: Kind
+    writer: str
+    valid_from: datetime
+    valid_to: datetime | None
+    known_since: datetime
+    known_until: datetime | None
+    created_because: str
+    closed_by: str | None
+    close_reason: str | None
+
+    @classmethod
+    def of(cls, entry: HistoryEntry) -> RevisionView:
+        v = entry.version
+        return cls(
+            assertion_id=v.assertion_id, revision=v.revision, predicate=v.predicate,
+            value=v.value, kind=v.kind, writer=v.writer, valid_from=v.valid.start,
+            valid_to=v.valid.end, known_since=v.system.start, known_until=v.system.end,
+            created_because=entry.created_because.value, closed_by=entry.closed_by,
+            close_reason=entry.close_reason.value if entry.close_reason else None,
+        )
+
+
+class HistoryView(_View):
+    subject: str
+    predicate: str | None
+    revisions: list[RevisionView]
+
+
+class LineageView(_View):
+    root: str
+    direction: Literal["up", "down", "both"]
+    tree: dict[str, Any] = Field(description=(
+        "The root's 'sources' (episodes, writers) and 'derivatives' as nested nodes."))
+
+
+class ForgetView(_View):
+    """A forget plan, or the outcome of executing one."""
+
+    plan_id: str = Field(description="Pass this back as plan_id to execute exactly this plan.")
+    selector: str
+    executed: bool
+    status: str = Field(description="planned | complete | incomplete | nothing-to-forget")
+    delete: list[str]
+    rebuild: list[str]
+    erase: list[str]
+    redact: list[str]
+    restore: list[str]
+    retain: list[str]
+    destinations: list[dict[str, Any]]
+    next_step: str
+
+
+class RefusalView(_View):
+    episode_id: str
+    source: str
+    what: str
+    reason: str
+    at: datetime
+
+
+class RefusalsView(_View):
+    refusals: list[RefusalView]
+
+
+class DecisionView(_View):
+    decision_id: str
+    mention: str
+    outcome: str
+    entity_id: str
+    possible_same_as: list[str]
+    posterior: float | None
+    decided_by: str
+    reason: str
+
+    @classmethod
+    def of(cls, resolved: Resolved) -> DecisionView:
+        d = resolved.decision
+        return cls(
+            decision_id=d.decision_id, mention=d.mention.name, outcome=d.outcome.value,
+            entity_id=resolved.entity_id, possible_same_as=list(d.possible_same_as),
+            posterior=d.posterior, decided_by=d.decided_by, reason=d.reason,
+        )
+
+
+class EntityView(_View):
+    entity_id: str
+    type: str | None
+    names: list[str]
+    identifiers: list[str] = Field(description="kind:value, e.g. 'user_id:j17'.")
+    decisions: list[DecisionView]
+    facts: list[FactView]
+
+
+class EntitiesView(_View):
+    action: Literal["show", "review"]
+    entity: EntityView | None = Field(default=None, description="For 'show'.")
+    review: list[DecisionView] = Field(default_factory=list, description=(
+        "For 'review': mentions the resolver could not decide; a person settles them with the "
+        "CLI (kg-memory entities review --merge/--apart)."))
