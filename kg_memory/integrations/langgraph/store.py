@@ -12,8 +12,9 @@ mapping), and every write goes the way every other write goes:
   now, or at any ``as_of`` / ``known_at`` (beyond LangGraph), and :meth:`KgMemoryStore.history`
   lists every revision of an item.
 
-``search(query=...)`` ranks the eligible items lexically (:mod:`kg_memory.integrations.lexical`)
-and fills ``SearchItem.score``; items that share no word with the query are not returned.
+``search(query=...)`` ranks the eligible items with :meth:`Memory.recall` (BM25 within the
+tenant, eligibility first) and fills ``SearchItem.score`` scaled to ``(0, 1]``; items that share
+no searchable word with the query are not returned.
 Without a query, items come most recently updated first. TTLs are not supported (an item ends
 when it is deleted or superseded, never by a timer); ``index`` arguments are accepted and
 ignored (there are no vectors).
@@ -28,7 +29,7 @@ import asyncio
 import json
 import threading
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -55,6 +56,7 @@ from kg_memory import (
     HistoryEntry,
     Kind,
     Memory,
+    RecallError,
     Selector,
     WriteRefused,
     parse_record,
@@ -68,7 +70,6 @@ from kg_memory.integrations.langgraph.items import (
     to_namespace,
     to_slot,
 )
-from kg_memory.integrations.lexical import scores
 
 __all__ = ["ItemRevision", "KgMemoryStore"]
 
@@ -278,11 +279,7 @@ class KgMemoryStore(BaseStore):
                  if matches(decode(f.value), op.filter)]
         ranked: list[tuple[float | None, Fact]]
         if op.query:
-            texts = [" ".join([*to_namespace(f.scope, f.subject)[1:], f.predicate,
-                               _words(decode(f.value))]) for f in facts]
-            ranked = [(round(s, 4), f) for s, f in zip(scores(op.query, texts), facts,
-                                                        strict=True) if s > 0]
-            ranked.sort(key=lambda p: (-(p[0] or 0.0), -p[1].valid.start.timestamp()))
+            ranked = self._recalled(op.query, facts, now)
         else:
             ranked = [(None, f) for f in facts]
             ranked.sort(key=lambda p: (to_namespace(p[1].scope, p[1].subject), p[1].predicate))
@@ -292,6 +289,27 @@ class KgMemoryStore(BaseStore):
             else []
         items = [self._item(f, now, score, search=True) for score, f in chosen]
         return [i for i in items if isinstance(i, SearchItem)]
+
+    def _recalled(self, query: str, facts: list[Fact], now: datetime
+                  ) -> list[tuple[float | None, Fact]]:
+        """Rank the eligible ``facts`` by :meth:`Memory.recall` (BM25 and the rest of its
+        ranking, eligibility first), scores scaled to ``(0, 1]`` as LangGraph's are. A fact
+        recall does not return shares no searchable word with the query and is left out."""
+        by_id = {f.assertion_id: f for f in facts}
+        hits: list[tuple[float, Fact]] = []
+        for scope in sorted({f.scope for f in facts}):
+            try:
+                answer = self.memory.recall(query, scope=scope, at=now, known_at=now,
+                                            include_episodes=False, limit=len(by_id))
+            except RecallError:
+                return []  # no searchable word in the query: nothing bears on it
+            hits += [(h.score.score, by_id[h.id]) for h in answer.results
+                     if h.type == "fact" and h.id in by_id]
+        top = max((s for s, _ in hits), default=0.0)
+        ranked: list[tuple[float | None, Fact]] = [
+            (round(s / top, 4) if top > 0 else None, f) for s, f in hits]
+        ranked.sort(key=lambda p: (-(p[0] or 0.0), -p[1].valid.start.timestamp()))
+        return ranked
 
     def _list(self, op: ListNamespacesOp, now: datetime) -> list[tuple[str, ...]]:
         conditions = [(c.match_type, tuple(c.path)) for c in op.match_conditions or ()]
@@ -352,22 +370,3 @@ class KgMemoryStore(BaseStore):
             created_because=entry.created_because.value,
             close_reason=entry.close_reason.value if entry.close_reason else None,
         )
-
-
-def _words(value: Mapping[str, Any]) -> str:
-    """The searchable text of an item's value: its strings and numbers, keys included."""
-    parts: list[str] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, Mapping):
-            for k, v in node.items():
-                parts.append(str(k))
-                walk(v)
-        elif isinstance(node, list | tuple):
-            for v in node:
-                walk(v)
-        elif node is not None:
-            parts.append(str(node))
-
-    walk(value)
-    return " ".join(parts)
