@@ -93,10 +93,11 @@ def reindex_entity(conn: sqlite3.Connection, scope: str, entity_id: str) -> None
     if not rows:
         return
     k = shard(scope)
+    table = facts_table(k)
     for row in rows:
         fact = version_from_row(row)
         live = row["sys_to"] is None
-        conn.execute(f"DELETE FROM {facts_table(k)} WHERE rowid = ?", (row["vid"],))
+        conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (row["vid"],))
         conn.execute("DELETE FROM recall_fact_docs WHERE vid = ?", (row["vid"],))
         if live:
             conn.execute("UPDATE recall_stats SET documents = documents - 1, "
@@ -107,7 +108,7 @@ def reindex_entity(conn: sqlite3.Connection, scope: str, entity_id: str) -> None
         if not text:
             continue
         length = text.count(" ") + 1
-        conn.execute(f"INSERT INTO {facts_table(k)} (rowid, scope, text) VALUES (?, ?, ?)",
+        conn.execute(f"INSERT INTO {table} (rowid, scope, text) VALUES (?, ?, ?)",
                      (row["vid"], scope_token(scope), text))
         conn.execute("INSERT INTO recall_fact_docs (vid, length) VALUES (?, ?)",
                      (row["vid"], length))
