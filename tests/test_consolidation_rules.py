@@ -3,7 +3,8 @@
 Rules protected: a derived record never drops a source's project or exception (seed 002: Jo's
 "concise for Cedar, except audits" must not become "Jo likes brevity"); the derivation is
 deterministic and keeps every source; evidence and If-Match tags parse and print one way;
-``fact:`` dependency references are well-formed or refused.
+``fact:`` dependency references are well-formed or refused; references and evidence are values
+(hashable, never edited).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from datetime import UTC, datetime
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from kg_memory import Assertion, Evidence, Interval, Kind, Qualifiers
 from kg_memory.domain.consolidation import derive_profile, etag, scope_problems
@@ -120,3 +122,26 @@ def test_dependency_references(ref: str, expected: FactRef | None) -> None:
 def test_malformed_fact_references_are_refused(ref: str) -> None:
     with pytest.raises(ValueError, match=r"fact:subject/predicate\[@project\]"):
         parse_fact_ref(ref)
+
+
+words = st.text(alphabet="abj17_.-", min_size=1, max_size=6)
+
+
+@given(words, words, st.none() | words)
+def test_a_fact_reference_names_subject_predicate_and_optional_project(
+    subject: str, predicate: str, project: str | None,
+) -> None:
+    ref = f"fact:{subject}/{predicate}" + (f"@{project}" if project else "")
+    assert parse_fact_ref(ref) == FactRef(subject=subject, predicate=predicate, project=project)
+    assert parse_fact_ref(f"{subject}/{predicate}") is None  # no prefix: an entity id
+
+
+def test_references_and_evidence_are_values_that_cannot_be_edited() -> None:
+    ref = parse_fact_ref("fact:team/lead@c1")
+    assert ref is not None
+    assert hash(ref) == hash(FactRef(subject="team", predicate="lead", project="c1"))
+    evidence = Evidence.parse("as_1#2")
+    assert evidence in {Evidence(assertion_id="as_1", revision=2)}
+    for value, field in ((ref, "project"), (evidence, "revision")):
+        with pytest.raises(ValidationError, match="frozen"):
+            setattr(value, field, None)
