@@ -1,10 +1,9 @@
-"""Faithful consolidation and dependency references, as pure rules.
+"""Faithful consolidation, as pure rules.
 
 Rules protected: a derived record never drops a source's project or exception (seed 002: Jo's
 "concise for Cedar, except audits" must not become "Jo likes brevity"); the derivation is
-deterministic and keeps every source; evidence and If-Match tags parse and print one way;
-``fact:`` dependency references are well-formed or refused; references and evidence are values
-(hashable, never edited).
+deterministic and keeps every source; evidence and If-Match tags parse and print one way, and
+evidence is a value (hashable, never edited). Dependency references: test_dependency_rules.py.
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ from pydantic import ValidationError
 
 from kg_memory import Assertion, Evidence, Interval, Kind, Qualifiers
 from kg_memory.domain.consolidation import derive_profile, etag, scope_problems
-from kg_memory.domain.dependency import FactRef, parse_fact_ref
 
 DAY = datetime(2026, 1, 5, tzinfo=UTC)
 
@@ -107,41 +105,8 @@ def test_etag_names_the_current_revision() -> None:
     assert etag(fact(4, "x")) == "as_4#2"
 
 
-@pytest.mark.parametrize(("ref", "expected"), [
-    ("R1", None),
-    ("fact:team/lead", FactRef(subject="team", predicate="lead")),
-    ("fact:j17/report_style@c1", FactRef(subject="j17", predicate="report_style",
-                                          project="c1")),
-    ("fact:j17/report_style@", FactRef(subject="j17", predicate="report_style")),
-])
-def test_dependency_references(ref: str, expected: FactRef | None) -> None:
-    assert parse_fact_ref(ref) == expected
-
-
-@pytest.mark.parametrize("ref", ["fact:x", "fact:/p", "fact:s/", "fact:", "fact:@c1"])
-def test_malformed_fact_references_are_refused(ref: str) -> None:
-    with pytest.raises(ValueError, match=r"fact:subject/predicate\[@project\]"):
-        parse_fact_ref(ref)
-
-
-words = st.text(alphabet="abj17_.-", min_size=1, max_size=6)
-
-
-@given(words, words, st.none() | words)
-def test_a_fact_reference_names_subject_predicate_and_optional_project(
-    subject: str, predicate: str, project: str | None,
-) -> None:
-    ref = f"fact:{subject}/{predicate}" + (f"@{project}" if project else "")
-    assert parse_fact_ref(ref) == FactRef(subject=subject, predicate=predicate, project=project)
-    assert parse_fact_ref(f"{subject}/{predicate}") is None  # no prefix: an entity id
-
-
-def test_references_and_evidence_are_values_that_cannot_be_edited() -> None:
-    ref = parse_fact_ref("fact:team/lead@c1")
-    assert ref is not None
-    assert hash(ref) == hash(FactRef(subject="team", predicate="lead", project="c1"))
+def test_evidence_is_a_value_that_cannot_be_edited() -> None:
     evidence = Evidence.parse("as_1#2")
-    assert evidence in {Evidence(assertion_id="as_1", revision=2)}
-    for value, field in ((ref, "project"), (evidence, "revision")):
-        with pytest.raises(ValidationError, match="frozen"):
-            setattr(value, field, None)
+    assert evidence in {Evidence(assertion_id="as_1", revision=2)}  # hashable, by value
+    with pytest.raises(ValidationError, match="frozen"):
+        evidence.revision = 3  # type: ignore[misc]
