@@ -115,7 +115,13 @@ class Rule(BaseModel):
     basis: tuple[Observation, ...] = ()
     #: environment signals the rule is bound to, with the value it was learned under
     signals: dict[str, str] = Field(default_factory=dict)
+    #: the review conditions that come due with time (see :mod:`kg_memory.domain.rule_review`):
+    #: the rule is sent to review at ``expires_at``, and ``review_every_days`` after its last
+    #: transition (a person's or the promotion's), so nothing stays trusted unexamined forever
     expires_at: UtcDatetime | None = None
+    review_every_days: float | None = Field(default=None, gt=0)
+    #: when it was proposed (``None`` in rules stored before this field existed)
+    proposed_at: UtcDatetime | None = None
     #: proposed for the metadata tier, waiting for a person
     candidate: bool = False
     #: the rule this one corrects (its raw observations are where the correction started)
