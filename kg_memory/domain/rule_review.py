@@ -34,12 +34,13 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.instant import UtcDatetime
-from kg_memory.domain.layers import PromotionPolicy, Rule, RuleType, Tier
+from kg_memory.domain.layers import Observation, PromotionPolicy, Rule, RuleType, Tier
 
 __all__ = [
     "BasisOutcome",
     "RuleForget",
     "forget_basis",
+    "forgotten_rule",
     "next_review",
     "review_due",
     "send_to_review",
@@ -101,32 +102,38 @@ def send_to_review(rule: Rule, reason: str, now: UtcDatetime) -> Rule:
     return rule._moved(_SYSTEM, now, "review", reason, status="review")
 
 
-def _enough(rule: Rule, policy: PromotionPolicy) -> bool:
-    held = [o for o in rule.basis if o.holds]
+def _enough(basis: tuple[Observation, ...], policy: PromotionPolicy) -> bool:
+    held = [o for o in basis if o.holds]
     return (len({o.task_id for o in held}) >= policy.confirmations
             and len({o.scene for o in held}) >= policy.scenes)
 
 
-def forget_basis(rule: Rule, episodes: Set[str], policy: PromotionPolicy,
-                 now: UtcDatetime) -> tuple[RuleForget, Rule | None] | None:
-    """The effect of erasing ``episodes`` on ``rule``: ``None`` when none is its basis, else
-    the plan entry and the rule as it will be stored (``None``: deleted). See the module."""
+def forget_basis(rule: Rule, episodes: Set[str],
+                 policy: PromotionPolicy) -> RuleForget | None:
+    """What erasing ``episodes`` does to ``rule`` (``None``: none of them is its basis); the
+    same entry for a dry run and the run itself. See the module for the rule."""
     kept = tuple(o for o in rule.basis if o.episode_id not in episodes)
     dropped = len(rule.basis) - len(kept)
     if not dropped:
         return None
-    trimmed = rule.model_copy(update={"basis": kept})
     why = f"{dropped} observation(s) of its basis forgotten, {len(kept)} left"
     outcome: BasisOutcome = "trim"
     if not kept and rule.type is not RuleType.SAFETY:
-        entry = RuleForget(rule_id=rule.rule_id, dropped=dropped, kept=0, outcome="delete",
-                           reason=why)
-        return entry, None
-    if rule.status == "active" and (not kept or (
-            rule.tier is not Tier.SESSION and not _enough(trimmed, policy))):
+        outcome = "delete"
+    elif rule.status == "active" and (not kept or (rule.tier is not Tier.SESSION and not
+                                                   _enough(kept, policy))):
         outcome = "review"
-        trimmed = send_to_review(trimmed, why, now)
-    else:
-        trimmed = trimmed._moved(_SYSTEM, now, "basis forgotten", why)
     return RuleForget(rule_id=rule.rule_id, dropped=dropped, kept=len(kept), outcome=outcome,
-                      reason=why), trimmed
+                      reason=why)
+
+
+def forgotten_rule(rule: Rule, entry: RuleForget, episodes: Set[str],
+                   now: UtcDatetime) -> Rule | None:
+    """The rule as stored once ``entry`` is carried out (``None``: deleted)."""
+    if entry.outcome == "delete":
+        return None
+    trimmed = rule.model_copy(update={
+        "basis": tuple(o for o in rule.basis if o.episode_id not in episodes)})
+    if entry.outcome == "review":
+        return send_to_review(trimmed, entry.reason, now)
+    return trimmed._moved(_SYSTEM, now, "basis forgotten", entry.reason)

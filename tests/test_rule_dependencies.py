@@ -1,0 +1,244 @@
+"""Rules in the graph (seed 004): environment signals are facts a rule DEPENDS_ON, dated review
+conditions come due, and forgetting a rule's evidence reaches the rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kg_memory import Memory, PolicyError
+from kg_memory.domain.forgetting import node_key
+from kg_memory.domain.layers import Observation, Outcome, PromotionPolicy, Rule, RuleType, Tier
+from kg_memory.domain.rule_review import forget_basis, next_review, review_due
+from kg_memory.services.ingestion import episode_id_for
+from tests.conftest import ManualClock, MemoryFactory, day, episode
+from tests.test_forgetting import files_holding
+
+POLICY = PromotionPolicy()
+
+
+def _seen(memory: Memory, clock: ManualClock, n: float, content: str, op: str = "") -> str:
+    clock.now = day(n)
+    return memory.ingest(episode(op or f"op-{n:g}", "agent", day(n),
+                                 content=content)).episode_id
+
+
+def _trusted(memory: Memory, clock: ManualClock, *, signals: dict[str, str] | None = None,
+             content: str = "the Pokemon center is at A", start: float = 0
+             ) -> tuple[Rule, list[str]]:
+    """A rule observed in three tasks across two scenes, promoted to experience."""
+    eps = [_seen(memory, clock, start + n / 10, f"observation {n}: {content}",
+                 op=f"{content}/{n}") for n in range(3)]
+    book = memory.rules
+    rule = book.propose("u1", content, signals=signals)
+    for n, scene in enumerate(("route-3", "mt-moon", "mt-moon")):
+        book.observe(rule.rule_id, episode_id=eps[n], task_id=f"t{n}", scene=scene)
+    clock.now = day(start + 1)
+    return book.promote(rule.rule_id), eps
+
+
+def _relations(memory: Memory, node: str) -> set[tuple[str, str, str]]:
+    graph = memory.lineage(node, "up", scope="u1")
+    return {(src, key, dst) for src, dst, key in graph.edges(keys=True)}
+
+
+# -- signals are dependencies in the graph --------------------------------------------------
+
+
+def test_a_signal_is_a_fact_and_a_rule_depends_on_it(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    memory = make_memory(clock)
+    rule, eps = _trusted(memory, clock, signals={"map_version": "v1"})
+    [signal] = memory.asof(subject="env:map_version", scope="u1").facts
+    assert (signal.value, signal.writer) == ("v1", "registry")
+    assert memory.rules.current_signal("map_version", "u1") == "v1"
+    [binding] = memory.asof(subject=rule.rule_id, scope="u1").facts
+    assert binding.depends_on == (signal.assertion_id,)
+    edges = _relations(memory, rule.rule_id)
+    assert (rule.rule_id, "DEPENDS_ON", signal.assertion_id) in edges
+    assert {(rule.rule_id, "BASED_ON", ep) for ep in eps} <= edges
+    # Down from the signal, the rule bound to it shows, as a fact's dependents do.
+    down = memory.lineage(signal.assertion_id, "down", scope="u1")
+    assert rule.rule_id in down.nodes
+    assert binding.assertion_id in down.nodes
+
+    # The signal moves: the write path retires the binding, and the rule goes to review.
+    clock.now = day(10)
+    moved = memory.rules.signal("map_version", "v2")
+    assert [(r.rule_id, r.status) for r in moved] == [(rule.rule_id, "review")]
+    assert moved[0].transitions[-1].reason == "signal map_version: v1 -> v2"
+    assert memory.asof(subject=rule.rule_id, scope="u1").facts == ()
+    retired = [v for v in memory.store.history(rule.rule_id, None, "u1")
+               if v.system.end is None]
+    assert [(v.reason, v.valid.end) for v in retired] == [("retired", day(10))]
+    # History is kept: what the rule was bound to then is still what an as-of query shows.
+    then = memory.asof(subject=rule.rule_id, scope="u1", valid_at=day(5))
+    assert [f.value for f in then.facts] == ["v1"]
+    assert (rule.rule_id, "DEPENDS_ON", signal.assertion_id) in _relations(memory, rule.rule_id)
+
+
+def test_a_signal_moved_by_a_plain_ingest_is_caught_when_reviews_are_due(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    memory = make_memory(clock)
+    rule, _ = _trusted(memory, clock, signals={"tool_schema": "h1"})
+    other, _ = _trusted(memory, clock, content="retry on 503", signals={"api": "2"}, start=5)
+    clock.now = day(12)
+    memory.ingest(episode("schema-push", "registry", day(12), channel="api", assertions=[
+        {"subject": "env:tool_schema", "predicate": "value", "value": "h2", "kind": "world",
+         "explicit": True}]))
+    assert memory.rules.show(rule.rule_id).status == "active"  # nobody looked yet
+    due = memory.rules.due("u1")
+    assert [(r.rule_id, r.transitions[-1].reason) for r in due] == [
+        (rule.rule_id, "signal tool_schema: h1 -> h2")]
+    assert memory.rules.show(other.rule_id).status == "active"
+    # Keeping it binds it to the value it is kept under: the next move reviews it again.
+    kept = memory.rules.review(rule.rule_id, Outcome.KEEP, "ana", "schema h2 works")
+    assert (kept.status, kept.signals) == ("active", {"tool_schema": "h2"})
+    assert memory.rules.due("u1") == []
+    clock.now = day(13)
+    assert [r.rule_id for r in memory.rules.signal("tool_schema", "h3", "u1")] == [rule.rule_id]
+
+
+def test_a_rule_is_bound_to_the_value_it_is_learned_under(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    memory = make_memory(clock)
+    memory.rules.signal("permissions", "read", "u1")
+    with pytest.raises(PolicyError, match="reads 'read' now, not 'write'"):
+        memory.rules.propose("u1", "may delete drafts", signals={"permissions": "write"})
+    with pytest.raises(PolicyError, match="letters, digits"):
+        memory.rules.signal("a/b", "x", "u1")
+    # A chat message cannot move a signal: the writer gate holds for signals as for facts.
+    clock.now = day(1)
+    memory.ingest(episode("chat-1", "user", day(1), assertions=[
+        {"subject": "env:permissions", "predicate": "value", "value": "admin",
+         "kind": "world"}]))
+    assert memory.rules.current_signal("permissions", "u1") == "read"
+    # Another tenant's signal is not this tenant's.
+    assert memory.rules.current_signal("permissions", "u2") is None
+
+
+# -- review conditions come due -----------------------------------------------------------
+
+
+def test_review_conditions_come_due_at_their_dates() -> None:
+    rule = Rule(rule_id="r", scope="u1", content="x", tier=Tier.EXPERIENCE,
+                proposed_at=day(0), review_every_days=7)
+    assert next_review(rule) == day(7)
+    assert review_due(rule, day(6)) is None
+    assert review_due(rule, day(7)) == (
+        f"re-check every 7 days came due at {day(7).isoformat()}")
+    recent = rule._moved("ana", day(5), "kept")
+    assert next_review(recent) == day(12)
+    expiring = rule.model_copy(update={"expires_at": day(3)})
+    assert review_due(expiring, day(3)) == f"review condition expired at {day(3).isoformat()}"
+    assert review_due(expiring.model_copy(update={"status": "review"}), day(9)) is None
+    assert next_review(Rule(rule_id="s", scope="u1", content="y")) is None
+
+
+def test_due_reviews_move_every_rule_past_its_date(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    memory = make_memory(clock)
+    book = memory.rules
+    weekly = book.propose("u1", "check the deploy window", review_every_days=7)
+    dated = book.propose("u1", "use staging", expires_at=day(20))
+    undated = book.propose("u1", "prefer small diffs")
+    clock.now = day(6)
+    assert book.due("u1") == []
+    clock.now = day(7)
+    assert [r.rule_id for r in book.due("u1")] == [weekly.rule_id]
+    assert book.due("u1") == []  # already waiting: reported once
+    clock.now = day(21)
+    assert [r.rule_id for r in book.due()] == [dated.rule_id]
+    assert book.show(undated.rule_id).status == "active"
+    assert {r.rule_id for r in book.pending_review("u1")} == {weekly.rule_id, dated.rule_id}
+
+
+# -- forgetting reaches rules -------------------------------------------------------------
+
+
+def _obs(n: int, task: str, scene: str, holds: bool = True) -> Observation:
+    return Observation(episode_id=f"ep{n}", task_id=task, scene=scene, at=day(n), holds=holds)
+
+
+def test_the_rule_for_forgotten_basis() -> None:
+    basis = (_obs(0, "t0", "a"), _obs(1, "t1", "b"), _obs(2, "t2", "b"), _obs(3, "t3", "a"))
+    trusted = Rule(rule_id="r", scope="u1", content="x", tier=Tier.METADATA, basis=basis)
+    assert forget_basis(trusted, {"ep9"}, POLICY) is None
+    enough = forget_basis(trusted, {"ep0"}, POLICY)
+    assert enough is not None and (enough.outcome, enough.kept) == ("trim", 3)
+    short = forget_basis(trusted, {"ep0", "ep3"}, POLICY)  # 2 tasks left of 3, one scene
+    assert short is not None and short.outcome == "review"
+    assert forget_basis(trusted, {f"ep{n}" for n in range(4)}, POLICY).outcome == "delete"  # type: ignore[union-attr]
+    session = trusted.model_copy(update={"tier": Tier.SESSION})
+    assert forget_basis(session, {"ep0", "ep3"}, POLICY).outcome == "trim"  # type: ignore[union-attr]
+    safety = trusted.model_copy(update={"type": RuleType.SAFETY})
+    emptied = forget_basis(safety, {f"ep{n}" for n in range(4)}, POLICY)
+    assert emptied is not None and emptied.outcome == "review"  # never deleted by forgetting
+    waiting = trusted.model_copy(update={"status": "overturned"})
+    assert forget_basis(waiting, {"ep0", "ep3"}, POLICY).outcome == "trim"  # type: ignore[union-attr]
+
+
+def test_forgetting_a_basis_episode_drops_the_observation_by_the_same_plan(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    memory = make_memory(clock)
+    rule, eps = _trusted(memory, clock, signals={"map_version": "v1"})
+    clock.now = day(6)
+    selector = f"episode:{eps[0]}@u1"
+    planned = memory.forget(selector, dry_run=True)
+    assert [(r.rule_id, r.dropped, r.kept, r.outcome) for r in planned.plan.rules] == [
+        (rule.rule_id, 1, 2, "review")]
+    assert len(memory.rules.show(rule.rule_id).basis) == 3  # a dry run changes nothing
+    done = memory.forget(selector)
+    assert done.plan == planned.plan
+    after = memory.rules.show(rule.rule_id)
+    assert [o.episode_id for o in after.basis] == eps[1:]
+    assert (after.status, after.tier) == ("review", Tier.EXPERIENCE)
+    assert after.transitions[-1].reason == "1 observation(s) of its basis forgotten, 2 left"
+    assert eps[0] not in after.model_dump_json()
+    assert [e.episode_id for e in memory.rules.basis(rule.rule_id)] == eps[1:]
+    assert not any(dst == eps[0] for _, _, dst in _relations(memory, rule.rule_id))
+    assert memory.check().ok
+
+    # The rest of its basis goes: the rule is deleted, its bindings with it, a tombstone left.
+    clock.now = day(7)
+    last = memory.forget("source:agent@u1", dry_run=True)
+    assert [(r.rule_id, r.outcome) for r in last.plan.rules] == [(rule.rule_id, "delete")]
+    memory.forget("source:agent@u1")
+    assert memory.rules.all("u1") == []
+    assert memory.store.history(rule.rule_id, None, "u1") == []
+    assert memory.asof(subject="env:map_version", scope="u1").values() == ["v1"]
+    assert memory.check().ok
+    tombstones = memory.store.integrity_snapshot().tombstones
+    assert node_key(memory.store.secret, "u1", rule.rule_id) in tombstones
+
+
+def test_forgetting_reaches_rules_and_no_byte_of_the_canary_remains(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    canary = "CANARY-rule-9c1e-blue-door"
+    store_dir = tmp_path / "store"
+    with Memory.open(store_dir / "m.db", clock=clock) as memory:
+        kept = [_seen(memory, clock, n, f"plain observation {n}") for n in range(2)]
+        secret = _seen(memory, clock, 2, f"the code behind the {canary} is 4471")
+        book = memory.rules
+        trimmed = book.propose("u1", "doors open at nine")
+        for n, ep in enumerate([*kept, secret]):
+            book.observe(trimmed.rule_id, episode_id=ep, task_id=f"t{n}",
+                         scene=f"{canary}-scene" if ep == secret else "lobby")
+        gone = book.propose("u1", f"the {canary} is the back entrance",
+                            signals={"floor_plan": "p1"})
+        book.observe(gone.rule_id, episode_id=secret, task_id="t9", scene="lobby")
+        assert files_holding(store_dir, canary)  # really stored (can fail)
+        report = memory.forget(f"episode:{episode_id_for('u1', 'op-2')}@u1")
+        assert report.status == "complete"
+        assert {(r.rule_id, r.outcome) for r in report.plan.rules} == {
+            (trimmed.rule_id, "trim"), (gone.rule_id, "delete")}
+        assert files_holding(store_dir, canary) == []
+        assert [o.episode_id for o in book.show(trimmed.rule_id).basis] == kept
+        assert all(canary not in a.detail for a in memory.store.activities())
