@@ -165,22 +165,27 @@ def _obs(n: int, task: str, scene: str, holds: bool = True) -> Observation:
     return Observation(episode_id=f"ep{n}", task_id=task, scene=scene, at=day(n), holds=holds)
 
 
+def _outcome(rule: Rule, episodes: set[str]) -> tuple[str, int] | None:
+    entry = forget_basis(rule, episodes, POLICY)
+    return None if entry is None else (entry.outcome, entry.kept)
+
+
 def test_the_rule_for_forgotten_basis() -> None:
     basis = (_obs(0, "t0", "a"), _obs(1, "t1", "b"), _obs(2, "t2", "b"), _obs(3, "t3", "a"))
     trusted = Rule(rule_id="r", scope="u1", content="x", tier=Tier.METADATA, basis=basis)
-    assert forget_basis(trusted, {"ep9"}, POLICY) is None
-    enough = forget_basis(trusted, {"ep0"}, POLICY)
-    assert enough is not None and (enough.outcome, enough.kept) == ("trim", 3)
-    short = forget_basis(trusted, {"ep0", "ep3"}, POLICY)  # 2 tasks left of 3, one scene
-    assert short is not None and short.outcome == "review"
-    assert forget_basis(trusted, {f"ep{n}" for n in range(4)}, POLICY).outcome == "delete"  # type: ignore[union-attr]
+    everything = {f"ep{n}" for n in range(4)}
+    assert _outcome(trusted, {"ep9"}) is None
+    assert _outcome(trusted, {"ep0"}) == ("trim", 3)
+    assert _outcome(trusted, {"ep0", "ep3"}) == ("review", 2)  # 2 tasks of 3, one scene
+    assert _outcome(trusted, {"ep0", "ep1"}) == ("review", 2)
+    assert _outcome(trusted, everything) == ("delete", 0)
     session = trusted.model_copy(update={"tier": Tier.SESSION})
-    assert forget_basis(session, {"ep0", "ep3"}, POLICY).outcome == "trim"  # type: ignore[union-attr]
+    assert _outcome(session, {"ep0", "ep3"}) == ("trim", 2)
     safety = trusted.model_copy(update={"type": RuleType.SAFETY})
-    emptied = forget_basis(safety, {f"ep{n}" for n in range(4)}, POLICY)
-    assert emptied is not None and emptied.outcome == "review"  # never deleted by forgetting
-    waiting = trusted.model_copy(update={"status": "overturned"})
-    assert forget_basis(waiting, {"ep0", "ep3"}, POLICY).outcome == "trim"  # type: ignore[union-attr]
+    assert _outcome(safety, everything) == ("review", 0)  # never deleted by forgetting
+    overturned = trusted.model_copy(update={"status": "overturned"})
+    assert _outcome(overturned, {"ep0", "ep3"}) == ("trim", 2)
+    assert _outcome(overturned, everything) == ("delete", 0)
 
 
 def test_forgetting_a_basis_episode_drops_the_observation_by_the_same_plan(

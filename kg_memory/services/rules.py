@@ -174,11 +174,13 @@ class RuleBook:
             {r.scope for r in self.all() if name in r.signals})
         moved = []
         for where in scopes:
+            # Only what this write unbinds: a rule already sent to review by an earlier move,
+            # or a report of the value it already reads, is not reported again.
+            bound = [r for r in self.all(where) if name in r.signals
+                     and r.status in ("active", "review") and self.unbound(r) is None]
             self._write_signal(name, value, where, source)
             now = self._clock()
-            for rule in self.all(where):
-                if name not in rule.signals or rule.status not in ("active", "review"):
-                    continue
+            for rule in bound:
                 if self.unbound(rule) is not None:
                     after = move_signal(rule, name, value, now)
                     if after != rule:
