@@ -63,6 +63,8 @@ def test_a_signal_is_a_fact_and_a_rule_depends_on_it(
     down = memory.lineage(signal.assertion_id, "down", scope="u1")
     assert rule.rule_id in down.nodes
     assert binding.assertion_id in down.nodes
+    assert rule.rule_id in memory.lineage(eps[0], "down", scope="u1").nodes
+    assert rule.rule_id not in memory.lineage(eps[0], "up", scope="u1").nodes
 
     # The signal moves: the write path retires the binding, and the rule goes to review.
     clock.now = day(10)
@@ -221,6 +223,12 @@ def test_forgetting_a_basis_episode_drops_the_observation_by_the_same_plan(
     assert memory.check().ok
     tombstones = memory.store.integrity_snapshot().tombstones
     assert node_key(memory.store.secret, "u1", rule.rule_id) in tombstones
+    # Proposed again, it starts afresh: no basis, the session tier, bound anew.
+    clock.now = day(8)
+    again = memory.rules.propose("u1", rule.content, signals={"map_version": "v1"})
+    assert (again.rule_id, again.tier, again.basis) == (rule.rule_id, Tier.SESSION, ())
+    assert memory.asof(subject=rule.rule_id, scope="u1").values() == ["v1"]
+    assert memory.check().ok
 
 
 def test_forgetting_reaches_rules_and_no_byte_of_the_canary_remains(

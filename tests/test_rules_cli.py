@@ -72,6 +72,17 @@ def test_a_rule_from_proposal_to_metadata_on_the_command_line(
     again = _json(_run(store, "signal", "api", "v2", "--scope", "u1", "--json"))
     assert again == []  # nothing left bound to another value
 
+    # Lineage shows what the rule depends on and the raw episodes it was learned from.
+    graph = _json(CliRunner().invoke(app, ["lineage", rule_id, "--up", "--scope", "u1",
+                                           "--store", str(store), "--json"]))
+    assert isinstance(graph, dict)
+    relations = {(e["relation"], e["source"][:3]) for e in graph["edges"]
+                 if e["derivative"] == rule_id}
+    assert relations == {("DEPENDS_ON", "as_"), ("BASED_ON", "ep_")}
+    assert {e["source"] for e in graph["edges"] if e["relation"] == "BASED_ON"} == set(eps[:3])
+    assert CliRunner().invoke(app, ["lineage", rule_id, "--scope", "u2",
+                                    "--store", str(store)]).exit_code == 4
+
     # A counterexample with --failed.
     failed = _json(_run(store, "observe", rule_id, "--episode", eps[3], "--task", "t3",
                         "--scene", "deploy", "--failed", "--scope", "u1", "--json"))
