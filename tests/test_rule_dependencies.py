@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kg_memory import Memory, PolicyError
 from kg_memory.domain.forgetting import node_key
@@ -255,3 +257,68 @@ def test_forgetting_reaches_rules_and_no_byte_of_the_canary_remains(
         assert files_holding(store_dir, canary) == []
         assert [o.episode_id for o in book.show(trimmed.rule_id).basis] == kept
         assert all(canary not in a.detail for a in memory.store.activities())
+
+
+# -- a property: the rule book follows a small reference model, and never rewrites history ---
+
+_op = st.one_of(
+    st.tuples(st.just("signal"), st.sampled_from(["a", "b", "c"])),
+    st.tuples(st.just("ingest"), st.sampled_from(["a", "b", "c"])),
+    st.tuples(st.just("keep"), st.just("")),
+    st.tuples(st.just("due"), st.just("")),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(ops=st.lists(_op, min_size=1, max_size=10))
+def test_signals_and_reviews_follow_the_reference_and_never_rewrite_history(
+    tmp_path_factory: pytest.TempPathFactory, ops: list[tuple[str, str]]
+) -> None:
+    clock = ManualClock(day(0))
+    path = tmp_path_factory.mktemp("rules") / "m.db"
+    # The reference: the value the rule is bound to, the signal's value, whether the binding
+    # still holds (no move since it was made), and the rule's status.
+    bound, current, live, status = "a", "a", True, "active"
+    snapshots = []
+    with Memory.open(path, clock=clock) as memory:
+        book = memory.rules
+        rule = book.propose("u1", "the center is at A", signals={"map": "a"})
+        for n, (op, value) in enumerate(ops):
+            clock.now = day(1 + n)
+            reported: list[str] = []
+            expected: list[str] = []
+            if op in ("signal", "ingest"):
+                was_live = live
+                if value != current:
+                    current, live = value, False
+                if op == "signal":
+                    reported = [r.rule_id for r in book.signal("map", value, "u1")]
+                    if was_live and not live:
+                        status, expected = "review", [rule.rule_id]
+                else:
+                    memory.ingest(episode(f"push-{n}", "registry", clock.now, channel="api",
+                                          assertions=[{"subject": "env:map", "predicate":
+                                                       "value", "value": value,
+                                                       "kind": "world", "explicit": True}]))
+            elif op == "keep" and status == "review":
+                kept = book.review(rule.rule_id, Outcome.KEEP, "ana")
+                status = "active"
+                if not live:
+                    bound, live = current, True
+                assert kept.signals == {"map": bound}
+            elif op == "due":
+                reported = [r.rule_id for r in book.due("u1")]
+                if status == "active" and not live:
+                    status, expected = "review", [rule.rule_id]
+            assert reported == expected
+            shown = book.show(rule.rule_id)
+            assert (shown.status, shown.signals) == (status, {"map": bound})
+            assert book.current_signal("map", "u1") == current
+            facts = memory.asof(subject=rule.rule_id, scope="u1", valid_at=clock.now,
+                                known_at=clock.now).values()
+            assert facts == ([bound] if live else [])
+            snapshots.append((clock.now, facts))
+        for at, facts in snapshots:  # what was believed then is what is believed about then
+            assert memory.asof(subject=rule.rule_id, scope="u1", valid_at=at,
+                               known_at=at).values() == facts
+        assert memory.check().ok
