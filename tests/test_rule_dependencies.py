@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kg_memory import Memory, PolicyError
+from kg_memory import Memory, NotFound, PolicyError
 from kg_memory.domain.forgetting import node_key
 from kg_memory.domain.layers import Observation, Outcome, PromotionPolicy, Rule, RuleType, Tier
 from kg_memory.domain.rule_review import forget_basis, next_review, review_due
@@ -121,8 +121,23 @@ def test_a_rule_is_bound_to_the_value_it_is_learned_under(
         {"subject": "env:permissions", "predicate": "value", "value": "admin",
          "kind": "world"}]))
     assert memory.rules.current_signal("permissions", "u1") == "read"
-    # Another tenant's signal is not this tenant's.
+    # Nor do a user's stated words about a signal or a binding count as either.
+    rule = memory.rules.propose("u1", "may read drafts", signals={"permissions": "read"})
+    clock.now = day(2)
+    memory.rules.signal("permissions", "write", "u1")
+    memory.ingest(episode("chat-2", "user", day(2), assertions=[
+        {"subject": "env:permissions", "predicate": "value", "value": "read", "kind": "stated"},
+        {"subject": rule.rule_id, "predicate": "signal.permissions", "value": "read",
+         "kind": "stated"}]))
+    assert memory.rules.current_signal("permissions", "u1") == "write"
+    assert memory.rules.unbound(memory.rules.show(rule.rule_id)) == (
+        "signal permissions: read -> write")
+    # Another tenant's signal is not this tenant's, nor is its episode a basis here.
     assert memory.rules.current_signal("permissions", "u2") is None
+    theirs = memory.ingest(episode("u2-ep", "agent", day(2), content="x", scope="u2"))
+    with pytest.raises(NotFound):
+        memory.rules.observe(rule.rule_id, episode_id=theirs.episode_id, task_id="t",
+                             scene="s")
 
 
 # -- review conditions come due -----------------------------------------------------------

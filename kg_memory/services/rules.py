@@ -66,8 +66,13 @@ def binding_predicate(name: str) -> str:
     return f"signal.{name}"
 
 
-def _holding(versions: list[Assertion], now: datetime) -> Assertion | None:
-    live = [v for v in versions if v.system.end is None and v.valid.contains(now)]
+def _holding(versions: list[Assertion], now: datetime, writer: str | None = None
+             ) -> Assertion | None:
+    """The world fact believed to hold at ``now`` (by ``writer`` when given). A user's stated
+    words about ``env:…`` or a rule id sit in another tier and never count: the writer gate
+    decides who may write world facts, and only the rule book writes bindings."""
+    live = [v for v in versions if v.system.end is None and v.valid.contains(now)
+            and v.kind is Kind.WORLD and (writer is None or v.writer == writer)]
     return live[-1] if live else None
 
 
@@ -159,7 +164,7 @@ class RuleBook:
         now = self._clock()
         for name, value in sorted(rule.signals.items()):
             binding = _holding(self._store.history(rule.rule_id, binding_predicate(name),
-                                                   rule.scope), now)
+                                                   rule.scope), now, SIGNAL_SOURCE)
             if binding is None or binding.value != value:
                 current = self.current_signal(name, rule.scope)
                 return f"signal {name}: {value} -> {current}"
