@@ -68,6 +68,15 @@ def test_a_signal_is_a_fact_and_a_rule_depends_on_it(
     assert rule.rule_id in memory.lineage(eps[0], "down", scope="u1").nodes
     assert rule.rule_id not in memory.lineage(eps[0], "up", scope="u1").nodes
 
+    # PROV: the rule derives from its basis episodes and is influenced by the signal fact.
+    prov = memory.prov([rule.rule_id], scope="u1").serialize(format="json")
+    assert f"kgm:{rule.rule_id}" in prov
+    assert "kgm:Rule" in prov
+    assert "dependsOn" in prov
+    whole = memory.prov(scope="u1").serialize(format="json")
+    assert f"kgm:{rule.rule_id}" in whole
+    assert f"kgm:{rule.rule_id}" not in memory.prov(scope="u2").serialize(format="json")
+
     # The signal moves: the write path retires the binding, and the rule goes to review.
     clock.now = day(10)
     moved = memory.rules.signal("map_version", "v2")

@@ -282,8 +282,8 @@ class RuleBook:
 RuleLink = tuple[str, str, str, datetime]
 
 
-def rule_links(store: Store, scope: str) -> list[RuleLink]:
-    """Lineage edges of every rule of ``scope``: ``rule -DEPENDS_ON-> signal fact`` (through
+def rule_links(store: Store, scope: str | None) -> list[RuleLink]:
+    """Lineage edges of every rule of ``scope`` (every scope's when ``None``): ``rule -DEPENDS_ON-> signal fact`` (through
     the rule's binding facts, what the rule was learned under) and ``rule -BASED_ON-> episode``
     (its raw observations)."""
     links: list[RuleLink] = []
@@ -292,7 +292,7 @@ def rule_links(store: Store, scope: str) -> list[RuleLink]:
         for o in rule.basis:
             links.append((rule.rule_id, o.episode_id, "BASED_ON", o.at))
         seen: set[str] = set()
-        for v in store.history(rule.rule_id, None, scope):
+        for v in store.history(rule.rule_id, None, rule.scope):
             if v.system.end is None and v.predicate.startswith("signal."):
                 for dep in v.depends_on:
                     if dep not in seen:
