@@ -283,9 +283,9 @@ RuleLink = tuple[str, str, str, datetime]
 
 
 def rule_links(store: Store, scope: str | None) -> list[RuleLink]:
-    """Lineage edges of every rule of ``scope`` (every scope's when ``None``): ``rule -DEPENDS_ON-> signal fact`` (through
-    the rule's binding facts, what the rule was learned under) and ``rule -BASED_ON-> episode``
-    (its raw observations)."""
+    """Lineage edges of every rule of ``scope`` (every scope's when ``None``):
+    ``rule -DEPENDS_ON-> signal fact`` (through the rule's binding facts, what the rule was
+    learned under) and ``rule -BASED_ON-> episode`` (its raw observations)."""
     links: list[RuleLink] = []
     for body in store.documents(RULE, scope):
         rule = Rule.model_validate_json(body)
