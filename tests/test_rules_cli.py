@@ -140,3 +140,25 @@ def test_review_due_sends_rules_past_their_date_to_review(
     listed = _run(store, "review", "--scope", "u1")
     assert "check the window" in listed.output
     assert _run(store, "review", weekly.rule_id, "--due", "--scope", "u1").exit_code == 2
+
+
+def test_a_forget_dry_run_shows_what_it_does_to_rules(tmp_path: Path, clock: ManualClock) -> None:
+    store, eps = _store(tmp_path, clock)
+    clock.now = BASE + timedelta(hours=5)
+    with Memory.open(store, clock=clock) as memory:
+        rule = memory.rules.propose("u1", "retry on 503")
+        for n, scene in enumerate(("a", "b", "b")):
+            memory.rules.observe(rule.rule_id, episode_id=eps[n], task_id=f"t{n}", scene=scene)
+    dry = CliRunner().invoke(app, ["forget", f"episode:{eps[0]}@u1", "--dry-run",
+                                   "--store", str(store)])
+    assert dry.exit_code == 0, dry.output
+    assert "rule trim (1 of 3)" in dry.output
+    assert max(len(line) for line in dry.output.splitlines()) <= 80
+    planned = _json(CliRunner().invoke(app, ["forget", f"episode:{eps[0]}@u1", "--dry-run",
+                                             "--store", str(store), "--json"]))
+    assert isinstance(planned, dict)
+    assert planned["plan"]["rules"] == [{
+        "rule_id": rule.rule_id, "dropped": 1, "kept": 2, "outcome": "trim",
+        "reason": "1 observation(s) of its basis forgotten, 2 left"}]
+    with Memory.open(store) as memory:
+        assert len(memory.rules.show(rule.rule_id).basis) == 3
