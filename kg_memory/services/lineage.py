@@ -144,7 +144,11 @@ def lineage_graph(
         links: list[RuleLink] = [
             (e.src, e.dst, e.type.value, e.since) if LINEAGE_EDGES[e.type]
             else (e.dst, e.src, e.type.value, e.since)
-            for e in store.edges(current, scope) if e.type in LINEAGE_EDGES]
+            # A rule reached on the way is walked by its own links only: its id is also the
+            # subject of its binding facts, and sharing a subject is not lineage.
+            for e in (store.edges(current, scope)
+                      if node_kind(current) != "rule" or current == node_id else [])
+            if e.type in LINEAGE_EDGES]
         for derivative, source, relation, since in [*links, *by_node.get(current, ())]:
             upward = derivative == current
             if (upward and way == "down") or (not upward and way == "up"):
