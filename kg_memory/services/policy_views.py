@@ -28,6 +28,8 @@ class PolicyViews:
     #: every admitted value at once and records no admission decisions
     write_policy: WritePolicy | None
     _clock: Clock
+    #: the memory's write path (:meth:`kg_memory.Memory.ingest`)
+    ingest: Callable[[IngestRecord], IngestReport]
 
     def pending(self, scope: str | None = None, *, status: str | None = "pending"
                 ) -> list[PendingCandidate]:
@@ -45,12 +47,8 @@ class PolicyViews:
     @property
     def rules(self) -> RuleBook:
         """Tiered rules (session, experience, metadata) and their promotion and review."""
-        return RuleBook(self.store, self._now, ingest=self._write_for_rules)
-
-    def _write_for_rules(self, record: IngestRecord) -> IngestReport:
         # Signals and bindings go through the memory's own write path (gate, channel policy).
-        ingest: Callable[[IngestRecord], IngestReport] = getattr(self, "ingest")  # noqa: B009
-        return ingest(record)
+        return RuleBook(self.store, self._now, ingest=self.ingest)
 
     def _now(self) -> datetime:
         return self._clock()
