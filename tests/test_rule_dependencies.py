@@ -40,6 +40,10 @@ def _trusted(memory: Memory, clock: ManualClock, *, signals: dict[str, str] | No
     return book.promote(rule.rule_id), eps
 
 
+def _prov(memory: Memory, nodes: list[str] | None, scope: str) -> str:
+    return str(memory.prov(nodes, scope=scope).serialize(format="json"))
+
+
 def _relations(memory: Memory, node: str) -> set[tuple[str, str, str]]:
     graph = memory.lineage(node, "up", scope="u1")
     return {(src, key, dst) for src, dst, key in graph.edges(keys=True)}
@@ -69,13 +73,13 @@ def test_a_signal_is_a_fact_and_a_rule_depends_on_it(
     assert rule.rule_id not in memory.lineage(eps[0], "up", scope="u1").nodes
 
     # PROV: the rule derives from its basis episodes and is influenced by the signal fact.
-    prov = memory.prov([rule.rule_id], scope="u1").serialize(format="json")
+    prov = _prov(memory, [rule.rule_id], "u1")
     assert f"kgm:{rule.rule_id}" in prov
     assert "kgm:Rule" in prov
     assert "dependsOn" in prov
-    whole = memory.prov(scope="u1").serialize(format="json")
+    whole = _prov(memory, None, "u1")
     assert f"kgm:{rule.rule_id}" in whole
-    assert f"kgm:{rule.rule_id}" not in memory.prov(scope="u2").serialize(format="json")
+    assert f"kgm:{rule.rule_id}" not in _prov(memory, None, "u2")
 
     # The signal moves: the write path retires the binding, and the rule goes to review.
     clock.now = day(10)
