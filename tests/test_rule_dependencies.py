@@ -119,6 +119,18 @@ def test_a_signal_moved_by_a_plain_ingest_is_caught_when_reviews_are_due(
     assert [r.rule_id for r in memory.rules.signal("tool_schema", "h3", "u1")] == [rule.rule_id]
 
 
+def test_a_forgotten_signal_sends_its_rules_to_review(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    memory = make_memory(clock)
+    rule = memory.rules.propose("u1", "may read drafts", signals={"snapshot": "s1"})
+    [signal] = memory.asof(subject="env:snapshot", scope="u1").facts
+    clock.now = day(1)
+    memory.forget(f"assertion:{signal.assertion_id}@u1")
+    assert [(r.rule_id, r.transitions[-1].reason) for r in memory.rules.due("u1")] == [
+        (rule.rule_id, "signal snapshot: s1 -> no value")]
+
+
 def test_a_rule_is_bound_to_the_value_it_is_learned_under(
     make_memory: MemoryFactory, clock: ManualClock
 ) -> None:

@@ -160,14 +160,16 @@ class RuleBook:
                 for name, value in sorted(rule.signals.items()))))
 
     def unbound(self, rule: Rule) -> str | None:
-        """Why a bound signal no longer holds for ``rule`` (its binding was retired), or None."""
+        """Why a bound signal no longer holds for ``rule``, or None: its binding was retired
+        (the signal moved), or the signal no longer reads the bound value (it was forgotten,
+        which erases a fact without retiring what depends on it)."""
         now = self._clock()
         for name, value in sorted(rule.signals.items()):
             binding = _holding(self._store.history(rule.rule_id, binding_predicate(name),
                                                    rule.scope), now, SIGNAL_SOURCE)
-            if binding is None or binding.value != value:
-                current = self.current_signal(name, rule.scope)
-                return f"signal {name}: {value} -> {current}"
+            current = self.current_signal(name, rule.scope)
+            if binding is None or binding.value != value or current != value:
+                return f"signal {name}: {value} -> {current or 'no value'}"
         return None
 
     def signal(self, name: str, value: str, scope: str | None = None, *,
