@@ -11,7 +11,9 @@ from), the environment signals it is bound to, and every transition with who mad
 * safety constraints change only by an explicit design change; nothing promotes itself;
 * a bound environment signal that moves (config version, tool schema hash, permission set,
   data snapshot id, a declared domain switch) sends the rule to review, and a review ends in
-  keep, demote or expire, never "looked at it";
+  keep, demote or expire, never "looked at it" (the signal is a fact in the graph the rule
+  depends on: :mod:`kg_memory.services.rules`; dated reviews and forgotten basis:
+  :mod:`kg_memory.domain.rule_review`);
 * a falsified rule is kept, overturned, as a counterexample; its correction starts from the raw
   observations it links to, not from a re-summary of the rule.
 
