@@ -4,7 +4,8 @@ Rules protected: a selector is ``KIND:ID[@SCOPE]`` (the *last* ``@`` splits, so 
 one) or ``category:SCOPE/SUBJECT/PREDICATE_GLOB[@PROJECT]``, reads back to what printed it, and
 anything else is refused with a typed error (:class:`InvalidArgument`) that names the selector;
 binding a selector to a scope rebinds an id selector and leaves a category (which names its own
-scope) alone; a plan is empty only when it would change nothing (entities and residues count);
+scope) alone; a plan is empty only when it would change nothing (entities, residues and rules
+whose evidence it trims count);
 selectors and plans cannot be edited once made.
 """
 
@@ -18,6 +19,7 @@ from pydantic import ValidationError
 from kg_memory import InvalidArgument, Selector
 from kg_memory.domain.forgetting import ForgetPlan
 from kg_memory.domain.residue import Residue
+from kg_memory.domain.rule_review import RuleForget
 
 ID_KINDS = ["episode", "assertion", "entity", "source"]
 names = st.text(alphabet="abR1_.-@", min_size=1, max_size=8)
@@ -82,13 +84,15 @@ def test_binding_a_category_leaves_the_scope_it_names() -> None:
     assert selector.in_scope("u2") == selector
 
 
-def test_a_plan_that_only_removes_entities_or_residues_is_not_empty() -> None:
+def test_a_plan_that_only_removes_entities_residues_or_rule_evidence_is_not_empty() -> None:
     selector = Selector.parse("entity:ana@u1")
     assert ForgetPlan(selector=selector).is_empty
     assert ForgetPlan(selector=selector, retain=("f0", "e0")).is_empty  # retaining changes nothing
     assert not ForgetPlan(selector=selector, entities=("ana",)).is_empty
     residue = Residue(where="episode", node="e1", spans=1)
     assert not ForgetPlan(selector=selector, residues=(residue,)).is_empty
+    trimmed = RuleForget(rule_id="r1", dropped=1, kept=2, outcome="trim", reason="one fewer")
+    assert not ForgetPlan(selector=selector, rules=(trimmed,)).is_empty
     for field in ("delete", "rebuild", "erase", "redact", "restore"):
         assert not ForgetPlan.model_validate({"selector": selector, field: ("x",)}).is_empty
 
