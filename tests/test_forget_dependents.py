@@ -1,0 +1,54 @@
+"""Forgetting a fact that other facts DEPENDS_ON: the dependents are retired, transitively.
+
+The rule (see :mod:`kg_memory.domain.forgetting`): a believed fact whose dependency is erased is
+retired the way the write path retires one whose dependency ended, except that an erased fact
+never held in any history that remains, so the dependent is retired over its whole valid time.
+Its own history stays; nothing of the forgotten fact's content survives in it.
+"""
+
+from __future__ import annotations
+
+from kg_memory import IngestReport, Memory
+from kg_memory.domain.model import EndReason
+from tests.conftest import ManualClock, day, episode, fact
+
+SECRET_VALUE = "dep-canary-9c1e"
+
+
+def _ingest(memory: Memory, clock: ManualClock, when: float, op: str,
+            *assertions: dict[str, object]) -> IngestReport:
+    clock.now = day(when)
+    return memory.ingest(episode(op, "user", day(when), assertions=list(assertions)))
+
+
+def _chain(memory: Memory, clock: ManualClock) -> tuple[IngestReport, str, str]:
+    """A (secret) <- B (reviews.assignee) <- C (dashboard.reviewer), plus an unrelated fact."""
+    a = _ingest(memory, clock, 0, "lead", fact("teamx", "leadx", SECRET_VALUE))
+    b = _ingest(memory, clock, 1, "rev",
+                fact("reviews", "assignee", "Seoyun", depends_on=["fact:teamx/leadx"]))
+    c = _ingest(memory, clock, 2, "dash",
+                fact("dashboard", "reviewer", "Seoyun", depends_on=["fact:reviews/assignee"]))
+    _ingest(memory, clock, 3, "other", fact("ana", "diet", "vegetarian"))
+    return a, b.effects[0].assertion_id or "", c.effects[0].assertion_id or ""
+
+
+def test_forgetting_a_dependency_retires_its_dependents_and_check_holds(
+    memory: Memory, clock: ManualClock
+) -> None:
+    lead, b, c = _chain(memory, clock)
+    clock.now = day(5)
+    run = memory.forget(f"episode:{lead.episode_id}@u1")
+    assert run.status == "complete"
+    check = memory.check()
+    assert check.ok, check.violations
+    assert set(run.plan.retire) == {b, c}
+    now = memory.asof(day(6), day(6))
+    assert {f.key for f in now.facts} == {"ana.diet"}  # absent, not believed on erased ground
+    # History is kept: before the forget, the dependents were believed.
+    before = memory.asof(day(4), day(4, 23))
+    assert {f.key for f in before.facts} == {"reviews.assignee", "dashboard.reviewer", "ana.diet"}
+    for subject, predicate in (("reviews", "assignee"), ("dashboard", "reviewer")):
+        [entry] = memory.history(subject, predicate)
+        assert entry.version.system.end is not None
+        assert entry.closed_by == run.activity_id
+        assert entry.close_reason is EndReason.RETIRED
