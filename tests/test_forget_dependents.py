@@ -52,3 +52,46 @@ def test_forgetting_a_dependency_retires_its_dependents_and_check_holds(
         assert entry.version.system.end is not None
         assert entry.closed_by == run.activity_id
         assert entry.close_reason is EndReason.RETIRED
+
+
+def test_the_dry_run_lists_the_retirements_the_run_executes(
+    memory: Memory, clock: ManualClock
+) -> None:
+    lead, b, c = _chain(memory, clock)
+    clock.now = day(5)
+    planned = memory.forget(f"episode:{lead.episode_id}@u1", dry_run=True)
+    assert set(planned.plan.retire) == {b, c}
+    assert memory.asof(day(6), day(6)).facts  # a dry run changes nothing
+    assert {f.key for f in memory.asof(day(6), day(6)).facts} >= {"reviews.assignee"}
+    run = memory.forget(f"episode:{lead.episode_id}@u1")
+    assert run.plan == planned.plan
+    closed = {e.version.assertion_id for s, p in (("reviews", "assignee"),
+                                                   ("dashboard", "reviewer"), ("ana", "diet"))
+              for e in memory.history(s, p) if e.closed_by == run.activity_id}
+    assert closed == set(run.plan.retire)
+    again = memory.forget(f"episode:{lead.episode_id}@u1")
+    assert again.status == "nothing-to-forget"  # idempotent: nothing left to retire
+
+
+def test_no_content_of_the_forgotten_fact_survives_in_its_dependents(
+    memory: Memory, clock: ManualClock
+) -> None:
+    lead, _, _ = _chain(memory, clock)
+    clock.now = day(5)
+    memory.forget(f"episode:{lead.episode_id}@u1")
+    kept = [e.model_dump_json() for s, p in (("reviews", "assignee"), ("dashboard", "reviewer"))
+            for e in memory.history(s, p)]
+    assert kept
+    for text in (SECRET_VALUE, "teamx", "leadx"):
+        assert not any(text in row for row in kept)
+        assert text not in memory.asof(day(4), day(4, 23)).model_dump_json()
+
+
+def test_forgetting_the_dependency_by_assertion_also_retires(
+    memory: Memory, clock: ManualClock
+) -> None:
+    lead, b, c = _chain(memory, clock)
+    clock.now = day(5)
+    run = memory.forget(f"assertion:{lead.effects[0].assertion_id}@u1")
+    assert set(run.plan.retire) == {b, c}
+    assert memory.check().ok
