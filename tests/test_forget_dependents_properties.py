@@ -90,8 +90,9 @@ def test_forgetting_retires_exactly_what_depends_on_the_erased(
                 assert after[i] == []  # erased from every system time
                 assert _value(i) not in dump
             elif i in retired:
-                versions = [e for e in memory.history(f"s{i}", "p")]
-                assert versions and all(e.version.system.end is not None for e in versions)
+                versions = memory.history(f"s{i}", "p")
+                assert versions
+                assert all(e.version.system.end is not None for e in versions)
                 assert versions[-1].close_reason is EndReason.RETIRED
             else:
                 assert after[i] == before[i]  # unreachable from the forgotten set: untouched
