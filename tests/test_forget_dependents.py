@@ -8,6 +8,10 @@ Its own history stays; nothing of the forgotten fact's content survives in it.
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 from kg_memory import IngestReport, Memory
 from kg_memory.domain.model import EndReason
 from tests.conftest import ManualClock, day, episode, fact
@@ -95,3 +99,27 @@ def test_forgetting_the_dependency_by_assertion_also_retires(
     run = memory.forget(f"assertion:{lead.effects[0].assertion_id}@u1")
     assert set(run.plan.retire) == {b, c}
     assert memory.check().ok
+
+
+def test_the_cli_dry_run_shows_what_it_will_retire(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from kg_memory.cli import app
+
+    clock = ManualClock(day(0))
+    store = tmp_path / "m.db"
+    with Memory.open(store, clock=clock) as memory:
+        lead, b, c = _chain(memory, clock)
+    runner = CliRunner(env={"COLUMNS": "200"})
+    dry = runner.invoke(app, ["forget", f"episode:{lead.episode_id}@u1", "--dry-run", "--wide",
+                              "--store", str(store)])
+    assert dry.exit_code == 0, dry.output
+    for retired in (b, c):
+        assert re.search(rf"retire\s+{retired}", dry.output), dry.output
+    assert "2 retire" in dry.output
+    run = runner.invoke(app, ["forget", f"episode:{lead.episode_id}@u1", "--json",
+                              "--store", str(store)])
+    assert run.exit_code == 0, run.output
+    assert sorted(json.loads(run.output)["plan"]["retire"]) == sorted([b, c])
+    checked = runner.invoke(app, ["check", "--store", str(store)])
+    assert checked.exit_code == 0, checked.output
