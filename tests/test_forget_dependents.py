@@ -12,8 +12,12 @@ import json
 import re
 from pathlib import Path
 
-from kg_memory import IngestReport, Memory
-from kg_memory.domain.model import EndReason
+import networkx as nx
+
+from kg_memory import EdgeType, IngestReport, Memory, Selector
+from kg_memory.domain.forgetting import plan_forget
+from kg_memory.domain.interval import Interval
+from kg_memory.domain.model import Assertion, EndReason, Kind
 from tests.conftest import ManualClock, day, episode, fact
 
 SECRET_VALUE = "dep-canary-9c1e"
@@ -123,3 +127,54 @@ def test_the_cli_dry_run_shows_what_it_will_retire(tmp_path: Path) -> None:
     assert sorted(json.loads(run.output)["plan"]["retire"]) == sorted([b, c])
     checked = runner.invoke(app, ["check", "--store", str(store)])
     assert checked.exit_code == 0, checked.output
+
+
+def _believed(assertion_id: str, *deps: str) -> Assertion:
+    return Assertion(assertion_id=assertion_id, revision=1, scope="u1", subject=assertion_id,
+                     predicate="p",
+                     value="v", kind=Kind.STATED, writer="user", depends_on=deps,
+                     valid=Interval(start=day(1)), system=Interval(start=day(1)),
+                     recorded_by="ep_x")
+
+
+def _view(facts: dict[str, tuple[str, ...]], believed: set[str],
+          edges: tuple[tuple[str, EdgeType, str], ...] = ()) -> nx.MultiDiGraph[str]:
+    view: nx.MultiDiGraph[str] = nx.MultiDiGraph()
+    view.add_node("e0", kind="episode")
+    for node, deps in facts.items():
+        view.add_node(node, kind="assertion", derived=False)
+        if node in believed:
+            view.nodes[node]["believed"] = (_believed(node, *deps),)
+        for dep in deps:
+            view.add_edge(node, dep, key=EdgeType.DEPENDS_ON.value)
+    for src, relation, dst in edges:
+        view.add_edge(src, dst, key=relation.value)
+    return view
+
+
+def test_the_plan_retires_a_diamond_once_and_skips_what_is_not_believed_or_deleted() -> None:
+    # a <- b <- c, a <- c (a diamond); d depends on a but is no longer believed; e depends on a
+    # and is deleted with it (same forgotten episode); f depends on nothing forgotten.
+    facts = {"a": (), "b": ("a",), "c": ("a", "b"), "d": ("a",), "e": ("a",), "f": ()}
+    view = _view(facts, believed={"a", "b", "c", "e", "f"},
+                 edges=(("a", EdgeType.SUPPORTS, "e0"), ("e", EdgeType.SUPPORTS, "e0")))
+    plan = plan_forget(view, Selector(kind="episode", value="e0", scope="u1"),
+                       episodes={"e0"}, assertions=set())
+    assert set(plan.delete) == {"a", "e"}
+    assert plan.retire == ("b", "c")
+    assert {"d", "f"} <= set(plan.retain)
+    assert not set(plan.retire) & set(plan.retain)
+
+
+def test_a_fact_resting_on_erased_ground_is_not_restored() -> None:
+    # g replaced h, and h depends on the forgotten k: restoring h would make it believed again
+    # on erased ground. m, replaced by g too, depends on nothing forgotten and comes back.
+    facts = {"g": (), "h": ("k",), "k": (), "m": ()}
+    view = _view(facts, believed={"g", "k"}, edges=(
+        ("g", EdgeType.SUPPORTS, "e0"), ("k", EdgeType.SUPPORTS, "e0"),
+        ("g", EdgeType.SUPERSEDES, "h"), ("g", EdgeType.SUPERSEDES, "m")))
+    plan = plan_forget(view, Selector(kind="episode", value="e0", scope="u1"),
+                       episodes={"e0"}, assertions=set())
+    assert set(plan.delete) == {"g", "k"}
+    assert plan.restore == ("m",)
+    assert plan.retire == ()
