@@ -2,7 +2,7 @@
 // no-op. Endpoints are :Node hubs by id; one that does not exist yet (an entity only named, a
 // tombstone's id) is created as a bare placeholder and takes on its labels when it is written.
 // Both ends are nodes of the unit's scope: an edge never joins two tenants.
-// :params {scope: 'u1', src: 'ep_1', type: 'SUPPORTS', dst: 'as_1', now: 1767603600000000}
+// :params {scope: 'u1', src: 'ep_1', type: 'SUPPORTS', dst: 'as_1', now: datetime('2026-02-14T20:00Z')}
 MERGE (s:Node {scope: $scope, id: $src})
 MERGE (d:Node {scope: $scope, id: $dst})
 MERGE (s)-[r:$($type)]->(d)
