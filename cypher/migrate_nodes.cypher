@@ -3,6 +3,6 @@
 // Read only; migrate_set_nodes writes them back converted, so running this again finds the rest.
 // :params {label: 'Assertion', probe: 'sys_from', size: 1000}
 MATCH (n:$($label))
-WHERE n[$probe] IS :: INTEGER
+WHERE n[$probe] IS :: INTEGER NOT NULL
 RETURN elementId(n) AS id, n {.*} AS props
 LIMIT $size
