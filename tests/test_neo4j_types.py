@@ -107,9 +107,11 @@ def test_migrate_converts_every_record_exactly_in_batches(schema2: None) -> None
                                       ("as_1", 2, VALID_2, None, None),
                                       ("as_2", 1, None, None, None)]
         [guests] = store.history("ana", "guests")
-        assert guests.value == 3 and isinstance(guests.value, int)
+        assert guests.value == 3
+        assert isinstance(guests.value, int)
         assert (guests.qualifiers.project, guests.qualifiers.exceptions) == ("c1", ("audits",))
-        assert guests.confidence == 0.75 and guests.depends_on == ("ana",)
+        assert guests.confidence == 0.75
+        assert guests.depends_on == ("ana",)
         [support] = store.supports(["as_1"])["as_1"]
         assert (support.episode_id, support.occurred_at) == ("ep_1", T1)
         assert {(e.type.value, e.since) for e in store.edges("as_1", "u1")} == {
@@ -151,7 +153,9 @@ def test_instants_are_stored_as_datetimes() -> None:
                           "RETURN e.occurred_at AS at, "
                           "e.occurred_at = datetime('2026-02-14T20:00:00.123456Z') AS same"
                           ).single()
-    assert row is not None and isinstance(row["at"], DateTime) and row["same"]
+    assert row is not None
+    assert isinstance(row["at"], DateTime)
+    assert row["same"]
 
 
 instants = st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30),
@@ -169,4 +173,5 @@ def test_every_microsecond_round_trips(occurred: datetime) -> None:
                                    channel=Channel.CHAT, content="", occurred_at=occurred,
                                    recorded_at=tx.now, scope="rt"), "h")
         [back] = store.episodes([f"ep_rt_{occurred.timestamp()}"])
-    assert back.occurred_at == occurred and back.occurred_at.tzinfo is UTC
+    assert back.occurred_at == occurred
+    assert back.occurred_at.tzinfo is UTC

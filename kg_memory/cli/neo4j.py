@@ -74,9 +74,8 @@ def migrate(
     to this version's layout in place, in batches; resumable, a no-op once done."""
     from kg_memory import Neo4jStore
 
-    with render.errors():
-        with Neo4jStore.connect(uri, migrating=True) as target:
-            report = target.migrate(batch_size=batch_size)
+    with render.errors(), Neo4jStore.connect(uri, migrating=True) as target:
+        report = target.migrate(batch_size=batch_size)
     if json_out:
         render.emit_json(report)
     else:
