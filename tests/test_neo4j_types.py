@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from neo4j import GraphDatabase
+from neo4j import Driver, GraphDatabase
 from neo4j.time import DateTime
 from typer.testing import CliRunner
 
@@ -54,7 +54,7 @@ def test_a_schema2_revision_converts_exactly() -> None:
 
 # -- against the server ----------------------------------------------------------------------
 
-def _driver():  # type: ignore[no-untyped-def]
+def _driver() -> Driver:
     password = os.environ.get("NEO4J_PASSWORD")
     auth = (os.environ.get("NEO4J_USER", "neo4j"), password) if password else None
     return GraphDatabase.driver(URI, auth=auth, notifications_min_severity="OFF")
