@@ -15,7 +15,12 @@ from neo4j.exceptions import DriverError, Neo4jError
 from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.integrity import EpisodeMark, Snapshot
 from kg_memory.store.neo4j.recall import index_report
-from kg_memory.store.neo4j.rows import edge_from_row, opt_time, version_from_props
+from kg_memory.store.neo4j.rows import (
+    edge_from_row,
+    opt_time,
+    revision_hash,
+    version_from_props,
+)
 from kg_memory.store.neo4j.scrub import erasure_report
 from kg_memory.store.neo4j.tx import QueryTarget, run_query
 
@@ -64,9 +69,13 @@ class Audits:
                 with suppress(DriverError, Neo4jError):
                     unit.rollback()  # nothing was written; rolling back ends the view
         high = nodes["system_time"]
+        revisions = [(version_from_props(r["version"]), r["version"].get("content_hash"))
+                     for r in versions]
         return Snapshot(
             location=self._uri,
-            versions=tuple(version_from_props(r["version"]) for r in versions),
+            versions=tuple(v for v, _ in revisions),
+            modified=tuple(f"{v.assertion_id}#{v.revision}" for v, digest in revisions
+                           if digest != revision_hash(v)),
             edges=tuple(e for e in map(edge_from_row, edges) if e is not None),
             episodes=tuple(EpisodeMark(episode_id=e, operation_id=o, redacted=bool(r), scope=s)
                            for e, o, r, s in nodes["episodes"]),

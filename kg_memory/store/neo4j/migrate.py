@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.errors import InvalidArgument
 from kg_memory.domain.instant import from_micros
+from kg_memory.store.neo4j.rows import revision_hash, version_from_props
 
 __all__ = ["NODE_LAYOUTS", "MigrationReport", "convert_node", "migrate"]
 
@@ -64,6 +65,7 @@ def convert_node(label: str, props: dict[str, Any]) -> dict[str, Any]:
         qualifiers = json.loads(out.pop("qualifiers", None) or "{}")
         out["exceptions"] = list(qualifiers.get("exceptions") or [])
         out["project"] = out.get("project") or qualifiers.get("project") or ""
+        out["content_hash"] = revision_hash(version_from_props(out))
     return out
 
 

@@ -12,6 +12,8 @@ native lists.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -49,6 +51,7 @@ __all__ = [
     "opt_time",
     "qualifier_props",
     "refusal_from_props",
+    "revision_hash",
     "time_of",
     "version_from_props",
     "version_params",
@@ -119,6 +122,28 @@ def version_from_props(p: Props) -> Assertion:
     )
 
 
+def _instant_text(value: datetime | None) -> str | None:
+    return None if value is None else value.astimezone(UTC).isoformat()
+
+
+def revision_hash(v: Assertion) -> str:
+    """A digest of everything a stored revision never changes (all but the closure fields, the
+    recall index and the revision number, which the server assigns and the numbering rule and
+    the (assertion_id, revision) constraint guard), written with the revision and re-checked by
+    ``kg-memory check``: Neo4j has no immutable nodes, so a revision edited behind the adapter's
+    back (in Browser, say) is found by its digest no longer matching. The value's type is part
+    of it (``1`` is not ``True`` nor ``1.0``)."""
+    fields = [
+        v.assertion_id, v.scope, v.subject, v.predicate,
+        [type(v.value).__name__, v.value], v.qualifiers.project, list(v.qualifiers.exceptions),
+        v.kind.value, v.writer, list(v.depends_on), float(v.confidence),
+        _instant_text(v.valid.start), _instant_text(v.valid.end), _instant_text(v.system.start),
+        v.reason.value, v.recorded_by,
+    ]
+    text = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def version_params(draft: Draft, now: datetime) -> dict[str, Any]:
     """The parameters of ``insert_version.cypher`` for ``draft`` written at system time ``now``."""
     return {
@@ -137,6 +162,9 @@ def version_params(draft: Draft, now: datetime) -> dict[str, Any]:
         "now": now,
         "reason": draft.reason.value,
         "recorded_by": draft.recorded_by,
+        "content_hash": revision_hash(Assertion(
+            **draft.model_dump(exclude={"valid"}), valid=draft.valid, revision=1,
+            system=Interval(start=now))),
     }
 
 

@@ -53,8 +53,11 @@ from kg_memory.domain.model import (
 from kg_memory.store.clock import system_clock
 from kg_memory.store.neo4j.audit import Audits
 from kg_memory.store.neo4j.auth import credentials, public_uri, redact, split_uri
+from kg_memory.store.neo4j.batching import Batching
+from kg_memory.store.neo4j.buffered import BufferedUnit
 from kg_memory.store.neo4j.cypher import statements
 from kg_memory.store.neo4j.migrate import MigrationReport, migrate
+from kg_memory.store.neo4j.plan import BatchPlan
 from kg_memory.store.neo4j.recall import RecallReads
 from kg_memory.store.neo4j.rows import (
     activity_from_props,
@@ -83,7 +86,7 @@ MIRROR_SCOPE = "kg-memory-mirror"
 _SCHEMA_READY: set[tuple[str, str]] = set()
 
 
-class Neo4jStore(RecallReads, Audits):
+class Neo4jStore(Batching, RecallReads, Audits):
     """A store on a Neo4j 5 server. Open with :meth:`connect`; close with :meth:`close`."""
 
     def __init__(self, driver: Driver, uri: str, database: str, clock: Clock) -> None:
@@ -100,6 +103,9 @@ class Neo4jStore(RecallReads, Audits):
         self._erased_entities: set[tuple[str, str]] = set()
         self._redacted: set[str] = set()
         self._found = SCHEMA_VERSION
+        self._in_batch = False
+        self._solo_next = False
+        self._plan: BatchPlan | None = None
 
     @classmethod
     def connect(
@@ -239,27 +245,25 @@ class Neo4jStore(RecallReads, Audits):
         with self.transaction(MIRROR_SCOPE) as unit:
             return [unit.run(name, params) for name, params in steps]
 
-    @contextmanager
-    def batch(self) -> Iterator[None]:
-        """Each :meth:`transaction` inside commits on its own.
-
-        Neo4j has no savepoints, so one commit could not keep the episodes before a failing one
-        while dropping that one; per-unit commits keep the protocol's promise that each unit
-        succeeds or fails alone.
-        """
-        yield
+    def _begin(self) -> DriverTransaction:
+        session = self._target()
+        assert isinstance(session, Session)
+        try:
+            return session.begin_transaction()
+        except (DriverError, Neo4jError) as exc:
+            raise StoreUnavailable(f"cannot write to Neo4j at {self._uri}: {exc}") from exc
 
     @contextmanager
-    def transaction(self, scope: str) -> Iterator[Neo4jTransaction]:
+    def transaction(self, scope: str) -> Iterator[Neo4jTransaction | BufferedUnit]:
         with self._lock:
+            if self._in_batch and not self._solo_next:
+                with self._planned(scope) as planned:
+                    yield planned
+                return
+            self._solo_next = False
             if self._active is not None:
                 raise RuntimeError("a transaction is already open on this Neo4jStore")
-            session = self._target()
-            assert isinstance(session, Session)
-            try:
-                tx = session.begin_transaction()
-            except (DriverError, Neo4jError) as exc:
-                raise StoreUnavailable(f"cannot write to Neo4j at {self._uri}: {exc}") from exc
+            tx = self._begin()
             self._active = tx
             try:
                 [row] = run_query(

@@ -34,6 +34,7 @@ from kg_memory.domain.model import (
     Support,
     trusted,
 )
+from kg_memory.domain.record import IngestRecord
 from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery
 from kg_memory.store.sqlite.integrity import snapshot
@@ -189,6 +190,9 @@ class SqliteStore(RecallReads):
                 self._store_system_time(self._batch_time)
                 self._batch_time = None
             self._commit()
+
+    def prepare(self, records: Sequence[IngestRecord], secret: bytes) -> None:
+        """Nothing to prefetch: each read is a local index lookup."""
 
     @contextmanager
     def transaction(self, scope: str) -> Iterator[SqliteTransaction]:
