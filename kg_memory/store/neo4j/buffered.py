@@ -72,31 +72,40 @@ class BufferedUnit:
     def _closed(self, key: Key) -> bool:
         return key in self.journal.closed or key in self._batch.closed
 
-    def _written(self) -> list[Assertion]:
-        found = [v for v, _ in self._batch.inserted.values() if v.system.end is None]
-        found += [v for v, _ in self.journal.inserted.values()]
+    def _written(self, index: str, key: Any) -> list[Assertion]:
+        """The revisions this batch wrote under ``key`` of one of the journals' indexes, still
+        believed."""
+        found = []
+        for journal in (self._batch, self.journal):
+            for k in getattr(journal, index).get(key, ()):
+                version = journal.inserted[k][0]
+                if version.system.end is None and not self._closed(k):
+                    found.append(version)
         return found
 
-    def _live(self, stored: list[Assertion], keep: Any) -> list[Assertion]:
-        found = {(v.assertion_id, v.revision): v for v in stored}
-        found.update({(v.assertion_id, v.revision): v for v in self._written() if keep(v)})
-        return sorted((v for k, v in found.items() if not self._closed(k)), key=_by_valid)
+    def _live(self, stored: list[Assertion], written: list[Assertion]) -> list[Assertion]:
+        found = [v for v in stored if not self._closed((v.assertion_id, v.revision))]
+        return sorted([*found, *written], key=_by_valid)
 
     def live_versions(self, slot: Slot) -> list[Assertion]:
         self._in_scope(slot.scope)
         key = slot_key(slot)
-        return self._live(self._plan.stored_slot(key),
-                          lambda v: (v.scope, v.subject, v.predicate,
-                                     v.qualifiers.project or "") == key)
+        return self._live(self._plan.stored_slot(key), self._written("by_slot", key))
 
     def live_versions_of(self, assertion_id: str) -> list[Assertion]:
-        found = self._live(self._plan.stored_live_of(self._scope, assertion_id),
-                           lambda v: v.assertion_id == assertion_id and v.scope == self._scope)
-        return sorted(found, key=lambda v: (v.valid.start, v.revision))
+        stored = ([] if self._new_here(assertion_id)
+                  else self._plan.stored_live_of(self._scope, assertion_id))
+        written = [v for v in self._written("by_id", assertion_id) if v.scope == self._scope]
+        return sorted(self._live(stored, written), key=lambda v: (v.valid.start, v.revision))
+
+    def _new_here(self, assertion_id: str) -> bool:
+        """An assertion this batch created: nothing stored names it yet."""
+        return assertion_id not in self._plan.highest and any(
+            j.by_id.get(assertion_id) for j in (self._batch, self.journal))
 
     def live_dependents(self, key: str) -> list[Assertion]:
-        return self._live(self._plan.stored_dependents(self._scope, key),
-                          lambda v: key in v.depends_on and v.scope == self._scope)
+        stored = [] if self._new_here(key) else self._plan.stored_dependents(self._scope, key)
+        return self._live(stored, self._written("by_dependency", (self._scope, key)))
 
     # -- episodes and entities -------------------------------------------------------------------
 
@@ -146,12 +155,14 @@ class BufferedUnit:
         key = (closure.assertion_id, closure.revision)
         if key in self.journal.inserted:
             # Written by this same unit: never visible to anyone, so it is not stored at all.
-            del self.journal.inserted[key]
+            self.journal.uninsert(key)
             self._vanished.add(closure.assertion_id)
             return
-        live = [v for v in self._written() if (v.assertion_id, v.revision) == key]
-        if not live and not any((v.assertion_id, v.revision) == key
-                                for v in self.live_versions_of(closure.assertion_id)):
+        written = self._batch.inserted.get(key)
+        live = (written[0].system.end is None) if written else key in self._plan.stored_live
+        if self._closed(key) or (not live and not any(
+                (v.assertion_id, v.revision) == key
+                for v in self.live_versions_of(closure.assertion_id))):
             raise StoreUnavailable(
                 f"revision {closure.assertion_id}#{closure.revision} is not live; "
                 "the store changed under this transaction")
@@ -160,8 +171,8 @@ class BufferedUnit:
 
     def insert_version(self, draft: Draft) -> Assertion:
         self._in_scope(draft.scope)
-        numbers = [r for (a, r) in (*self._batch.inserted, *self.journal.inserted)
-                   if a == draft.assertion_id]
+        numbers = [r for j in (self._batch, self.journal)
+                   for _, r in j.by_id.get(draft.assertion_id, ())]
         revision = max([self._plan.highest.get(draft.assertion_id, 0), *numbers]) + 1
         version = Assertion(
             **draft.model_dump(exclude={"valid"}), valid=draft.valid, revision=revision,
@@ -172,7 +183,7 @@ class BufferedUnit:
                               if e is not None and e.name and e.scope == version.scope))
         text = fact_document(version, version.qualifiers.project, version.qualifiers.exceptions,
                              tuple(name for _, name in names))
-        self.journal.inserted[(version.assertion_id, revision)] = (version, [text])
+        self.journal.insert(version, [text])
         return version
 
     def add_edge(self, edge: PlannedEdge) -> None:
@@ -191,8 +202,7 @@ class BufferedUnit:
         written, and neither is any edge naming it (sweep_vanished's rule)."""
         for assertion_id in self._vanished:
             if assertion_id in self._plan.highest or any(
-                    a == assertion_id for a, _ in (*self._batch.inserted,
-                                                   *self.journal.inserted)):
+                    j.by_id.get(assertion_id) for j in (self._batch, self.journal)):
                 continue
             self.journal.edges = {k: v for k, v in self.journal.edges.items()
                                   if assertion_id not in (k[1], k[3])}

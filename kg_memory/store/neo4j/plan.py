@@ -63,12 +63,32 @@ class Journal:
     closed: dict[Key, dict[str, Any]] = field(default_factory=dict)
     edges: dict[tuple[str, str, str, str], datetime] = field(default_factory=dict)
     refusals: list[dict[str, Any]] = field(default_factory=list)
+    #: ``inserted`` by slot, by assertion id and by what each revision depends on.
+    by_slot: dict[SlotKey, set[Key]] = field(default_factory=dict)
+    by_id: dict[str, set[Key]] = field(default_factory=dict)
+    by_dependency: dict[tuple[str, str], set[Key]] = field(default_factory=dict)
+
+    def insert(self, version: Assertion, texts: list[str]) -> None:
+        key = (version.assertion_id, version.revision)
+        self.inserted[key] = (version, texts)
+        self.by_slot.setdefault(_slot_of(version), set()).add(key)
+        self.by_id.setdefault(version.assertion_id, set()).add(key)
+        for dep in version.depends_on:
+            self.by_dependency.setdefault((version.scope, dep), set()).add(key)
+
+    def uninsert(self, key: Key) -> None:
+        version, _ = self.inserted.pop(key)
+        self.by_slot[_slot_of(version)].discard(key)
+        self.by_id[version.assertion_id].discard(key)
+        for dep in version.depends_on:
+            self.by_dependency[(version.scope, dep)].discard(key)
 
     def merge(self, other: Journal) -> None:
         self.episodes += other.episodes
         self.operations.update(other.operations)
         self.entities.update(other.entities)
-        self.inserted.update(other.inserted)
+        for version, texts in other.inserted.values():
+            self.insert(version, texts)
         for key, closure in other.closed.items():
             if key in self.inserted:  # written earlier in the batch: it is stored closed
                 version, texts = self.inserted[key]
@@ -99,6 +119,8 @@ class BatchPlan:
         self._blocks: dict[str, list[Block]] = {}
         #: The highest stored revision of every assertion the batch read.
         self.highest: dict[str, int] = {}
+        #: Every believed revision the batch read from the server.
+        self.stored_live: dict[Key, Assertion] = {}
 
     def next_time(self, clock: datetime) -> datetime:
         """The next episode's system time: system_time.cypher's rule (the clock, or 1 µs after
@@ -117,6 +139,7 @@ class BatchPlan:
             version = version_from_props(row["version"])
             self.highest[version.assertion_id] = max(
                 int(row["highest"]), self.highest.get(version.assertion_id, 0))
+            self.stored_live[(version.assertion_id, version.revision)] = version
             found.append(version)
         return found
 
@@ -234,12 +257,15 @@ class BatchPlan:
                     "a revision the batch closed was no longer live; the store changed under "
                     "the batch")
             runs += 1
-        by_type: dict[str, list[dict[str, Any]]] = {}
+        # An edge from an episode or a fact this batch created cannot exist yet.
+        fresh = {r["episode_id"] for r in j.episodes}
+        fresh |= {a for a, _ in j.inserted if a not in self.highest}
+        by_type: dict[tuple[bool, str], list[dict[str, Any]]] = {}
         for (scope, src, kind, dst), since in j.edges.items():
-            by_type.setdefault(kind, []).append(
+            by_type.setdefault((src in fresh, kind), []).append(
                 {"scope": scope, "src": src, "dst": dst, "since": since})
-        for kind, rows in sorted(by_type.items()):
-            self._run("batch_edges", type=kind, rows=rows)
+        for (new, kind), rows in sorted(by_type.items()):
+            self._run("batch_new_edges" if new else "batch_edges", type=kind, rows=rows)
             runs += 1
         if j.refusals:
             self._run("batch_refusals", rows=j.refusals)
