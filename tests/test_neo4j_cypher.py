@@ -121,7 +121,7 @@ def test_the_loader_reads_every_file_of_the_cypher_folder() -> None:
 
 def test_every_query_the_adapter_runs_is_a_file_and_every_file_is_used() -> None:
     source = "\n".join(p.read_text(encoding="utf-8") for p in ADAPTER)
-    used = set(re.findall(r'(?:_rows|_read|_versions|\brun)\(\s*"(\w+)"', source))
+    used = set(re.findall(r'(?:_rows|_read|_versions|\b_?run)\(\s*"(\w+)"', source))
     used |= set(re.findall(r'run_query\(\s*\w+,\s*"(\w+)"', source))
     used |= set(re.findall(r'statements\("(\w+)"\)', source))
     # The mirror batches named queries as (name, params) steps of one transaction.

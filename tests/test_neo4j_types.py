@@ -20,14 +20,16 @@ from neo4j import Driver, GraphDatabase
 from neo4j.time import DateTime
 from typer.testing import CliRunner
 
-from kg_memory import StoreNeedsMigration
+from kg_memory import INTEGRITY_EXIT, Memory, StoreNeedsMigration
 from kg_memory.cli import app
 from kg_memory.domain.model import Channel, Episode
 from kg_memory.services.check import check
 from kg_memory.store.neo4j import Neo4jStore
 from kg_memory.store.neo4j.migrate import convert_node
+from kg_memory.store.neo4j.rows import revision_hash, version_from_props
 from kg_memory.store.protocol import AsOfQuery
-from tests.conftest import ROOT
+from tests.conftest import ROOT, ManualClock
+from tests.test_check import build_history
 
 URI = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
 FIXTURE = ROOT / "tests" / "fixtures" / "neo4j_schema2.cypher"
@@ -39,17 +41,24 @@ VALID_2 = datetime(2026, 2, 15, 8, 30, tzinfo=UTC)
 # -- the conversion, without a server ------------------------------------------------------
 
 
+SCHEMA2_REVISION = {
+    "assertion_id": "as_3", "revision": 1, "scope": "u1", "subject": "ana",
+    "predicate": "guests", "project": "c1", "value": "3",
+    "qualifiers": '{"project":"c1","exceptions":["audits"]}', "kind": "stated",
+    "writer": "user", "depends_on": [], "confidence": 1.0, "valid_from": -1,
+    "sys_from": 1771099200123456, "reason": "asserted", "recorded_by": "ep_1"}
+
+
 def test_a_schema2_revision_converts_exactly() -> None:
-    converted = convert_node("Assertion", {
-        "value": "3", "qualifiers": '{"project":"c1","exceptions":["audits"]}',
-        "project": "c1", "valid_from": -1, "valid_to": None, "sys_from": 1771099200123456})
+    converted = convert_node("Assertion", SCHEMA2_REVISION)
+    digest = converted.pop("content_hash")
+    kept = {k: v for k, v in SCHEMA2_REVISION.items() if k != "qualifiers"}
     assert converted == {
-        "value": 3, "project": "c1", "exceptions": ["audits"], "valid_to": None,
-        "valid_from": datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
-        "sys_from": T1}
+        **kept, "value": 3, "exceptions": ["audits"],
+        "valid_from": datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=UTC), "sys_from": T1}
+    assert digest == revision_hash(version_from_props(converted))
     for text, value in [('"3"', "3"), ("true", True), ("4.5", 4.5), ('"true"', "true")]:
-        assert convert_node("Assertion", {"value": text, "qualifiers": "{}",
-                                          "sys_from": 0})["value"] == value
+        assert convert_node("Assertion", {**SCHEMA2_REVISION, "value": text})["value"] == value
 
 
 # -- against the server ----------------------------------------------------------------------
@@ -175,3 +184,28 @@ def test_every_microsecond_round_trips(occurred: datetime) -> None:
         [back] = store.episodes([f"ep_rt_{occurred.timestamp()}"])
     assert back.occurred_at == occurred
     assert back.occurred_at.tzinfo is UTC
+
+
+@pytest.mark.neo4j
+def test_a_revision_changed_behind_the_adapter_is_reported_by_check() -> None:
+    """Neo4j nodes are not immutable: the adapter stores a digest with every revision, and
+    ``kg-memory check`` re-computes it. A closure (the one change a revision gets) is clean; a
+    value, a valid time or a writer edited in Browser is not."""
+    with Neo4jStore.connect(URI) as store:
+        store.wipe()
+    clock = ManualClock()
+    with Memory(Neo4jStore.connect(URI, clock=clock), clock=clock) as memory:
+        build_history(memory, clock)  # supersessions, retirements, a retraction, a forget
+        assert memory.check().ok
+    edits = ["a.value = 'tampered'", "a.valid_from = datetime('2000-01-01T00:00Z')",
+             "a.writer = 'mallory'"]
+    with _driver() as driver, driver.session() as session:
+        tags = [session.run(
+            "MATCH (a:Assertion) WITH a ORDER BY a.assertion_id, a.revision SKIP $n LIMIT 1 "
+            f"SET {edit} RETURN a.assertion_id + '#' + toString(a.revision) AS tag",
+            n=n).single(strict=True)["tag"] for n, edit in enumerate(edits)]
+    result = CliRunner().invoke(app, ["check", "--store", URI, "--json"])
+    assert result.exit_code == INTEGRITY_EXIT, result.output
+    found = [v for v in json.loads(result.output)["violations"]
+             if v["rule"] == "revision-modified"]
+    assert sorted(v["ids"][0] for v in found) == sorted(tags)

@@ -65,8 +65,13 @@ def _steps(changes: Changes) -> list[tuple[str, dict[str, Any]]]:
         steps.append(("mirror_entities", {"rows": _native("Entity", changes.entities)}))
     steps += [("delete_entity", e) for e in changes.deleted_entities]
     if changes.edges:
-        steps.append(("mirror_edges", {"rows": [
-            {**r, "since": from_micros(r["since"])} for r in changes.edges]}))
+        # Grouped by type: the type is one parameter of each MERGE, not one per row.
+        by_type: dict[str, list[dict[str, Any]]] = {}
+        for r in changes.edges:
+            by_type.setdefault(r["type"], []).append(
+                {"scope": r["scope"], "src": r["src"], "dst": r["dst"],
+                 "since": from_micros(r["since"])})
+        steps += [("batch_edges", {"type": t, "rows": rows}) for t, rows in sorted(by_type.items())]
     if changes.deleted_edges:
         steps.append(("mirror_delete_edges", {"rows": changes.deleted_edges}))
     steps += [("add_activity", row) for row in _native("Activity", changes.activities)]

@@ -265,7 +265,10 @@ class BatchPlan:
             by_type.setdefault((src in fresh, kind), []).append(
                 {"scope": scope, "src": src, "dst": dst, "since": since})
         for (new, kind), rows in sorted(by_type.items()):
-            self._run("batch_new_edges" if new else "batch_edges", type=kind, rows=rows)
+            if new:
+                self._run("batch_new_edges", type=kind, rows=rows)
+            else:
+                self._run("batch_edges", type=kind, rows=rows)
             runs += 1
         if j.refusals:
             self._run("batch_refusals", rows=j.refusals)
