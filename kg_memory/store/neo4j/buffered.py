@@ -190,6 +190,11 @@ class BufferedUnit:
         self.journal.edges.setdefault((self._scope, edge.src, edge.type.value, edge.dst),
                                       self.now_dt)
 
+    def add_edges(self, edges: list[PlannedEdge]) -> None:
+        """:meth:`add_edge` of each (the set-based form another branch adds to the protocol)."""
+        for edge in edges:
+            self.add_edge(edge)
+
     def add_refusal(self, refusal: Refusal) -> None:
         seq = self._refusal_seq.get(refusal.episode_id, 0)
         self._refusal_seq[refusal.episode_id] = seq + 1
@@ -224,6 +229,9 @@ class BufferedUnit:
     def delete_assertion(self, assertion_id: str) -> None:
         self._unbatched("delete_assertion")
 
+    def delete_assertions(self, assertion_ids: list[str]) -> None:
+        self._unbatched("delete_assertions")
+
     def delete_entity(self, entity_id: str) -> None:
         self._unbatched("delete_entity")
 
@@ -250,6 +258,9 @@ class BufferedUnit:
 
     def add_tombstone(self, tombstone: Tombstone) -> None:
         self._unbatched("add_tombstone")
+
+    def add_tombstones(self, tombstones: list[Tombstone]) -> None:
+        self._unbatched("add_tombstones")
 
     def add_activity(self, activity: Activity) -> None:
         self._unbatched("add_activity")
