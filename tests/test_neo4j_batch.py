@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from kg_memory import IdempotencyConflict, Memory
-from kg_memory.bench.measurement import ArrivalClock
+from kg_memory.bench.arrival import ArrivalClock
 from kg_memory.bench.workload import POLICY, Workload
 from kg_memory.domain.record import IngestRecord
 from kg_memory.services.check import check

@@ -16,8 +16,8 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from kg_memory.bench.arrival import ArrivalClock
 from kg_memory.bench.latency import time_each
-from kg_memory.bench.measurement import ArrivalClock
 from kg_memory.bench.result import Neo4jFigures
 from kg_memory.bench.workload import POLICY, LookupProbe, Workload
 from kg_memory.domain.instant import Clock
