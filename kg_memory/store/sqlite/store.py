@@ -34,7 +34,6 @@ from kg_memory.domain.model import (
     Support,
     trusted,
 )
-from kg_memory.domain.record import IngestRecord
 from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery
 from kg_memory.store.sqlite.integrity import snapshot
@@ -146,11 +145,8 @@ class SqliteStore(RecallReads):
         return now
 
     def _store_system_time(self, now: int) -> None:
-        self._conn.execute(
-            "INSERT INTO meta (key, value) VALUES ('system_time', ?) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (str(now),),
-        )
+        self._conn.execute("INSERT INTO meta (key, value) VALUES ('system_time', ?) "
+                           "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(now),))
 
     def _execute(self, sql: str, what: str) -> None:
         """A transaction-control statement, with a held lock reported as :class:`StoreBusy`."""
@@ -191,7 +187,7 @@ class SqliteStore(RecallReads):
                 self._batch_time = None
             self._commit()
 
-    def prepare(self, records: Sequence[IngestRecord], secret: bytes) -> None:
+    def prepare(self, records: Sequence[Any], secret: bytes) -> None:
         """Nothing to prefetch: each read is a local index lookup."""
 
     @contextmanager
