@@ -40,6 +40,8 @@ from kg_memory.store.protocol import Slot
 __all__ = ["BatchPlan", "Journal", "Key", "Run", "SlotKey", "prefetch_records", "slot_key"]
 
 Run = Callable[..., list[dict[str, Any]]]
+#: Levels of the dependency walk a batch prefetches (facts -> what depends on them -> ...).
+_DEPENDENCY_LEVELS = 3
 Key = tuple[str, int]  # (assertion_id, revision)
 SlotKey = tuple[str, str, str, str]  # (scope, subject, predicate, project or '')
 
@@ -177,14 +179,19 @@ class BatchPlan:
             # A believed value may be superseded, and what rests on it retired.
             dependents = [*dependents, *((v.scope, v.assertion_id)
                                           for sk in wanted for v in self._slots[sk])]
-        deps = [k for k in dict.fromkeys(dependents) if k not in self._dependents]
-        if deps:
+        # What rests on those may be retired in turn: a few levels of the dependency walk,
+        # one query each (a deeper chain is fetched on a miss).
+        for _ in range(_DEPENDENCY_LEVELS):
+            deps = [k for k in dict.fromkeys(dependents) if k not in self._dependents]
+            if not deps:
+                break
             for k in deps:
                 self._dependents[k] = []
             rows = self._run("batch_live_dependents", keys=[
                 {"scope": s, "key": d} for s, d in deps])
             for row, version in zip(rows, self._versions(rows), strict=True):
                 self._dependents[(row["scope"], row["key"])].append(version)
+            dependents = [(v.scope, v.assertion_id) for k in deps for v in self._dependents[k]]
         keys = [t for t in dict.fromkeys(tombstones) if t not in self._tombstones]
         if keys:
             for t in keys:
