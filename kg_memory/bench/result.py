@@ -80,6 +80,13 @@ class Neo4jFigures(_Frozen):
     sync_records_per_second: float
     lookup: LatencyStats
     answers_agree: bool
+    #: The same workload written straight into Neo4j (``Memory.ingest_many`` on a Neo4jStore,
+    #: batches planned in memory), then the same probes asked of that store.
+    direct_episodes: int = 0
+    direct_seconds: float = 0.0
+    direct_episodes_per_second: float = 0.0
+    direct_versions_per_second: float = 0.0
+    direct_answers_agree: bool = True
 
 
 class RecallFigures(_Frozen):

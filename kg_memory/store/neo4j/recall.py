@@ -7,10 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 from kg_memory.domain.errors import StoreUnavailable
-from kg_memory.domain.instant import to_micros
 from kg_memory.domain.model import Episode
 from kg_memory.domain.ranking import CorpusStats
-from kg_memory.store.neo4j.rows import episode_from_props, version_from_props
+from kg_memory.store.neo4j.rows import episode_from_props, instant, version_from_props
 from kg_memory.store.protocol import ConversationQuery, RecallCandidates, RecallProbe
 
 __all__ = ["MAX_TERMS", "RecallReads", "conversation", "index_report", "recall_candidates"]
@@ -24,7 +23,7 @@ MAX_TERMS = 64
 def recall_candidates(_read: Read, probe: RecallProbe) -> RecallCandidates:
     # Terms are letters and digits only (recall_text.tokens): no Lucene syntax to escape.
     query = " OR ".join(probe.terms[:MAX_TERMS])
-    known = to_micros(probe.known_at)
+    known = instant(probe.known_at)
     found: dict[str, Any] = {}
     if probe.facts and query:
         rows = _read("recall_facts", query=query, scope=probe.scope)
@@ -44,8 +43,8 @@ def recall_candidates(_read: Read, probe: RecallProbe) -> RecallCandidates:
 def conversation(_read: Read, query: ConversationQuery) -> list[Episode]:
     rows = _read(
         "recall_conversation", scope=query.scope, channel=query.channel, source=query.source,
-        around=to_micros(query.around), episode_id=query.episode_id,
-        known=to_micros(query.known_at), size=query.size)
+        around=instant(query.around), episode_id=query.episode_id,
+        known=instant(query.known_at), size=query.size)
     return [episode_from_props(r["episode"]) for r in rows]
 
 
