@@ -93,7 +93,7 @@ def test_a_plan_that_only_removes_entities_residues_or_rule_evidence_is_not_empt
     assert not ForgetPlan(selector=selector, residues=(residue,)).is_empty
     trimmed = RuleForget(rule_id="r1", dropped=1, kept=2, outcome="trim", reason="one fewer")
     assert not ForgetPlan(selector=selector, rules=(trimmed,)).is_empty
-    for field in ("delete", "rebuild", "erase", "redact", "restore"):
+    for field in ("delete", "rebuild", "erase", "redact", "restore", "retire"):
         assert not ForgetPlan.model_validate({"selector": selector, field: ("x",)}).is_empty
 
 
