@@ -3,17 +3,21 @@
 Rules protected: a reference without the ``fact:`` prefix names an entity; one with it names a
 subject and a predicate, both non-empty, and optionally a project (an empty ``@`` is none);
 anything else is refused with a message that shows the expected form; a reference is a value
-(hashable, never edited).
+(hashable, never edited). A dependency that ended retires its dependents from its end on; one
+that was erased (forgotten) retires them over their whole valid time.
 """
 
 from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from kg_memory.domain.dependency import FactRef, parse_fact_ref
+from kg_memory import Assertion, EndReason, Interval, Kind
+from kg_memory.domain.dependency import FactRef, parse_fact_ref, retirement_walk
 
 
 @pytest.mark.parametrize(("ref", "expected"), [
@@ -51,3 +55,28 @@ def test_a_reference_is_a_value_that_cannot_be_edited() -> None:
     assert ref in {FactRef(subject="team", predicate="lead", project="c1")}  # hashable, by value
     with pytest.raises(ValidationError, match="frozen"):
         ref.project = None  # type: ignore[misc]
+
+
+def _booking_note(start: datetime) -> Assertion:
+    return Assertion(assertion_id="as_note", revision=1, scope="u1", subject="u1",
+                     predicate="dinner_note", value="window seat", kind=Kind.STATED,
+                     writer="user", depends_on=("R1",), valid=Interval(start=start),
+                     system=Interval(start=start), recorded_by="ep-1")
+
+
+def test_an_ended_dependency_retires_its_dependents_from_its_end_on_an_erased_one_whole() -> None:
+    day0 = datetime(2026, 1, 1, tzinfo=UTC)
+    note, cancelled = _booking_note(day0), day0 + timedelta(days=6)
+
+    def walk(**erased: bool) -> list[tuple[Interval, EndReason]]:
+        live = {"R1": [note]}
+        drafts = []
+        for plan in retirement_walk([("R1", Interval(start=cancelled))],
+                                    lambda key: live.pop(key, []), episode_id="ev", **erased):
+            drafts += [(d.valid, d.reason) for d in plan.drafts]
+        return drafts
+
+    # The booking was cancelled on day 6: the note held until then (the default).
+    assert walk() == [(Interval(start=day0, end=cancelled), EndReason.RETIRED)]
+    # The booking was forgotten: the note never held on its ground.
+    assert walk(erased=True) == []
