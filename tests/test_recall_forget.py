@@ -95,7 +95,7 @@ def test_a_store_from_before_recall_is_indexed_by_migrate(tmp_path: Path) -> Non
         raw.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     with pytest.raises(StoreUnavailable, match="kg-memory migrate"):
         Memory.open(db, create=False)
-    assert migrate(db) == ("2", "3")
+    assert migrate(db) == ("2", "4")
     clock.now = day(1)
     with Memory.open(db, clock=clock, create=False) as memory:
         answer = memory.recall("vegetarian", scope="u1")

@@ -241,7 +241,8 @@ class ScaleMeasurement:
             from kg_memory.bench.neo4j_figures import measure_neo4j
 
             self._tell("neo4j", 0, 1)
-            neo4j = measure_neo4j(self.store_file, self.lookup_probes[:300], answers, clock)
+            neo4j = measure_neo4j(self.store_file, self.lookup_probes[:300], answers, clock,
+                                  self.recall_probes[:300])
             self._tell("neo4j", 1, 1)
         # Read after the references: how much memory this whole measurement needed.
         process_peak = PeakRss.read(was_reset=False).bytes
