@@ -66,7 +66,7 @@ def conversation(_read: Read, query: ConversationQuery) -> list[Episode]:
 
 
 def index_report(_read: Read, location: str) -> dict[str, Any]:
-    """Recall's full-text indexes as a destination of erasure.
+    """Recall's full-text indexes (and its vector index, once made) as a destination of erasure.
 
     What can be verified from a client: both indexes are online and transactional, so a node
     the forget run deleted or redacted left them when it committed (and the ``neo4j``
