@@ -139,3 +139,23 @@ def test_a_recall_refused_by_a_held_write_lock_is_busy_not_unavailable(
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+
+
+def test_subject_pools_a_merged_group_like_asof_does(memory: Memory, clock: ManualClock) -> None:
+    memory.ingest(episode("op-1", "user", day(0), scope="acme", content="", entities=[
+        {"entity_id": "j17", "name": "Jo"}, {"entity_id": "jo2", "name": "Joanna"},
+        {"entity_id": "jb", "name": "Jo Baker"}], assertions=[
+        fact("jo2", "report_style", "concise bullets"),
+        fact("jb", "report_style", "concise prose")]))
+    clock.now = day(1)
+    memory.merge("j17", "jo2", by="ana", reason="same person", scope="acme")
+    clock.now = day(2)
+    answer = memory.recall("concise report style", scope="acme", subject="j17",
+                           include_episodes=False)
+    by_subject = {h.subject: h.score.specificity for h in answer.results}
+    assert by_subject["jo2"] > by_subject["jb"]  # the merged person's fact counts as Jo's
+    assert answer.results[0].subject == "jo2"
+    # Before the merge (as known on day 0.5) it was someone else's.
+    before = memory.recall("concise report style", scope="acme", subject="j17",
+                           include_episodes=False, known_at=day(0.5), at=day(0.5))
+    assert {h.subject: h.score.specificity for h in before.results}["jo2"] == 0

@@ -61,7 +61,7 @@ from kg_memory.domain.recall_answer import (
 from kg_memory.domain.recall_text import fact_document, query_terms, tokens
 from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services.recall_vectors import catch_up, nearest, vector_space
-from kg_memory.store.protocol import ConversationQuery, RecallProbe, Store, VectorProbe
+from kg_memory.store.protocol import AsOfQuery, ConversationQuery, RecallProbe, Store, VectorProbe
 
 __all__ = ["DECAYED", "MAX_LIMIT", "RecallRequest", "Recalling", "recall"]
 
@@ -95,6 +95,8 @@ class RecallRequest:
     vector_exact_below: int = 256
     #: The write policy whose half-lives and floors decay trust (None: no decay).
     policy: WritePolicy | None = None
+    #: Entities merged with ``subject`` (same_as, as of both instants): they rank as it does.
+    same_as: frozenset[str] = frozenset()
 
 
 def _answer(request: RecallRequest, terms: tuple[str, ...], **fields: object) -> RecallAnswer:
@@ -139,7 +141,8 @@ def _fact_scored(fact: Assertion, doc: list[str], supports: tuple[Support, ...],
         key=f"fact:{fact.assertion_id}#{fact.revision}",
         terms=doc,
         specificity=specificity(
-            None if request.subject is None else fact.subject == request.subject,
+            None if request.subject is None
+            else fact.subject == request.subject or fact.subject in request.same_as,
             _project_match(request, fact.qualifiers.project)),
         recency=recency(last, request.at, request.weights.half_life_days),
         evidence=evidence_quality(fact.kind, len({s.source for s in supports})),
@@ -155,7 +158,8 @@ def _episode_scored(episode: Episode, doc: list[str], request: RecallRequest) ->
         key=f"episode:{episode.episode_id}",
         terms=doc,
         specificity=specificity(
-            None if request.subject is None else _words_in(tokens(request.subject), words),
+            None if request.subject is None else any(
+                _words_in(tokens(name), words) for name in (request.subject, *request.same_as)),
             project),
         recency=recency(episode.occurred_at, request.at, request.weights.half_life_days),
         evidence=evidence_quality(Kind.STATED if episode.source == "user" else None, 1),
@@ -371,6 +375,9 @@ class Recalling:
     #: Decay's half-lives and floors (Memory's write policy; None: nothing decays).
     write_policy: WritePolicy | None
 
+    def _same_as_group(self, subject: str, query: AsOfQuery) -> set[tuple[str, str]]:
+        raise NotImplementedError  # Memory's: (scope, entity) pairs merged with subject
+
     def recall(
         self, query: str, *, scope: str, subject: str | None = None,
         project: str | None = None, at: datetime | None = None,
@@ -391,10 +398,17 @@ class Recalling:
         An ``ok`` or ``empty`` answer; ``RecallUnavailable`` when the store cannot be searched.
         """
         now = self._clock()
+        at_ = ensure_utc(at, what="at") if at else now
+        known = ensure_utc(known_at, what="known_at") if known_at else now
+        group: frozenset[str] = frozenset()
+        if subject is not None:
+            # A person's merge pools the group's facts, as asof(subject=...) does: within the
+            # scope, as merged at both instants asked.
+            asked = AsOfQuery(valid_at=at_, known_at=known, subject=subject, scope=scope)
+            group = frozenset(e for s, e in self._same_as_group(subject, asked) if s == scope)
         request = RecallRequest(
             query=query, scope=scope, subject=subject, project=project,
-            at=ensure_utc(at, what="at") if at else now,
-            known_at=ensure_utc(known_at, what="known_at") if known_at else now,
+            at=at_, known_at=known, same_as=group,
             now=now, kinds=frozenset(Kind(k) for k in kinds),
             include_episodes=include_episodes, limit=limit, rules=tuple(rules),
             embedder=embedder or self.embedder, policy=self.write_policy)

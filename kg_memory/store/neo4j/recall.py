@@ -10,6 +10,7 @@ from kg_memory.domain.errors import RecallError, StoreUnavailable
 from kg_memory.domain.instant import to_micros
 from kg_memory.domain.model import Episode
 from kg_memory.domain.ranking import CorpusStats
+from kg_memory.domain.recall_text import episode_document, fact_document
 from kg_memory.store.neo4j.rows import episode_from_props, version_from_props
 from kg_memory.store.protocol import (
     ConversationQuery,
@@ -23,6 +24,7 @@ from kg_memory.store.protocol import (
 __all__ = [
     "MAX_TERMS",
     "RecallReads",
+    "backfill",
     "conversation",
     "index_report",
     "put_vectors",
@@ -88,6 +90,41 @@ def index_report(_read: Read, location: str) -> dict[str, Any]:
         "transactional full-text indexes: the nodes the forget run deleted or redacted left "
         "them when it committed, and no such node remains. Lucene drops deleted documents "
         "from its segment files when it next merges them.")}
+
+
+def _length(text: str) -> int:
+    return text.count(" ") + 1 if text else 0
+
+
+def backfill(_read: Read, batch: int = 1000) -> int:
+    """Give every revision and episode of a store written before recall its recall text (what
+    the embedded store's ``kg-memory migrate`` does), once per store: a ``Meta`` mark records
+    it. Run on connect, after the schema; returns how many nodes it indexed."""
+    [row] = _read("recall_backfill_done", mark=False)
+    if row["done"]:
+        return 0
+    done = 0
+    while True:
+        facts = _read("recall_backfill_facts", limit=batch)
+        episodes = _read("recall_backfill_episodes", limit=batch)
+        if not facts and not episodes:
+            break
+        fact_rows = []
+        for r in facts:
+            v = version_from_props(r["version"])
+            text = fact_document(v, v.qualifiers.project, v.qualifiers.exceptions,
+                                 tuple(r["names"]))
+            fact_rows.append({"assertion_id": v.assertion_id, "revision": v.revision,
+                              "text": text or None, "length": _length(text)})
+        episode_rows = []
+        for r in episodes:
+            text = episode_document(r["content"])
+            episode_rows.append({"episode_id": r["episode_id"], "text": text or None,
+                                 "length": _length(text)})
+        _read("recall_backfill_write", facts=fact_rows, episodes=episode_rows)
+        done += len(fact_rows) + len(episode_rows)
+    _read("recall_backfill_done", mark=True)
+    return done
 
 
 #: The native index's global shortlist: this many per requested neighbour (at least 100).

@@ -55,7 +55,7 @@ from kg_memory.domain.model import (
 from kg_memory.store.clock import system_clock
 from kg_memory.store.neo4j.auth import credentials, public_uri, redact, split_uri
 from kg_memory.store.neo4j.cypher import statements
-from kg_memory.store.neo4j.recall import RecallReads, index_report
+from kg_memory.store.neo4j.recall import RecallReads, backfill, index_report
 from kg_memory.store.neo4j.rows import (
     activity_from_props,
     block_from_props,
@@ -185,6 +185,8 @@ class Neo4jStore(RecallReads):
                         raise StoreUnavailable(
                             f"cannot prepare the Neo4j store at {self._uri}: {exc}"
                         ) from exc
+                # A store written before recall gets its recall text (once, marked).
+                backfill(self._read)
                 _SCHEMA_READY.add(key)
 
     def wipe(self) -> None:
