@@ -1,7 +1,7 @@
 // Recall: exact cosine over every revision of one scope with a vector, believed at `known` and
 // valid at `at`, best `limit` first (the fallback when the index's shortlist under-fills, and
 // the reference the index is tested against). `score` is (1 + cosine) / 2 as in the index.
-// :params {vector: [0.6, 0.8], limit: 50, scope: 'u1', known: 1767603600000000, at: 1767603600000000}
+// :params {vector: [0.6, 0.8], limit: 50, scope: 'u1-example', known: 1767603600000000, at: 1767603600000000}
 MATCH (a:Assertion)
 USING INDEX a:Assertion(scope)
 WHERE a.scope = $scope AND a.recall_vector IS NOT NULL

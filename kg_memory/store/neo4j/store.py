@@ -183,10 +183,8 @@ class Neo4jStore(RecallReads):
                         session.run(statement).consume()
                     except (DriverError, Neo4jError) as exc:
                         raise StoreUnavailable(
-                            f"cannot prepare the Neo4j store at {self._uri}: {exc}"
-                        ) from exc
-                # A store written before recall gets its recall text (once, marked).
-                backfill(self._read)
+                            f"cannot prepare the Neo4j store at {self._uri}: {exc}") from exc
+                backfill(self._read)  # a store written before recall: its recall text, once
                 _SCHEMA_READY.add(key)
 
     def wipe(self) -> None:

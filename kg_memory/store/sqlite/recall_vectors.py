@@ -108,19 +108,23 @@ def _transact(conn: sqlite3.Connection, location: str, statements: Sequence[
     """Run ``statements`` in one write transaction (a savepoint inside an open one); a held
     lock is :class:`~kg_memory.domain.errors.StoreBusy`."""
     nested = conn.in_transaction
+    begin, commit = ("SAVEPOINT recall_vectors", "RELEASE recall_vectors") if nested else (
+        "BEGIN IMMEDIATE", "COMMIT")
     try:
-        conn.execute("SAVEPOINT recall_vectors" if nested else "BEGIN IMMEDIATE")
+        conn.execute(begin)
         try:
             for sql, params in statements:
                 conn.execute(sql, params)
             for sql, rows in many:
                 conn.executemany(sql, rows)
         except BaseException:
-            conn.execute("ROLLBACK TO recall_vectors" if nested else "ROLLBACK")
             if nested:
+                conn.execute("ROLLBACK TO recall_vectors")
                 conn.execute("RELEASE recall_vectors")
+            else:
+                conn.execute("ROLLBACK")
             raise
-        conn.execute("RELEASE recall_vectors" if nested else "COMMIT")
+        conn.execute(commit)
     except sqlite3.Error as exc:
         raise store_error(exc, f"cannot index vectors in {location}") from exc
 
