@@ -44,11 +44,13 @@ def test_a_fact_decayed_below_its_floor_is_excluded_and_the_agent_asked_to_ask_a
     assert answer.excluded[DECAYED] == 1
     [stale] = answer.ask_again
     assert (stale.subject, stale.predicate, stale.last_confirmed) == ("ana", "diet", day(0))
-    assert stale.factor < 0.25 and "ask again" in stale.reason
+    assert stale.factor < 0.25
+    assert "ask again" in stale.reason
     # Inside two half-lives it is served, ranked like any other.
     early = memory.recall("vegetarian", scope="u1", include_episodes=False, at=day(19))
     assert {h.predicate for h in early.results} == {"diet", "drink"}
-    assert early.excluded[DECAYED] == 0 and early.ask_again == ()
+    assert early.excluded[DECAYED] == 0
+    assert early.ask_again == ()
 
 
 def test_a_confirmation_renews_trust_but_a_replay_before_it_decays_what_was_known_then(
@@ -63,7 +65,8 @@ def test_a_confirmation_renews_trust_but_a_replay_before_it_decays_what_was_know
     # As believed on day 21, the restatement was not known yet: decayed since day 0.
     then = memory.recall("vegetarian", scope="u1", include_episodes=False, at=day(25),
                          known_at=day(21))
-    assert then.results == () and then.status == "empty"
+    assert then.results == ()
+    assert then.status == "empty"
     assert then.excluded[DECAYED] == 1
     assert then.ask_again[0].last_confirmed == day(0)
 

@@ -5,16 +5,16 @@ the index's shortlist under-fills, brute force as the reference, and the smaller
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from kg_memory import HashingEmbedder, Memory, RecallError, StoreBusy
 from kg_memory.domain.eligibility import RecallContext
-from kg_memory.domain.model import Assertion, Episode
 from kg_memory.domain.embedding import cosine
+from kg_memory.domain.model import Assertion, Episode
 from kg_memory.domain.recall_text import fact_document
 from kg_memory.services.recall import RecallRequest, recall
 from tests.conftest import ManualClock, day, episode, fact
@@ -89,8 +89,10 @@ def test_an_under_filled_shortlist_falls_back_to_exact_scoring_of_the_eligible_s
     answer = recall(memory.store, request)
     assert answer.excluded["not_permitted"] == 300  # the lexical candidates, counted
     assert [h.value for h in answer.results] == ["vegetables"]
-    assert answer.results[0].score.bm25 == 0 and answer.results[0].score.vector_rank == 1
-    assert answer.vector_method is not None and answer.vector_method.endswith("+exact")
+    assert answer.results[0].score.bm25 == 0
+    assert answer.results[0].score.vector_rank == 1
+    assert answer.vector_method is not None
+    assert answer.vector_method.endswith("+exact")
 
 
 def test_a_just_written_fact_is_found_by_its_vector_on_the_next_call(

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kg_memory.bench.latency import time_each
-from kg_memory.bench.result import Neo4jFigures
 from kg_memory.bench.recall_figures import RecallProbe
+from kg_memory.bench.result import Neo4jFigures
 from kg_memory.bench.workload import LookupProbe
 from kg_memory.domain.embedding import HashingEmbedder
 from kg_memory.domain.instant import Clock
