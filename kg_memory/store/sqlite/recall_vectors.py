@@ -49,7 +49,7 @@ __all__ = [
 BITS = 8
 LISTS = 1 << BITS
 #: How many vectors a probe collects (at least, and at least 4k) before it stops visiting lists.
-PROBE_TARGET = 256
+PROBE_TARGET = 2048
 _SPACE = "recall_vector_space"
 
 Vec = npt.NDArray[np.float32]
