@@ -43,8 +43,9 @@ from kg_memory.services.memory import Memory
 
 __all__ = ["Counts", "DatasetReport", "SystemResult", "benchmark_dataset", "format_report"]
 
-#: Decides one mention against a system's own index: (outcome, entity it merges into).
-Decide = Callable[[Mention, BlockingIndex], tuple[Outcome, str | None]]
+#: Decides one mention against a system's own index: (outcome, entity it merges into, entity a
+#: REVIEW's provisional copy belongs to).
+Decide = Callable[[Mention, BlockingIndex], tuple[Outcome, str | None, str | None]]
 
 
 class Counts(BaseModel):
@@ -144,7 +145,7 @@ def _run(
     total, slice_ = Counts(), Counts()
     for record, same_name in zip(records, flags, strict=True):
         mention = record.mention
-        outcome, entity_id = decide(mention, index)  # the label is not passed in
+        outcome, entity_id, copy_of = decide(mention, index)  # the label is not passed in
         correct = outcome is Outcome.MERGE and founder.get(entity_id or "") == record.person
         truth = record.person in seen
         total = total.plus(truth=truth, outcome=outcome, correct=correct)
@@ -153,34 +154,35 @@ def _run(
         target = entity_id if outcome is Outcome.MERGE and entity_id else mention.mention_id
         if target not in founder:
             founder[target] = record.person
-        index.upsert(grow_profile(index.profile(mention.scope, target), target, mention))
+        before = index.profile(mention.scope, target)
+        index.upsert(grow_profile(before, target, mention, copy_of=copy_of))
         seen.add(record.person)
     return SystemResult(system=name, all=total, same_name=slice_)
 
 
 def _resolver(config: ResolverConfig) -> Decide:
-    def decide(mention: Mention, index: BlockingIndex) -> tuple[Outcome, str | None]:
+    def decide(mention: Mention, index: BlockingIndex) -> tuple[Outcome, str | None, str | None]:
         made = resolve(mention, index, now=mention.at, config=config)
-        return made.outcome, made.entity_id
+        return made.outcome, made.entity_id, made.copy_of
 
     return decide
 
 
-def _exact_name(mention: Mention, index: BlockingIndex) -> tuple[Outcome, str | None]:
+def _exact_name(mention: Mention, index: BlockingIndex) -> tuple[Outcome, str | None, None]:
     said = _full_name(mention)
     if said is not None:
         for candidate in index.candidates(mention):
             if said in {
                 _full_name(mention.model_copy(update={"name": n})) for n in candidate.profile.names
             }:
-                return Outcome.MERGE, candidate.profile.entity_id
-    return Outcome.KEEP_APART, None
+                return Outcome.MERGE, candidate.profile.entity_id, None
+    return Outcome.KEEP_APART, None, None
 
 
 def _plain_fs(config: ResolverConfig) -> Decide:
     rules = dict(config.identifiers)
 
-    def decide(mention: Mention, index: BlockingIndex) -> tuple[Outcome, str | None]:
+    def decide(mention: Mention, index: BlockingIndex) -> tuple[Outcome, str | None, None]:
         best: tuple[float, str] | None = None
         for candidate in index.candidates(mention):
             fields = compare(mention, candidate.profile, single_valued=(), identifiers=rules)
@@ -189,10 +191,10 @@ def _plain_fs(config: ResolverConfig) -> Decide:
             if best is None or post > best[0]:
                 best = (post, candidate.profile.entity_id)
         if best is None or best[0] < config.thresholds.keep_apart:
-            return Outcome.KEEP_APART, None
+            return Outcome.KEEP_APART, None, None
         if best[0] < config.thresholds.merge:
-            return Outcome.REVIEW, None
-        return Outcome.MERGE, best[1]
+            return Outcome.REVIEW, None, None
+        return Outcome.MERGE, best[1], None
 
     return decide
 
