@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.resolution.field import ATTRIBUTE_FIELDS, RECORD_FIELDS, Field, Level
 from kg_memory.domain.resolution.mention import IdentifierKind, Mention
+from kg_memory.domain.resolution.name_kinds import SWAPPED, name_kind
 from kg_memory.domain.resolution.names import (
     compare_family,
     compare_given,
@@ -58,6 +59,8 @@ class FieldComparison(BaseModel):
     level: Level
     detail: str = ""
     near: bool = False  # a DIFFERENT name part within two edits (see FieldEvidence.near)
+    #: Names only: the finer kind of the level, which the weight reads (see name_kinds).
+    kind: str | None = None
 
 
 def compare_values(a: str, b: str) -> Level:
@@ -86,7 +89,7 @@ def _names(mention: Mention, profile: EntityProfile) -> tuple[FieldComparison, F
     name swapped ("Schuman Alexandra" for "Alexandra Schuman", a form filled in the wrong
     order) counts as CLOSE on both parts, never EXACT."""
     said = parse_name(mention.name)
-    best: tuple[int, Level, Level, str, bool, bool] | None = None
+    best: tuple[int, Level, Level, str, bool, bool, str | None, str | None] | None = None
     for alias in profile.names:
         known = parse_name(alias)
         given = compare_given(said.given, known.given)
@@ -94,21 +97,29 @@ def _names(mention: Mention, profile: EntityProfile) -> tuple[FieldComparison, F
         rank = _LEVEL_RANK[given] + _LEVEL_RANK[family]
         near_given = _near(said.given, known.given, given)
         near_family = _near(said.family, known.family, family)
+        given_kind = name_kind(said.given, known.given, given, given=True)
+        family_kind = name_kind(said.family, known.family, family, given=False)
         if said.given and said.family and known.given and known.family:
             swapped_given = compare_given(said.given, known.family)
             swapped_family = compare_family(said.family, known.given)
             if Level.DIFFERENT not in (swapped_given, swapped_family) and rank < 4:
                 given, family, rank = Level.CLOSE, Level.CLOSE, 4
                 near_given = near_family = False
+                given_kind = family_kind = SWAPPED
                 alias = f"{alias} (swapped)"
         if best is None or rank > best[0]:
-            best = (rank, given, family, alias, near_given, near_family)
+            best = (rank, given, family, alias, near_given, near_family, given_kind, family_kind)
     assert best is not None  # a profile has at least one name
-    _, given, family, alias, near_given, near_family = best
+    _, given, family, alias, near_given, near_family, given_kind, family_kind = best
     detail = f"{mention.name!r} vs {alias!r}"
     return (
-        FieldComparison(field=Field.GIVEN_NAME, level=given, detail=detail, near=near_given),
-        FieldComparison(field=Field.FAMILY_NAME, level=family, detail=detail, near=near_family),
+        FieldComparison(
+            field=Field.GIVEN_NAME, level=given, detail=detail, near=near_given, kind=given_kind
+        ),
+        FieldComparison(
+            field=Field.FAMILY_NAME, level=family, detail=detail, near=near_family,
+            kind=family_kind,
+        ),
     )
 
 

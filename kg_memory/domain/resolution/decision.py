@@ -89,6 +89,9 @@ class FieldEvidence(BaseModel):
     #: A DIFFERENT name part within two edits of the other ("rebecc" vs "rebecca", "rei" vs
     #: "reid"): too far for a typo by the name rules, near enough for record evidence to explain.
     near: bool = False
+    #: Names only: the finer kind of ``level`` whose learned weight this is ("nickname",
+    #: "replaced"; see :mod:`~kg_memory.domain.resolution.name_kinds`).
+    kind: str | None = None
 
 
 class CandidateEvidence(BaseModel):

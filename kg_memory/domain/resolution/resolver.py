@@ -124,9 +124,10 @@ def _evaluate(
         FieldEvidence(
             field=f.field,
             level=f.level,
-            weight=config.weight(f.field, f.level),
+            weight=config.weight(f.field, f.level, f.kind),
             detail=f.detail,
             near=f.near,
+            kind=f.kind,
         )
         for f in fields
     )
