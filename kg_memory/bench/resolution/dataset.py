@@ -21,6 +21,7 @@ fresh embedded store) and, for a reference in the same process, through the pure
 
 from __future__ import annotations
 
+import random
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -36,12 +37,21 @@ from kg_memory.domain.resolution.config import DEFAULT_CONFIG, ResolverConfig
 from kg_memory.domain.resolution.decision import Outcome
 from kg_memory.domain.resolution.incremental import UpdatableIndex
 from kg_memory.domain.resolution.mention import Mention
-from kg_memory.domain.resolution.names import parse_name
+from kg_memory.domain.resolution.field import Level
+from kg_memory.domain.resolution.names import compare_given, format_name, parse_name
 from kg_memory.domain.resolution.profile import grow_profile
 from kg_memory.domain.resolution.resolver import posterior, resolve
 from kg_memory.services.memory import Memory
 
-__all__ = ["Counts", "DatasetReport", "SystemResult", "benchmark_dataset", "format_report"]
+__all__ = [
+    "Counts",
+    "DatasetReport",
+    "SystemResult",
+    "benchmark_dataset",
+    "format_report",
+    "twin_probe",
+    "with_twins",
+]
 
 #: Decides one mention against a system's own index: (outcome, entity it merges into, entity a
 #: REVIEW's provisional copy belongs to).
@@ -197,6 +207,63 @@ def _plain_fs(config: ResolverConfig) -> Decide:
         return Outcome.MERGE, best[1], None
 
     return decide
+
+
+def with_twins(records: Sequence[Record], *, seed: int = 15) -> tuple[list[Record], list[bool]]:
+    """``records`` with a twin of every person added, and which records are twins.
+
+    FEBRL has no twins, yet a twin is what a duplicate with a replaced given name looks like:
+    the same surname, date of birth and address, another given name, and (when filed) another
+    national id. Each twin gets the given name of another person of the file, one that compares
+    DIFFERENT with the sibling's, and is read after the sibling's first record, so merging it is
+    a false merge the same-name slice cannot show.
+    """
+    rng = random.Random(seed)
+    firsts: dict[str, Record] = {}
+    for record in records:
+        firsts.setdefault(record.person, record)
+    givens = sorted({g for r in records if (g := parse_name(r.mention.name).given)})
+    out: list[Record] = []
+    flags: list[bool] = []
+    for record in records:
+        out.append(record)
+        flags.append(False)
+        if firsts[record.person] is not record:
+            continue
+        sibling = parse_name(record.mention.name)
+        if not sibling.given or not sibling.family:
+            continue
+        other = rng.choice(givens)
+        while compare_given(other, sibling.given) is not Level.DIFFERENT:
+            other = rng.choice(givens)
+        mention = record.mention
+        identifiers = tuple(
+            i.model_copy(update={"value": i.value[::-1] + "9"}) for i in mention.identifiers
+        )
+        twin = mention.model_copy(update={
+            "mention_id": f"{mention.mention_id}-twin",
+            "episode_id": f"{mention.episode_id}-twin",
+            "name": format_name(other, sibling.family),
+            "identifiers": identifiers,
+        })
+        out.append(Record(mention=twin, person=f"{record.person}-twin"))
+        flags.append(True)
+    return out, flags
+
+
+def twin_probe(
+    dataset: str = "febrl3",
+    *,
+    identifier: bool = False,
+    limit: int | None = None,
+    config: ResolverConfig = DEFAULT_CONFIG,
+) -> tuple[SystemResult, SystemResult]:
+    """The resolver and plain-fs on ``dataset``'s test part with a twin of every person added
+    (:func:`with_twins`); ``same_name`` of each result counts the twins."""
+    records, flags = with_twins(load_febrl(dataset, part=Part.TEST, identifier=identifier,
+                                           limit=limit))
+    return (_run("resolver", records, flags, _resolver(config)),
+            _run("plain-fs", records, flags, _plain_fs(config)))
 
 
 def _store_rate(records: Sequence[Record]) -> float:

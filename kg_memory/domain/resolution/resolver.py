@@ -185,6 +185,10 @@ def _decide(
     rivals = [c for c in evidence if not c.vetoes and c.posterior >= floor]
     if merges:
         best = max(merges, key=lambda c: (_log_odds(c), c.entity_id))
+        if name_compatible(best.fields):
+            # "Melinda Sandman" does not mean "Jaes Sandman", however alike their records
+            # (twins): only a candidate that could carry the mention's name is a rival.
+            rivals = [c for c in rivals if name_compatible(c.fields)]
         kin = families[best.entity_id]
         merges = [c for c in merges if c is best or families[c.entity_id] != kin]
         rivals = [c for c in rivals if c is best or families[c.entity_id] != kin]
@@ -213,12 +217,19 @@ def _decide(
     return Outcome.KEEP_APART, None, (), "every candidate vetoed or improbable", evidence
 
 
-def _copy_of(review: tuple[str, ...], families: Mapping[str, str]) -> str | None:
+def _copy_of(
+    review: tuple[str, ...], evidence: list[CandidateEvidence], families: Mapping[str, str]
+) -> str | None:
     """The family a REVIEW's provisional entity joins: the one family every candidate it may be
-    the same as belongs to. Between two families (two namesakes) it joins none, so a REVIEW
-    never links different entities into one family."""
+    the same as belongs to, when the mention's name contradicts none of them. Between two
+    families (two namesakes) it joins none, so a REVIEW never links different entities into
+    one family; nor when a name part contradicts (another given name with the same surname,
+    birth date and address is a twin as often as a replaced name)."""
     kin = {families[e] for e in review}
-    return kin.pop() if len(kin) == 1 else None
+    named = [c for c in evidence if c.entity_id in review]
+    if len(kin) != 1 or not all(name_compatible(c.fields) for c in named):
+        return None
+    return kin.pop()
 
 
 def resolve(
@@ -297,7 +308,7 @@ def resolve(
         decided_at=decided_at,
         reason=reason,
         automatic_outcome=outcome,
-        copy_of=_copy_of(review, families) if review else None,
+        copy_of=_copy_of(review, evidence, families) if review else None,
     )
     return automatic if manual is None else honour(manual, automatic)
 
