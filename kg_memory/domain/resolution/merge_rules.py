@@ -24,7 +24,8 @@ from kg_memory.domain.resolution.field import (
 from kg_memory.domain.resolution.mention import Mention
 from kg_memory.domain.resolution.record_fields import parses_as
 
-__all__ = ["candidate_outcome", "check_custom", "name_compatible", "record_agrees", "vetoes"]
+__all__ = ["candidate_outcome", "check_custom",
+    "contradicts_distinguishing", "name_compatible", "record_agrees", "vetoes"]
 
 _AGREE = (Level.EXACT, Level.CLOSE)
 
@@ -56,6 +57,15 @@ def record_agrees(fields: Sequence[FieldComparison | FieldEvidence]) -> bool:
             Field.LOCALITY,
         )
     )
+
+
+def contradicts_distinguishing(
+    fields: Sequence[FieldEvidence], config: ResolverConfig
+) -> bool:
+    """Whether a distinguishing field (an identifier, employer, project, co-mention, birth date,
+    street, or a declared distinguishing attribute) contradicts."""
+    distinguishing = _distinguishing(config)
+    return any(f.field in distinguishing and f.level is Level.DIFFERENT for f in fields)
 
 
 def _name_explained(

@@ -68,6 +68,7 @@ from kg_memory.domain.resolution.mention import Mention
 from kg_memory.domain.resolution.merge_rules import (
     candidate_outcome,
     check_custom,
+    contradicts_distinguishing,
     name_compatible,
     vetoes,
 )
@@ -218,16 +219,23 @@ def _decide(
 
 
 def _copy_of(
-    review: tuple[str, ...], evidence: list[CandidateEvidence], families: Mapping[str, str]
+    review: tuple[str, ...],
+    evidence: list[CandidateEvidence],
+    families: Mapping[str, str],
+    config: ResolverConfig,
 ) -> str | None:
     """The family a REVIEW's provisional entity joins: the one family every candidate it may be
     the same as belongs to, when the mention's name contradicts none of them. Between two
     families (two namesakes) it joins none, so a REVIEW never links different entities into
     one family; nor when a name part contradicts (another given name with the same surname,
-    birth date and address is a twin as often as a replaced name)."""
+    birth date and address is a twin as often as a replaced name), nor when a distinguishing
+    field contradicts (another John Smith with another birth date is a namesake, not a copy)."""
     kin = {families[e] for e in review}
     named = [c for c in evidence if c.entity_id in review]
-    if len(kin) != 1 or not all(name_compatible(c.fields) for c in named):
+    if len(kin) != 1 or not all(
+        name_compatible(c.fields) and not contradicts_distinguishing(c.fields, config)
+        for c in named
+    ):
         return None
     return kin.pop()
 
@@ -308,7 +316,7 @@ def resolve(
         decided_at=decided_at,
         reason=reason,
         automatic_outcome=outcome,
-        copy_of=_copy_of(review, evidence, families) if review else None,
+        copy_of=_copy_of(review, evidence, families, config) if review else None,
     )
     return automatic if manual is None else honour(manual, automatic)
 
