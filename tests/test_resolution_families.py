@@ -29,13 +29,13 @@ RECORD = {
 }
 
 
-def said(i: int, name: str, ids: tuple[str, ...] = (), **context: str) -> Mention:
+def said(i: int, name: str, *ids: str, **context: str) -> Mention:
     return Mention(
         mention_id=f"m{i}",
         name=name,
         episode_id=f"e{i}",
         at=T + timedelta(minutes=i),
-        context=Context(**context),  # type: ignore[arg-type]
+        context=Context.from_mapping(context),
         identifiers=tuple(Identifier(kind=IdentifierKind.NATIONAL_ID, value=v) for v in ids),
     )
 
@@ -89,13 +89,13 @@ def test_twins_with_near_given_names_are_never_merged_nor_rivals() -> None:
 
 def test_a_replaced_national_id_is_outvoted_by_the_whole_record_but_never_for_a_twin() -> None:
     resolver = IncrementalResolver()
-    jane = resolver.add(said(1, "Jane Doe", ("1234567",), **RECORD), now=T)
-    replaced = resolver.add(said(2, "Jane Doe", ("9876543",), **RECORD), now=T)
+    jane = resolver.add(said(1, "Jane Doe", "1234567", **RECORD), now=T)
+    replaced = resolver.add(said(2, "Jane Doe", "9876543", **RECORD), now=T)
     assert (replaced.decision.outcome, replaced.entity_id) == (Outcome.MERGE, jane.entity_id)
-    twin = resolver.add(said(3, "Mary Doe", ("5554443",), **RECORD), now=T)
+    twin = resolver.add(said(3, "Mary Doe", "5554443", **RECORD), now=T)
     assert twin.decision.outcome is Outcome.KEEP_APART
     assert twin.decision.vetoes  # the id conflict still vetoes: the given name contradicts
-    moved = resolver.add(said(4, "Jane Doe", ("2223334",), **{**RECORD, "street_number": "14"}),
+    moved = resolver.add(said(4, "Jane Doe", "2223334", **{**RECORD, "street_number": "14"}),
                          now=T)
     assert moved.decision.outcome is not Outcome.MERGE  # not the whole address: a veto
     assert moved.decision.vetoes
@@ -119,5 +119,6 @@ def test_the_store_records_the_family_and_the_next_record_merges(
     first, copy, again = sorted(load_decisions(memory.store), key=lambda r: r.decision.decided_at)
     assert copy.decision.outcome is Outcome.REVIEW
     profile = load_profile(memory.store, copy.entity_id, copy.decision.mention.scope)
-    assert profile is not None and profile.copy_of == first.entity_id  # persisted
+    assert profile is not None
+    assert profile.copy_of == first.entity_id  # persisted
     assert (again.decision.outcome, again.entity_id) == (Outcome.MERGE, first.entity_id)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime
 
-from kg_memory.bench.resolution.training import PairSource, estimate, learn
 import pytest
 
+from kg_memory.bench.resolution.training import PairSource, estimate, learn
 from kg_memory.domain.resolution import (
     DEFAULT_CONFIG,
     BlockingIndex,

@@ -35,9 +35,9 @@ from kg_memory.domain.resolution.blocking import BlockingIndex
 from kg_memory.domain.resolution.comparison import compare
 from kg_memory.domain.resolution.config import DEFAULT_CONFIG, ResolverConfig
 from kg_memory.domain.resolution.decision import Outcome
+from kg_memory.domain.resolution.field import Level
 from kg_memory.domain.resolution.incremental import UpdatableIndex
 from kg_memory.domain.resolution.mention import Mention
-from kg_memory.domain.resolution.field import Level
 from kg_memory.domain.resolution.names import compare_given, format_name, parse_name
 from kg_memory.domain.resolution.profile import grow_profile
 from kg_memory.domain.resolution.resolver import posterior, resolve
@@ -124,6 +124,8 @@ class DatasetReport(BaseModel):
     systems: tuple[SystemResult, ...]
     resolver_per_second: float | None = None
     store_per_second: float | None = None
+    #: The twin probe (:func:`twin_probe`): per system, ``same_name`` counts the twins added.
+    twins: tuple[SystemResult, ...] = ()
 
     def system(self, name: str) -> SystemResult:
         return next(s for s in self.systems if s.system == name)
@@ -333,6 +335,7 @@ def benchmark_dataset(
         systems=tuple(systems),
         resolver_per_second=rates["resolver"] if throughput else None,
         store_per_second=_store_rate(records) if throughput else None,
+        twins=twin_probe(dataset, identifier=identifier, limit=limit, config=config),
     )
 
 
@@ -358,6 +361,12 @@ def format_report(report: DatasetReport) -> str:
         lines.append(result.system)
         lines.append(_row("all", result.all))
         lines.append(_row("same-name", result.same_name))
+    for result in report.twins:
+        twins = result.same_name
+        lines.append(
+            f"twin probe, {result.system}: {twins.false_merges} of {twins.records} twins "
+            f"merged; precision {result.all.precision:.4f}, recall {result.all.recall:.4f}"
+        )
     if report.store_per_second is not None and report.resolver_per_second:
         ratio = report.store_per_second / report.resolver_per_second
         lines.append(

@@ -53,8 +53,8 @@ __all__ = [
     "PairSource",
     "TrainingReport",
     "candidate_pairs",
-    "estimate",
     "categories",
+    "estimate",
     "learn",
     "trained_weights",
     "write_weights",
@@ -143,7 +143,9 @@ class TrainingReport(BaseModel):
     not_learned: tuple[CompareField, ...]  # too few observations (or by rule)
 
 
-def _start(config: ResolverConfig, field: CompareField) -> tuple[dict[str, float], dict[str, float]]:
+def _start(
+    config: ResolverConfig, field: CompareField
+) -> tuple[dict[str, float], dict[str, float]]:
     """EM's starting m and u for ``field``: the config's, a name kind sharing its level's
     equally with the other kinds of that level."""
     params = config.fields.get(field, FieldParams())

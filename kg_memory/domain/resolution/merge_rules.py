@@ -84,10 +84,9 @@ def _name_explained(
         return False
     if given.level is Level.DIFFERENT and not given.near:
         replaced = config.replaced_given_explained_by_record and record_agrees(fields)
-        against = any(
+        return replaced and not any(
             f.field in distinguishing and f.level is Level.DIFFERENT for f in fields
         )
-        return replaced and not against
     if Level.MISSING in (given.level, family.level):
         return False
     agree = [f for f in fields if f.field in distinguishing and f.level in _AGREE]
