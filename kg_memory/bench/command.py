@@ -47,8 +47,12 @@ def parse_scales(text: str) -> list[int]:
 
 
 def _us(stats: LatencyStats) -> str:
+    # Three significant figures at every magnitude keep a figure's cell one width, so a slow
+    # run (a loaded machine) cannot push a table past 80 columns.
     def fmt(us: float) -> str:
-        return f"{us / 1000:.2f} ms" if us >= 1000 else f"{us:.1f} µs"
+        if us >= 1_000_000:
+            return f"{us / 1_000_000:.3g} s"
+        return f"{us / 1000:.3g} ms" if us >= 1000 else f"{us:.3g} µs"
 
     return f"{fmt(stats.median_us)} / {fmt(stats.p99_us)}"
 
@@ -134,6 +138,14 @@ def _figures(s: ScaleResult) -> list[Figure]:
         figures.append(("neo4j sync", f"{s.neo4j.sync_records_per_second:,.0f} records/s",
                         [(f"{s.neo4j.sync_records:,} records in {s.neo4j.sync_seconds:.1f} s",
                           "")]))
+        if s.neo4j.direct_episodes:
+            ratio = s.neo4j.direct_episodes_per_second / max(s.ingest.episodes_per_second, 1e-9)
+            figures.append(("neo4j direct writes",
+                            f"{s.neo4j.direct_episodes_per_second:,.0f} episodes/s", [
+                                (f"{s.neo4j.direct_versions_per_second:,.0f} versions/s; "
+                                 f"{ratio:.2f}x the embedded ingest", ""),
+                                ("answers agree", "yes" if s.neo4j.direct_answers_agree
+                                 else "NO")]))
         figures.append(("neo4j as-of lookup median / p99", _us(s.neo4j.lookup),
                         [("Memory.asof on Neo4jStore, same probes", "")]))
         if s.neo4j.recall:

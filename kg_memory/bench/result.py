@@ -83,6 +83,13 @@ class Neo4jFigures(_Frozen):
     recall: LatencyStats | None = None  # Memory.recall on Neo4jStore, lexical, same probes
     hybrid: LatencyStats | None = None  # + vectors (native vector index, exact fallback)
     recall_agrees: float | None = None  # share of probes with the embedded store's top ids
+    #: The same workload written straight into Neo4j (``Memory.ingest_many`` on a Neo4jStore,
+    #: batches planned in memory), then the same probes asked of that store.
+    direct_episodes: int = 0
+    direct_seconds: float = 0.0
+    direct_episodes_per_second: float = 0.0
+    direct_versions_per_second: float = 0.0
+    direct_answers_agree: bool = True
 
 
 class RecallFigures(_Frozen):

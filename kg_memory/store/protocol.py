@@ -35,6 +35,7 @@ from kg_memory.domain.model import (
     Tombstone,
 )
 from kg_memory.domain.ranking import CorpusStats
+from kg_memory.domain.record import IngestRecord
 
 __all__ = [
     "AsOfQuery",
@@ -277,6 +278,11 @@ class Store(Protocol):
 
     def batch(self) -> AbstractContextManager[None]:
         """Group transactions into one durable commit; each still succeeds or fails alone."""
+
+    def prepare(self, records: Sequence[IngestRecord], secret: bytes) -> None:
+        """Inside :meth:`batch`: the records about to be written, so a store that plans its
+        batch can read what they touch in a few set-based queries first. A hint only: the
+        answers never depend on it (a store may do nothing)."""
 
     def asof(self, query: AsOfQuery) -> list[Assertion]: ...
 

@@ -7,11 +7,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kg_memory.domain.errors import RecallError, StoreUnavailable
-from kg_memory.domain.instant import to_micros
 from kg_memory.domain.model import Episode
 from kg_memory.domain.ranking import CorpusStats
 from kg_memory.domain.recall_text import episode_document, fact_document
-from kg_memory.store.neo4j.rows import episode_from_props, version_from_props
+from kg_memory.store.neo4j.rows import episode_from_props, instant, version_from_props
 from kg_memory.store.protocol import (
     ConversationQuery,
     RecallCandidates,
@@ -42,7 +41,7 @@ MAX_TERMS = 64
 def recall_candidates(_read: Read, probe: RecallProbe) -> RecallCandidates:
     # Terms are letters and digits only (recall_text.tokens): no Lucene syntax to escape.
     query = " OR ".join(probe.terms[:MAX_TERMS])
-    known = to_micros(probe.known_at)
+    known = instant(probe.known_at)
     found: dict[str, Any] = {}
     if probe.facts and query:
         rows = _read("recall_facts", query=query, scope=probe.scope)
@@ -62,8 +61,8 @@ def recall_candidates(_read: Read, probe: RecallProbe) -> RecallCandidates:
 def conversation(_read: Read, query: ConversationQuery) -> list[Episode]:
     rows = _read(
         "recall_conversation", scope=query.scope, channel=query.channel, source=query.source,
-        around=to_micros(query.around), episode_id=query.episode_id,
-        known=to_micros(query.known_at), size=query.size)
+        around=instant(query.around), episode_id=query.episode_id,
+        known=instant(query.known_at), size=query.size)
     return [episode_from_props(r["episode"]) for r in rows]
 
 
@@ -169,7 +168,7 @@ def vector_candidates(_read: Read, probe: VectorProbe) -> VectorCandidates:
     if not _space(_read, probe.space):
         return VectorCandidates()
     params = {"vector": list(probe.vector), "scope": probe.scope,
-              "known": to_micros(probe.known_at), "at": to_micros(probe.at)}
+              "known": instant(probe.known_at), "at": instant(probe.at)}
     if probe.exact:
         limit = probe.k or 2**62
         rows = _read("recall_vector_exact", limit=limit, **params)

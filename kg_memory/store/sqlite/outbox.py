@@ -19,6 +19,8 @@ from kg_memory.store.sqlite.recall_shards import episodes_table, facts_table, sh
 __all__ = ["Changes", "Outbox"]
 
 _SEP = "\x1f"
+#: Key pairs per query: two parameters each, well inside SQLite's limit of 32,766.
+_PAIRS_PER_QUERY = 4000
 
 
 class Changes(BaseModel):
@@ -152,30 +154,39 @@ class Outbox:
         out[table] = rows
         out[f"deleted_{table}"] = [i for i in ids if i not in found]
 
+    def _pairs(self, sql: str, pairs: list[tuple[str, str]]) -> list[sqlite3.Row]:
+        """Rows of ``sql`` (``... WHERE (a, b) IN (VALUES {marks})``) for every pair, in chunks
+        that stay inside SQLite's parameter limit: one query per slice, not one per key."""
+        found: list[sqlite3.Row] = []
+        for start in range(0, len(pairs), _PAIRS_PER_QUERY):
+            chunk = pairs[start:start + _PAIRS_PER_QUERY]
+            marks = ", ".join("(?, ?)" for _ in chunk)
+            found += self._conn.execute(sql.replace("{marks}", marks),
+                                        [v for pair in chunk for v in pair]).fetchall()
+        return found
+
     def _entities(self, keys: list[str], out: dict[str, Any]) -> None:
         """Entities are keyed ``scope<US>entity_id``: an id alone names one per scope."""
-        wanted = [tuple(k.split(_SEP, 1)) for k in keys]
-        found: set[tuple[str, str]] = set()
+        wanted = list(dict.fromkeys(tuple(k.split(_SEP, 1)) for k in keys))
+        rows = self._pairs("SELECT * FROM entities WHERE (scope, entity_id) IN (VALUES {marks})",
+                           [(s, e) for s, e in wanted]) if wanted else []
+        by_key = {(r["scope"], r["entity_id"]): r for r in rows}
         out["entities"] = []
         for scope, entity_id in wanted:
-            row = self._conn.execute("SELECT * FROM entities WHERE scope = ? AND entity_id = ?",
-                                     (scope, entity_id)).fetchone()
+            row = by_key.get((scope, entity_id))
             if row is not None:
                 entity = dict(row)
                 entity["owners"] = json.loads(entity["owners"])
                 out["entities"].append(entity)
-                found.add((scope, entity_id))
         out["deleted_entities"] = [{"scope": s, "entity_id": e}
-                                   for s, e in wanted if (s, e) not in found]
+                                   for s, e in wanted if (s, e) not in by_key]
 
     def _edges(self, keys: list[str], out: dict[str, Any]) -> None:
         wanted = [tuple(k.split(_SEP)) for k in keys]
-        present: dict[tuple[str, ...], int] = {}
-        for scope, src in {(w[0], w[1]) for w in wanted}:
-            for row in self._conn.execute(
-                    "SELECT src, type, dst, since FROM edges WHERE scope = ? AND src = ?",
-                    (scope, src)):
-                present[(scope, row["src"], row["type"], row["dst"])] = row["since"]
+        sources = sorted({(w[0], w[1]) for w in wanted})
+        present = {(r["scope"], r["src"], r["type"], r["dst"]): r["since"] for r in self._pairs(
+            "SELECT scope, src, type, dst, since FROM edges WHERE (scope, src) IN "
+            "(VALUES {marks})", sources)} if sources else {}
         out["edges"] = [{"scope": c, "src": s, "type": t, "dst": d,
                          "since": present[(c, s, t, d)]}
                         for c, s, t, d in wanted if (c, s, t, d) in present]

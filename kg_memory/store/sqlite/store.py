@@ -146,11 +146,8 @@ class SqliteStore(RecallReads, VectorReads):
         return now
 
     def _store_system_time(self, now: int) -> None:
-        self._conn.execute(
-            "INSERT INTO meta (key, value) VALUES ('system_time', ?) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (str(now),),
-        )
+        self._conn.execute("INSERT INTO meta (key, value) VALUES ('system_time', ?) "
+                           "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(now),))
 
     def _execute(self, sql: str, what: str) -> None:
         """A transaction-control statement, with a held lock reported as :class:`StoreBusy`."""
@@ -190,6 +187,9 @@ class SqliteStore(RecallReads, VectorReads):
                 self._store_system_time(self._batch_time)
                 self._batch_time = None
             self._commit()
+
+    def prepare(self, records: Sequence[Any], secret: bytes) -> None:
+        """Nothing to prefetch: each read is a local index lookup."""
 
     @contextmanager
     def transaction(self, scope: str) -> Iterator[SqliteTransaction]:
