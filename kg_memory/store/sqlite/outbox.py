@@ -154,21 +154,22 @@ class Outbox:
         out[table] = rows
         out[f"deleted_{table}"] = [i for i in ids if i not in found]
 
-    def _pairs(self, sql: str, pairs: list[tuple[str, str]]) -> list[sqlite3.Row]:
-        """Rows of ``sql`` (``... WHERE (a, b) IN (VALUES {marks})``) for every pair, in chunks
-        that stay inside SQLite's parameter limit: one query per slice, not one per key."""
+    def _pairs(self, head: str, pairs: list[tuple[str, str]]) -> list[sqlite3.Row]:
+        """Rows of ``head (VALUES (?, ?), ...)`` (``head`` ends ``WHERE (a, b) IN``) for every
+        pair, in chunks that stay inside SQLite's parameter limit: one query per slice, not one
+        per key. Only placeholders are joined in; the pairs travel as parameters."""
         found: list[sqlite3.Row] = []
         for start in range(0, len(pairs), _PAIRS_PER_QUERY):
             chunk = pairs[start:start + _PAIRS_PER_QUERY]
             marks = ", ".join("(?, ?)" for _ in chunk)
-            found += self._conn.execute(sql.replace("{marks}", marks),
+            found += self._conn.execute(head + f" (VALUES {marks})",
                                         [v for pair in chunk for v in pair]).fetchall()
         return found
 
     def _entities(self, keys: list[str], out: dict[str, Any]) -> None:
         """Entities are keyed ``scope<US>entity_id``: an id alone names one per scope."""
         wanted = list(dict.fromkeys(tuple(k.split(_SEP, 1)) for k in keys))
-        rows = self._pairs("SELECT * FROM entities WHERE (scope, entity_id) IN (VALUES {marks})",
+        rows = self._pairs("SELECT * FROM entities WHERE (scope, entity_id) IN",
                            [(s, e) for s, e in wanted]) if wanted else []
         by_key = {(r["scope"], r["entity_id"]): r for r in rows}
         out["entities"] = []
@@ -185,8 +186,8 @@ class Outbox:
         wanted = [tuple(k.split(_SEP)) for k in keys]
         sources = sorted({(w[0], w[1]) for w in wanted})
         present = {(r["scope"], r["src"], r["type"], r["dst"]): r["since"] for r in self._pairs(
-            "SELECT scope, src, type, dst, since FROM edges WHERE (scope, src) IN "
-            "(VALUES {marks})", sources)} if sources else {}
+            "SELECT scope, src, type, dst, since FROM edges WHERE (scope, src) IN",
+            sources)} if sources else {}
         out["edges"] = [{"scope": c, "src": s, "type": t, "dst": d,
                          "since": present[(c, s, t, d)]}
                         for c, s, t, d in wanted if (c, s, t, d) in present]
