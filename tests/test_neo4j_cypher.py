@@ -27,6 +27,9 @@ CYPHER_DIR = resource_path("cypher")
 URI = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
 #: Files that are not a single query run in an explicit transaction.
 SCRIPTS = {"schema", "wipe"}
+#: Queries that need recall's vector index, which exists only once an embedder made it (with
+#: that embedder's dimensions): run against one made at the examples' dimensions.
+VECTOR_INDEXED = {"recall_vector_query", "recall_vector_await"}
 ADAPTER = sorted((ROOT / "kg_memory" / "store" / "neo4j").glob("*.py"))
 #: Browser ready queries (``browser_*.cypher``): for people in Neo4j Browser, never run by the
 #: adapter. They meet every other check here: $parameters only, header :params, runnable.
@@ -259,10 +262,28 @@ def test_the_schema_creates_its_constraints_idempotently(driver: Driver) -> None
 
 @pytest.mark.neo4j
 @needs_server
-@pytest.mark.parametrize("name", [n for n in names() if n not in SCRIPTS])
+@pytest.mark.parametrize("name", [n for n in names() if n not in SCRIPTS | VECTOR_INDEXED])
 def test_each_query_runs_as_documented(driver: Driver, name: str) -> None:
     """What a Browser user does: set the header's :params, run the file. Rolled back after."""
     with driver.session() as session, session.begin_transaction() as tx:
         tx.run(load(name), example_params(name)).consume()
         tx.rollback()
+
+
+@pytest.mark.neo4j
+@needs_server
+@pytest.mark.parametrize("name", sorted(VECTOR_INDEXED))
+def test_each_vector_index_query_runs_as_documented(driver: Driver, name: str) -> None:
+    """The same, with recall's vector index made at the examples' 2 dimensions, then dropped
+    (the next hybrid recall makes it again at its embedder's)."""
+    with driver.session() as session:
+        session.run("DROP INDEX recall_vectors IF EXISTS").consume()
+        session.run(load("recall_vector_index"), {"dimensions": 2}).consume()
+        try:
+            session.run(load("recall_vector_await")).consume()
+            with session.begin_transaction() as tx:
+                tx.run(load(name), example_params(name)).consume()
+                tx.rollback()
+        finally:
+            session.run("DROP INDEX recall_vectors IF EXISTS").consume()
 

@@ -218,7 +218,8 @@ class ScaleMeasurement:
 
             self._tell("neo4j", 0, 1)
             neo4j = measure_neo4j(self.store_file, self.lookup_probes[:300], answers, clock,
-                                  workload=self.workload, batch_size=self.batch_size)
+                                  self.recall_probes[:300], workload=self.workload,
+                                  batch_size=self.batch_size)
             self._tell("neo4j", 1, 1)
         # Read after the references: how much memory this whole measurement needed.
         process_peak = PeakRss.read(was_reset=False).bytes

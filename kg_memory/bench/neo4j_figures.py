@@ -18,8 +18,10 @@ from typing import Any
 
 from kg_memory.bench.arrival import ArrivalClock
 from kg_memory.bench.latency import time_each
+from kg_memory.bench.recall_figures import RecallProbe
 from kg_memory.bench.result import Neo4jFigures
 from kg_memory.bench.workload import POLICY, LookupProbe, Workload
+from kg_memory.domain.embedding import HashingEmbedder
 from kg_memory.domain.instant import Clock
 from kg_memory.domain.result import AsOfAnswer
 from kg_memory.services.memory import Memory
@@ -60,6 +62,7 @@ def _direct(uri: str, workload: Workload, batch_size: int, probes: Sequence[Look
 
 def measure_neo4j(
     store_file: Path, probes: Sequence[LookupProbe], expected: Sequence[AsOfAnswer], clock: Clock,
+    recalls: Sequence[RecallProbe] = (),
     workload: Workload | None = None, batch_size: int = 500,
 ) -> Neo4jFigures:
     uri = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
@@ -71,11 +74,26 @@ def measure_neo4j(
     finally:
         source.close()
     memory = Memory(target, clock=clock)
+    recall = hybrid = agrees = None
     try:
         lookup, answers = time_each(
             lambda p: memory.asof(p.valid_at, p.known_at, subject=p.subject,
                                   predicate=p.predicate),
             probes, warmup=min(20, len(probes)))
+        if recalls:
+            recall, found = time_each(
+                lambda p: memory.recall(p.query, scope=p.scope, limit=10).ids(), recalls,
+                warmup=min(20, len(recalls)))
+            with Memory.open(store_file, clock=clock, create=False) as embedded:
+                same = [embedded.recall(p.query, scope=p.scope, limit=10).ids() == ids
+                        for p, ids in zip(recalls, found, strict=True)]
+            agrees = sum(same) / len(same)
+            embedder = HashingEmbedder()
+            # Warm-up embeds the probed tenants' revisions into Neo4j's vector index.
+            hybrid, _ = time_each(
+                lambda p: len(memory.recall(p.query, scope=p.scope, limit=10,
+                                            embedder=embedder).results),
+                recalls, warmup=len(recalls))
     finally:
         memory.close()
     direct: dict[str, Any] = {}
@@ -89,5 +107,6 @@ def measure_neo4j(
         location=target.location, sync_records=report.records, sync_seconds=report.seconds,
         sync_records_per_second=report.records / max(report.seconds, 1e-9), lookup=lookup,
         answers_agree=[_ids(a) for a in answers] == [_ids(a) for a in expected[:len(probes)]],
+        recall=recall, hybrid=hybrid, recall_agrees=agrees,
         **direct,
     )

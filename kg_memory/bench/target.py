@@ -22,6 +22,9 @@ FORGET_MS = 200.0
 FORGET_GROWTH = 1.5
 NEO4J_SYNC_RATE = 10_000.0
 NEO4J_LOOKUP_MS = 5.0
+RECALL_MS = 5.0
+RECALL_VS_FTS5 = 3.0
+HYBRID_MS = 20.0
 NEO4J_DIRECT_RATE = 2_000.0  # episodes/s written straight into Neo4j (issue 16)
 
 
@@ -141,6 +144,15 @@ def evaluate_targets(
         checks.append(_at_most(
             "forget cascade growth (median)", FORGET_GROWTH, growth.forget_cascade_median, "x",
             growth.to_scale, f"over {growth.from_scale:.0e} -> {growth.to_scale:.0e}"))
+    if last.recall is not None:
+        rc = last.recall
+        checks.append(_at_most("recall, lexical (median)", RECALL_MS, rc.recall.median_us / 1e3,
+                               " ms", last.scale, note))
+        checks.append(_at_most("recall vs raw FTS5 (median)", RECALL_VS_FTS5, rc.median_vs_fts5,
+                               "x", last.scale, note))
+        if rc.hybrid is not None:
+            checks.append(_at_most("recall, hybrid (median)", HYBRID_MS,
+                                   rc.hybrid.median_us / 1e3, " ms", last.scale, note))
     if last.neo4j is not None:
         rate = last.neo4j.sync_records_per_second
         checks.append(TargetCheck(

@@ -58,7 +58,7 @@ from kg_memory.store.neo4j.buffered import BufferedUnit
 from kg_memory.store.neo4j.cypher import statements
 from kg_memory.store.neo4j.migrate import MigrationReport, migrate
 from kg_memory.store.neo4j.plan import BatchPlan
-from kg_memory.store.neo4j.recall import RecallReads
+from kg_memory.store.neo4j.recall import RecallReads, backfill
 from kg_memory.store.neo4j.rows import (
     activity_from_props,
     block_from_props,
@@ -206,8 +206,8 @@ class Neo4jStore(Batching, RecallReads, Audits):
                         session.run(statement).consume()
                     except (DriverError, Neo4jError) as exc:
                         raise StoreUnavailable(
-                            f"cannot prepare the Neo4j store at {self._uri}: {exc}"
-                        ) from exc
+                            f"cannot prepare the Neo4j store at {self._uri}: {exc}") from exc
+                backfill(self._read)  # a store written before recall: its recall text, once
                 _SCHEMA_READY.add(key)
             return found
 

@@ -39,6 +39,7 @@ from kg_memory.store.protocol import AsOfQuery
 from kg_memory.store.sqlite.integrity import snapshot
 from kg_memory.store.sqlite.outbox import Outbox
 from kg_memory.store.sqlite.recall import RecallReads
+from kg_memory.store.sqlite.recall_vectors import VectorReads
 from kg_memory.store.sqlite.rows import (
     VERSION_COLUMNS,
     activity_from_row,
@@ -64,7 +65,7 @@ def default_path() -> Path:
     return Path(base) / "kg-memory" / "memory.db"
 
 
-class SqliteStore(RecallReads):
+class SqliteStore(RecallReads, VectorReads):
     """The embedded store. Open with :meth:`open`; use as a context manager to close it."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, clock: Clock) -> None:
