@@ -12,7 +12,8 @@ none is retained; an episode that supported only deleted facts is erased, one th
 surviving facts is redacted, one that supports nothing is retained; a fact superseded by or
 invalidated through forgotten input is restored, unless it is itself deleted (a resurrection);
 a derived record's fate follows its evidence, never the worker episode that published it; and
-the plan does not depend on the order in which the view lists its nodes.
+the plan does not depend on the order in which the view lists its nodes; nodes of other kinds
+(the agent an episode is attributed to) are never planned, not even as retained.
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ def view_of(
     view: nx.MultiDiGraph[str] = nx.MultiDiGraph()
     for i in order if order is not None else range(len(nodes)):
         view.add_node(nodes[i][0], **nodes[i][1])
+    # The writer an episode is attributed to: in view, but never planned (nor retained).
+    view.add_node("agent:user", kind="agent")
+    for i in range(episodes):
+        view.add_edge(f"e{i}", "agent:user", key="ATTRIBUTED_TO")
     for src, relation, dst in edges:
         view.add_edge(src, dst, key=relation.value)
     return view
