@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict
 from kg_memory.domain.resolution.field import ATTRIBUTE_FIELDS, RECORD_FIELDS, Field, Level
 from kg_memory.domain.resolution.mention import IdentifierKind, Mention
 from kg_memory.domain.resolution.names import (
+    PersonName,
     compare_family,
     compare_given,
     normalize_text,
@@ -70,7 +71,7 @@ def compare_values(a: str, b: str) -> Level:
     tb = frozenset(nb.split()) - _FILLER
     if ta and tb and (ta <= tb or tb <= ta):
         return Level.CLOSE
-    if min(len(na), len(nb)) >= 5 and near_miss(na, nb, min_length=5):
+    if near_miss(na, nb, min_length=5):  # shorter words differ by a letter all the time
         return Level.CLOSE
     return Level.DIFFERENT
 
@@ -81,26 +82,37 @@ def _near(a: str | None, b: str | None, level: Level) -> bool:
     return near_miss(a.replace(" ", ""), b.replace(" ", ""), edits=2, min_length=1)
 
 
+def _swapped(said: PersonName, known: PersonName) -> bool:
+    """Given and family name swapped: each part of one full name agrees with the other part of
+    the other, and at least one of those agreements is more than an initial. "J Jones" and
+    "J Jackson" are not swapped merely because both family names start with the initial J:
+    read that way, a contradicting family name would turn into agreement."""
+    if not (said.given and said.family and known.given and known.family):
+        return False  # a partial name has nothing to swap with
+    pairs = ((said.given, known.family), (said.family, known.given))
+    if Level.DIFFERENT in (compare_given(*pairs[0]), compare_family(*pairs[1])):
+        return False
+    return any(len(a) > 1 and len(b) > 1 for a, b in pairs)
+
+
 def _names(mention: Mention, profile: EntityProfile) -> tuple[FieldComparison, FieldComparison]:
-    """Compare against every name and alias; keep the alias that agrees best. Given and family
-    name swapped ("Schuman Alexandra" for "Alexandra Schuman", a form filled in the wrong
-    order) counts as CLOSE on both parts, never EXACT."""
+    """Compare against every name and alias; keep the alias that agrees best (the earlier one,
+    the display name first, on a tie). Given and family name swapped ("Schuman Alexandra" for
+    "Alexandra Schuman", a form filled in the wrong order) counts as CLOSE on both parts, never
+    EXACT; a swap only explains a contradicting part, it never replaces a reading that agrees."""
     said = parse_name(mention.name)
     best: tuple[int, Level, Level, str, bool, bool] | None = None
     for alias in profile.names:
         known = parse_name(alias)
         given = compare_given(said.given, known.given)
         family = compare_family(said.family, known.family)
-        rank = _LEVEL_RANK[given] + _LEVEL_RANK[family]
         near_given = _near(said.given, known.given, given)
         near_family = _near(said.family, known.family, family)
-        if said.given and said.family and known.given and known.family:
-            swapped_given = compare_given(said.given, known.family)
-            swapped_family = compare_family(said.family, known.given)
-            if Level.DIFFERENT not in (swapped_given, swapped_family) and rank < 4:
-                given, family, rank = Level.CLOSE, Level.CLOSE, 4
-                near_given = near_family = False
-                alias = f"{alias} (swapped)"
+        if Level.DIFFERENT in (given, family) and _swapped(said, known):
+            given = family = Level.CLOSE
+            near_given = near_family = False
+            alias = f"{alias} (swapped)"
+        rank = _LEVEL_RANK[given] + _LEVEL_RANK[family]
         if best is None or rank > best[0]:
             best = (rank, given, family, alias, near_given, near_family)
     assert best is not None  # a profile has at least one name
@@ -122,8 +134,9 @@ def _identifier(
     if shared:
         return FieldComparison(field=kind.field, level=Level.EXACT, detail=min(shared))
     detail = f"{sorted(said)} vs {sorted(known)}"
-    if rule is not None and rule.one_per_person and rule.near_miss_edits:
-        # One number per person: one typo away is the same number mistyped, not a conflict.
+    if rule is not None and rule.one_per_person:
+        # One number per person: one typo away is the same number mistyped, not a conflict
+        # (``near_miss_edits`` 0 turns that off: no two different numbers are zero edits apart).
         edits = rule.near_miss_edits
         if any(near_miss(a, b, edits=edits) for a in said for b in known):
             detail = "near miss: " + detail
