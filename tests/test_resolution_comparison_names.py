@@ -101,6 +101,12 @@ def test_a_swap_never_replaces_a_reading_that_agrees(said: str, known: str) -> N
     assert (given.level, family.level) == straight == ((E, E) if said == known else (C, C))
 
 
+def test_half_a_swap_is_no_swap() -> None:
+    """"Jo Jones" against "Jones Smith": the family name agrees with the other's given name,
+    but "jo" has nothing to do with "smith", so both parts still contradict."""
+    assert _levels("Jo Jones", "Jones Smith") == (D, D)
+
+
 @pytest.mark.parametrize(("said", "known", "levels"), [
     ("Smith,", "Smith Jones", (M, D)),  # a family-only mention
     ("Jones", "Smith Jones", (D, M)),  # a given-only mention

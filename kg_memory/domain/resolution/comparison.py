@@ -62,8 +62,9 @@ class FieldComparison(BaseModel):
 
 
 def compare_values(a: str, b: str) -> Level:
-    """Free-text attribute values: exact after normalisation, close when one is the other plus
-    filler ("Acme" vs "Acme Ltd") or a one-letter typo of a longer word, else different."""
+    """Free-text attribute values: exact after normalisation; close when all of one value's
+    words are in the other, filler aside ("Acme" vs "Acme Ltd", "Acme" vs "Acme Group"), or for
+    one typo in values of five letters or more; else different. Symmetric."""
     na, nb = normalize_text(a), normalize_text(b)
     if na == nb:
         return Level.EXACT
@@ -77,6 +78,8 @@ def compare_values(a: str, b: str) -> Level:
 
 
 def _near(a: str | None, b: str | None, level: Level) -> bool:
+    """A DIFFERENT name part within two edits of the other, spaces ignored (see
+    FieldEvidence.near). A part compares DIFFERENT only when both sides know it."""
     if level is not Level.DIFFERENT or a is None or b is None:
         return False
     return near_miss(a.replace(" ", ""), b.replace(" ", ""), edits=2, min_length=1)
