@@ -21,6 +21,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from kg_memory.domain.resolution import BlockingIndex, Context, Outcome, grow_profile, resolve
 from kg_memory.domain.resolution.comparison import FieldComparison, compare
 from kg_memory.domain.resolution.field import Field, Level
 from kg_memory.domain.resolution.mention import Mention
@@ -87,6 +88,12 @@ def test_regression_an_initial_alone_never_witnesses_a_swap() -> None:
     given, family = _names("J Jones", "J Jackson")
     assert (given.level, family.level) == (E, D)
     assert "(swapped)" not in given.detail
+    # What it cost: "J Jones" merged into "J Jackson" on a shared city and role alone.
+    context = Context(city="Leeds", role="PM")
+    known = grow_profile(None, "jackson", Mention(mention_id="s", name="J Jackson",
+                                                  episode_id="s", at=AT, context=context))
+    said = Mention(mention_id="m", name="J Jones", episode_id="e", at=AT, context=context)
+    assert resolve(said, BlockingIndex([known]), now=AT).outcome is not Outcome.MERGE
 
 
 @pytest.mark.parametrize(("said", "known"), [
