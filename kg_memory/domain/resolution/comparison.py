@@ -26,6 +26,7 @@ from kg_memory.domain.resolution.field import ATTRIBUTE_FIELDS, RECORD_FIELDS, F
 from kg_memory.domain.resolution.mention import IdentifierKind, Mention
 from kg_memory.domain.resolution.name_kinds import SWAPPED, name_kind
 from kg_memory.domain.resolution.names import (
+    PersonName,
     compare_family,
     compare_given,
     normalize_text,
@@ -66,8 +67,9 @@ class FieldComparison(BaseModel):
 
 
 def compare_values(a: str, b: str) -> Level:
-    """Free-text attribute values: exact after normalisation, close when one is the other plus
-    filler ("Acme" vs "Acme Ltd") or a one-letter typo of a longer word, else different."""
+    """Free-text attribute values: exact after normalisation; close when all of one value's
+    words are in the other, filler aside ("Acme" vs "Acme Ltd", "Acme" vs "Acme Group"), or for
+    one typo in values of five letters or more; else different. Symmetric."""
     na, nb = normalize_text(a), normalize_text(b)
     if na == nb:
         return Level.EXACT
@@ -75,7 +77,7 @@ def compare_values(a: str, b: str) -> Level:
     tb = frozenset(nb.split()) - _FILLER
     if ta and tb and (ta <= tb or tb <= ta):
         return Level.CLOSE
-    if min(len(na), len(nb)) >= 5 and near_miss(na, nb, min_length=5):
+    if near_miss(na, nb, min_length=5):  # shorter words differ by a letter all the time
         return Level.CLOSE
     return Level.DIFFERENT
 
@@ -84,7 +86,8 @@ def _near(a: str | None, b: str | None, level: Level) -> bool:
     """A DIFFERENT name part that is still near: within two edits, the same first letter, and
     Jaro-Winkler 0.9 or more ("brinaa" for "brianna", "rebecc" for "rebecca"). Not "jaden" for
     "jared" or "will" for "lily": twins are given names that close (a twin probe on FEBRL
-    merged 9 of 965 twins at two edits alone)."""
+    merged 9 of 965 twins at two edits alone). A part compares DIFFERENT only when both sides
+    know it."""
     if level is not Level.DIFFERENT or a is None or b is None:
         return False
     x, y = a.replace(" ", ""), b.replace(" ", "")
@@ -95,29 +98,40 @@ def _near(a: str | None, b: str | None, level: Level) -> bool:
     )
 
 
+def _swapped(said: PersonName, known: PersonName) -> bool:
+    """Given and family name swapped: each part of one full name agrees with the other part of
+    the other, and at least one of those agreements is more than an initial. "J Jones" and
+    "J Jackson" are not swapped merely because both family names start with the initial J:
+    read that way, a contradicting family name would turn into agreement."""
+    if not (said.given and said.family and known.given and known.family):
+        return False  # a partial name has nothing to swap with
+    pairs = ((said.given, known.family), (said.family, known.given))
+    if Level.DIFFERENT in (compare_given(*pairs[0]), compare_family(*pairs[1])):
+        return False
+    return any(len(a) > 1 and len(b) > 1 for a, b in pairs)
+
+
 def _names(mention: Mention, profile: EntityProfile) -> tuple[FieldComparison, FieldComparison]:
-    """Compare against every name and alias; keep the alias that agrees best. Given and family
-    name swapped ("Schuman Alexandra" for "Alexandra Schuman", a form filled in the wrong
-    order) counts as CLOSE on both parts, never EXACT."""
+    """Compare against every name and alias; keep the alias that agrees best (the earlier one,
+    the display name first, on a tie). Given and family name swapped ("Schuman Alexandra" for
+    "Alexandra Schuman", a form filled in the wrong order) counts as CLOSE on both parts, never
+    EXACT; a swap only explains a contradicting part, it never replaces a reading that agrees."""
     said = parse_name(mention.name)
     best: tuple[int, Level, Level, str, bool, bool, str | None, str | None] | None = None
     for alias in profile.names:
         known = parse_name(alias)
         given = compare_given(said.given, known.given)
         family = compare_family(said.family, known.family)
-        rank = _LEVEL_RANK[given] + _LEVEL_RANK[family]
         near_given = _near(said.given, known.given, given)
         near_family = _near(said.family, known.family, family)
         given_kind = name_kind(said.given, known.given, given, given=True)
         family_kind = name_kind(said.family, known.family, family, given=False)
-        if said.given and said.family and known.given and known.family:
-            swapped_given = compare_given(said.given, known.family)
-            swapped_family = compare_family(said.family, known.given)
-            if Level.DIFFERENT not in (swapped_given, swapped_family) and rank < 4:
-                given, family, rank = Level.CLOSE, Level.CLOSE, 4
-                near_given = near_family = False
-                given_kind = family_kind = SWAPPED
-                alias = f"{alias} (swapped)"
+        if Level.DIFFERENT in (given, family) and _swapped(said, known):
+            given = family = Level.CLOSE
+            near_given = near_family = False
+            given_kind = family_kind = SWAPPED
+            alias = f"{alias} (swapped)"
+        rank = _LEVEL_RANK[given] + _LEVEL_RANK[family]
         if best is None or rank > best[0]:
             best = (rank, given, family, alias, near_given, near_family, given_kind, family_kind)
     assert best is not None  # a profile has at least one name
@@ -144,8 +158,9 @@ def _identifier(
     if shared:
         return FieldComparison(field=kind.field, level=Level.EXACT, detail=min(shared))
     detail = f"{sorted(said)} vs {sorted(known)}"
-    if rule is not None and rule.one_per_person and rule.near_miss_edits:
-        # One number per person: one typo away is the same number mistyped, not a conflict.
+    if rule is not None and rule.one_per_person:
+        # One number per person: one typo away is the same number mistyped, not a conflict
+        # (``near_miss_edits`` 0 turns that off: no two different numbers are zero edits apart).
         edits = rule.near_miss_edits
         if any(near_miss(a, b, edits=edits) for a in said for b in known):
             detail = "near miss: " + detail
