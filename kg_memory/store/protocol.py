@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -35,9 +35,11 @@ from kg_memory.domain.model import (
     Tombstone,
 )
 from kg_memory.domain.ranking import CorpusStats
+from kg_memory.domain.result import Fact
 
 __all__ = [
     "AsOfQuery",
+    "AsOfRows",
     "ConversationQuery",
     "RecallCandidates",
     "RecallProbe",
@@ -45,6 +47,7 @@ __all__ = [
     "Store",
     "Transaction",
     "apply_plan",
+    "asof_rows_by_parts",
 ]
 
 
@@ -69,6 +72,16 @@ class AsOfQuery(BaseModel):
     subject: str | None = None
     predicate: str | None = None
     scope: str | None = None
+
+
+class AsOfRows(NamedTuple):
+    """What :meth:`Store.asof_rows` read in one go: the facts an :class:`AsOfQuery` finds, each
+    with its supporting episodes as recorded by the query's known time (in the order of
+    :meth:`Store.asof`), and the subject's revisions of the merge predicate at the same times
+    (empty unless one was asked for)."""
+
+    facts: list[Fact]
+    merges: list[Assertion]
 
 
 class RecallProbe(BaseModel):
@@ -231,6 +244,11 @@ class Store(Protocol):
 
     def asof(self, query: AsOfQuery) -> list[Assertion]: ...
 
+    def asof_rows(self, query: AsOfQuery, merge_predicate: str | None = None) -> AsOfRows:
+        """``asof(query)`` with each revision's supports, and, when ``merge_predicate`` is set
+        and the query names a subject, ``asof`` of that subject's ``merge_predicate`` at the
+        same times and scope: the lookup path, in as few round trips as the backend can."""
+
     def history(
         self, subject: str, predicate: str | None = None, scope: str | None = None
     ) -> list[Assertion]:
@@ -310,3 +328,16 @@ def apply_plan(tx: Transaction, plan: ChangePlan) -> None:
         tx.insert_version(draft)
     for edge in plan.edges:
         tx.add_edge(edge)
+
+
+def asof_rows_by_parts(store: Store, query: AsOfQuery, merge_predicate: str | None = None
+                       ) -> AsOfRows:
+    """:meth:`Store.asof_rows` from ``asof`` and ``supports``, for a backend that has no
+    single query for it (the answer is the same, in up to three round trips)."""
+    versions = store.asof(query)
+    supports = store.supports((v.assertion_id for v in versions), query.known_at)
+    merges: list[Assertion] = []
+    if merge_predicate is not None and query.subject is not None:
+        merges = store.asof(query.model_copy(update={"predicate": merge_predicate}))
+    return AsOfRows(facts=[Fact.of(v, supports.get(v.assertion_id, ())) for v in versions],
+                    merges=merges)
