@@ -34,10 +34,13 @@ _SUPPORT = (
 )
 
 
-def asof_sql(query: AsOfQuery, predicate: str | None = None) -> tuple[str, list[Any]]:
+def asof_sql(query: AsOfQuery, predicate: str | None = None, *, known: int | None = None,
+             valid: int | None = None) -> tuple[str, list[Any]]:
     """The WHERE clause (and its parameters) of ``query`` (of ``predicate`` instead of the
-    query's, when given): both intervals, then the filters."""
-    known, valid = to_micros(query.known_at), to_micros(query.valid_at)
+    query's, when given): both intervals, then the filters. ``known`` and ``valid`` are the
+    query's instants in microseconds when the caller has them already."""
+    known = to_micros(query.known_at) if known is None else known
+    valid = to_micros(query.valid_at) if valid is None else valid
     where = ["sys_from <= ?", "(sys_to IS NULL OR sys_to > ?)", "valid_from <= ?",
              "(valid_to IS NULL OR valid_to > ?)"]
     params: list[Any] = [known, known, valid, valid]
@@ -58,6 +61,8 @@ def asof_versions(conn: sqlite3.Connection, query: AsOfQuery) -> list[sqlite3.Ro
 
 
 def _supports(text: str) -> tuple[Support, ...]:
+    if text == "[]":
+        return ()
     found = [
         trusted(Support, {"episode_id": episode_id, "source": source,
                           "occurred_at": from_micros(occurred),
@@ -78,16 +83,15 @@ def asof_rows(conn: sqlite3.Connection, query: AsOfQuery, merge_predicate: str |
               ) -> AsOfRows:
     """``query``'s facts with their support and, with ``merge_predicate``, the subject's
     revisions of that predicate at the same times (one statement either way)."""
-    where, params = asof_sql(query)
-    known = to_micros(query.known_at)
+    known, valid = to_micros(query.known_at), to_micros(query.valid_at)
+    where, params = asof_sql(query, known=known, valid=valid)
     sql = (f"SELECT 0 AS arm, {VERSION_COLUMNS}, project, {_SUPPORT} AS support FROM versions "
            f"WHERE {where}")
     params = [known, *params]
     if merge_predicate is not None and query.subject is not None:
-        merge_where, merge_params = asof_sql(query, merge_predicate)
+        merge_where, merge_params = asof_sql(query, merge_predicate, known=known, valid=valid)
         sql += (f" UNION ALL SELECT 1 AS arm, {VERSION_COLUMNS}, project, NULL AS support "
-                "FROM versions "
-                f"WHERE {merge_where}")
+                f"FROM versions WHERE {merge_where}")
         params += merge_params
     rows = conn.execute(f"{sql} ORDER BY arm, {_ORDER}", params).fetchall()
     return AsOfRows(
