@@ -174,12 +174,18 @@ class Transaction(Protocol):
         """Record an edge once, in this scope; a repeat is a no-op (repeated delivery is not
         new evidence)."""
 
+    def add_edges(self, edges: list[PlannedEdge]) -> None:
+        """:meth:`add_edge` of each, in one statement where the backend can."""
+
     def add_refusal(self, refusal: Refusal) -> None: ...
 
     # Forgetting: erasure, tombstones and collection blocks, inside the same transaction as
     # every other write so that a racing write is checked against them atomically.
     def delete_assertion(self, assertion_id: str) -> None:
         """Erase every revision of an assertion and every edge touching it."""
+
+    def delete_assertions(self, assertion_ids: list[str]) -> None:
+        """:meth:`delete_assertion` of each, set-based where the backend can."""
 
     def delete_entity(self, entity_id: str) -> None: ...
 
@@ -205,6 +211,9 @@ class Transaction(Protocol):
         """Advance and return this scope's removal generation."""
 
     def add_tombstone(self, tombstone: Tombstone) -> None: ...
+
+    def add_tombstones(self, tombstones: list[Tombstone]) -> None:
+        """:meth:`add_tombstone` of each, in one statement where the backend can."""
 
     def tombstones(self, keys: list[str]) -> dict[str, datetime]:
         """Which of ``keys`` are tombstoned, and since when."""
