@@ -15,7 +15,16 @@ from kg_memory.domain.change import Closure, Draft, PlannedEdge
 from kg_memory.domain.errors import ScopeError, StoreUnavailable
 from kg_memory.domain.instant import from_micros, to_micros
 from kg_memory.domain.interval import Interval
-from kg_memory.domain.model import Activity, Assertion, Block, Entity, Episode, Refusal, Tombstone
+from kg_memory.domain.model import (
+    Activity,
+    Assertion,
+    Block,
+    Entity,
+    Episode,
+    Refusal,
+    Tombstone,
+    trusted,
+)
 from kg_memory.store.protocol import Slot
 from kg_memory.store.sqlite.recall import index_episode, index_fact, reindex_entity
 from kg_memory.store.sqlite.rows import (
@@ -207,10 +216,11 @@ class SqliteTransaction:
                 [(self._scope, dep, draft.assertion_id) for dep in draft.depends_on],
             )
         # Every field comes from an already validated draft: no need to validate again.
-        written = Assertion.model_construct(
-            **dict(draft), revision=revision, system=Interval.model_construct(
-                start=self.now_dt, end=None), closed_by=None, close_reason=None,
-        )
+        written = trusted(Assertion, {
+            **dict(draft), "revision": revision,
+            "system": trusted(Interval, {"start": self.now_dt, "end": None}),
+            "closed_by": None, "close_reason": None,
+        })
         index_fact(self._conn, vid, written)
         return written
 
