@@ -24,21 +24,13 @@ from kg_memory.store.sqlite.rows import VERSION_COLUMNS, version_from_row
 
 __all__ = ["asof_rows", "asof_sql", "asof_versions"]
 
-_ORDER = "scope, subject, predicate, project, valid_from"
-
-#: The supporting episodes of the row's assertion recorded by the query's known time.
-_SUPPORT = (
-    "(SELECT json_group_array(json_array(e.episode_id, e.source, e.occurred_at, e.content)) "
-    "FROM edges g JOIN episodes e ON e.episode_id = g.src AND e.scope = g.scope "
-    "WHERE g.dst = versions.assertion_id AND g.type = 'SUPPORTS' AND g.since <= ?)"
-)
-
 
 def asof_sql(query: AsOfQuery, predicate: str | None = None, *, known: int | None = None,
-             valid: int | None = None) -> tuple[str, list[Any]]:
-    """The WHERE clause (and its parameters) of ``query`` (of ``predicate`` instead of the
-    query's, when given): both intervals, then the filters. ``known`` and ``valid`` are the
-    query's instants in microseconds when the caller has them already."""
+             valid: int | None = None) -> tuple[list[str], list[Any]]:
+    """The WHERE conditions (fixed SQL, to be joined by AND) and their parameters of ``query``
+    (of ``predicate`` instead of the query's, when given): both intervals, then the filters.
+    ``known`` and ``valid`` are the query's instants in microseconds, when the caller has
+    them already."""
     known = to_micros(query.known_at) if known is None else known
     valid = to_micros(query.valid_at) if valid is None else valid
     where = ["sys_from <= ?", "(sys_to IS NULL OR sys_to > ?)", "valid_from <= ?",
@@ -49,14 +41,15 @@ def asof_sql(query: AsOfQuery, predicate: str | None = None, *, known: int | Non
         if value is not None:
             where.insert(0, f"{column} = ?")
             params.insert(0, value)
-    return " AND ".join(where), params
+    return where, params
 
 
 def asof_versions(conn: sqlite3.Connection, query: AsOfQuery) -> list[sqlite3.Row]:
     """The revisions ``query`` finds, without their support (the protocol's ``asof``)."""
     where, params = asof_sql(query)
     return conn.execute(
-        f"SELECT {VERSION_COLUMNS} FROM versions WHERE {where} ORDER BY {_ORDER}", params
+        f"SELECT {VERSION_COLUMNS} FROM versions WHERE {' AND '.join(where)} "
+        "ORDER BY scope, subject, predicate, project, valid_from", params
     ).fetchall()
 
 
@@ -85,15 +78,24 @@ def asof_rows(conn: sqlite3.Connection, query: AsOfQuery, merge_predicate: str |
     revisions of that predicate at the same times (one statement either way)."""
     known, valid = to_micros(query.known_at), to_micros(query.valid_at)
     where, params = asof_sql(query, known=known, valid=valid)
-    sql = (f"SELECT 0 AS arm, {VERSION_COLUMNS}, project, {_SUPPORT} AS support FROM versions "
-           f"WHERE {where}")
-    params = [known, *params]
+    # The supports: a correlated json_group_array of the episodes with a SUPPORTS edge to the
+    # row's assertion, drawn by the known time (served by edges_dst, one seek per fact).
+    facts = (
+        f"SELECT 0 AS arm, {VERSION_COLUMNS}, project, (SELECT json_group_array(json_array("
+        "e.episode_id, e.source, e.occurred_at, e.content)) FROM edges g JOIN episodes e "
+        "ON e.episode_id = g.src AND e.scope = g.scope WHERE g.dst = versions.assertion_id "
+        "AND g.type = 'SUPPORTS' AND g.since <= ?) AS support FROM versions "
+        f"WHERE {' AND '.join(where)}"
+    )
+    order = " ORDER BY arm, scope, subject, predicate, project, valid_from"
     if merge_predicate is not None and query.subject is not None:
-        merge_where, merge_params = asof_sql(query, merge_predicate, known=known, valid=valid)
-        sql += (f" UNION ALL SELECT 1 AS arm, {VERSION_COLUMNS}, project, NULL AS support "
-                f"FROM versions WHERE {merge_where}")
-        params += merge_params
-    rows = conn.execute(f"{sql} ORDER BY arm, {_ORDER}", params).fetchall()
+        where, merge_params = asof_sql(query, merge_predicate, known=known, valid=valid)
+        rows = conn.execute(
+            facts + f" UNION ALL SELECT 1 AS arm, {VERSION_COLUMNS}, project, NULL AS support "
+            f"FROM versions WHERE {' AND '.join(where)}" + order,
+            [known, *params, *merge_params]).fetchall()
+    else:
+        rows = conn.execute(facts + order, [known, *params]).fetchall()
     return AsOfRows(
         facts=[_fact(r) for r in rows if r["arm"] == 0],
         merges=[version_from_row(r) for r in rows if r["arm"] == 1],

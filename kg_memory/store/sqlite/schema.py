@@ -31,8 +31,6 @@ __all__ = [
 #: kg_memory.store.sqlite.recall_shards, token counts, live counters); ``kg-memory migrate``
 #: creates it on a version 2 file and indexes every revision and message it holds.
 SCHEMA_VERSION = "3"
-#: The page cache bound of each connection, in KiB (see connect()).
-CACHE_KIB = 64 * 1024
 #: Schema versions this one cannot be reached from, and why. Schema 1 keyed entities, operation
 #: ids, edges and documents globally, so one tenant's rows could be another's; its rows cannot
 #: be given scopes after the fact without guessing.
@@ -139,7 +137,7 @@ def connect(target: Path, *, create: bool, busy_timeout: float | None) -> sqlite
         # Ids are hashes, so each write lands on random pages of six B-trees: SQLite's default
         # 2 MiB page cache misses on most of them once the file outgrows it. A bound, not an
         # allocation: the cache grows only as pages are read.
-        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        conn.execute("PRAGMA cache_size = -65536")  # KiB: 64 MiB
         version = schema_version(conn, target)
         if version is None:
             if not create:

@@ -268,11 +268,11 @@ class SqliteTransaction:
             self._conn.execute(
                 f"DELETE FROM {table} WHERE assertion_id IN (SELECT value FROM json_each(?)) "
                 "AND +scope = ?", (ids, self._scope))
-        for end in ("src", "dst"):
+        for column in ("src", "dst"):
             # "+scope": the ids pick the index (edges_src, edges_dst); a scope filter SQLite
             # could use would have it scan the scope's edges instead.
             self._conn.execute(
-                f"DELETE FROM edges WHERE {end} IN (SELECT value FROM json_each(?)) "
+                f"DELETE FROM edges WHERE {column} IN (SELECT value FROM json_each(?)) "
                 "AND +scope = ?", (ids, self._scope))
 
     def delete_entity(self, entity_id: str) -> None:
