@@ -287,10 +287,10 @@ class Memory(Recalling, PolicyViews, EntityMethods):
             "facts": served, "conflicts": conflicts,
         })
 
-    def _same_as_group(self, subject: str, query: AsOfQuery, first: list[Assertion]
-                       ) -> set[tuple[str, str]]:
+    def _same_as_group(self, subject: str, query: AsOfQuery,
+                       first: list[Assertion] | None = None) -> set[tuple[str, str]]:
         """``(scope, entity)`` pairs merged with ``subject``, not counting itself; ``first``
-        is the subject's own ``same_as`` revisions, already read."""
+        is the subject's own ``same_as`` revisions when the caller read them already."""
         seen: set[tuple[str | None, str]] = {(query.scope, subject)}
         frontier: list[tuple[str | None, str]] = [(query.scope, subject)]
         group: set[tuple[str, str]] = set()
@@ -298,7 +298,8 @@ class Memory(Recalling, PolicyViews, EntityMethods):
             scope, current = frontier.pop()
             probe = query.model_copy(
                 update={"subject": current, "predicate": SAME_AS, "scope": scope})
-            found = first if (scope, current) == (query.scope, subject) else self.store.asof(probe)
+            mine = first is not None and (scope, current) == (query.scope, subject)
+            found = first if mine and first is not None else self.store.asof(probe)
             for version in found:
                 other = (version.scope, str(version.value))
                 if other not in seen and (version.scope, subject) != other:
@@ -389,7 +390,6 @@ class Memory(Recalling, PolicyViews, EntityMethods):
         if not isinstance(selector, Selector):
             check_text(selector=selector)
         chosen = selector if isinstance(selector, Selector) else Selector.parse(selector)
-        self._drop_vectors(dry_run)
         return forget(self.store, chosen, dry_run=dry_run, block=block, all_scopes=all_scopes,
                       keep_residues=keep_residues)
 
