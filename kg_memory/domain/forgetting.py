@@ -91,7 +91,7 @@ class Selector(BaseModel):
             text.encode("utf-8")
         except UnicodeEncodeError:
             # A command line's undecodable bytes arrive as lone surrogates.
-            raise ValueError(f"selector {text!r} is not valid Unicode") from None
+            raise InvalidArgument(f"selector {text!r} is not valid Unicode") from None
         kind, sep, rest = text.partition(":")
         if (
             not sep
@@ -108,7 +108,8 @@ class Selector(BaseModel):
             if not at:
                 name, scope = rest, ""
             if not name or (at and not scope):
-                raise ValueError(f"selector {text!r} needs an id before @SCOPE and a scope after")
+                raise InvalidArgument(
+                    f"selector {text!r} needs an id before @SCOPE and a scope after")
             return cls(kind=kind, value=name, scope=scope or None)
         if kind == "category":
             body, _, project = rest.partition("@")
