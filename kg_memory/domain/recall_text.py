@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Protocol
 
 __all__ = [
@@ -48,11 +49,15 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 def tokens(text: str) -> list[str]:
     """Lower-cased, accent-free word tokens of ``text``, in order (repeats kept: they are tf)."""
+    if text.isascii():
+        # Most text: ASCII has nothing to decompose and no accents, and lower() is its casefold.
+        return _WORD.findall(text.lower())
     folded = unicodedata.normalize("NFKD", text.casefold())
     bare = "".join(ch for ch in folded if not unicodedata.combining(ch))
     return _WORD.findall(bare)
 
 
+@lru_cache(maxsize=1 << 16)  # every episode and fact is tokenised on the write path
 def stem(token: str) -> str:
     """Strip one plural or verb ending (a deliberately small, predictable rule set).
 

@@ -37,15 +37,22 @@ _T = TypeVar("_T")
 
 
 def retrying(attempt: Callable[[], _T], retry: Backoff, rng: random.Random) -> _T:
-    """``attempt()``, tried again after each of ``retry``'s waits while the store is busy."""
-    for wait in [*retry.delays(rng), None]:
+    """``attempt()``, tried again after each of ``retry``'s waits while the store is busy.
+
+    The waits are drawn only once the store was found busy: this runs once per episode, and
+    an idle store should cost nothing here."""
+    waits: list[float] | None = None
+    tried = 0
+    while True:
         try:
             return attempt()
         except StoreBusy:
-            if wait is None:
+            if waits is None:
+                waits = list(retry.delays(rng))
+            if tried == len(waits):
                 raise
-            time.sleep(wait)
-    raise AssertionError("unreachable: the last attempt returns or raises")
+            time.sleep(waits[tried])
+            tried += 1
 
 
 def ingest_batches(

@@ -36,6 +36,7 @@ from kg_memory.domain.model import Activity, Assertion, Block, EdgeType, EndReas
 from kg_memory.domain.supersession import draft_of, plan_write
 from kg_memory.services.identity import forget_identity
 from kg_memory.services.lineage import forget_view
+from kg_memory.services.plan_reads import plan_reads
 from kg_memory.services.reconciliation import forget_policy_records
 from kg_memory.services.residues import (
     ResidueSearch,
@@ -116,6 +117,7 @@ def plan(store: Store, selector: Selector) -> ForgetPlan:
 def _plan(store: Store, selector: Selector) -> tuple[ForgetPlan, ResidueSearch]:
     """The lineage plan, then what lineage cannot see: orphaned entities and residues."""
     scope = _required_scope(selector)
+    store = plan_reads(store)  # one state read once, however many passes look at it
     episodes, assertions = _targets(store, selector, scope)
     by_lineage = plan_forget(
         forget_view(store, episodes, assertions, scope), selector, episodes=episodes,
@@ -350,8 +352,7 @@ def _forget_in_scope(
                     live_dependents=lambda key: [
                         v for v in tx.live_dependents(key) if v.assertion_id not in gone]):
                 apply_plan(tx, step.model_copy(update={"edges": ()}))  # closed_by names the run
-            for node in (*the_plan.delete, *the_plan.rebuild):
-                tx.delete_assertion(node)
+            tx.delete_assertions([*the_plan.delete, *the_plan.rebuild])
             for episode in the_plan.erase:
                 tx.erase_episode(episode)
             for episode in the_plan.redact:
@@ -364,21 +365,14 @@ def _forget_in_scope(
                             *([selector.value] if selector.kind == "entity" else [])])
             for fact in the_plan.restore:
                 _restore(tx, store, fact, enders, activity_id)
-            for kind, key in tombstones:
-                tx.add_tombstone(
-                    Tombstone(
-                        key=key,
-                        kind=kind,
-                        generation=generation,
-                        activity_id=activity_id,
-                        created_at=at,
-                    )
-                )
-                tx.add_edge(
-                    PlannedEdge(
-                        src=f"tomb_{key[:20]}", type=EdgeType.INVALIDATED_BY, dst=activity_id
-                    )
-                )
+            # Set-based: a source with 1,000 derivatives leaves 2,000 tombstones and edges.
+            tx.add_tombstones([
+                Tombstone(key=key, kind=kind, generation=generation, activity_id=activity_id,
+                          created_at=at)
+                for kind, key in tombstones])
+            tx.add_edges([
+                PlannedEdge(src=f"tomb_{key[:20]}", type=EdgeType.INVALIDATED_BY, dst=activity_id)
+                for _, key in tombstones])
             if block:
                 block_id = "blk_" + hashlib.sha256(str(selector).encode()).hexdigest()[:12]
                 tx.add_block(

@@ -42,10 +42,10 @@ from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.instant import Clock, ensure_utc
 from kg_memory.domain.integrity import IntegrityReport
 from kg_memory.domain.limits import check_text
-from kg_memory.domain.model import Block, Channel, Qualifiers, Refusal, Value, trusted
+from kg_memory.domain.model import Assertion, Block, Channel, Qualifiers, Refusal, Value, trusted
 from kg_memory.domain.precondition import slot_tag
 from kg_memory.domain.record import IngestRecord, read_numbered
-from kg_memory.domain.result import AsOfAnswer, Fact, HistoryEntry
+from kg_memory.domain.result import AsOfAnswer, HistoryEntry
 from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services.batch_ingest import ingest_batches
 from kg_memory.services.check import check as check_store
@@ -268,16 +268,18 @@ class Memory(Recalling, PolicyViews, EntityMethods):
             predicate=predicate,
             scope=scope,
         )
-        versions = self.store.asof(query)
-        if subject is not None and predicate != SAME_AS:
+        pooled = subject is not None and predicate != SAME_AS
+        # One round trip for a subject with no merges: its facts, their supports, and the
+        # probe for merges (see Store.asof_rows).
+        rows = self.store.asof_rows(query, SAME_AS if pooled else None)
+        facts = rows.facts
+        if subject is not None and rows.merges:
             # A person's merge pools facts across the group, as of the times asked; a merge
             # is a fact of one scope, so it pools within that scope only.
-            for group_scope, other in sorted(self._same_as_group(subject, query)):
-                versions += self.store.asof(
-                    query.model_copy(update={"subject": other, "scope": group_scope}))
-        supports = self.store.supports((v.assertion_id for v in versions), query.known_at)
-        facts = tuple(Fact.of(v, supports.get(v.assertion_id, ())) for v in versions)
-        served, conflicts = arbitrate(facts, self.policy.authority)
+            for group_scope, other in sorted(self._same_as_group(subject, query, rows.merges)):
+                facts = facts + self.store.asof_rows(
+                    query.model_copy(update={"subject": other, "scope": group_scope})).facts
+        served, conflicts = arbitrate(tuple(facts), self.policy.authority)
         # Every part was validated already (the query above, the facts on their way in).
         return trusted(AsOfAnswer, {
             "status": "ok", "valid_at": query.valid_at, "known_at": query.known_at,
@@ -285,8 +287,10 @@ class Memory(Recalling, PolicyViews, EntityMethods):
             "facts": served, "conflicts": conflicts,
         })
 
-    def _same_as_group(self, subject: str, query: AsOfQuery) -> set[tuple[str, str]]:
-        """``(scope, entity)`` pairs merged with ``subject``, not counting itself."""
+    def _same_as_group(self, subject: str, query: AsOfQuery,
+                       first: list[Assertion] | None = None) -> set[tuple[str, str]]:
+        """``(scope, entity)`` pairs merged with ``subject``, not counting itself; ``first``
+        is the subject's own ``same_as`` revisions when the caller read them already."""
         seen: set[tuple[str | None, str]] = {(query.scope, subject)}
         frontier: list[tuple[str | None, str]] = [(query.scope, subject)]
         group: set[tuple[str, str]] = set()
@@ -294,7 +298,9 @@ class Memory(Recalling, PolicyViews, EntityMethods):
             scope, current = frontier.pop()
             probe = query.model_copy(
                 update={"subject": current, "predicate": SAME_AS, "scope": scope})
-            for version in self.store.asof(probe):
+            mine = first is not None and (scope, current) == (query.scope, subject)
+            found = first if mine and first is not None else self.store.asof(probe)
+            for version in found:
                 other = (version.scope, str(version.value))
                 if other not in seen and (version.scope, subject) != other:
                     seen.add(other)

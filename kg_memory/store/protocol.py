@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -36,9 +36,11 @@ from kg_memory.domain.model import (
 )
 from kg_memory.domain.ranking import CorpusStats
 from kg_memory.domain.record import IngestRecord
+from kg_memory.domain.result import Fact
 
 __all__ = [
     "AsOfQuery",
+    "AsOfRows",
     "ConversationQuery",
     "RecallCandidates",
     "RecallProbe",
@@ -49,6 +51,7 @@ __all__ = [
     "VectorDoc",
     "VectorProbe",
     "apply_plan",
+    "asof_rows_by_parts",
 ]
 
 
@@ -73,6 +76,16 @@ class AsOfQuery(BaseModel):
     subject: str | None = None
     predicate: str | None = None
     scope: str | None = None
+
+
+class AsOfRows(NamedTuple):
+    """What :meth:`Store.asof_rows` read in one go: the facts an :class:`AsOfQuery` finds, each
+    with its supporting episodes as recorded by the query's known time (in the order of
+    :meth:`Store.asof`), and the subject's revisions of the merge predicate at the same times
+    (empty unless one was asked for)."""
+
+    facts: list[Fact]
+    merges: list[Assertion]
 
 
 class RecallProbe(BaseModel):
@@ -211,12 +224,18 @@ class Transaction(Protocol):
         """Record an edge once, in this scope; a repeat is a no-op (repeated delivery is not
         new evidence)."""
 
+    def add_edges(self, edges: list[PlannedEdge]) -> None:
+        """:meth:`add_edge` of each, in one statement where the backend can."""
+
     def add_refusal(self, refusal: Refusal) -> None: ...
 
     # Forgetting: erasure, tombstones and collection blocks, inside the same transaction as
     # every other write so that a racing write is checked against them atomically.
     def delete_assertion(self, assertion_id: str) -> None:
         """Erase every revision of an assertion and every edge touching it."""
+
+    def delete_assertions(self, assertion_ids: list[str]) -> None:
+        """:meth:`delete_assertion` of each, set-based where the backend can."""
 
     def delete_entity(self, entity_id: str) -> None: ...
 
@@ -242,6 +261,9 @@ class Transaction(Protocol):
         """Advance and return this scope's removal generation."""
 
     def add_tombstone(self, tombstone: Tombstone) -> None: ...
+
+    def add_tombstones(self, tombstones: list[Tombstone]) -> None:
+        """:meth:`add_tombstone` of each, in one statement where the backend can."""
 
     def tombstones(self, keys: list[str]) -> dict[str, datetime]:
         """Which of ``keys`` are tombstoned, and since when."""
@@ -285,6 +307,11 @@ class Store(Protocol):
         answers never depend on it (a store may do nothing)."""
 
     def asof(self, query: AsOfQuery) -> list[Assertion]: ...
+
+    def asof_rows(self, query: AsOfQuery, merge_predicate: str | None = None) -> AsOfRows:
+        """``asof(query)`` with each revision's supports, and, when ``merge_predicate`` is set
+        and the query names a subject, ``asof`` of that subject's ``merge_predicate`` at the
+        same times and scope: the lookup path, in as few round trips as the backend can."""
 
     def history(
         self, subject: str, predicate: str | None = None, scope: str | None = None
@@ -378,3 +405,16 @@ def apply_plan(tx: Transaction, plan: ChangePlan) -> None:
         tx.insert_version(draft)
     for edge in plan.edges:
         tx.add_edge(edge)
+
+
+def asof_rows_by_parts(store: Store, query: AsOfQuery, merge_predicate: str | None = None
+                       ) -> AsOfRows:
+    """:meth:`Store.asof_rows` from ``asof`` and ``supports``, for a backend that has no
+    single query for it (the answer is the same, in up to three round trips)."""
+    versions = store.asof(query)
+    supports = store.supports((v.assertion_id for v in versions), query.known_at)
+    merges: list[Assertion] = []
+    if merge_predicate is not None and query.subject is not None:
+        merges = store.asof(query.model_copy(update={"predicate": merge_predicate}))
+    return AsOfRows(facts=[Fact.of(v, supports.get(v.assertion_id, ())) for v in versions],
+                    merges=merges)

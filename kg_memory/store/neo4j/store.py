@@ -72,7 +72,7 @@ from kg_memory.store.neo4j.rows import (
     version_from_props,
 )
 from kg_memory.store.neo4j.tx import Neo4jTransaction, QueryTarget, run_query
-from kg_memory.store.protocol import AsOfQuery
+from kg_memory.store.protocol import AsOfQuery, asof_rows_by_parts
 
 __all__ = ["MIGRATES_FROM", "SCHEMA_VERSION", "Neo4jStore"]
 
@@ -308,6 +308,8 @@ class Neo4jStore(Batching, RecallReads, Audits):
                                   **times)
         return self._versions("asof_all", predicate=query.predicate, **times)
 
+    asof_rows = asof_rows_by_parts  # in parts: the same answer, up to three round trips
+
     def history(
         self, subject: str, predicate: str | None = None, scope: str | None = None
     ) -> list[Assertion]:
@@ -322,14 +324,10 @@ class Neo4jStore(Batching, RecallReads, Audits):
         known = opt_instant(known_at)
         found: dict[str, list[Support]] = {i: [] for i in ids}
         for row in self._read("supports", ids=ids, known=known):
-            found[row["id"]].append(
-                Support(
-                    episode_id=row["episode_id"],
-                    source=row["source"],
-                    occurred_at=time_of(row["occurred_at"]),
-                    fingerprint=fingerprint(row["content"] or ""),
-                )
-            )
+            found[row["id"]].append(Support(
+                episode_id=row["episode_id"], source=row["source"],
+                occurred_at=time_of(row["occurred_at"]),
+                fingerprint=fingerprint(row["content"] or "")))
         return {k: tuple(v) for k, v in found.items()}
 
     def episodes(self, episode_ids: Sequence[str]) -> list[Episode]:

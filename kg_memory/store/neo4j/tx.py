@@ -215,6 +215,10 @@ class Neo4jTransaction:
         self._rows("add_edge", scope=self._scope, src=edge.src, type=edge.type.value,
                    dst=edge.dst, now=self.now_dt)
 
+    def add_edges(self, edges: list[PlannedEdge]) -> None:
+        for edge in edges:
+            self.add_edge(edge)
+
     def add_refusal(self, refusal: Refusal) -> None:
         self._rows(
             "add_refusal",
@@ -231,6 +235,10 @@ class Neo4jTransaction:
         """Erase every revision of an assertion and every edge touching it."""
         self._rows("delete_assertion", assertion_id=assertion_id, scope=self._scope)
         self.erased.append(assertion_id)
+
+    def delete_assertions(self, assertion_ids: list[str]) -> None:
+        for assertion_id in assertion_ids:
+            self.delete_assertion(assertion_id)
 
     def delete_entity(self, entity_id: str) -> None:
         self._rows("delete_entity", scope=self._scope, entity_id=entity_id)
@@ -280,6 +288,10 @@ class Neo4jTransaction:
             activity_id=tombstone.activity_id,
             created_at=instant(tombstone.created_at),
         )
+
+    def add_tombstones(self, tombstones: list[Tombstone]) -> None:
+        for tombstone in tombstones:
+            self.add_tombstone(tombstone)
 
     def tombstones(self, keys: list[str]) -> dict[str, datetime]:
         """Which of ``keys`` are tombstoned, and since when (checked inside the write)."""

@@ -43,6 +43,8 @@ def opt_time(value: int | None) -> datetime | None:
 
 
 def _qualifiers(text: str) -> Qualifiers:
+    if text == _NO_QUALIFIERS_JSON:  # most facts: no need to parse
+        return _NO_QUALIFIERS
     data = json.loads(text)
     if not data.get("project") and not data.get("exceptions"):
         return _NO_QUALIFIERS
@@ -51,6 +53,7 @@ def _qualifiers(text: str) -> Qualifiers:
 
 
 _NO_QUALIFIERS = Qualifiers()
+_NO_QUALIFIERS_JSON = _NO_QUALIFIERS.model_dump_json()
 
 
 def version_from_row(row: sqlite3.Row) -> Assertion:
@@ -67,7 +70,7 @@ def version_from_row(row: sqlite3.Row) -> Assertion:
         "qualifiers": _qualifiers(row["qualifiers"]),
         "kind": Kind(row["kind"]),
         "writer": row["writer"],
-        "depends_on": tuple(json.loads(row["depends_on"])),
+        "depends_on": () if row["depends_on"] == "[]" else tuple(json.loads(row["depends_on"])),
         "confidence": row["confidence"],
         "valid": trusted(Interval, {"start": from_micros(row["valid_from"]),
                                     "end": opt_time(row["valid_to"])}),

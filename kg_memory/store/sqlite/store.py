@@ -35,7 +35,8 @@ from kg_memory.domain.model import (
     trusted,
 )
 from kg_memory.store.clock import system_clock
-from kg_memory.store.protocol import AsOfQuery
+from kg_memory.store.protocol import AsOfQuery, AsOfRows
+from kg_memory.store.sqlite.asof import asof_rows, asof_versions
 from kg_memory.store.sqlite.integrity import snapshot
 from kg_memory.store.sqlite.outbox import Outbox
 from kg_memory.store.sqlite.recall import RecallReads
@@ -53,7 +54,6 @@ from kg_memory.store.sqlite.scrub import scrub_file
 from kg_memory.store.sqlite.tx import SqliteTransaction
 
 __all__ = ["SCHEMA_VERSION", "SqliteStore", "default_path"]
-
 
 
 def default_path() -> Path:
@@ -224,28 +224,17 @@ class SqliteStore(RecallReads, VectorReads):
             raise store_error(exc, f"cannot read {self.path}") from exc
 
     def asof(self, query: AsOfQuery) -> list[Assertion]:
-        known, valid = to_micros(query.known_at), to_micros(query.valid_at)
-        where = [
-            "sys_from <= ?",
-            "(sys_to IS NULL OR sys_to > ?)",
-            "valid_from <= ?",
-            "(valid_to IS NULL OR valid_to > ?)",
-        ]
-        params: list[Any] = [known, known, valid, valid]
-        for column, value in (
-            ("subject", query.subject),
-            ("predicate", query.predicate),
-            ("scope", query.scope),
-        ):
-            if value is not None:
-                where.insert(0, f"{column} = ?")
-                params.insert(0, value)
-        rows = self._rows(
-            f"SELECT {VERSION_COLUMNS} FROM versions WHERE {' AND '.join(where)} "
-            "ORDER BY scope, subject, predicate, project, valid_from",
-            params,
-        )
-        return [version_from_row(r) for r in rows]
+        try:
+            return [version_from_row(r) for r in asof_versions(self._conn, query)]
+        except sqlite3.Error as exc:
+            raise store_error(exc, f"cannot read {self.path}") from exc
+
+    def asof_rows(self, query: AsOfQuery, merge_predicate: str | None = None) -> AsOfRows:
+        """One statement: see :mod:`kg_memory.store.sqlite.asof`."""
+        try:
+            return asof_rows(self._conn, query, merge_predicate)
+        except sqlite3.Error as exc:
+            raise store_error(exc, f"cannot read {self.path}") from exc
 
     def history(
         self, subject: str, predicate: str | None = None, scope: str | None = None
@@ -312,12 +301,10 @@ class SqliteStore(RecallReads, VectorReads):
                 "ORDER BY since",
                 [scope, node_id, scope, node_id],
             )
-        return [
-            Edge(
-                src=r["src"], type=EdgeType(r["type"]), dst=r["dst"], since=from_micros(r["since"])
-            )
-            for r in rows
-        ]
+        # Stored edges were validated on their way in: rebuilt without validating again (a
+        # forget plan reads thousands).
+        return [trusted(Edge, {"src": r["src"], "type": EdgeType(r["type"]), "dst": r["dst"],
+                               "since": from_micros(r["since"])}) for r in rows]
 
     def refusals(self, scope: str | None = None) -> list[Refusal]:
         rows = self._rows(

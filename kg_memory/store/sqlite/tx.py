@@ -15,7 +15,16 @@ from kg_memory.domain.change import Closure, Draft, PlannedEdge
 from kg_memory.domain.errors import ScopeError, StoreUnavailable
 from kg_memory.domain.instant import from_micros, to_micros
 from kg_memory.domain.interval import Interval
-from kg_memory.domain.model import Activity, Assertion, Block, Entity, Episode, Refusal, Tombstone
+from kg_memory.domain.model import (
+    Activity,
+    Assertion,
+    Block,
+    Entity,
+    Episode,
+    Refusal,
+    Tombstone,
+    trusted,
+)
 from kg_memory.store.protocol import Slot
 from kg_memory.store.sqlite.recall import index_episode, index_fact, reindex_entity
 from kg_memory.store.sqlite.rows import (
@@ -207,10 +216,11 @@ class SqliteTransaction:
                 [(self._scope, dep, draft.assertion_id) for dep in draft.depends_on],
             )
         # Every field comes from an already validated draft: no need to validate again.
-        written = Assertion.model_construct(
-            **dict(draft), revision=revision, system=Interval.model_construct(
-                start=self.now_dt, end=None), closed_by=None, close_reason=None,
-        )
+        written = trusted(Assertion, {
+            **dict(draft), "revision": revision,
+            "system": trusted(Interval, {"start": self.now_dt, "end": None}),
+            "closed_by": None, "close_reason": None,
+        })
         index_fact(self._conn, vid, written)
         return written
 
@@ -218,6 +228,12 @@ class SqliteTransaction:
         self._conn.execute(
             "INSERT OR IGNORE INTO edges (scope, src, type, dst, since) VALUES (?, ?, ?, ?, ?)",
             (self._scope, edge.src, edge.type.value, edge.dst, self._now),
+        )
+
+    def add_edges(self, edges: list[PlannedEdge]) -> None:
+        self._conn.executemany(
+            "INSERT OR IGNORE INTO edges (scope, src, type, dst, since) VALUES (?, ?, ?, ?, ?)",
+            [(self._scope, e.src, e.type.value, e.dst, self._now) for e in edges],
         )
 
     def add_refusal(self, refusal: Refusal) -> None:
@@ -241,6 +257,23 @@ class SqliteTransaction:
         self._conn.execute("DELETE FROM dependencies WHERE assertion_id = ? AND +scope = ?",
                            (assertion_id, self._scope))
         self._delete_edges(assertion_id)
+
+    def delete_assertions(self, assertion_ids: list[str]) -> None:
+        """Set-based :meth:`delete_assertion`: one statement per table for the whole list, the
+        ids passed as one JSON array (no temporary table, which could spill them to disk)."""
+        if not assertion_ids:
+            return
+        ids = json.dumps(assertion_ids)
+        for table in ("versions", "dependencies"):
+            self._conn.execute(
+                f"DELETE FROM {table} WHERE assertion_id IN (SELECT value FROM json_each(?)) "
+                "AND +scope = ?", (ids, self._scope))
+        for column in ("src", "dst"):
+            # "+scope": the ids pick the index (edges_src, edges_dst); a scope filter SQLite
+            # could use would have it scan the scope's edges instead.
+            self._conn.execute(
+                f"DELETE FROM edges WHERE {column} IN (SELECT value FROM json_each(?)) "
+                "AND +scope = ?", (ids, self._scope))
 
     def delete_entity(self, entity_id: str) -> None:
         self._conn.execute("DELETE FROM entities WHERE scope = ? AND entity_id = ?",
@@ -326,6 +359,14 @@ class SqliteTransaction:
             "created_at) VALUES (?, ?, ?, ?, ?, ?)",
             (tombstone.key, self._scope, tombstone.kind, tombstone.generation,
              tombstone.activity_id, to_micros(tombstone.created_at)),
+        )
+
+    def add_tombstones(self, tombstones: list[Tombstone]) -> None:
+        self._conn.executemany(
+            "INSERT OR IGNORE INTO tombstones (key, scope, kind, generation, activity_id, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [(t.key, self._scope, t.kind, t.generation, t.activity_id, to_micros(t.created_at))
+             for t in tombstones],
         )
 
     def tombstones(self, keys: list[str]) -> dict[str, datetime]:

@@ -1,0 +1,76 @@
+"""Reads a forget plan repeats, each made once.
+
+Planning a forget walks the same neighbourhood several times: lineage, the residue search and
+the orphan search each load the revisions of every fact the plan deletes (1,000 rows, five
+times, for a source with 1,000 derivatives) and the edges of each subject. The plan is computed
+from one state of the store before its transaction begins, so within one planning pass every
+read of a node gives the same answer: :class:`PlanReads` keeps the first one. It is made per
+plan and dropped after it; nothing it holds outlives the pass, and it never serves a read made
+inside the forget's transaction (those see the transaction's own writes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+from kg_memory.domain.model import Assertion, Edge, Episode
+from kg_memory.store.protocol import Store
+
+__all__ = ["PlanReads", "plan_reads"]
+
+
+class PlanReads:
+    """A :class:`Store` whose ``versions``, ``edges``, ``history`` and ``episodes`` reads are
+    remembered per id; every other attribute is the store's own."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._versions: dict[str, list[Assertion]] = {}
+        self._edges: dict[tuple[str, str | None], list[Edge]] = {}
+        self._history: dict[tuple[str, str | None, str | None], list[Assertion]] = {}
+        self._episodes: dict[str, Episode | None] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def versions(self, assertion_ids: Sequence[str]) -> list[Assertion]:
+        missing = [i for i in dict.fromkeys(assertion_ids) if i not in self._versions]
+        if missing:
+            for i in missing:
+                self._versions[i] = []
+            for version in self._store.versions(missing):
+                self._versions[version.assertion_id].append(version)
+        found = [v for i in dict.fromkeys(assertion_ids) for v in self._versions[i]]
+        # The store's order: system time, then valid time (stable, so ties keep id order).
+        found.sort(key=lambda v: (v.system.start, v.valid.start))
+        return found
+
+    def edges(self, node_id: str, scope: str | None = None) -> list[Edge]:
+        key = (node_id, scope)
+        if key not in self._edges:
+            self._edges[key] = self._store.edges(node_id, scope)
+        return list(self._edges[key])
+
+    def history(self, subject: str, predicate: str | None = None, scope: str | None = None
+                ) -> list[Assertion]:
+        key = (subject, predicate, scope)
+        if key not in self._history:
+            self._history[key] = self._store.history(subject, predicate, scope)
+        return list(self._history[key])
+
+    def episodes(self, episode_ids: Sequence[str]) -> list[Episode]:
+        missing = [i for i in dict.fromkeys(episode_ids) if i not in self._episodes]
+        if missing:
+            for i in missing:
+                self._episodes[i] = None
+            for episode in self._store.episodes(missing):
+                self._episodes[episode.episode_id] = episode
+        found = [e for i in dict.fromkeys(episode_ids) if (e := self._episodes[i]) is not None]
+        found.sort(key=lambda e: e.recorded_at)
+        return found
+
+
+def plan_reads(store: Store) -> Store:
+    """``store`` with its planning reads remembered (see the module docstring)."""
+    return cast(Store, PlanReads(store))
