@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from fnmatch import fnmatchcase
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from kg_memory.domain.authority import (
     DEFAULT_AUTHORITY,
@@ -99,6 +101,20 @@ def test_arbitration_keeps_equals_side_by_side_and_projects_apart() -> None:
     assert arbitrate([general, cedar], TIERS) == ((general, cedar), ())
     lone = _fact("a1", "tool", "x")
     assert arbitrate([lone], TIERS) == ((lone,), ())
+
+
+def test_a_slot_of_two_disagreeing_tiers_is_arbitrated_even_when_it_is_the_only_slot() -> None:
+    user, tool = _fact("a1", "user", "no", Kind.STATED), _fact("a2", "tool", "yes")
+    served, conflicts = arbitrate([tool, user], TIERS)
+    assert served == (user,)
+    assert [c.fact for c in conflicts] == [tool]
+
+
+def test_the_default_authority_order_cannot_be_changed_in_place() -> None:
+    # Every store without its own policy shares DEFAULT_AUTHORITY: an edit would re-rank them all.
+    with pytest.raises(ValidationError, match="frozen"):
+        DEFAULT_AUTHORITY[0].writers = ("tool",)  # type: ignore[misc]
+    assert isinstance(DEFAULT_AUTHORITY, tuple)
 
 
 # -- channel binding --------------------------------------------------------------------------
