@@ -222,3 +222,20 @@ def test_an_overturned_rule_is_kept_with_its_basis_and_history() -> None:
     assert (gone.status, gone.candidate, gone.basis) == ("overturned", False, READY)
     assert [(t.by, t.action, t.reason) for t in gone.transitions] == [
         ("ana", "overturned", "falsified by t4")]
+
+
+def test_rules_observations_and_transitions_are_records_changed_only_by_the_rules_above() -> None:
+    # Every change goes through a function that appends a Transition; an edit in place would
+    # leave no trace of who changed the rule.
+    rule = promote(_rule(basis=READY), POLICY, day(4))
+    for record in (rule, rule.basis[0], rule.transitions[0], POLICY):
+        field = next(iter(type(record).model_fields))
+        with pytest.raises(ValidationError, match="frozen"):
+            setattr(record, field, getattr(record, field))
+
+
+def test_an_observation_holds_unless_it_is_marked_as_a_counterexample() -> None:
+    seen = Observation(episode_id="ep1", task_id="t1", scene="deploy", at=day(1))
+    assert seen.holds
+    assert _rule().candidate is False
+    assert _rule().status == "active"

@@ -19,7 +19,13 @@ from pydantic import ValidationError
 from kg_memory.domain.admission import admit_candidate
 from kg_memory.domain.decay import decay_factor, judge
 from kg_memory.domain.model import Kind
-from kg_memory.domain.pending import Mention, PendingCandidate, pending_id_for, slot_lookup
+from kg_memory.domain.pending import (
+    AdmissionDecision,
+    Mention,
+    PendingCandidate,
+    pending_id_for,
+    slot_lookup,
+)
 from kg_memory.domain.reconcile import verdict
 from kg_memory.domain.retention import Held, plan_sweep
 from kg_memory.domain.write_policy import Mode, PredicateRule, ScopeLabel, WritePolicy
@@ -320,6 +326,18 @@ def test_a_decision_is_a_record_no_one_can_alter_afterwards() -> None:
         judge(PredicateRule(), 0.5, EPOCH, EPOCH),
     ]
     for record in records:
+        field = next(iter(type(record).model_fields))
+        with pytest.raises(ValidationError, match="frozen"):
+            setattr(record, field, getattr(record, field))
+
+
+def test_sweep_plans_and_pending_records_are_immutable() -> None:
+    held = _held("a", live=True, expired=False, when=0)
+    [eviction] = plan_sweep([held], cap=0)
+    mention = _mention("ep1", 0)
+    decision = AdmissionDecision(episode_id="ep1", index=0, scope="u1", key="r1.format",
+                                 decision="pending", category="conflict", at=day(0))
+    for record in (held, eviction, mention, _candidate(mention), decision):
         field = next(iter(type(record).model_fields))
         with pytest.raises(ValidationError, match="frozen"):
             setattr(record, field, getattr(record, field))

@@ -16,6 +16,7 @@ from datetime import timedelta
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from kg_memory.domain.eligibility import (
     BELIEF,
@@ -43,6 +44,7 @@ from kg_memory.domain.ranking import (
 )
 from kg_memory.domain.recall_answer import (
     RecallAnswer,
+    RecalledEpisode,
     RecallHit,
     episode_label,
     fact_label,
@@ -398,3 +400,24 @@ def test_answer_ids_name_a_facts_revision_and_an_episode_alone() -> None:
                           known_at=day(0), kinds=tuple(Kind),
                           results=(hit("fact", 2), hit("episode", None)))
     assert answer.ids() == ["x#2", "x"]
+
+
+def test_an_answer_built_from_its_required_fields_reports_nothing_found() -> None:
+    answer = RecallAnswer(status="empty", query="q", terms=("q",), scope="acme", at=day(0),
+                          known_at=day(0), kinds=tuple(Kind))
+    assert (answer.candidates, answer.eligible, answer.results, answer.excluded) == (0, 0, (),
+                                                                                     {})
+    assert (answer.include_episodes, answer.mode, answer.error) == (True, "lexical", None)
+
+
+def test_answers_hits_and_their_scores_are_immutable() -> None:
+    [ranked] = rank([Scored("a", ["tea"], 0, 0, 0)], ("tea",), {"tea": 1},
+                    CorpusStats(documents=1, tokens=1))
+    answer = RecallAnswer(status="empty", query="q", terms=("q",), scope="acme", at=day(0),
+                          known_at=day(0), kinds=tuple(Kind))
+    shown = RecalledEpisode(episode_id="e", source="user", channel="chat", content="c",
+                            occurred_at=day(0), label="")
+    for record in (ranked, ranked.components(), answer, shown):
+        field = next(iter(type(record).model_fields))
+        with pytest.raises(ValidationError, match="frozen"):
+            setattr(record, field, getattr(record, field))

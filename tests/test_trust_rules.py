@@ -197,3 +197,14 @@ def test_a_mention_exactly_at_the_cutoff_counts() -> None:
 def test_fingerprints_fold_case_and_whitespace_only() -> None:
     assert fingerprint("R1  confirmed\n") == fingerprint("r1 CONFIRMED")
     assert fingerprint("R1 confirmed") != fingerprint("R1 not confirmed")
+
+
+def test_policies_bindings_and_counts_are_immutable_and_the_default_is_named() -> None:
+    policy = ChannelPolicy.default()
+    assert (policy.name, policy.version) == ("default", 1)  # audit rows cite name and version
+    assert ChannelPolicy.model_validate({"rules": []}).version == 1
+    binding = bind(policy, source="user", channel=Channel.CHAT)
+    for record in (policy, policy.rules[0], binding, corroboration([])):
+        field = next(iter(type(record).model_fields))
+        with pytest.raises(ValidationError, match="frozen"):
+            setattr(record, field, getattr(record, field))
