@@ -7,18 +7,21 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.console import Console
 
 from kg_memory.bench import (
     BenchProgress,
     BenchResult,
+    LatencyStats,
     UnsupportedBackend,
     Workload,
     bench_command,
     parse_scales,
     run_bench,
 )
-from kg_memory.bench.command import result_table
+from kg_memory.bench.command import _us, result_table
 from kg_memory.bench.workload import EPISODES_PER_USER, VERSIONS_PER_USER
 from kg_memory.domain.errors import KgMemoryError
 
@@ -156,3 +159,10 @@ def test_recall_is_measured_beside_a_plain_fts5_query(result: BenchResult) -> No
         assert figures.hit_rate > 0.8
         assert figures.mean_excluded > 0
         assert figures.recall.count == figures.fts5.count == 100
+
+
+@given(st.floats(min_value=0.01, max_value=5e8), st.floats(min_value=0.01, max_value=5e8))
+def test_a_latency_cell_keeps_one_width_at_every_magnitude(median: float, p99: float) -> None:
+    """A loaded machine makes every figure slower; the table must still fit its columns."""
+    stats = LatencyStats(count=1, median_us=median, p99_us=p99, mean_us=median, max_us=p99)
+    assert len(_us(stats)) <= len("0.0123 µs / 0.0123 µs")

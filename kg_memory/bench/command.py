@@ -47,8 +47,12 @@ def parse_scales(text: str) -> list[int]:
 
 
 def _us(stats: LatencyStats) -> str:
+    # Three significant figures at every magnitude keep a figure's cell one width, so a slow
+    # run (a loaded machine) cannot push a table past 80 columns.
     def fmt(us: float) -> str:
-        return f"{us / 1000:.2f} ms" if us >= 1000 else f"{us:.1f} µs"
+        if us >= 1_000_000:
+            return f"{us / 1_000_000:.3g} s"
+        return f"{us / 1000:.3g} ms" if us >= 1000 else f"{us:.3g} µs"
 
     return f"{fmt(stats.median_us)} / {fmt(stats.p99_us)}"
 

@@ -56,10 +56,10 @@ from kg_memory.cli.policies import (
     admissions,
     load_write_policy,
     pending,
-    rules_app,
     sweep,
 )
 from kg_memory.cli.recall import recall
+from kg_memory.cli.rules import rules_app
 from kg_memory.cli.sim import sim_app
 from kg_memory.sim.scenario import Scenario
 

@@ -87,6 +87,9 @@ def forget(
         # One node per row, so the plan reads down one column however long it is.
         for node in getattr(plan, action) or ["-"]:
             sheet.add_row(action, Ident(node))
+    for rule in plan.rules:  # how many observations it loses, never which
+        sheet.add_row(f"rule {rule.outcome} ({rule.dropped} of {rule.dropped + rule.kept})",
+                      Ident(rule.rule_id))
     for residue in plan.residues:  # where the copies are and how many, never their text
         sheet.add_row(f"residue ({residue.where}, {residue.spans})", Ident(residue.node))
     render.show(sheet, wide=wide)

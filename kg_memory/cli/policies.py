@@ -1,5 +1,5 @@
-"""``kg-memory pending`` and ``kg-memory admissions``: what the write policy held back or
-decided."""
+"""``kg-memory pending``, ``admissions`` and ``sweep``: what the write policy held back,
+decided or evicts (the rule book's commands are in :mod:`kg_memory.cli.rules`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from kg_memory import Outcome, Rule, Tier, WritePolicy
+from kg_memory import WritePolicy
 from kg_memory.cli import render
 from kg_memory.cli.options import (
     AllScopesOption,
@@ -21,9 +21,7 @@ from kg_memory.cli.options import (
 )
 from kg_memory.cli.sheet import Column, Ident, Sheet, text
 
-__all__ = [
-    "WritePolicyOption", "admissions", "load_write_policy", "pending", "rules_app", "sweep",
-]
+__all__ = ["WritePolicyOption", "admissions", "load_write_policy", "pending", "sweep"]
 
 WritePolicyOption = Annotated[
     Path | None,
@@ -121,103 +119,3 @@ def sweep(
         for e in report.evictions:
             sheet.add_row(e.scope, e.key, e.why, Ident(e.assertion_id))
         render.show(sheet, wide=wide)
-
-
-rules_app = typer.Typer(help="Tiered rules (session, experience, metadata): promotion, "
-                        "approval and review (seed 004).", no_args_is_help=True)
-RuleArg = Annotated[str, typer.Argument(help="A rule id (rl_...).")]
-ByOption = Annotated[str, typer.Option("--by", help="Who decides (recorded with the time).")]
-ReasonOption = Annotated[str, typer.Option(help="Why.")]
-
-
-def _rule_sheet(rows: list[Rule], title: str) -> Sheet:
-    sheet = Sheet(title=title, columns=[
-        Column("tier"), Column("status"), Column("content", cut="end"),
-        Column("type", priority=2), Column("basis", justify="right", priority=1),
-        Column("id", priority=1)], caption=f"{len(rows)} rule(s)")
-    for r in rows:
-        status = r.status + (" (candidate)" if r.candidate else "")
-        sheet.add_row(r.tier.value, status, text(r.content), r.type.value, str(len(r.basis)),
-                      Ident(r.rule_id))
-    return sheet
-
-
-def _emit_rule(rule: Rule, json_out: bool, wide: bool) -> None:
-    if json_out:
-        render.emit_json(rule)
-        return
-    render.show(_rule_sheet([rule], f"rule {rule.rule_id}"), wide=wide)
-    for t in rule.transitions:
-        render.say(f"{t.at.isoformat()}  {t.by}: {t.action}" + (f" ({t.reason})" if t.reason
-                                                                else ""))
-
-
-@rules_app.command("list")
-def rules_list(
-    scope: ScopeOption = None,
-    all_scopes: AllScopesOption = False,
-    tier: Annotated[Tier | None, typer.Option(help="Only this tier.")] = None,
-    store: StoreOption = None, json_out: JsonOption = False, wide: WideOption = False,
-) -> None:
-    """Every rule with its tier and status."""
-    with render.errors(), open_memory(store, create=False) as memory:
-        rows = memory.rules.all(wanted_scope(scope, all_scopes), tier)
-        if json_out:
-            render.emit_json(rows)
-            return
-        render.show(_rule_sheet(rows, "rules"), wide=wide)
-
-
-@rules_app.command("show")
-def rules_show(rule_id: RuleArg, scope: ScopeOption = None, all_scopes: AllScopesOption = False,
-               store: StoreOption = None, json_out: JsonOption = False,
-               wide: WideOption = False) -> None:
-    """One rule, its basis and every transition (who, when, why)."""
-    with render.errors(), open_memory(store, create=False) as memory:
-        _emit_rule(memory.rules.show(rule_id, wanted_scope(scope, all_scopes)), json_out, wide)
-
-
-@rules_app.command("approve")
-def rules_approve(rule_id: RuleArg, by: ByOption, scope: ScopeOption = None,
-                  all_scopes: AllScopesOption = False, store: StoreOption = None,
-                  json_out: JsonOption = False, wide: WideOption = False) -> None:
-    """A person approves a metadata candidate into the metadata tier."""
-    with render.errors(), open_memory(store, create=False) as memory:
-        tenant = wanted_scope(scope, all_scopes)
-        _emit_rule(memory.rules.approve(rule_id, by, scope=tenant), json_out, wide)
-
-
-@rules_app.command("demote")
-def rules_demote(rule_id: RuleArg, by: ByOption, reason: ReasonOption = "",
-                 scope: ScopeOption = None, all_scopes: AllScopesOption = False,
-                 store: StoreOption = None, json_out: JsonOption = False,
-                 wide: WideOption = False) -> None:
-    """Move a rule one tier down."""
-    with render.errors(), open_memory(store, create=False) as memory:
-        tenant = wanted_scope(scope, all_scopes)
-        _emit_rule(memory.rules.demote(rule_id, by, reason, scope=tenant), json_out, wide)
-
-
-@rules_app.command("review")
-def rules_review(
-    rule_id: Annotated[str | None, typer.Argument(help="A rule id; none: list what waits.")]
-    = None,
-    outcome: Annotated[Outcome | None, typer.Option(help="keep, demote or expire.")] = None,
-    by: Annotated[str | None, typer.Option("--by", help="Who decides.")] = None,
-    reason: ReasonOption = "", scope: ScopeOption = None, all_scopes: AllScopesOption = False,
-    store: StoreOption = None, json_out: JsonOption = False, wide: WideOption = False,
-) -> None:
-    """List rules waiting for review, or end one review: keep, demote or expire."""
-    with render.errors(), open_memory(store, create=False) as memory:
-        tenant = wanted_scope(scope, all_scopes)
-        if rule_id is None:
-            rows = memory.rules.pending_review(tenant)
-            if json_out:
-                render.emit_json(rows)
-                return
-            render.show(_rule_sheet(rows, "waiting for review"), wide=wide)
-            return
-        if outcome is None or not by:
-            raise typer.BadParameter("a review needs --outcome keep|demote|expire and --by")
-        _emit_rule(memory.rules.review(rule_id, outcome, by, reason, scope=tenant),
-                   json_out, wide)

@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict
 from kg_memory.domain.errors import InvalidArgument
 from kg_memory.domain.model import EdgeType, Value
 from kg_memory.domain.residue import Residue
+from kg_memory.domain.rule_review import RuleForget
 
 __all__ = [
     "ForgetPlan",
@@ -147,11 +148,14 @@ class ForgetPlan(BaseModel):
     #: Residual copies of the erased text in retained episodes, refusals, documents and
     #: derived records of the same scope (see :mod:`kg_memory.domain.residue`).
     residues: tuple[Residue, ...] = ()
+    #: Rules whose basis loses observations in erased episodes, and what becomes of each
+    #: (trim, review, delete: :mod:`kg_memory.domain.rule_review`).
+    rules: tuple[RuleForget, ...] = ()
 
     @property
     def is_empty(self) -> bool:
         return not (self.delete or self.rebuild or self.erase or self.redact or self.restore
-                    or self.entities or self.residues)
+                    or self.entities or self.residues or self.rules)
 
 
 def _targets(view: nx.MultiDiGraph[str], node: str, relation: EdgeType) -> set[str]:

@@ -11,7 +11,9 @@ from), the environment signals it is bound to, and every transition with who mad
 * safety constraints change only by an explicit design change; nothing promotes itself;
 * a bound environment signal that moves (config version, tool schema hash, permission set,
   data snapshot id, a declared domain switch) sends the rule to review, and a review ends in
-  keep, demote or expire, never "looked at it";
+  keep, demote or expire, never "looked at it" (the signal is a fact in the graph the rule
+  depends on: :mod:`kg_memory.services.rules`; dated reviews and forgotten basis:
+  :mod:`kg_memory.domain.rule_review`);
 * a falsified rule is kept, overturned, as a counterexample; its correction starts from the raw
   observations it links to, not from a re-summary of the rule.
 
@@ -115,7 +117,13 @@ class Rule(BaseModel):
     basis: tuple[Observation, ...] = ()
     #: environment signals the rule is bound to, with the value it was learned under
     signals: dict[str, str] = Field(default_factory=dict)
+    #: the review conditions that come due with time (see :mod:`kg_memory.domain.rule_review`):
+    #: the rule is sent to review at ``expires_at``, and ``review_every_days`` after its last
+    #: transition (a person's or the promotion's), so nothing stays trusted unexamined forever
     expires_at: UtcDatetime | None = None
+    review_every_days: float | None = Field(default=None, gt=0)
+    #: when it was proposed (``None`` in rules stored before this field existed)
+    proposed_at: UtcDatetime | None = None
     #: proposed for the metadata tier, waiting for a person
     candidate: bool = False
     #: the rule this one corrects (its raw observations are where the correction started)

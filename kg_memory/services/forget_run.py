@@ -42,6 +42,7 @@ from kg_memory.services.residues import (
     orphaned_entities,
     redact_residues,
 )
+from kg_memory.services.rule_basis import apply_rule_forgetting, plan_rule_forgetting
 from kg_memory.store import scrub as scrub_everywhere
 from kg_memory.store.protocol import Slot, Store, Transaction, apply_plan
 
@@ -119,6 +120,12 @@ def _plan(store: Store, selector: Selector) -> tuple[ForgetPlan, ResidueSearch]:
         forget_view(store, episodes, assertions, scope), selector, episodes=episodes,
         assertions=assertions,
     )
+    rules, bindings = plan_rule_forgetting(store, scope, set(by_lineage.erase))
+    if bindings - set(by_lineage.delete):  # a deleted rule's binding facts go with it
+        assertions |= bindings
+        by_lineage = plan_forget(forget_view(store, episodes, assertions, scope), selector,
+                                 episodes=episodes, assertions=assertions)
+    by_lineage = by_lineage.model_copy(update={"rules": rules})
     found = find_residues(store, by_lineage)
     entities = orphaned_entities(
         store, by_lineage, selector.value if selector.kind == "entity" else None)
@@ -216,7 +223,8 @@ def _tombstones(
     store: Store, the_plan: ForgetPlan, secret: bytes, deleted: list[Assertion], scope: str
 ) -> list[tuple[str, str]]:
     keys: list[tuple[str, str]] = []
-    for node in (*the_plan.delete, *the_plan.rebuild, *the_plan.erase):
+    gone_rules = [r.rule_id for r in the_plan.rules if r.outcome == "delete"]
+    for node in (*the_plan.delete, *the_plan.rebuild, *the_plan.erase, *gone_rules):
         keys.append(("node", node_key(secret, scope, node)))
     for episode in store.episodes([*the_plan.erase, *the_plan.redact]):
         keys.append(("operation", operation_key(secret, episode.scope, episode.operation_id)))
@@ -267,6 +275,7 @@ def _union(selector: Selector, dry_run: bool, runs: list[ForgetReport]) -> Forge
     merged = ForgetPlan(
         selector=selector,
         residues=tuple(residue for r in runs for residue in r.plan.residues),
+        rules=tuple(rule for r in runs for rule in r.plan.rules),
         **{f: tuple(sorted({n for r in runs for n in getattr(r.plan, f)}))
            for f in (*fields, "entities")})
     statuses = {r.status for r in runs}
@@ -331,6 +340,7 @@ def _forget_in_scope(
             if not keep_residues:
                 redact_residues(tx, store, found)
             forget_policy_records(tx, store, erased)
+            apply_rule_forgetting(tx, store, the_plan.rules, set(the_plan.erase))
             for record in the_plan.rebuild:
                 _rebuild(tx, store, record, set(the_plan.delete), activity_id, generation)
             for node in (*the_plan.delete, *the_plan.rebuild):
@@ -394,6 +404,7 @@ def _forget_in_scope(
                             "tombstones": len(tombstones),
                             "generation": generation,
                             "entities": len(the_plan.entities),
+                            "rules": len(the_plan.rules),
                             "residues_found": residues,
                             "residues_redacted": redacted,
                         }

@@ -12,14 +12,16 @@ derived from a node.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import defaultdict, deque
 from collections.abc import Iterable
 from typing import Any, Literal, cast
 
 import networkx as nx
 
 from kg_memory.domain.errors import NotFound, ScopeError
+from kg_memory.domain.layers import Rule
 from kg_memory.domain.model import EdgeType
+from kg_memory.services.rules import RULE, RuleLink, rule_links
 from kg_memory.store.protocol import Store
 
 __all__ = [
@@ -57,6 +59,7 @@ def node_kind(node_id: str) -> str:
         ("act_", "activity"),
         ("agent:", "agent"),
         ("tomb_", "tombstone"),
+        ("rl_", "rule"),
     ):
         if node_id.startswith(prefix):
             return kind
@@ -77,6 +80,9 @@ def node_scope(store: Store, node_id: str) -> str:
         found = {v.scope for v in store.versions([node_id])}
     elif kind == "activity":
         found = {a.scope for a in store.activities() if a.activity_id == node_id}
+    elif kind == "rule":
+        found = {Rule.model_validate_json(b).scope
+                 for b in store.documents(RULE, None, key=node_id)}
     else:
         found = {e.scope for e in store.entities() if e.entity_id == node_id}
         found |= {v.scope for v in store.history(node_id)}
@@ -98,6 +104,8 @@ def scoped_node(store: Store, node_id: str, scope: str) -> bool:
         return any(v.scope == scope for v in store.versions([node_id]))
     if kind == "activity":
         return any(a.activity_id == node_id for a in store.activities(scope=scope))
+    if kind == "rule":
+        return bool(store.documents(RULE, scope, key=node_id))
     return bool(store.edges(node_id, scope)) or any(
         e.entity_id == node_id for e in store.entities(scope))
 
@@ -120,6 +128,11 @@ def lineage_graph(
     graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()
     graph.add_node(node_id, kind=node_kind(node_id), depth=0)
     queue: deque[tuple[str, int, str]] = deque([(node_id, 0, direction)])
+    # Rules are documents: their edges (signals, basis) are drawn from them, once per walk.
+    by_node: dict[str, list[RuleLink]] = defaultdict(list)
+    for link in rule_links(store, scope):
+        by_node[link[0]].append(link)
+        by_node[link[1]].append(link)
     seen: set[tuple[str, str]] = set()
     while queue:
         current, hops, way = queue.popleft()
@@ -128,21 +141,22 @@ def lineage_graph(
         seen.add((current, way))
         if node_kind(current) == "entity" and current != node_id:
             continue
-        for edge in store.edges(current, scope):
-            if edge.type not in LINEAGE_EDGES:
-                continue
-            derivative, source = (
-                (edge.src, edge.dst) if LINEAGE_EDGES[edge.type] else (edge.dst, edge.src)
-            )
+        links: list[RuleLink] = [
+            (e.src, e.dst, e.type.value, e.since) if LINEAGE_EDGES[e.type]
+            else (e.dst, e.src, e.type.value, e.since)
+            # A rule reached on the way is walked by its own links only: its id is also the
+            # subject of its binding facts, and sharing a subject is not lineage.
+            for e in (store.edges(current, scope)
+                      if node_kind(current) != "rule" or current == node_id else [])
+            if e.type in LINEAGE_EDGES]
+        for derivative, source, relation, since in [*links, *by_node.get(current, ())]:
             upward = derivative == current
             if (upward and way == "down") or (not upward and way == "up"):
                 continue
             other = source if upward else derivative
             if other not in graph:
                 graph.add_node(other, kind=node_kind(other), depth=hops + 1)
-            graph.add_edge(
-                derivative, source, key=edge.type.value, type=edge.type.value, since=edge.since
-            )
+            graph.add_edge(derivative, source, key=relation, type=relation, since=since)
             queue.append((other, hops + 1, "up" if upward else "down"))
     if agents:
         _attach_agents(store, graph, depth)

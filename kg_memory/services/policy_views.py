@@ -4,11 +4,14 @@ decisions, the retention sweep and the rule book (kept apart so the memory modul
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from kg_memory.domain.instant import Clock
 from kg_memory.domain.pending import AdmissionDecision, PendingCandidate
+from kg_memory.domain.record import IngestRecord
 from kg_memory.domain.write_policy import WritePolicy
+from kg_memory.services.ingestion import IngestReport
 from kg_memory.services.pending import admission_counts, admission_decisions, pending_candidates
 from kg_memory.services.rules import RuleBook
 from kg_memory.services.sweep import SweepReport, sweep
@@ -25,6 +28,8 @@ class PolicyViews:
     #: every admitted value at once and records no admission decisions
     write_policy: WritePolicy | None
     _clock: Clock
+    #: the memory's write path (:meth:`kg_memory.Memory.ingest`)
+    ingest: Callable[[IngestRecord], IngestReport]
 
     def pending(self, scope: str | None = None, *, status: str | None = "pending"
                 ) -> list[PendingCandidate]:
@@ -42,7 +47,8 @@ class PolicyViews:
     @property
     def rules(self) -> RuleBook:
         """Tiered rules (session, experience, metadata) and their promotion and review."""
-        return RuleBook(self.store, self._now)
+        # Signals and bindings go through the memory's own write path (gate, channel policy).
+        return RuleBook(self.store, self._now, ingest=self.ingest)
 
     def _now(self) -> datetime:
         return self._clock()

@@ -31,6 +31,7 @@ from prov.model import (
 
 from kg_memory.domain.model import EdgeType, Kind
 from kg_memory.services.lineage import lineage_graph, node_kind, node_scope
+from kg_memory.services.rules import rule_links
 from kg_memory.store.protocol import Store
 
 __all__ = ["NAMESPACE", "add_tombstones", "export_prov", "prov_problems", "qname", "serialize_prov"]
@@ -88,6 +89,7 @@ def _nodes(store: Store, node_ids: Iterable[str] | None, scope: str | None) -> s
         for assertion in list(nodes):
             nodes.update(e.src for e in store.edges(assertion, scope)
                          if e.type is EdgeType.SUPPORTS)
+        nodes.update(link[0] for link in rule_links(store, scope))
         return nodes
     found: set[str] = set()
     for node in node_ids:
@@ -157,7 +159,24 @@ def export_prov(
             doc.wasGeneratedBy(ident, qname(v.recorded_by), born)
         for edge in store.edges(aid, v.scope):
             _relation(doc, edge.type, edge.src, edge.dst, aid, born, episodes, activities, nodes)
+    _rules(doc, store, nodes, scope, episodes, set(first))
     return doc
+
+
+def _rules(doc: ProvDocument, store: Store, nodes: set[str], scope: str | None,
+           episodes: dict[str, Any], assertions: set[str]) -> None:
+    """Rules (seed 004) in view: derived from their basis episodes, influenced by the signal
+    facts they depend on."""
+    for derivative, source, relation, _since in rule_links(store, scope):
+        if derivative not in nodes:
+            continue
+        if not doc.get_record(qname(derivative)):
+            doc.entity(qname(derivative), {"prov:type": "kgm:Rule"})
+        if relation == "BASED_ON" and source in episodes:
+            doc.wasDerivedFrom(qname(derivative), qname(source))
+        elif relation == "DEPENDS_ON" and source in assertions:
+            doc.wasInfluencedBy(qname(derivative), qname(source),
+                                other_attributes={"kgm:relation": "dependsOn"})
 
 
 def _relation(

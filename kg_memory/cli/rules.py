@@ -1,0 +1,260 @@
+"""``kg-memory rules``: tiered rules (seed 004) from proposal to review, over the rule book.
+
+Each command parses, calls :class:`kg_memory.RuleBook` and prints the rule (a table within 80
+columns and its transitions, or ``--json``). Rules belong to a tenant: every command names
+``--scope`` (or ``--all-scopes``, an operator's view), and a rule of another scope is not
+found.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from kg_memory import Outcome, Rule, RuleBook, RuleType, Tier, parse_instant
+from kg_memory.cli import render
+from kg_memory.cli.options import (
+    AllScopesOption,
+    JsonOption,
+    ScopeOption,
+    StoreOption,
+    WideOption,
+    open_memory,
+    wanted_scope,
+)
+from kg_memory.cli.sheet import Column, Ident, Sheet, text
+
+__all__ = ["rules_app"]
+
+rules_app = typer.Typer(help="Tiered rules (session, experience, metadata): proposal, "
+                        "observation, promotion, approval, signals and review (seed 004).",
+                        no_args_is_help=True)
+RuleArg = Annotated[str, typer.Argument(help="A rule id (rl_...).")]
+ByOption = Annotated[str, typer.Option("--by", help="Who decides (recorded with the time).")]
+ReasonOption = Annotated[str, typer.Option(help="Why.")]
+
+
+class RuleKind(StrEnum):
+    """The rule types by one word each (the stored names have spaces)."""
+
+    SAFETY = "safety"
+    EXPERIENCE = "experience"
+    ENVIRONMENT = "environment"
+    REPRESENTATION = "representation"
+
+
+_TYPES = {
+    RuleKind.SAFETY: RuleType.SAFETY, RuleKind.EXPERIENCE: RuleType.EXPERIENCE,
+    RuleKind.ENVIRONMENT: RuleType.ENVIRONMENT, RuleKind.REPRESENTATION: RuleType.REPRESENTATION,
+}
+
+
+def _rule_sheet(rows: list[Rule], title: str) -> Sheet:
+    sheet = Sheet(title=title, columns=[
+        Column("tier"), Column("status"), Column("content", cut="end"),
+        Column("type", priority=2), Column("basis", justify="right", priority=1),
+        Column("id", priority=1)], caption=f"{len(rows)} rule(s)")
+    for r in rows:
+        status = r.status + (" (candidate)" if r.candidate else "")
+        sheet.add_row(r.tier.value, status, text(r.content), r.type.value, str(len(r.basis)),
+                      Ident(r.rule_id))
+    return sheet
+
+
+def _emit_rule(rule: Rule, json_out: bool, wide: bool) -> None:
+    if json_out:
+        render.emit_json(rule)
+        return
+    render.show(_rule_sheet([rule], f"rule {rule.rule_id}"), wide=wide)
+    for name, value in sorted(rule.signals.items()):
+        render.say(f"bound to signal {name} = {value}")
+    for t in rule.transitions:
+        render.say(f"{t.at.isoformat()}  {t.by}: {t.action}" + (f" ({t.reason})" if t.reason
+                                                                else ""))
+
+
+def _emit_rules(rows: list[Rule], title: str, json_out: bool, wide: bool) -> None:
+    if json_out:
+        render.emit_json(rows)
+        return
+    render.show(_rule_sheet(rows, title), wide=wide)
+
+
+def _one_scope(scope: str | None) -> str:
+    if scope is None:
+        raise typer.BadParameter("name the rule's tenant with --scope")
+    return scope
+
+
+def _signals(pairs: list[str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name or not value:
+            raise typer.BadParameter(f"--signal {pair!r}: write NAME=VALUE")
+        found[name] = value
+    return found
+
+
+@rules_app.command("list")
+def rules_list(
+    scope: ScopeOption = None,
+    all_scopes: AllScopesOption = False,
+    tier: Annotated[Tier | None, typer.Option(help="Only this tier.")] = None,
+    store: StoreOption = None, json_out: JsonOption = False, wide: WideOption = False,
+) -> None:
+    """Every rule with its tier and status."""
+    with render.errors(), open_memory(store, create=False) as memory:
+        rows = memory.rules.all(wanted_scope(scope, all_scopes), tier)
+        _emit_rules(rows, "rules", json_out, wide)
+
+
+@rules_app.command("show")
+def rules_show(rule_id: RuleArg, scope: ScopeOption = None, all_scopes: AllScopesOption = False,
+               store: StoreOption = None, json_out: JsonOption = False,
+               wide: WideOption = False) -> None:
+    """One rule, its signals and every transition (who, when, why)."""
+    with render.errors(), open_memory(store, create=False) as memory:
+        _emit_rule(memory.rules.show(rule_id, wanted_scope(scope, all_scopes)), json_out, wide)
+
+
+@rules_app.command("propose")
+def rules_propose(
+    content: Annotated[str, typer.Argument(help="What the rule says.")],
+    scope: ScopeOption = None,
+    type_: Annotated[RuleKind, typer.Option("--type", help="What kind of rule.")]
+    = RuleKind.EXPERIENCE,
+    condition: Annotated[list[str] | None, typer.Option(
+        "--condition", help="A condition it holds under (repeat for more).")] = None,
+    signal: Annotated[list[str] | None, typer.Option(
+        "--signal", metavar="NAME=VALUE",
+        help="An environment signal it is learned under (repeat for more).")] = None,
+    expires: Annotated[str | None, typer.Option(
+        help="When it must be reviewed (ISO 8601, UTC offset required).")] = None,
+    review_every: Annotated[float | None, typer.Option(
+        min=0.001, help="Re-check it every this many days.")] = None,
+    store: StoreOption = None, json_out: JsonOption = False, wide: WideOption = False,
+) -> None:
+    """A new rule in the session tier, bound to the signals it was learned under (proposing
+    the same rule again shows it unchanged)."""
+    with render.errors():
+        tenant = _one_scope(scope)
+        signals = _signals(signal or [])
+        until = None if expires is None else parse_instant(expires, what="--expires")
+        with open_memory(store, create=False) as memory:
+            rule = memory.rules.propose(tenant, content, type=_TYPES[type_],
+                                        conditions=tuple(condition or ()), signals=signals,
+                                        expires_at=until, review_every_days=review_every)
+        _emit_rule(rule, json_out, wide)
+
+
+@rules_app.command("observe")
+def rules_observe(
+    rule_id: RuleArg,
+    episode: Annotated[str, typer.Option(help="The raw episode it was seen in (ep_...).")],
+    task: Annotated[str, typer.Option(help="The task id (confirmations count distinct tasks).")],
+    scene: Annotated[str, typer.Option(help="The scene tag.")],
+    held: Annotated[bool, typer.Option(
+        "--held/--failed", help="Whether the rule held there (--failed: a counterexample).")]
+    = True,
+    scope: ScopeOption = None,
+    store: StoreOption = None, json_out: JsonOption = False, wide: WideOption = False,
+) -> None:
+    """Add a raw observation to a rule's basis; a counterexample sends a trusted rule to
+    review."""
+    with render.errors():
+        tenant = _one_scope(scope)
+        with open_memory(store, create=False) as memory:
+            rule = memory.rules.observe(rule_id, episode_id=episode, task_id=task, scene=scene,
+                                        holds=held, scope=tenant)
+        _emit_rule(rule, json_out, wide)
+
+
+@rules_app.command("promote")
+def rules_promote(rule_id: RuleArg, scope: ScopeOption = None, store: StoreOption = None,
+                  json_out: JsonOption = False, wide: WideOption = False) -> None:
+    """session -> experience when its basis earns it; experience -> a metadata candidate
+    (a person approves it with `rules approve`)."""
+    with render.errors():
+        tenant = _one_scope(scope)
+        with open_memory(store, create=False) as memory:
+            rule = memory.rules.promote(rule_id, scope=tenant)
+        _emit_rule(rule, json_out, wide)
+
+
+@rules_app.command("signal")
+def rules_signal(
+    name: Annotated[str, typer.Argument(help="The signal (map_version, tool_schema, ...).")],
+    value: Annotated[str, typer.Argument(help="What it reads now.")],
+    scope: ScopeOption = None, all_scopes: AllScopesOption = False,
+    store: StoreOption = None, json_out: JsonOption = False, wide: WideOption = False,
+) -> None:
+    """Move an environment signal (a fact in the graph) and list the rules bound to its old
+    value, which go to review. --all-scopes: in every scope with a rule bound to it."""
+    with render.errors(), open_memory(store, create=False) as memory:
+        moved = memory.rules.signal(name, value, wanted_scope(scope, all_scopes))
+        _emit_rules(moved, f"signal {name} = {value}: sent to review", json_out, wide)
+
+
+@rules_app.command("approve")
+def rules_approve(rule_id: RuleArg, by: ByOption, scope: ScopeOption = None,
+                  all_scopes: AllScopesOption = False, store: StoreOption = None,
+                  json_out: JsonOption = False, wide: WideOption = False) -> None:
+    """A person approves a metadata candidate into the metadata tier."""
+    with render.errors(), open_memory(store, create=False) as memory:
+        tenant = wanted_scope(scope, all_scopes)
+        _emit_rule(memory.rules.approve(rule_id, by, scope=tenant), json_out, wide)
+
+
+@rules_app.command("demote")
+def rules_demote(rule_id: RuleArg, by: ByOption, reason: ReasonOption = "",
+                 scope: ScopeOption = None, all_scopes: AllScopesOption = False,
+                 store: StoreOption = None, json_out: JsonOption = False,
+                 wide: WideOption = False) -> None:
+    """Move a rule one tier down."""
+    with render.errors(), open_memory(store, create=False) as memory:
+        tenant = wanted_scope(scope, all_scopes)
+        _emit_rule(memory.rules.demote(rule_id, by, reason, scope=tenant), json_out, wide)
+
+
+@rules_app.command("review")
+def rules_review(
+    rule_id: Annotated[str | None, typer.Argument(help="A rule id; none: list what waits.")]
+    = None,
+    outcome: Annotated[Outcome | None, typer.Option(help="keep, demote or expire.")] = None,
+    by: Annotated[str | None, typer.Option("--by", help="Who decides.")] = None,
+    reason: ReasonOption = "",
+    due: Annotated[bool, typer.Option(
+        "--due", help="First send every rule whose review date passed (or whose signal "
+        "moved) to review, and list those.")] = False,
+    at: Annotated[str | None, typer.Option(
+        help="With --due: judge at this time (ISO 8601), not now.")] = None,
+    scope: ScopeOption = None, all_scopes: AllScopesOption = False,
+    store: StoreOption = None, json_out: JsonOption = False, wide: WideOption = False,
+) -> None:
+    """List rules waiting for review, send the due ones there (--due), or end one review:
+    keep, demote or expire."""
+    with render.errors():
+        tenant = wanted_scope(scope, all_scopes)
+        when: datetime | None = None if at is None else parse_instant(at, what="--at")
+        if at is not None and not due:
+            raise typer.BadParameter("--at goes with --due")
+        with open_memory(store, create=False) as memory:
+            if due:
+                if rule_id is not None:
+                    raise typer.BadParameter("--due reviews every rule; give no rule id")
+                book = memory.rules if when is None else RuleBook(
+                    memory.store, lambda: when, ingest=memory.ingest)
+                _emit_rules(book.due(tenant), "came due: sent to review", json_out, wide)
+                return
+            if rule_id is None:
+                _emit_rules(memory.rules.pending_review(tenant), "waiting for review",
+                            json_out, wide)
+                return
+            if outcome is None or not by:
+                raise typer.BadParameter("a review needs --outcome keep|demote|expire and --by")
+            rule = memory.rules.review(rule_id, outcome, by, reason, scope=tenant)
+        _emit_rule(rule, json_out, wide)
