@@ -50,6 +50,7 @@ MODULES = [
     "kg_memory.domain.pending",
     "kg_memory.domain.write_policy",
     "kg_memory.domain.layers",
+    "kg_memory.domain.rule_review",
     # trust
     "kg_memory.domain.authority",
     "kg_memory.domain.channel",
@@ -82,6 +83,7 @@ FOCUS = {
     "pending": ("policy_rules", "pending", "write_policy"),
     "write_policy": ("policy_rules", "write_policy", "pending"),
     "layers": ("layers",),
+    "rule_review": ("rule_dependencies", "rules_cli", "layers"),
     "authority": ("authority", "trust_gate", "poisoning"),
     "channel": ("trust_rules", "trust_gate"),
     "corroboration": ("trust_rules", "trust_gate"),
