@@ -4,11 +4,15 @@ reference on generated text; here each documented threshold and edge is stated b
 
 from __future__ import annotations
 
+import pytest
+from pydantic import ValidationError
+
 from kg_memory.domain.residue import (
     MARK,
     MIN_SPAN_CHARS,
     MIN_VALUE_CHARS,
     Matcher,
+    Residue,
     find_spans,
     needles,
     redact,
@@ -84,3 +88,9 @@ def test_redaction_replaces_each_span_and_keeps_the_rest() -> None:
     assert redact(text, [(7, 14), (22, 29)]) == f"keep A {MARK} keep B {MARK} keep"
     assert redact(text, []) == text
     assert redact("secret", [(0, 6)]) == MARK
+
+
+def test_a_residue_report_cannot_be_altered_after_the_search() -> None:
+    found = Residue(where="episode", node="ep_1", spans=2)
+    with pytest.raises(ValidationError, match="frozen"):
+        found.spans = 0  # type: ignore[misc]
