@@ -8,12 +8,14 @@ flipped comparison or a dropped condition would change the answer.
 from __future__ import annotations
 
 from fnmatch import fnmatchcase
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from kg_memory import PolicyError
 from kg_memory.domain.authority import (
     DEFAULT_AUTHORITY,
     AuthorityTier,
@@ -208,3 +210,15 @@ def test_policies_bindings_and_counts_are_immutable_and_the_default_is_named() -
         field = next(iter(type(record).model_fields))
         with pytest.raises(ValidationError, match="frozen"):
             setattr(record, field, getattr(record, field))
+
+
+def test_a_channel_policy_file_that_does_not_parse_is_refused_by_name(tmp_path: Path) -> None:
+    path = tmp_path / "channels.json"
+    path.write_text(ChannelPolicy.default().model_dump_json(), encoding="utf-8")
+    assert ChannelPolicy.load(path) == ChannelPolicy.default()
+    for text in ("{not json", '{"rules": [{"sources": ["*"], "channels": ["carrier pigeon"]}]}'):
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(PolicyError, match="channel policy"):
+            ChannelPolicy.load(path)
+    with pytest.raises(PolicyError, match="channel policy"):
+        ChannelPolicy.load(tmp_path / "missing.json")
