@@ -368,6 +368,10 @@ def test_only_the_users_statements_are_their_own_words(kind: Kind, own: bool) ->
     label, own_words, historical = fact_label(_fact(kind=kind))
     assert (own_words, historical) == (own, False)
     assert ("claim" in label) == (kind is Kind.CLAIM)
+    # Each kind says whose words they are: a world fact is its owning system's record, a
+    # derived one was computed by a worker.
+    assert label.startswith({Kind.STATED: "the user's statement", Kind.CLAIM: "claim: user's",
+                             Kind.WORLD: "record of user", Kind.DERIVED: "derived by user"}[kind])
 
 
 def test_a_remembered_approval_is_historical_evidence_only() -> None:
@@ -417,7 +421,12 @@ def test_answers_hits_and_their_scores_are_immutable() -> None:
                           known_at=day(0), kinds=tuple(Kind))
     shown = RecalledEpisode(episode_id="e", source="user", channel="chat", content="c",
                             occurred_at=day(0), label="")
-    for record in (ranked, ranked.components(), answer, shown):
+    hit = RecallHit(type="episode", id="e", revision=None, scope="acme", content="c",
+                    value=None, subject=None, predicate=None, qualifiers=None, kind=None,
+                    writer="user", valid=Interval(start=day(0)), system=Interval(start=day(0)),
+                    supported_by=(), eligible_because=(), label="", own_words=True,
+                    historical_only=False, context=(shown,), score=ranked.components())
+    for record in (ranked, ranked.components(), answer, shown, hit):
         field = next(iter(type(record).model_fields))
         with pytest.raises(ValidationError, match="frozen"):
             setattr(record, field, getattr(record, field))
