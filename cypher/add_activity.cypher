@@ -1,6 +1,6 @@
 // Record (or replace) a prov:Activity the store ran itself: a consolidation or a forget run.
 // `detail` is content-free JSON: counts and ids.
-// :params {activity_id: 'act_forget_1', scope: 'u1', type: 'forget', agent: 'kg-memory-forget', started_at: 1767603600000000, ended_at: 1767603600000000, status: 'complete', detail: '{}'}
+// :params {activity_id: 'act_forget_1', scope: 'u1', type: 'forget', agent: 'kg-memory-forget', started_at: datetime('2026-02-14T20:00Z'), ended_at: datetime('2026-02-14T20:00Z'), status: 'complete', detail: '{}'}
 MERGE (a:Node {scope: $scope, id: $activity_id})
 SET a:Activity,
     a.activity_id = $activity_id,

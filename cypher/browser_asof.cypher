@@ -1,17 +1,17 @@
 // Browser ready query (not run by the adapter): the as-of snapshot of one scope as a graph.
-// What held at `valid` in the world, as the store believed at `known` (microseconds since the
-// Unix epoch), for `scope` and optionally one `subject` (null for every subject): the same
+// What held at `valid` in the world, as the store believed at `known` (DATETIMEs: paste
+// `datetime('2026-02-14T20:00Z')` forms), for `scope` and optionally one `subject` (null for every subject): the same
 // revisions as asof_scope.cypher (and asof_subject.cypher), each drawn with its :Fact hub, the
 // entity it is ABOUT and the episodes whose SUPPORTS was recorded by `known`.
-// :params {scope: 'u1', subject: null, valid: 1767603600000000, known: 1767603600000000}
+// :params {scope: 'u1', subject: null, valid: datetime('2026-02-14T20:00Z'), known: datetime('2026-02-14T20:00Z')}
 // An open end (null sys_to / valid_to) counts as later than any instant. A revision the store
 // stopped believing after `known` is drawn as closed (no :Current label).
 MATCH (a:Assertion)
 USING INDEX a:Assertion(scope)
 WHERE a.scope = $scope
   AND ($subject IS NULL OR a.subject = $subject)
-  AND a.sys_from <= $known AND coalesce(a.sys_to, $known + 1) > $known
-  AND a.valid_from <= $valid AND coalesce(a.valid_to, $valid + 1) > $valid
+  AND a.sys_from <= $known AND (a.sys_to IS NULL OR a.sys_to > $known)
+  AND a.valid_from <= $valid AND (a.valid_to IS NULL OR a.valid_to > $valid)
 MATCH revision = (a)-[:REVISION_OF_FACT]->(f:Fact)
 OPTIONAL MATCH about = (f)-[:ABOUT]->(:Entity)
 OPTIONAL MATCH support = (:Episode)-[s:SUPPORTS]->(f)

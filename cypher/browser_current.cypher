@@ -1,13 +1,13 @@
 // Browser ready query (not run by the adapter): the current facts of one subject, as a graph.
 // Every revision the store believes now (:Current, system interval still open) about `subject`
 // (an entity id), drawn with its :Fact hub, the entity the fact is ABOUT and the episodes that
-// SUPPORT it. `valid` (microseconds since the Unix epoch) keeps the revisions valid at that
+// SUPPORT it. `valid` (a DATETIME such as datetime('2026-02-14T20:00Z')) keeps the revisions valid at that
 // instant; null keeps every believed revision, also those about a valid time that has ended.
 // :params {subject: 'ana', valid: null}
 // The first columns read as a table (Table / Text view); the paths draw the graph.
 MATCH (a:Assertion:Current)
 WHERE a.subject = $subject
-  AND ($valid IS NULL OR (a.valid_from <= $valid AND coalesce(a.valid_to, $valid + 1) > $valid))
+  AND ($valid IS NULL OR (a.valid_from <= $valid AND (a.valid_to IS NULL OR a.valid_to > $valid)))
 MATCH revision = (a)-[:REVISION_OF_FACT]->(f:Fact)
 OPTIONAL MATCH about = (f)-[:ABOUT]->(:Entity)
 OPTIONAL MATCH support = (:Episode)-[:SUPPORTS]->(f)

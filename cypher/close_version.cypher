@@ -3,7 +3,7 @@
 // transaction (sys_from = now) was never visible to anyone, so it is deleted instead: an
 // empty system interval would be a lie. No row back: the revision was not open (the caller
 // reports a concurrent change). `fresh` says whether it was deleted.
-// :params {assertion_id: 'as_1', revision: 1, now: 1767603600000001, closed_by: 'ep_2', close_reason: 'superseded'}
+// :params {assertion_id: 'as_1', revision: 1, now: datetime('2026-02-14T20:00:00.000001Z'), closed_by: 'ep_2', close_reason: 'superseded'}
 MATCH (a:Assertion {assertion_id: $assertion_id, revision: $revision})
 WHERE a.sys_to IS NULL
 WITH a, a.sys_from = $now AS fresh

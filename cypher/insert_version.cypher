@@ -1,9 +1,11 @@
 // Append a revision: revision = highest of the assertion + 1, system interval [now, open).
 // Each revision is its own :Assertion node (labelled :Current while open and by kind:
 // :Stated, :World, :Claim or :Derived) attached to the assertion's :Fact hub, which carries the
-// typed edges and NEEDS each dependency's node. value and qualifiers are JSON text; times are
-// integer microseconds since the Unix epoch, null for an open end.
-// :params {assertion_id: 'as_1', scope: 'u1', subject: 'ana', predicate: 'diet', project: '', value: '"vegetarian"', qualifiers: '{"project":null,"exceptions":[]}', kind: 'stated', writer: 'user', depends_on: [], confidence: 1.0, valid_from: 1767603600000000, valid_to: null, now: 1767603600000000, reason: 'asserted', recorded_by: 'ep_1'}
+// typed edges and NEEDS each dependency's node. value is stored as its own type (string, number,
+// boolean); the qualifiers are `project` ('' for none) and `exceptions` (a list of strings); times
+// are DATETIMEs in UTC, absent (null) for an open end. `content_hash` is the digest
+// `kg-memory check` re-computes (kg_memory.store.neo4j.rows.revision_hash).
+// :params {assertion_id: 'as_1', scope: 'u1', subject: 'ana', predicate: 'diet', project: '', exceptions: [], value: 'vegetarian', kind: 'stated', writer: 'user', depends_on: [], confidence: 1.0, valid_from: datetime('2026-02-14T20:00Z'), valid_to: null, now: datetime('2026-02-14T20:00Z'), reason: 'asserted', recorded_by: 'ep_1', content_hash: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'}
 MERGE (f:Node {scope: $scope, id: $assertion_id})
 SET f:Fact, f.assertion_id = $assertion_id
 WITH f
@@ -17,7 +19,7 @@ CREATE (a:Assertion:Current {
   predicate: $predicate,
   project: $project,
   value: $value,
-  qualifiers: $qualifiers,
+  exceptions: $exceptions,
   kind: $kind,
   writer: $writer,
   depends_on: $depends_on,
@@ -26,7 +28,8 @@ CREATE (a:Assertion:Current {
   valid_to: $valid_to,
   sys_from: $now,
   reason: $reason,
-  recorded_by: $recorded_by
+  recorded_by: $recorded_by,
+  content_hash: $content_hash
 })-[:REVISION_OF_FACT]->(f)
 SET a:$(toUpper(substring($kind, 0, 1)) + substring($kind, 1))
 FOREACH (dep IN $depends_on |

@@ -1,7 +1,7 @@
 // Mirror: upsert revisions exactly as the embedded store holds them (sync from the outbox).
 // Same shape as insert_version: one :Assertion per revision on its :Fact hub, kind label,
 // :Current while the system interval is open.
-// :params {rows: [{assertion_id: 'as_1', revision: 1, label: 'Stated', current: true, deps: [], props: {assertion_id: 'as_1', revision: 1, scope: 'u1', subject: 'ana', predicate: 'diet', project: '', value: '"vegetarian"', qualifiers: '{}', kind: 'stated', writer: 'user', depends_on: [], confidence: 1.0, valid_from: 1767603600000000, valid_to: null, sys_from: 1767603600000000, sys_to: null, reason: 'asserted', recorded_by: 'ep_1', closed_by: null, close_reason: null}}]}
+// :params {rows: [{assertion_id: 'as_1', revision: 1, label: 'Stated', current: true, deps: [], props: {assertion_id: 'as_1', revision: 1, scope: 'u1', subject: 'ana', predicate: 'diet', project: '', value: 'vegetarian', exceptions: [], kind: 'stated', writer: 'user', depends_on: [], confidence: 1.0, valid_from: datetime('2026-02-14T20:00Z'), valid_to: null, sys_from: datetime('2026-02-14T20:00Z'), sys_to: null, reason: 'asserted', recorded_by: 'ep_1', closed_by: null, close_reason: null}}]}
 UNWIND $rows AS r
 MERGE (f:Node {scope: r.props.scope, id: r.assertion_id})
 SET f:Fact, f.assertion_id = r.assertion_id

@@ -1,7 +1,7 @@
 // Insert or replace an identity document (an entity profile, a resolution decision) as JSON
 // text, recorded at `now`; each `lookup` key (a blocking key) gets a :LookupKey node that FINDS
 // it, so the resolver reaches candidates without scanning. Keys are only ever added.
-// :params {kind: 'profile', key: 'p-jo-okafor', scope: 'acme', body: '{"entity_id": "p-jo-okafor"}', lookup: ['name:jo okafor'], now: 1767603600000000}
+// :params {kind: 'profile', key: 'p-jo-okafor', scope: 'acme', body: '{"entity_id": "p-jo-okafor"}', lookup: ['name:jo okafor'], now: datetime('2026-02-14T20:00Z')}
 MERGE (d:Document {kind: $kind, scope: $scope, key: $key})
 SET d.body = $body, d.recorded_at = $now
 FOREACH (k IN coalesce($lookup, []) |

@@ -1,7 +1,7 @@
 // Insert an entity, or widen a known one: its owners become the ordered union of the known and
 // the given owners, and a missing name is filled in. Nothing known is ever dropped. A placeholder
 // node with the same id in the same scope (an earlier edge's endpoint) becomes the entity.
-// :params {entity_id: 'R1', type: 'booking', name: null, scope: 'u1', owners: ['restaurant'], now: 1767603600000000}
+// :params {entity_id: 'R1', type: 'booking', name: null, scope: 'u1', owners: ['restaurant'], now: datetime('2026-02-14T20:00Z')}
 MERGE (n:Node {scope: $scope, id: $entity_id})
 WITH n, n:Entity AS known
 SET n:Entity,

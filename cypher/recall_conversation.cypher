@@ -1,7 +1,7 @@
 // Recall: the `size` episodes before and after one (by occurred_at, then id) in the same
 // conversation: same scope and channel, same source unless `source` is null (a chat), recorded
 // by `known`, with content. Oldest first.
-// :params {scope: 'u1', channel: 'chat', source: null, around: 1767603600000000, episode_id: 'ep_1', known: 1767603600000000, size: 1}
+// :params {scope: 'u1', channel: 'chat', source: null, around: datetime('2026-02-14T20:00Z'), episode_id: 'ep_1', known: datetime('2026-02-14T20:00Z'), size: 1}
 CALL {
   MATCH (e:Episode)
   WHERE e.scope = $scope AND e.channel = $channel AND ($source IS NULL OR e.source = $source)

@@ -1,7 +1,9 @@
-// Recall's full-text indexes, for a forget run's destination report: each must be online and
-// not eventually consistent (so a deleted node left it in the deleting transaction).
+// Recall's indexes, for a forget run's destination report: each full-text index must be online
+// and not eventually consistent (so a deleted node left it in the deleting transaction); the
+// vector index, when an embedder has created it, must be online.
 // :params {}
 SHOW INDEXES YIELD name, type, state, options
-WHERE type = 'FULLTEXT' AND name IN ['recall_facts', 'recall_episodes']
+WHERE (type = 'FULLTEXT' AND name IN ['recall_facts', 'recall_episodes'])
+   OR (type = 'VECTOR' AND name = 'recall_vectors')
 RETURN name, state, options.indexConfig['fulltext.eventually_consistent'] AS eventual
 ORDER BY name

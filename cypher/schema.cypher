@@ -7,7 +7,7 @@
 
 // Schema 1 keyed node ids, operation ids, entity ids and documents across scopes; tenants'
 // names collide, so those constraints go (a database holding schema 1 data is refused before
-// this file runs, see kg_memory/store/neo4j.py).
+// this file runs, see kg_memory/store/neo4j/store.py).
 DROP CONSTRAINT node_id IF EXISTS;
 DROP CONSTRAINT episode_operation IF EXISTS;
 DROP CONSTRAINT entity_id IF EXISTS;
@@ -40,6 +40,14 @@ CREATE INDEX block_scope IF NOT EXISTS FOR (b:Block) ON (b.scope);
 CREATE INDEX activity_type IF NOT EXISTS FOR (a:Activity) ON (a.type);
 CREATE INDEX document_kind IF NOT EXISTS FOR (d:Document) ON (d.kind);
 CREATE INDEX entity_scope IF NOT EXISTS FOR (e:Entity) ON (e.scope);
+// Instants are DATETIMEs (UTC): range indexes on the temporal properties serve range filters
+// (a Browser user's `a.sys_from <= datetime('2026-02-14T20:00Z')`, a snapshot of the whole store)
+// and the conversation window's ordering. The as-of lookups still seek by slot, subject or scope
+// (their USING INDEX hints) and filter that handful of revisions by time.
+CREATE INDEX assertion_sys_from IF NOT EXISTS FOR (a:Assertion) ON (a.sys_from);
+CREATE INDEX assertion_valid_from IF NOT EXISTS FOR (a:Assertion) ON (a.valid_from);
+CREATE INDEX episode_recorded_at IF NOT EXISTS FOR (e:Episode) ON (e.recorded_at);
+CREATE INDEX episode_occurred_at IF NOT EXISTS FOR (e:Episode) ON (e.occurred_at);
 // An operator's lookups by id alone (an id across every scope; the mirror's deletions).
 CREATE INDEX node_id_any_scope IF NOT EXISTS FOR (n:Node) ON (n.id);
 

@@ -37,6 +37,7 @@ from kg_memory.domain.errors import (
     ResolutionError,
     ScopeError,
     StoreBusy,
+    StoreNeedsMigration,
     StoreUnavailable,
     TimeError,
     WriteRefused,
@@ -99,6 +100,7 @@ from kg_memory.store.clock import system_clock
 
 if TYPE_CHECKING:
     from kg_memory.store.neo4j import Neo4jStore
+    from kg_memory.store.neo4j.migrate import MigrationReport
     from kg_memory.store.neo4j.mirror import SyncReport
     from kg_memory.store.neo4j.mirror import sync as sync_mirror
 
@@ -107,6 +109,7 @@ __version__ = "0.1.0"
 # The Neo4j adapter loads the driver: resolved on first use, so `import kg_memory` and every
 # embedded command stay as fast as they were.
 _LAZY = {
+    "MigrationReport": ("kg_memory.store.neo4j.migrate", "MigrationReport"),
     "Neo4jStore": ("kg_memory.store.neo4j", "Neo4jStore"),
     "SyncReport": ("kg_memory.store.neo4j.mirror", "SyncReport"),
     "sync_mirror": ("kg_memory.store.neo4j.mirror", "sync"),
@@ -174,6 +177,7 @@ __all__ = [
     "Kind",
     "Memory",
     "MentionCandidate",
+    "MigrationReport",
     "Mode",
     "NaiveDatetimeError",
     "Neo4jStore",
@@ -208,6 +212,7 @@ __all__ = [
     "SqliteStore",
     "Store",
     "StoreBusy",
+    "StoreNeedsMigration",
     "StoreUnavailable",
     "Support",
     "SweepReport",

@@ -56,6 +56,8 @@ PUBLIC = [
     "RecallError", "RecallHit", "RecallUnavailable", "RecalledEpisode", "ScoreComponents",
     # Issue 11 (bad input): the typed argument error and the parsers the CLI uses.
     "InvalidArgument", "count_records", "parse_mention",
+    # Neo4j schema 3 (issue 16): the migration's typed refusal and its report.
+    "MigrationReport", "StoreNeedsMigration",
 ]
 
 

@@ -79,7 +79,9 @@ def test_targets_and_lineage_and_forget_figures_are_reported(result: BenchResult
     names = {t.name for t in result.targets}
     assert "forget cascade of 1,000 derivatives (median)" in names
     assert "forget cascade growth (median)" in names
-    assert len(result.targets) == 8
+    assert {"recall, lexical (median)", "recall vs raw FTS5 (median)",
+            "recall, hybrid (median)"} <= names
+    assert len(result.targets) == 11
     assert all(t.met is not None for t in result.targets)
     assert result.pending == ()
     for scale in result.scales:
@@ -146,7 +148,11 @@ def test_neo4j_backend_syncs_and_answers_the_same() -> None:
     assert scale.neo4j is not None
     assert scale.neo4j.answers_agree
     assert scale.neo4j.sync_records > 0
-    assert {"neo4j sync", "neo4j as-of lookup (median)"} <= {t.name for t in result.targets}
+    # Written straight into Neo4j, the same workload gives the same answers.
+    assert scale.neo4j.direct_episodes > 0
+    assert scale.neo4j.direct_answers_agree
+    assert {"neo4j sync", "neo4j direct writes", "neo4j as-of lookup (median)"} <= {
+        t.name for t in result.targets}
 
 
 def test_recall_is_measured_beside_a_plain_fts5_query(result: BenchResult) -> None:
@@ -159,6 +165,18 @@ def test_recall_is_measured_beside_a_plain_fts5_query(result: BenchResult) -> No
         assert figures.hit_rate > 0.8
         assert figures.mean_excluded > 0
         assert figures.recall.count == figures.fts5.count == 100
+        # Hybrid beside brute-force cosine over the same stored vectors, and the index path
+        # against exact scoring.
+        assert figures.hybrid is not None
+        assert figures.cosine is not None
+        assert figures.cosine.count == 100
+        assert figures.vectors is not None
+        assert figures.vectors > 0
+        assert figures.index_recall_at_10 is not None
+        assert 0 < figures.index_recall_at_10 <= 1
+    assert result.growth is not None
+    assert result.growth.recall_median is not None
+    assert result.growth.hybrid_median is not None
 
 
 @given(st.floats(min_value=0.01, max_value=5e8), st.floats(min_value=0.01, max_value=5e8))

@@ -22,6 +22,7 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -34,7 +35,6 @@ from playwright.sync_api import Locator, Page, expect, sync_playwright
 
 from kg_memory import Memory
 from kg_memory.domain.errors import StoreUnavailable
-from kg_memory.domain.instant import to_micros
 from kg_memory.domain.result import Fact
 from kg_memory.sim.scenario import Scenario, ScenarioClock
 from kg_memory.store.neo4j.cypher import load
@@ -86,7 +86,7 @@ _CONNECTED = "You have a working connection"
 class Dinner:
     memory: Memory
     scenario: Scenario
-    at: int  # day 40 at the read hour, microseconds since the Unix epoch
+    at: datetime  # day 40 at the read hour (a DATETIME in Neo4j)
     expected: tuple[Fact, ...]  # the API's as-of answer for day 40, both axes
 
 
@@ -106,7 +106,7 @@ def dinner() -> Iterator[Dinner]:
         clock.now = scenario.at(scenario.days)
         day = scenario.at(DAY)
         expected = memory.asof(day, day, scope=scenario.scope).facts
-        yield Dinner(memory, scenario, to_micros(day), tuple(expected))
+        yield Dinner(memory, scenario, day, tuple(expected))
     finally:
         memory.close()
 
@@ -196,6 +196,8 @@ def _cypher_map(params: dict[str, Any]) -> str:
             return "null"
         if isinstance(value, str):
             return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+        if isinstance(value, datetime):  # what a Browser user types for an instant
+            return f"datetime('{value.astimezone(UTC).isoformat()}')"
         return str(value)
 
     return "{" + ", ".join(f"{key}: {literal(value)}" for key, value in params.items()) + "}"
@@ -212,8 +214,8 @@ def _records(frame: Locator) -> int:
 def _table_rows(frame: Locator) -> list[dict[str, Any]]:
     """The Table view's rows of a one-column result of maps, read back into dicts.
 
-    Each cell is the map as indented JSON, except that string values are not escaped (the
-    JSON text in ``value`` shows as ``""eats fish""``): read it line by line.
+    Each cell is the map as indented JSON, except that string values are not escaped (a
+    string with quotes inside shows them bare): read it line by line.
     """
     frame.locator('[data-testid="cypherFrameSidebarTable"]').click()
     cells = frame.locator('[data-testid="frameContents"] td[role="cell"]')
@@ -259,7 +261,7 @@ def test_the_as_of_query_from_cypher_shows_day_40_in_browser(page: Page, dinner:
     assert _records(frame) == len(dinner.expected)
 
     rows = _table_rows(frame)
-    shown = {(r["subject"], r["predicate"], json.loads(r["value"]), r["assertion_id"],
+    shown = {(r["subject"], r["predicate"], r["value"], r["assertion_id"],
               r["revision"]) for r in rows}
     assert shown == {(f.subject, f.predicate, f.value, f.assertion_id, f.revision)
                      for f in dinner.expected}
@@ -337,13 +339,13 @@ def test_the_ready_queries_agree_with_the_api(driver: Driver, dinner: Dinner) ->
             at = scenario.at(day)
             want = memory.asof(at, at, scope=scenario.scope).facts
             rows = session.run(load("browser_asof"), scope=scenario.scope, subject=None,
-                               valid=to_micros(at), known=to_micros(at)).data()
+                               valid=at, known=at).data()
             assert sorted((r["assertion_id"], r["revision_number"]) for r in rows) == sorted(
                 (f.assertion_id, f.revision) for f in want
             ), day
         current = session.run(load("browser_current"), subject="ana", valid=None).data()
         episode_ids = [r["id"] for r in session.run("MATCH (e:Episode) RETURN e.id AS id")]
-    assert sorted(json.loads(r["value"]) for r in current) == ["eats fish", "vegetarian"]
+    assert sorted(r["value"] for r in current) == ["eats fish", "vegetarian"]
 
     # The new diet's lineage reaches the episode that said it and, through SUPERSEDES, the one
     # that said "vegetarian".

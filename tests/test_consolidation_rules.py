@@ -1,9 +1,9 @@
-"""Faithful consolidation and dependency references, as pure rules.
+"""Faithful consolidation, as pure rules.
 
 Rules protected: a derived record never drops a source's project or exception (seed 002: Jo's
 "concise for Cedar, except audits" must not become "Jo likes brevity"); the derivation is
-deterministic and keeps every source; evidence and If-Match tags parse and print one way;
-``fact:`` dependency references are well-formed or refused.
+deterministic and keeps every source; evidence and If-Match tags parse and print one way, and
+evidence is a value (hashable, never edited). Dependency references: test_dependency_rules.py.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from datetime import UTC, datetime
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from kg_memory import Assertion, Evidence, Interval, Kind, Qualifiers
 from kg_memory.domain.consolidation import derive_profile, etag, scope_problems
-from kg_memory.domain.dependency import FactRef, parse_fact_ref
 
 DAY = datetime(2026, 1, 5, tzinfo=UTC)
 
@@ -105,18 +105,8 @@ def test_etag_names_the_current_revision() -> None:
     assert etag(fact(4, "x")) == "as_4#2"
 
 
-@pytest.mark.parametrize(("ref", "expected"), [
-    ("R1", None),
-    ("fact:team/lead", FactRef(subject="team", predicate="lead")),
-    ("fact:j17/report_style@c1", FactRef(subject="j17", predicate="report_style",
-                                          project="c1")),
-    ("fact:j17/report_style@", FactRef(subject="j17", predicate="report_style")),
-])
-def test_dependency_references(ref: str, expected: FactRef | None) -> None:
-    assert parse_fact_ref(ref) == expected
-
-
-@pytest.mark.parametrize("ref", ["fact:x", "fact:/p", "fact:s/", "fact:", "fact:@c1"])
-def test_malformed_fact_references_are_refused(ref: str) -> None:
-    with pytest.raises(ValueError, match=r"fact:subject/predicate\[@project\]"):
-        parse_fact_ref(ref)
+def test_evidence_is_a_value_that_cannot_be_edited() -> None:
+    evidence = Evidence.parse("as_1#2")
+    assert evidence in {Evidence(assertion_id="as_1", revision=2)}  # hashable, by value
+    with pytest.raises(ValidationError, match="frozen"):
+        evidence.revision = 3  # type: ignore[misc]

@@ -10,7 +10,10 @@ Rules protected: a fact whose every supporting episode is forgotten is deleted; 
 all of whose sources are deleted is deleted, one with some deleted sources is rebuilt, one with
 none is retained; an episode that supported only deleted facts is erased, one that also supports
 surviving facts is redacted, one that supports nothing is retained; a fact superseded by or
-invalidated through forgotten input is restored, unless it is itself deleted (a resurrection).
+invalidated through forgotten input is restored, unless it is itself deleted (a resurrection);
+a derived record's fate follows its evidence, never the worker episode that published it; and
+the plan does not depend on the order in which the view lists its nodes; nodes of other kinds
+(the agent an episode is attributed to) are never planned, not even as retained.
 """
 
 from __future__ import annotations
@@ -27,15 +30,21 @@ SELECTOR = Selector(kind="episode", value="e0")
 
 
 def view_of(
-    episodes: int, facts: int, derived: int, edges: list[tuple[str, EdgeType, str]]
+    episodes: int, facts: int, derived: int, edges: list[tuple[str, EdgeType, str]],
+    order: list[int] | None = None,
 ) -> nx.MultiDiGraph[str]:
+    """The view, its nodes added in ``order`` (a permutation of their indexes; default: episodes,
+    facts, derived records): a lineage query returns them in no particular order."""
+    nodes = ([(f"e{i}", {"kind": "episode"}) for i in range(episodes)]
+             + [(f"f{i}", {"kind": "assertion", "derived": False}) for i in range(facts)]
+             + [(f"d{i}", {"kind": "assertion", "derived": True}) for i in range(derived)])
     view: nx.MultiDiGraph[str] = nx.MultiDiGraph()
+    for i in order if order is not None else range(len(nodes)):
+        view.add_node(nodes[i][0], **nodes[i][1])
+    # The writer an episode is attributed to: in view, but never planned (nor retained).
+    view.add_node("agent:user", kind="agent")
     for i in range(episodes):
-        view.add_node(f"e{i}", kind="episode")
-    for i in range(facts):
-        view.add_node(f"f{i}", kind="assertion", derived=False)
-    for i in range(derived):
-        view.add_node(f"d{i}", kind="assertion", derived=True)
+        view.add_edge(f"e{i}", "agent:user", key="ATTRIBUTED_TO")
     for src, relation, dst in edges:
         view.add_edge(src, dst, key=relation.value)
     return view
@@ -95,9 +104,12 @@ def lineages(draw: st.DrawFn) -> tuple[nx.MultiDiGraph[str], set[str], set[str]]
         evidence = facts + derived[:i]  # derived records may build on earlier ones
         edges += [(d, EdgeType.DERIVED_FROM, s) for s in draw(st.sets(st.sampled_from(evidence),
                                                                        max_size=3))]
+        if draw(st.booleans()):  # the worker's episode that published the record
+            edges.append((d, EdgeType.SUPPORTS, draw(st.sampled_from(episodes))))
     forgotten_episodes = draw(st.sets(st.sampled_from(episodes), max_size=2))
     forgotten_facts = draw(st.sets(st.sampled_from(facts + derived), max_size=2))
-    return view_of(n_e, n_f, n_d, edges), forgotten_episodes, forgotten_facts
+    order = draw(st.permutations(range(n_e + n_f + n_d)))
+    return view_of(n_e, n_f, n_d, edges, order), forgotten_episodes, forgotten_facts
 
 
 @given(lineages())

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -26,6 +27,9 @@ CYPHER_DIR = resource_path("cypher")
 URI = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
 #: Files that are not a single query run in an explicit transaction.
 SCRIPTS = {"schema", "wipe"}
+#: Queries that need recall's vector index, which exists only once an embedder made it (with
+#: that embedder's dimensions): run against one made at the examples' dimensions.
+VECTOR_INDEXED = {"recall_vector_query", "recall_vector_await"}
 ADAPTER = sorted((ROOT / "kg_memory" / "store" / "neo4j").glob("*.py"))
 #: Browser ready queries (``browser_*.cypher``): for people in Neo4j Browser, never run by the
 #: adapter. They meet every other check here: $parameters only, header :params, runnable.
@@ -48,7 +52,8 @@ def _body(name: str) -> str:
 
 # -- a reader for the `:params {...}` example in each file's header -------------------------------
 
-_TOKEN = re.compile(r"\s*('(?:[^'\\]|\\.)*'|-?\d+(?:\.\d+)?|[A-Za-z_]\w*|[{}\[\]:,])")
+_TOKEN = re.compile(
+    r"\s*(datetime\('[^']*'\)|'(?:[^'\\]|\\.)*'|-?\d+(?:\.\d+)?|[A-Za-z_]\w*|[{}\[\]:,])")
 
 
 def _tokens(text: str) -> Iterator[str]:
@@ -81,6 +86,9 @@ def _literal(tokens: list[str]) -> Any:
                 tokens.pop(0)
         tokens.pop(0)
         return items
+    if token.startswith("datetime('"):
+        # What Browser's datetime('...') gives: an instant in UTC (Python reads the 'Z').
+        return datetime.fromisoformat(token[len("datetime('"):-2]).astimezone(UTC)
     if token.startswith("'"):
         return re.sub(r"\\(.)", r"\1", token[1:-1])
     if token in ("null", "true", "false"):
@@ -116,7 +124,7 @@ def test_the_loader_reads_every_file_of_the_cypher_folder() -> None:
 
 def test_every_query_the_adapter_runs_is_a_file_and_every_file_is_used() -> None:
     source = "\n".join(p.read_text(encoding="utf-8") for p in ADAPTER)
-    used = set(re.findall(r'(?:_rows|_read|_versions)\(\s*"(\w+)"', source))
+    used = set(re.findall(r'(?:_rows|_read|_versions|\b_?run)\(\s*"(\w+)"', source))
     used |= set(re.findall(r'run_query\(\s*\w+,\s*"(\w+)"', source))
     used |= set(re.findall(r'statements\("(\w+)"\)', source))
     # The mirror batches named queries as (name, params) steps of one transaction.
@@ -147,6 +155,27 @@ def test_a_file_is_one_query_with_parameters_only(name: str) -> None:
         assert ";" not in body, "one query per file"
     # The header's example names exactly the parameters the query uses.
     assert set(example_params(name)) == set(_PARAMETER.findall(body))
+
+
+@pytest.mark.parametrize("name", names())
+def test_an_example_gives_instants_as_browser_datetimes(name: str) -> None:
+    """A Browser user pastes the header: an instant is datetime('...'), never the integer
+    microseconds schema 2 stored (13 or more digits)."""
+    [line] = _PARAM_LINE.findall(load(name))
+    assert not re.search(r"\b\d{13,}\b", _STRING.sub("''", line)), line
+    for value in _walk(example_params(name)):
+        if isinstance(value, datetime):
+            assert value.tzinfo is UTC
+
+
+def _walk(value: Any) -> Iterator[Any]:
+    yield value
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _walk(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _walk(item)
 
 
 def test_the_schema_file_splits_into_idempotent_statements() -> None:
@@ -227,14 +256,34 @@ def test_the_schema_creates_its_constraints_idempotently(driver: Driver) -> None
     # Schema 1's constraints keyed tenants' ids globally; they must not survive an upgrade.
     assert not {"node_id", "episode_operation", "entity_id", "document_key"} & constraints
     assert {"assertion_slot", "assertion_subject", "assertion_scope", "assertion_id"} <= indexes
+    # Instants are DATETIMEs with range indexes of their own.
+    assert {"assertion_sys_from", "assertion_valid_from", "episode_recorded_at"} <= indexes
 
 
 @pytest.mark.neo4j
 @needs_server
-@pytest.mark.parametrize("name", [n for n in names() if n not in SCRIPTS])
+@pytest.mark.parametrize("name", [n for n in names() if n not in SCRIPTS | VECTOR_INDEXED])
 def test_each_query_runs_as_documented(driver: Driver, name: str) -> None:
     """What a Browser user does: set the header's :params, run the file. Rolled back after."""
     with driver.session() as session, session.begin_transaction() as tx:
         tx.run(load(name), example_params(name)).consume()
         tx.rollback()
+
+
+@pytest.mark.neo4j
+@needs_server
+@pytest.mark.parametrize("name", sorted(VECTOR_INDEXED))
+def test_each_vector_index_query_runs_as_documented(driver: Driver, name: str) -> None:
+    """The same, with recall's vector index made at the examples' 2 dimensions, then dropped
+    (the next hybrid recall makes it again at its embedder's)."""
+    with driver.session() as session:
+        session.run("DROP INDEX recall_vectors IF EXISTS").consume()
+        session.run(load("recall_vector_index"), {"dimensions": 2}).consume()
+        try:
+            session.run(load("recall_vector_await")).consume()
+            with session.begin_transaction() as tx:
+                tx.run(load(name), example_params(name)).consume()
+                tx.rollback()
+        finally:
+            session.run("DROP INDEX recall_vectors IF EXISTS").consume()
 

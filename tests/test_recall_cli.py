@@ -51,3 +51,28 @@ def test_recall_exit_codes(tmp_path: Path) -> None:
     code, out = run("recall", "Jo", "--scope", "acme", "--store", str(tmp_path / "none.db"))
     assert code == 3
     assert "no kg-memory store" in out
+
+
+def test_recall_applies_the_write_policys_decay_and_says_what_to_ask_again(
+    tmp_path: Path
+) -> None:
+    store = str(tmp_path / "m.db")
+    assert run("ingest", str(RECALL_SET), "--trust-envelopes", "--store", store,
+               "--json")[0] == 0
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"name": "decay", "rules": [
+        {"predicates": ["report_style"], "half_life_days": 1}]}), encoding="utf-8")
+    asked = ("recall", "how does Jo want Cedar reports", "--scope", "acme", "--subject", "j17",
+             "--no-episodes", "--store", store)
+    code, out = run(*asked, "--json")
+    assert code == 0, out
+    assert "report_style" in {r["predicate"] for r in json.loads(out)["results"]}
+    code, out = run(*asked, "--write-policy", str(policy), "--json")
+    assert code == 0, out
+    answer = json.loads(out)
+    assert "report_style" not in {r["predicate"] for r in answer["results"]}
+    assert answer["excluded"]["decayed_below_floor"] >= 1
+    assert {a["predicate"] for a in answer["ask_again"]} == {"report_style"}
+    code, out = run(*asked, "--write-policy", str(policy))
+    assert code == 0
+    assert "ask again: j17.report_style" in out

@@ -50,6 +50,47 @@ def test_forget_leaves_no_byte_of_an_erased_term_in_the_fts5_index(tmp_path: Pat
         assert memory.recall("cedar note 7", scope="u1").status == "ok"
 
 
+def test_forget_leaves_no_byte_of_an_erased_vector_in_the_store(tmp_path: Path) -> None:
+    import sqlite3
+
+    from kg_memory import HashingEmbedder
+
+    clock = ManualClock(day(0))
+    store_dir = tmp_path / "store"
+    embedder = HashingEmbedder()
+    with Memory.open(store_dir / "m.db", clock=clock) as memory:
+        episode_id = _plant(memory, clock)
+        found = memory.recall(CANARY, scope="u1", include_episodes=False, embedder=embedder)
+        [hit] = [h for h in found.results if h.subject == "j17"]
+        assert hit.score.vector is not None
+        with sqlite3.connect(store_dir / "m.db") as raw:
+            [(blob,)] = raw.execute(
+                "SELECT r.vector FROM recall_vectors r JOIN versions v ON v.vid = r.vid "
+                "WHERE v.assertion_id = ?", (hit.id,)).fetchall()
+            vectors = raw.execute("SELECT count(*) FROM recall_vectors").fetchone()[0]
+        assert vectors == 301  # every revision of the scope was filed
+
+        # The whole vector, and its densest 64-byte slice (a sparse vector is mostly zero
+        # floats, and zeros are everywhere in a file).
+        start = max(range(0, len(blob) - 64, 4),
+                    key=lambda i: sum(blob[j:j + 4] != bytes(4) for j in range(i, i + 64, 4)))
+        needles = (blob, blob[start:start + 64])
+        assert sum(blob[j:j + 4] != bytes(4) for j in range(start, start + 64, 4)) >= 4
+
+        def files_with_vector() -> list[str]:
+            return [p.name for p in store_dir.iterdir()
+                    if any(n in p.read_bytes() for n in needles)]
+
+        assert files_with_vector()  # it really was stored (so the scan can fail)
+        assert memory.forget(f"episode:{episode_id}@u1").status == "complete"
+        assert files_with_vector() == []
+        with sqlite3.connect(store_dir / "m.db") as raw:
+            assert raw.execute("SELECT count(*) FROM recall_vectors").fetchone()[0] == 300
+        after = memory.recall("concise audits", scope="u1", include_episodes=False,
+                              embedder=embedder)
+        assert all(h.subject != "j17" for h in after.results)
+
+
 def test_forgotten_records_are_never_candidates_again(make_memory: MemoryFactory,
                                                       clock: ManualClock) -> None:
     memory = make_memory(clock)
@@ -95,7 +136,7 @@ def test_a_store_from_before_recall_is_indexed_by_migrate(tmp_path: Path) -> Non
         raw.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     with pytest.raises(StoreUnavailable, match="kg-memory migrate"):
         Memory.open(db, create=False)
-    assert migrate(db) == ("2", "3")
+    assert migrate(db) == ("2", "4")
     clock.now = day(1)
     with Memory.open(db, clock=clock, create=False) as memory:
         answer = memory.recall("vegetarian", scope="u1")

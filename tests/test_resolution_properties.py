@@ -32,6 +32,7 @@ from kg_memory.domain.resolution import (
     resolve,
     unmerge,
 )
+from kg_memory.domain.resolution.merge_rules import name_compatible
 
 NOW = datetime(2026, 1, 6, tzinfo=UTC)
 SCOPES = ("a", "b", "c")
@@ -139,9 +140,15 @@ def test_a_merge_satisfies_every_merge_rule(known: list[EntityProfile], said: Me
     def log_odds(c: CandidateEvidence) -> float:
         return math.log2(c.prior / (1.0 - c.prior)) + c.weight
 
+    # Nor (round 2) a candidate of the winner's family (its provisional copy), nor one whose
+    # name contradicts the mention's when the winner's does not: "Melinda Sandman" does not
+    # mean "Jaes Sandman".
+    families = {p.entity_id: p.family for p in known}
     assert all(
         c.posterior < DEFAULT_CONFIG.thresholds.rival_floor
         or log_odds(c) < log_odds(winner) - margin
+        or families[c.entity_id] == families[winner.entity_id]
+        or (name_compatible(winner.fields) and not name_compatible(c.fields))
         for c in others
     )
 

@@ -105,8 +105,13 @@ def test_posterior_is_prior_odds_times_likelihood_ratio() -> None:
     assert 0.0 <= posterior(0.5, -500.0) < 1e-15
 
 
+#: The hand-set weights, under which a lone exact name alone reaches the merge threshold: the
+#: rules below must hold whatever the weights say (the learned ones give names little weight).
+HAND_SET = ResolverConfig.with_weights(None)
+
+
 def test_a_name_alone_never_merges_even_a_rare_lone_candidate() -> None:
-    decision = resolve(mention("Priya Raman"), BlockingIndex([PRIYA]), now=NOW)
+    decision = resolve(mention("Priya Raman"), BlockingIndex([PRIYA]), now=NOW, config=HAND_SET)
     assert decision.outcome is Outcome.REVIEW
     assert decision.posterior is not None
     assert decision.posterior >= DEFAULT_CONFIG.thresholds.merge
@@ -229,7 +234,9 @@ def test_namesakes_need_a_distinguishing_field_to_merge() -> None:
         person("a", "Priya Raman", employer="Acme", city="Leeds"),
         person("b", "Priya Raman", employer="Globex", city="York"),
     ]
-    generic = resolve(mention("Priya Raman", city="Leeds"), BlockingIndex(twins), now=NOW)
+    generic = resolve(
+        mention("Priya Raman", city="Leeds"), BlockingIndex(twins), now=NOW, config=HAND_SET
+    )
     assert generic.outcome is Outcome.REVIEW
     assert "share the name" in generic.reason
     lone = resolve(mention("Priya Raman", city="Leeds"), BlockingIndex(twins[:1]), now=NOW)

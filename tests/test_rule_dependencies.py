@@ -126,7 +126,10 @@ def test_a_forgotten_signal_sends_its_rules_to_review(
     rule = memory.rules.propose("u1", "may read drafts", signals={"snapshot": "s1"})
     [signal] = memory.asof(subject="env:snapshot", scope="u1").facts
     clock.now = day(1)
-    memory.forget(f"assertion:{signal.assertion_id}@u1")
+    run = memory.forget(f"assertion:{signal.assertion_id}@u1")
+    # The binding believed on the erased signal is retired with it (history kept).
+    assert len(run.plan.retire) == 1
+    assert memory.check().ok
     assert [(r.rule_id, r.transitions[-1].reason) for r in memory.rules.due("u1")] == [
         (rule.rule_id, "signal snapshot: s1 -> no value")]
 

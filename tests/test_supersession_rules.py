@@ -6,7 +6,8 @@ last over it (or nothing). Random sequences of writes and retractions are planne
 would (closures end revisions, drafts become revisions). After every step the slot must agree
 with the cells, keep its revisions disjoint, coalesce equal neighbours into one revision, and
 record why each revision exists. Rules protected: SQL:2011 application-time overwrite, refresh
-instead of duplicate, one assertion id per fact across restatements, reasons on closed pieces.
+instead of duplicate, one assertion id per fact across restatements, reasons on closed pieces,
+and a SUPERSEDES edge to every fact a write closed (a twin joined under another id included).
 """
 
 from __future__ import annotations
@@ -130,6 +131,13 @@ def test_plans_agree_with_a_cell_array_and_keep_the_slot_tidy(
                 assert plan.drafts, "a new value wrote nothing"
                 assert all(c.reason == EndReason.SUPERSEDED for c in plan.closures)
                 assert any(e.type == EdgeType.SUPPORTS for e in plan.edges)
+                # Lineage: the written fact supersedes every fact it closed but itself (a twin
+                # it absorbed under another id included), so no id silently disappears.
+                written = plan.effects[0].assertion_id
+                supersedes = [e for e in plan.edges if e.type == EdgeType.SUPERSEDES]
+                assert {e.dst for e in supersedes} == (
+                    {c.assertion_id for c in plan.closures} - {written})
+                assert all(e.src == written for e in supersedes)
             for c in span:
                 reference[c] = content
         else:
@@ -223,3 +231,17 @@ def test_retirement_ends_only_what_still_holds_from_the_event_on() -> None:
     assert [(d.valid, d.reason) for d in plan.drafts] == [(interval(5, 6), EndReason.RETIRED)]
     assert plan.ended == ((late.assertion_id, interval(6, None)),)
     assert early.assertion_id not in {c.assertion_id for c in plan.closures}
+
+
+def test_a_write_that_joins_two_twins_keeps_the_first_id_and_supersedes_the_other() -> None:
+    slot = Slot()
+    slot.apply(plan_write([], draft(0, 0, 2, 0), episode_id="ep-0"))
+    slot.apply(plan_write(slot.live, draft(0, 4, 6, 1), episode_id="ep-1"))
+    plan = plan_write(slot.live, draft(0, 2, 4, 2), episode_id="ep-2")
+    slot.apply(plan)
+    [joined] = slot.live
+    assert joined.valid == interval(0, 6)
+    first = plan.effects[0].assertion_id
+    assert joined.assertion_id == first
+    [edge] = [e for e in plan.edges if e.type == EdgeType.SUPERSEDES]
+    assert (edge.src, edge.dst) == (first, ({"new-0", "new-1"} - {first}).pop())

@@ -383,6 +383,7 @@ def test_a_store_of_the_schema_before_tenancy_is_refused_with_the_reason(
 @pytest.mark.skipif("neo4j" not in BACKENDS, reason="KG_TEST_BACKENDS leaves out neo4j")
 def test_a_neo4j_database_of_the_schema_before_tenancy_is_refused() -> None:
     from kg_memory import Neo4jStore
+    from kg_memory.store.neo4j.store import SCHEMA_VERSION
 
     uri = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
     with Neo4jStore.connect(uri) as store:
@@ -396,7 +397,8 @@ def test_a_neo4j_database_of_the_schema_before_tenancy_is_refused() -> None:
             with pytest.raises(StoreUnavailable, match=r"schema 1.*re-ingest"):
                 Neo4jStore.connect(uri)
         finally:
-            driver.execute_query("MATCH (m:Meta {key: 'schema_version'}) SET m.value = '2'")
+            driver.execute_query("MATCH (m:Meta {key: 'schema_version'}) SET m.value = $version",
+                                 version=SCHEMA_VERSION)
 
 
 @pytest.mark.neo4j

@@ -125,15 +125,36 @@ def _figures(s: ScaleResult) -> list[Figure]:
             (f"{rc.hit_rate:.0%} found; {rc.mean_candidates:.1f} matches, "
              f"{rc.mean_excluded:.1f} excluded before ranking", "")]))
         if rc.hybrid:
-            figures.append(("hybrid recall median / p99", _us(rc.hybrid), [
-                ("trigram vectors, brute force, against lexical",
-                 f"{rc.hybrid_vs_lexical or 0:.1f}x")]))
+            details = [("trigram vectors in the vector index, against lexical",
+                        f"{rc.hybrid_vs_lexical or 0:.1f}x")]
+            if rc.cosine:
+                details.append((f"brute-force cosine {_us(rc.cosine)}",
+                                f"{rc.hybrid_vs_cosine or 0:.1f}x"))
+            if rc.index_recall_at_10 is not None:
+                details.append((f"index recall@10 against exact, {rc.vectors or 0:,} vectors",
+                                f"{rc.index_recall_at_10:.2f}"))
+            figures.append(("hybrid recall median / p99", _us(rc.hybrid), details))
     if s.neo4j:
         figures.append(("neo4j sync", f"{s.neo4j.sync_records_per_second:,.0f} records/s",
                         [(f"{s.neo4j.sync_records:,} records in {s.neo4j.sync_seconds:.1f} s",
                           "")]))
+        if s.neo4j.direct_episodes:
+            ratio = s.neo4j.direct_episodes_per_second / max(s.ingest.episodes_per_second, 1e-9)
+            figures.append(("neo4j direct writes",
+                            f"{s.neo4j.direct_episodes_per_second:,.0f} episodes/s", [
+                                (f"{s.neo4j.direct_versions_per_second:,.0f} versions/s; "
+                                 f"{ratio:.2f}x the embedded ingest", ""),
+                                ("answers agree", "yes" if s.neo4j.direct_answers_agree
+                                 else "NO")]))
         figures.append(("neo4j as-of lookup median / p99", _us(s.neo4j.lookup),
                         [("Memory.asof on Neo4jStore, same probes", "")]))
+        if s.neo4j.recall:
+            figures.append(("neo4j recall median / p99", _us(s.neo4j.recall), [
+                ("Memory.recall on Neo4jStore, lexical, same probes", ""),
+                ("same top ids as embedded", f"{s.neo4j.recall_agrees or 0:.0%}")]))
+        if s.neo4j.hybrid:
+            figures.append(("neo4j hybrid recall median / p99", _us(s.neo4j.hybrid),
+                            [("native vector index, exact fallback", "")]))
     figures.append(("answers agree with references", "yes" if ref.answers_agree else "NO",
                     [(f"lookup hit rate {s.lookup_hit_rate:.0%}", "")]))
     return figures
@@ -184,8 +205,12 @@ def result_table(result: BenchResult) -> list[Table]:
             ("open to first answer", g.open_to_first_answer),
             ("peak RSS", g.peak_rss),
             ("file bytes / version", g.file_bytes_per_version),
+            ("recall median", g.recall_median),
+            ("plain FTS5 median (reference)", g.fts5_median),
+            ("hybrid recall median", g.hybrid_median),
         ):
-            table.add_row(figure, f"{growth:.2f}x")
+            if growth is not None:
+                table.add_row(figure, f"{growth:.2f}x")
         tables.append(table)
     targets = _table("targets", "target (wanted, measured, margin)", "")
     for t in result.targets:

@@ -20,13 +20,13 @@ from __future__ import annotations
 import math
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
-from datetime import datetime
+from collections.abc import Callable, Sequence
 from itertools import islice
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from kg_memory.bench.arrival import ArrivalClock
 from kg_memory.bench.latency import LatencyStats, time_each
 from kg_memory.bench.progress import BenchProgress, ProgressCallback
 from kg_memory.bench.recall_figures import measure_recall, recall_probes
@@ -49,30 +49,6 @@ __all__ = ["ArrivalClock", "ScaleMeasurement", "ScaleSettings"]
 
 _ASSERTION_ID, _REVISION = COLUMNS.index("assertion_id"), COLUMNS.index("revision")
 FORGET_RUNS, FORGET_DERIVATIVES = 5, 1_000
-
-
-class ArrivalClock:
-    """The store's clock during ingest: episode ``k`` of a batch is written at that episode's
-    ``occurred_at``, so system time is arrival time and the (valid, known) probes fall inside
-    real history.
-
-    It advances each time the store reads it, because the store reads its clock exactly once
-    per episode transaction; the reports cannot drive it, since ``ingest_many`` acknowledges
-    an episode only once its whole batch has committed.
-    """
-
-    def __init__(self, start: datetime) -> None:
-        self.now = start
-        self._ahead: Iterator[datetime] = iter(())
-
-    def __call__(self) -> datetime:
-        following = next(self._ahead, None)
-        if following is not None:
-            self.now = following
-        return self.now
-
-    def follow(self, batch: Sequence[IngestRecord]) -> None:
-        self._ahead = iter([r.occurred_at for r in batch])
 
 
 def _file_bytes(store_file: Path) -> int:
@@ -241,7 +217,9 @@ class ScaleMeasurement:
             from kg_memory.bench.neo4j_figures import measure_neo4j
 
             self._tell("neo4j", 0, 1)
-            neo4j = measure_neo4j(self.store_file, self.lookup_probes[:300], answers, clock)
+            neo4j = measure_neo4j(self.store_file, self.lookup_probes[:300], answers, clock,
+                                  self.recall_probes[:300], workload=self.workload,
+                                  batch_size=self.batch_size)
             self._tell("neo4j", 1, 1)
         # Read after the references: how much memory this whole measurement needed.
         process_peak = PeakRss.read(was_reset=False).bytes

@@ -7,13 +7,22 @@ run on the same file in the same process: the same FTS5 MATCH expression (tenant
 term) on both recall tables of the tenant's shard, ``ORDER BY rank LIMIT 10``, through a
 plain ``sqlite3`` connection. It ranks with FTS5's own bm25 and applies no eligibility, so
 the ratio is the price of eligibility, as-of corpus statistics, supports and labels.
+
+Hybrid recall (:class:`~kg_memory.domain.embedding.HashingEmbedder` vectors in the store's
+vector index, fused by reciprocal rank) is set beside a brute-force numpy cosine over the same
+stored vectors of the tenant (no eligibility, top 10), and the index path (forced even where a
+tenant is small enough to be scored exactly) is checked against exact scoring: the share of
+the exact top 10 it returns.
 """
 
 from __future__ import annotations
 
 import random
 import sqlite3
+from datetime import datetime
 from pathlib import Path
+
+import numpy as np
 
 from kg_memory.bench.latency import time_each
 from kg_memory.bench.result import RecallFigures, _Frozen
@@ -21,10 +30,13 @@ from kg_memory.bench.workload import Workload, _Script
 from kg_memory.domain.embedding import HashingEmbedder
 from kg_memory.domain.recall_text import query_terms
 from kg_memory.services.memory import Memory
+from kg_memory.services.recall_vectors import vector_space
+from kg_memory.store.protocol import VectorProbe
 from kg_memory.store.sqlite.recall import match_expression
 from kg_memory.store.sqlite.recall_shards import episodes_table, facts_table, shard
+from kg_memory.store.sqlite.recall_vectors import unit
 
-__all__ = ["RecallFigures", "RecallProbe", "measure_recall", "recall_probes"]
+__all__ = ["RecallFigures", "RecallProbe", "index_recall", "measure_recall", "recall_probes"]
 
 
 class RecallProbe(_Frozen):
@@ -60,9 +72,10 @@ def measure_recall(memory: Memory, store_file: Path, probes: list[RecallProbe]
     def hybrid(p: RecallProbe) -> int:
         return len(memory.recall(p.query, scope=p.scope, limit=10, embedder=embedder).results)
 
-    # Warm-up embeds the probed scopes' documents once (the per-revision cache a long-running
-    # agent process keeps); the timed calls embed the query and compare brute force.
+    # Warm-up embeds the probed scopes' revisions once into the store's vector index (what the
+    # first hybrid recall of a tenant does); the timed calls embed the query and search.
     hybrid_stats, _ = time_each(hybrid, probes, warmup=len(probes))
+    now = memory.recall(probes[0].query, scope=probes[0].scope, limit=1).at
     raw = sqlite3.connect(f"file:{store_file}?mode=ro", uri=True)
     try:
         def plain(p: RecallProbe) -> int:
@@ -76,6 +89,20 @@ def measure_recall(memory: Memory, store_file: Path, probes: list[RecallProbe]
             return len(facts) + len(episodes)
 
         reference, _ = time_each(plain, probes, warmup=min(50, len(probes)))
+
+        def cosine(p: RecallProbe) -> int:
+            [q] = embedder.embed([p.query])
+            rows = raw.execute("SELECT vid, vector FROM recall_vectors WHERE scope = ?",
+                               (p.scope,)).fetchall()
+            if not rows:
+                return 0
+            matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(
+                len(rows), embedder.dimensions)
+            sims = matrix @ unit(q)
+            return len(np.argsort(-sims)[:10])
+
+        cosine_stats, _ = time_each(cosine, probes, warmup=min(50, len(probes)))
+        vectors = int(raw.execute("SELECT count(*) FROM recall_vectors").fetchone()[0])
     finally:
         raw.close()
     return RecallFigures(
@@ -86,4 +113,24 @@ def measure_recall(memory: Memory, store_file: Path, probes: list[RecallProbe]
         mean_candidates=sum(c for _, c, _ in answers) / len(answers),
         mean_excluded=sum(x for _, _, x in answers) / len(answers),
         hybrid=hybrid_stats, hybrid_vs_lexical=hybrid_stats.median_us / stats.median_us,
+        cosine=cosine_stats, hybrid_vs_cosine=hybrid_stats.median_us / cosine_stats.median_us,
+        vectors=vectors, index_recall_at_10=index_recall(memory, embedder, probes, now),
     )
+
+
+def index_recall(memory: Memory, embedder: HashingEmbedder, probes: list[RecallProbe],
+                 now: datetime, k: int = 10) -> float:
+    """The share of the exact top ``k`` (by cosine, eligible by interval) that the index path
+    returns for the same probes, the index forced even for tenants scored exactly by default."""
+    found = wanted = 0
+    for p in probes:
+        [q] = embedder.embed([p.query])
+        probe = VectorProbe(scope=p.scope, space=vector_space(embedder),
+                            vector=tuple(float(x) for x in q), at=now, known_at=now, k=k,
+                            exact_below=0)
+        exact = memory.store.vector_candidates(probe.model_copy(update={"exact": True}))
+        index = memory.store.vector_candidates(probe)
+        truth = {(f.assertion_id, f.revision) for f in exact.facts}
+        found += len(truth & {(f.assertion_id, f.revision) for f in index.facts})
+        wanted += len(truth)
+    return found / wanted if wanted else 1.0

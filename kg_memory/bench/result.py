@@ -80,6 +80,16 @@ class Neo4jFigures(_Frozen):
     sync_records_per_second: float
     lookup: LatencyStats
     answers_agree: bool
+    recall: LatencyStats | None = None  # Memory.recall on Neo4jStore, lexical, same probes
+    hybrid: LatencyStats | None = None  # + vectors (native vector index, exact fallback)
+    recall_agrees: float | None = None  # share of probes with the embedded store's top ids
+    #: The same workload written straight into Neo4j (``Memory.ingest_many`` on a Neo4jStore,
+    #: batches planned in memory), then the same probes asked of that store.
+    direct_episodes: int = 0
+    direct_seconds: float = 0.0
+    direct_episodes_per_second: float = 0.0
+    direct_versions_per_second: float = 0.0
+    direct_answers_agree: bool = True
 
 
 class RecallFigures(_Frozen):
@@ -93,8 +103,12 @@ class RecallFigures(_Frozen):
     hit_rate: float  # share of probes with at least one result
     mean_candidates: float  # index matches per probe, before eligibility
     mean_excluded: float  # of which excluded by an eligibility rule
-    hybrid: LatencyStats | None = None  # + HashingEmbedder vectors, brute-force cosine, RRF
+    hybrid: LatencyStats | None = None  # + HashingEmbedder vectors, the vector index, RRF
     hybrid_vs_lexical: float | None = None
+    cosine: LatencyStats | None = None  # numpy brute-force cosine over the tenant's vectors
+    hybrid_vs_cosine: float | None = None
+    vectors: int | None = None  # vectors stored for the probed tenants
+    index_recall_at_10: float | None = None  # the index path (forced) against exact, top 10
 
 
 class ScaleResult(_Frozen):
@@ -138,6 +152,9 @@ class Growth(_Frozen):
     file_bytes_per_version: float
     sqlite_lookup_median: float  # how the floor itself grew, to read the store's growth against
     forget_cascade_median: float | None = None
+    recall_median: float | None = None
+    fts5_median: float | None = None  # how the raw FTS5 query itself grew
+    hybrid_median: float | None = None
 
     @classmethod
     def between(cls, first: ScaleResult, last: ScaleResult) -> Growth:
@@ -162,7 +179,20 @@ class Growth(_Frozen):
                 last.forget_cascade.median_us / first.forget_cascade.median_us
                 if last.forget_cascade and first.forget_cascade else None
             ),
+            **_recall_growth(first, last),
         )
+
+
+def _recall_growth(first: ScaleResult, last: ScaleResult) -> dict[str, float | None]:
+    a, b = first.recall, last.recall
+    if a is None or b is None:
+        return {}
+    return {
+        "recall_median": b.recall.median_us / a.recall.median_us,
+        "fts5_median": b.fts5.median_us / a.fts5.median_us,
+        "hybrid_median": (b.hybrid.median_us / a.hybrid.median_us
+                          if a.hybrid and b.hybrid else None),
+    }
 
 
 class TargetCheck(_Frozen):

@@ -55,9 +55,11 @@ def forget(
     A selector acts within one tenant: give its scope as @SCOPE or --scope; a selector
     without one is refused (exit 2) unless an operator says --all-scopes.
 
-    The plan classifies every affected node (delete, rebuild, erase, redact, restore, retain) by
-    lineage, adds the entities only the forgotten input referred to, and the residues: unlinked
-    copies of the erased text in what is kept, which are cut out unless --keep-residues;
+    The plan classifies every affected node (delete, rebuild, erase, redact, restore, retire,
+    retain) by lineage (retire: believed facts that depended on an erased one, retired whole,
+    history kept), adds the entities only the forgotten input referred to, and the residues:
+    unlinked copies of the erased text in what is kept, which are cut out unless
+    --keep-residues;
     --dry-run prints exactly that plan. The real run is one transaction, then the store
     scrubs its files; it reports completion per destination and is safe to re-run.
     """
@@ -78,7 +80,7 @@ def forget(
         render.emit_json(report)
         return
     plan = report.plan
-    actions = ("delete", "rebuild", "erase", "redact", "restore", "retain", "entities")
+    actions = ("delete", "rebuild", "erase", "redact", "restore", "retire", "retain", "entities")
     counts = ", ".join(f"{len(getattr(plan, a))} {a}" for a in actions if getattr(plan, a))
     sheet = Sheet(title=f"forget {report.selector}" + (" (dry run)" if dry_run else ""),
                   caption=counts or "nothing to forget",

@@ -63,6 +63,29 @@ def status(data: DataOption = None) -> None:
 
 
 @neo4j_app.command()
+def migrate(
+    uri: Annotated[str, typer.Option(help="The Neo4j database to convert.")] = (
+        "bolt://127.0.0.1:7687"),
+    batch_size: Annotated[int, typer.Option(
+        min=1, help="Nodes (or edges) converted per transaction.")] = 5000,
+    json_out: JsonOption = False,
+) -> None:
+    """Convert a database written by the previous kg-memory (schema 2: instants as integers)
+    to this version's layout in place, in batches; resumable, a no-op once done."""
+    from kg_memory import Neo4jStore
+
+    with render.errors(), Neo4jStore.connect(uri, migrating=True) as target:
+        report = target.migrate(batch_size=batch_size)
+    if json_out:
+        render.emit_json(report)
+    else:
+        render.console.print(
+            f"schema {report.from_version} → {report.to_version}: converted {report.nodes} "
+            f"node(s) and {report.edges} edge(s) in {report.batches} batch(es) → "
+            f"{report.location}")
+
+
+@neo4j_app.command()
 def sync(
     uri: Annotated[str, typer.Option(help="The Neo4j to project into.")] = (
         "bolt://127.0.0.1:7687"),

@@ -11,6 +11,7 @@ from rich.table import Table
 from kg_memory import Kind, RecallAnswer, RecallError, RecallUnavailable, parse_instant
 from kg_memory.cli import render
 from kg_memory.cli.options import JsonOption, StoreOption, open_memory
+from kg_memory.cli.policies import WritePolicyOption, load_write_policy
 
 __all__ = ["recall", "recall_table"]
 
@@ -26,11 +27,14 @@ def _who(hit_kind: Kind | None, writer: str, own: bool, historical: bool) -> str
 
 def recall_table(answer: RecallAnswer) -> Table:
     excluded = ", ".join(f"{k} {v}" for k, v in answer.excluded.items() if v) or "none"
+    # Decayed memories are not served, but the agent is told what to confirm with the user.
+    ask = "".join(f"\nask again: {a.subject}.{a.predicate}, last confirmed "
+                  f"{render.when(a.last_confirmed)}" for a in answer.ask_again)
     table = Table(
         title=f"recall {answer.query!r} in {answer.scope} · at {render.when(answer.at)} · "
               f"known at {render.when(answer.known_at)}",
         caption=f"{answer.status}: {len(answer.results)} shown of {answer.eligible} eligible "
-                f"({answer.candidates} matched); excluded before ranking: {excluded}",
+                f"({answer.candidates} matched); excluded before ranking: {excluded}{ask}",
     )
     for column in ("#", "record", "content", "said by", "score", "id"):
         table.add_column(column, overflow="fold")
@@ -61,12 +65,14 @@ def recall(
         help="Only these kinds (repeatable): stated, world, claim, derived.")] = None,
     no_episodes: Annotated[bool, typer.Option(help="Facts only, no messages.")] = False,
     limit: Annotated[int, typer.Option(help="At most this many results (1-100).")] = 10,
+    write_policy: WritePolicyOption = None,
     store: StoreOption = None,
     json_out: JsonOption = False,
 ) -> None:
     """What the memory holds that bears on QUERY, eligible records only, best first.
 
-    Stale, not-yet-known and blocked records are excluded before ranking and counted. An empty
+    Stale, not-yet-known and blocked records are excluded before ranking and counted, and so
+    are facts whose trust decayed below the write policy's floor (listed: ask again). An empty
     answer means the search ran and nothing eligible matched; a store that cannot be searched
     is an error (exit 3), never an empty answer.
     """
@@ -82,6 +88,7 @@ def recall(
                     f"--kind must be one of {', '.join(k.value for k in Kind)}") from None
         try:
             with open_memory(store, create=False) as memory:
+                memory.write_policy = load_write_policy(write_policy)
                 answer = memory.recall(query, scope=scope, subject=subject, project=project,
                                        at=when, known_at=known, kinds=kinds,
                                        include_episodes=not no_episodes, limit=limit)

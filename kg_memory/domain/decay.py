@@ -8,7 +8,8 @@ ask again. Decay bounds *trust*; it never declares a fact false and never touche
 so as-of queries still show what was believed.
 
 >>> from datetime import UTC, datetime, timedelta
->>> from kg_memory.domain.write_policy import PredicateRule
+>>> from kg_memory.domain.model import Assertion, Support
+from kg_memory.domain.write_policy import PredicateRule
 >>> t0 = datetime(2026, 1, 1, tzinfo=UTC)
 >>> rule = PredicateRule(half_life_days=10)
 >>> judge(rule, 0.8, t0, t0 + timedelta(days=10)).score
@@ -19,13 +20,15 @@ False
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
+from kg_memory.domain.model import Assertion, Support
 from kg_memory.domain.write_policy import PredicateRule
 
-__all__ = ["Trust", "decay_factor", "judge"]
+__all__ = ["Trust", "confirmed_at", "decay_factor", "judge"]
 
 _DAY = 86400.0
 
@@ -59,3 +62,12 @@ def judge(rule: PredicateRule, confidence: float, last_confirmed: datetime,
         f"not confirmed for {age:.0f} days (half-life {rule.half_life_days:g}): ask again")
     return Trust(factor=factor, score=round(confidence * factor, 12), age_days=age,
                  served=served, reason=reason)
+
+
+def confirmed_at(fact: Assertion, supports: Iterable[Support], at: datetime) -> datetime:
+    """When ``fact`` was last confirmed by ``at``: its newest supporting episode that occurred
+    by then (pass the supports known at the question's ``known_at``), else the start of its
+    validity. A confirmation after ``at`` says nothing about how far it could be trusted at
+    ``at``."""
+    seen = [s.occurred_at for s in supports if s.occurred_at <= at]
+    return max(seen, default=fact.valid.start)

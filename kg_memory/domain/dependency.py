@@ -9,13 +9,19 @@ system owns) or another assertion's id (resolved at write time from ``"fact:subj
   instant it stopped holding, and so on transitively: "reviews go to Seoyun, assigned by the team
   lead" ends when the team lead changes, and is then *absent*, not stale.
 
+* When an assertion is *forgotten* (erased, :mod:`kg_memory.domain.forgetting`), the facts that
+  depend on it are retired over their whole valid time, transitively: the erased fact never
+  held in any history that remains, so nothing may still be believed on its ground.
+
 Retirement is a retraction of ``[at, open)`` with reason ``retired``; history keeps every revision.
+Both cases run the one walk, :func:`retirement_walk`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict
 
@@ -24,9 +30,20 @@ from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Assertion, EndReason
 from kg_memory.domain.supersession import plan_retraction
 
-__all__ = ["FACT_PREFIX", "FactRef", "parse_fact_ref", "plan_retirement"]
+__all__ = [
+    "ALWAYS",
+    "FACT_PREFIX",
+    "FactRef",
+    "parse_fact_ref",
+    "plan_retirement",
+    "retirement_walk",
+]
 
 FACT_PREFIX = "fact:"
+
+#: Where an erased dependency's lost validity begins: it never held, so a dependent retired for
+#: it loses every instant of its valid time, not only those after some event.
+ALWAYS = Interval(start=datetime.min.replace(tzinfo=UTC))
 
 
 class FactRef(BaseModel):
@@ -58,3 +75,31 @@ def plan_retirement(
     return plan_retraction(
         dependents, Interval(start=at), episode_id=episode_id, reason=EndReason.RETIRED
     )
+
+
+def retirement_walk(
+    ended: Iterable[tuple[str, Interval]],
+    live_dependents: Callable[[str], Sequence[Assertion]],
+    *,
+    episode_id: str,
+    erased: bool = False,
+) -> Iterator[ChangePlan]:
+    """Walk DEPENDS_ON backwards from everything that stopped holding, one retirement per step.
+
+    ``ended`` pairs an assertion (or entity) id with the valid time it lost; ``live_dependents``
+    returns the believed revisions whose ``depends_on`` names an id. The caller applies each
+    yielded plan before resuming the walk, so a dependent reached twice (a diamond) is found
+    closed the second time and yields no work: each retirement only shortens valid intervals,
+    which is why the walk ends. With ``erased`` every step retires from :data:`ALWAYS` (the
+    dependency was forgotten, not ended), so whatever is reachable is retired whole.
+
+    >>> list(retirement_walk([], lambda key: [], episode_id="ep_1"))
+    []
+    """
+    queue = deque(ended)
+    while queue:
+        key, portion = queue.popleft()
+        at = ALWAYS.start if erased else portion.start
+        plan = plan_retirement(live_dependents(key), at=at, episode_id=episode_id)
+        yield plan
+        queue.extend(plan.ended)

@@ -29,6 +29,7 @@ __all__ = [
     "ResolutionError",
     "ScopeError",
     "StoreBusy",
+    "StoreNeedsMigration",
     "StoreUnavailable",
     "TimeError",
     "WriteRefused",
@@ -135,6 +136,13 @@ class ResolutionError(KgMemoryError, ValueError):
 
 class StoreUnavailable(KgMemoryError):
     """The store could not be opened or read. This is never reported as an empty answer."""
+
+
+class StoreNeedsMigration(StoreUnavailable):
+    """A store written by an older kg-memory in a layout this version does not read. Nothing
+    is lost: the message names the command that converts it in place (for Neo4j,
+    ``kg-memory neo4j migrate``); until then the store is not opened, because the new queries
+    would silently find nothing in the old layout."""
 
 
 class WriteRefused(KgMemoryError):

@@ -15,6 +15,13 @@ neighbourhood (see :func:`kg_memory.services.lineage.forget_view`):
   episodes that also support surviving facts keep their node but lose their content;
 * **restore**: facts that a forgotten assertion superseded, or a forgotten episode invalidated,
   regain the valid time they lost (Graphiti leaves them invalidated);
+* **retire**: believed facts that ``DEPENDS_ON`` a deleted one, transitively (their dependents
+  too), are retired as the write path retires a fact whose dependency ended (system interval
+  closed, reason ``retired``, history kept) but over their whole valid time, since an erased
+  fact never held in any history that remains
+  (:func:`kg_memory.domain.dependency.retirement_walk`, the write path's walk). Their stored
+  reference to the erased fact is its opaque id alone, the digest the dependency index and
+  both stores keep (no value, subject or predicate); the fact it named is gone;
 * **retain**: everything else in view.
 
 The service then adds what lineage cannot see: the **entities** left unreferenced, and the
@@ -32,8 +39,9 @@ from typing import Literal
 import networkx as nx
 from pydantic import BaseModel, ConfigDict
 
+from kg_memory.domain.dependency import ALWAYS, retirement_walk
 from kg_memory.domain.errors import InvalidArgument
-from kg_memory.domain.model import EdgeType, Value
+from kg_memory.domain.model import Assertion, EdgeType, Value
 from kg_memory.domain.residue import Residue
 from kg_memory.domain.rule_review import RuleForget
 
@@ -83,7 +91,7 @@ class Selector(BaseModel):
             text.encode("utf-8")
         except UnicodeEncodeError:
             # A command line's undecodable bytes arrive as lone surrogates.
-            raise ValueError(f"selector {text!r} is not valid Unicode") from None
+            raise InvalidArgument(f"selector {text!r} is not valid Unicode") from None
         kind, sep, rest = text.partition(":")
         if (
             not sep
@@ -100,7 +108,8 @@ class Selector(BaseModel):
             if not at:
                 name, scope = rest, ""
             if not name or (at and not scope):
-                raise ValueError(f"selector {text!r} needs an id before @SCOPE and a scope after")
+                raise InvalidArgument(
+                    f"selector {text!r} needs an id before @SCOPE and a scope after")
             return cls(kind=kind, value=name, scope=scope or None)
         if kind == "category":
             body, _, project = rest.partition("@")
@@ -141,6 +150,9 @@ class ForgetPlan(BaseModel):
     erase: tuple[str, ...] = ()
     redact: tuple[str, ...] = ()
     restore: tuple[str, ...] = ()
+    #: Believed facts that depend, directly or through each other, on a deleted fact: retired
+    #: whole (their history stays; see the module docstring).
+    retire: tuple[str, ...] = ()
     retain: tuple[str, ...] = ()
     #: Entities nothing retained refers to once the plan is carried out: the forgotten input
     #: alone created them, so their ids and names go too.
@@ -155,7 +167,7 @@ class ForgetPlan(BaseModel):
     @property
     def is_empty(self) -> bool:
         return not (self.delete or self.rebuild or self.erase or self.redact or self.restore
-                    or self.entities or self.residues or self.rules)
+                    or self.retire or self.entities or self.residues or self.rules)
 
 
 def _targets(view: nx.MultiDiGraph[str], node: str, relation: EdgeType) -> set[str]:
@@ -173,7 +185,8 @@ def plan_forget(
     """Classify every node of ``view`` for forgetting ``episodes`` and ``assertions``.
 
     ``view`` uses the lineage orientation (edges point from a derivative to its source) and node
-    attributes ``kind`` (episode / assertion / …) and ``derived`` (bool) for assertions.
+    attributes ``kind`` (episode / assertion / …), ``derived`` (bool) and ``believed`` (the
+    revisions with an open system interval) for assertions.
     """
     deleted, erased = set(assertions), set(episodes)
     rebuild: set[str] = set()
@@ -211,8 +224,12 @@ def plan_forget(
     restore = {older for node in deleted for older in _targets(view, node, EdgeType.SUPERSEDES)} | {
         fact for ep in erased for fact in _sources_of(view, ep, EdgeType.INVALIDATES)
     }
-    restore -= deleted
-    touched = deleted | erased | redact | rebuild | restore
+    retire = _retirements(view, deleted)
+    # A fact believed on erased ground is retired, not restored; one with no believed revision
+    # left and an erased dependency stays as it is (restoring it would make it believed there).
+    restore -= deleted | retire | {
+        n for n in restore if _targets(view, n, EdgeType.DEPENDS_ON) & (deleted | retire)}
+    touched = deleted | erased | redact | rebuild | restore | retire
     retain = {n for n, k in kinds.items() if k in ("episode", "assertion") and n not in touched}
     return ForgetPlan(
         selector=selector,
@@ -221,8 +238,25 @@ def plan_forget(
         erase=tuple(sorted(erased)),
         redact=tuple(sorted(redact)),
         restore=tuple(sorted(restore)),
+        retire=tuple(sorted(retire)),
         retain=tuple(sorted(retain)),
     )
+
+
+def _retirements(view: nx.MultiDiGraph[str], deleted: set[str]) -> set[str]:
+    """The facts the run's retirement walk closes: the same walk over the view's believed
+    revisions, each closure applied before the next step as the transaction applies it."""
+    closed: set[tuple[str, int]] = set()
+
+    def live_dependents(key: str) -> list[Assertion]:
+        return [v for node in sorted(_sources_of(view, key, EdgeType.DEPENDS_ON) - deleted)
+                for v in view.nodes[node].get("believed", ())
+                if key in v.depends_on and (v.assertion_id, v.revision) not in closed]
+
+    for step in retirement_walk([(a, ALWAYS) for a in sorted(deleted)], live_dependents,
+                                episode_id="", erased=True):
+        closed |= {(c.assertion_id, c.revision) for c in step.closures}
+    return {assertion_id for assertion_id, _ in closed}
 
 
 def tombstone_key(secret: bytes, kind: str, text: str) -> str:

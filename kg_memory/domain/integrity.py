@@ -25,6 +25,10 @@ The invariants (rule names as reported):
   supports).
 * ``lineage-cycle``: lineage is acyclic (nothing derives, even indirectly, from itself);
   SUPERSEDES is replacement, not derivation, and may run both ways.
+* ``revision-modified``: no stored revision was changed after it was written, beyond the one
+  closure a revision gets (on Neo4j, whose nodes are not immutable, the adapter stores a
+  digest with each revision and re-computes it; see
+  :func:`kg_memory.store.neo4j.rows.revision_hash`).
 * ``outbox``: the outbox's sequence numbers are consistent, and a mirror's cursor lies within
   what the outbox issued and still holds (else the mirror missed changes or is ahead of the
   file, e.g. after restoring an old copy).
@@ -73,6 +77,7 @@ LINEAGE_EDGES: dict[EdgeType, bool] = {
 RULES = (
     "valid-interval", "system-interval", "overlap", "reopened", "revision-numbering",
     "dangling-edge", "dependency-index", "dependency", "tombstone", "lineage-cycle", "outbox",
+    "revision-modified",
 )
 
 
@@ -126,6 +131,9 @@ class Snapshot(BaseModel):
     dependencies: frozenset[tuple[str, str]]  # (dep, assertion_id) as the store indexes them
     system_time: datetime | None  # the last system time the store handed out
     outbox: OutboxState | None = None
+    #: Revisions (``as_…#2``) whose stored digest no longer matches what they hold, or that
+    #: have none (an adapter whose store enforces immutability itself leaves this empty).
+    modified: tuple[str, ...] = ()
 
 
 class IntegrityReport(BaseModel):
@@ -331,6 +339,13 @@ def _outbox(state: OutboxState | None) -> Iterable[Violation]:
                         detail="changes the mirror never applied were pruned from the outbox")
 
 
+def _modified(snap: Snapshot) -> Iterable[Violation]:
+    for tag in snap.modified:
+        yield Violation(rule="revision-modified", ids=(tag,),
+                        detail="changed after it was stored: its digest no longer matches "
+                        "what it holds (a revision is only ever closed)")
+
+
 def violations(snap: Snapshot, secret: bytes) -> list[Violation]:
     """Every broken invariant of ``snap`` (``secret`` keys the tombstone hashes)."""
     assertions = {v.assertion_id for v in snap.versions}
@@ -338,7 +353,8 @@ def violations(snap: Snapshot, secret: bytes) -> list[Violation]:
     found: list[Violation] = []
     for rule in (_intervals(snap), _overlap(snap), _reopened(snap), _numbering(snap),
                  _dangling(snap, assertions, episodes), _dependencies(snap, assertions),
-                 _tombstones(snap, secret), _lineage(snap), _outbox(snap.outbox)):
+                 _tombstones(snap, secret), _lineage(snap), _outbox(snap.outbox),
+                 _modified(snap)):
         found.extend(rule)
     return found
 

@@ -28,6 +28,7 @@ from kg_memory.domain.recall_text import tokens
 
 __all__ = [
     "APPROVAL_WORDS",
+    "AskAgain",
     "RecallAnswer",
     "RecallHit",
     "RecalledEpisode",
@@ -118,6 +119,24 @@ class RecallHit(BaseModel):
     score: ScoreComponents
 
 
+class AskAgain(BaseModel):
+    """A fact recall would not serve because it decayed below its floor (seeds 002, 003): the
+    memory exists but is too old to trust, so the agent should ask the user again."""
+
+    model_config = ConfigDict(frozen=True)
+
+    assertion_id: str
+    revision: int
+    subject: str
+    predicate: str
+    last_confirmed: UtcDatetime
+    age_days: float
+    half_life_days: float
+    factor: float
+    floor: float
+    reason: str
+
+
 class RecallAnswer(BaseModel):
     """The outcome of one recall: status, what was searched, results and exclusion counts."""
 
@@ -138,6 +157,10 @@ class RecallAnswer(BaseModel):
     eligible: int = 0
     excluded: dict[str, int] = {}
     results: tuple[RecallHit, ...] = ()
+    #: Facts excluded by decay: memories to confirm with the user before relying on them.
+    ask_again: tuple[AskAgain, ...] = ()
+    #: How the vector candidates were found (none, exact, or the index's method).
+    vector_method: str | None = None
     error: str | None = None
 
     def ids(self) -> list[str]:

@@ -72,12 +72,20 @@ def ingest_batches(
     while True:
         pending: list[IngestReport] = []
         failure: Exception | None = None
+        # Read the batch's records first, so the store can prefetch what they touch; a bad line
+        # ends the batch there: the lines before it are still written, and the batch commits
+        # them before the error is raised.
+        chunk: list[IngestRecord] = []
+        try:
+            for record in itertools.islice(iterator, batch_size):
+                chunk.append(record)
+        except Exception as exc:  # re-raised below, once the batch has committed
+            failure = exc
         with ExitStack() as stack:
             retrying(lambda: stack.enter_context(store.batch()), retry, rng)
             try:
-                # islice stays lazy: a bad line raises here, after the lines before it were
-                # written, and the batch still commits them on the way out.
-                for record in itertools.islice(iterator, batch_size):
+                store.prepare(chunk, secret)
+                for record in chunk:
                     pending.append(retrying(partial(one, record), retry, rng))
             except Exception as exc:  # re-raised below, once the batch has committed
                 failure = exc
@@ -88,5 +96,5 @@ def ingest_batches(
                 on_report(report)
         if failure is not None:
             raise failure
-        if len(pending) < batch_size:
+        if len(chunk) < batch_size:
             return reports

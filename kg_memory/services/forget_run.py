@@ -1,12 +1,12 @@
 """Running a forget request: plan by lineage, execute in one transaction, scrub, report.
 
 The plan (:func:`kg_memory.domain.forgetting.plan_forget`) is computed the same way for a dry run
-and a
-real one, so ``--dry-run`` prints exactly what will happen. Execution is one store transaction:
-it erases, rebuilds, restores, writes tombstones and records the forget run as a prov:Activity
-without the forgotten payload. Then the store scrubs its files and each destination reports
-completion. Running the same request again finds nothing left to erase, finishes any scrub a
-crash interrupted, and reports the run as complete: it is idempotent and resumable.
+and a real one, so ``--dry-run`` prints exactly what will happen. Execution is one store
+transaction: it erases, rebuilds, restores, retires what depended on an erased fact, writes
+tombstones and records the forget run as a prov:Activity without the forgotten payload. Then
+the store scrubs its files and each destination reports completion. Running the same request
+again finds nothing left to erase, finishes any scrub a crash interrupted, and reports the run
+as complete: it is idempotent and resumable.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.change import Draft, PlannedEdge
 from kg_memory.domain.consolidation import derive_profile
+from kg_memory.domain.dependency import ALWAYS, retirement_walk
 from kg_memory.domain.errors import NotFound, ScopeError
 from kg_memory.domain.forgetting import (
     ForgetPlan,
@@ -271,7 +272,7 @@ def forget(
 
 
 def _union(selector: Selector, dry_run: bool, runs: list[ForgetReport]) -> ForgetReport:
-    fields = ("delete", "rebuild", "erase", "redact", "restore", "retain")
+    fields = ("delete", "rebuild", "erase", "redact", "restore", "retire", "retain")
     merged = ForgetPlan(
         selector=selector,
         residues=tuple(residue for r in runs for residue in r.plan.residues),
@@ -343,6 +344,12 @@ def _forget_in_scope(
             apply_rule_forgetting(tx, store, the_plan.rules, set(the_plan.erase))
             for record in the_plan.rebuild:
                 _rebuild(tx, store, record, set(the_plan.delete), activity_id, generation)
+            gone = set(the_plan.delete)
+            for step in retirement_walk(  # the walk the plan ran, over the transaction's view
+                    [(a, ALWAYS) for a in the_plan.delete], episode_id=activity_id, erased=True,
+                    live_dependents=lambda key: [
+                        v for v in tx.live_dependents(key) if v.assertion_id not in gone]):
+                apply_plan(tx, step.model_copy(update={"edges": ()}))  # closed_by names the run
             for node in (*the_plan.delete, *the_plan.rebuild):
                 tx.delete_assertion(node)
             for episode in the_plan.erase:
@@ -401,6 +408,7 @@ def _forget_in_scope(
                             "erased": len(the_plan.erase),
                             "redacted": len(the_plan.redact),
                             "restored": len(the_plan.restore),
+                            "retired": len(the_plan.retire),
                             "tombstones": len(tombstones),
                             "generation": generation,
                             "entities": len(the_plan.entities),

@@ -138,7 +138,8 @@ def resolve_mentions(tx: Transaction, record: IngestRecord, episode_id: str,
             entity_id = decision.entity_id
         else:
             entity_id = new_entity_id(mention.mention_id)
-        _save_profile(tx, grow_profile(profiles.get(entity_id), entity_id, mention))
+        _save_profile(tx, grow_profile(profiles.get(entity_id), entity_id, mention,
+                                       copy_of=decision.copy_of))
         tx.put_entity(Entity(entity_id=entity_id, type=candidate.type, name=candidate.name,
                              scope=record.scope))
         _save_decision(tx, Resolved(decision=decision, entity_id=entity_id))

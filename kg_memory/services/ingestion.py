@@ -22,7 +22,6 @@ All of it happens inside the caller's transaction, so a failure leaves no partia
 from __future__ import annotations
 
 import hashlib
-from collections import deque
 from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
@@ -31,7 +30,7 @@ from pydantic_core import PydanticSerializationError
 from kg_memory.domain.authority import ranks_at_least, same_tier, standing
 from kg_memory.domain.change import Draft, Effect, PlannedEdge
 from kg_memory.domain.channel import ChannelPolicy
-from kg_memory.domain.dependency import parse_fact_ref, plan_retirement
+from kg_memory.domain.dependency import parse_fact_ref, plan_retirement, retirement_walk
 from kg_memory.domain.errors import (
     ConcurrencyError,
     ForgottenError,
@@ -97,21 +96,12 @@ class IngestReport(BaseModel):
 def _retire_dependents(
     tx: Transaction, ended: Iterable[tuple[str, Interval]], episode_id: str
 ) -> list[Effect]:
-    """Walk DEPENDS_ON backwards from everything that stopped holding, retiring as we go.
-
-    Terminates because each retirement only shortens valid intervals: a dependent already
-    retired from ``at`` no longer overlaps ``[at, open)`` and yields no further work.
-    """
+    """Retire, transitively, what depends on everything that stopped holding (the walk is
+    :func:`kg_memory.domain.dependency.retirement_walk`, shared with forgetting)."""
     effects: list[Effect] = []
-    queue = deque(ended)
-    while queue:
-        assertion_id, portion = queue.popleft()
-        plan = plan_retirement(
-            tx.live_dependents(assertion_id), at=portion.start, episode_id=episode_id
-        )
+    for plan in retirement_walk(ended, tx.live_dependents, episode_id=episode_id):
         apply_plan(tx, plan)
         effects.extend(plan.effects)
-        queue.extend(plan.ended)
     return effects
 
 

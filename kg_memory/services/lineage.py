@@ -247,11 +247,36 @@ def forget_view(
     for node in [n for n in graph.nodes if n not in explored]:
         if graph.nodes[node]["kind"] == "episode":
             expand(node)
-    derived = {
-        v.assertion_id
-        for v in store.versions([n for n in graph.nodes if graph.nodes[n]["kind"] == "assertion"])
-        if v.kind == "derived"
-    }
-    for node in derived:
-        graph.nodes[node]["derived"] = True
+    _dependents(store, graph, scope, explored)
+    for v in store.versions([n for n in graph.nodes if graph.nodes[n]["kind"] == "assertion"]):
+        if v.kind == "derived":
+            graph.nodes[v.assertion_id]["derived"] = True
+        if v.system.end is None:  # what a retirement for an erased dependency would close
+            graph.nodes[v.assertion_id]["believed"] = (
+                *graph.nodes[v.assertion_id].get("believed", ()), v)
     return graph
+
+
+def _dependents(
+    store: Store, graph: nx.MultiDiGraph[str], scope: str, explored: set[str]
+) -> None:
+    """Add what depends, transitively, on the facts in ``graph``: a forget retires the facts
+    believed on the ground it erases. Only DEPENDS_ON edges are drawn, so a dependent's own
+    support and derivatives stay out of the plan (retiring it erases nothing of theirs).
+    An explored node's dependents are in the graph already (its every edge was drawn)."""
+    depends = EdgeType.DEPENDS_ON.value
+    queue = deque(
+        src for src, dst, key in graph.edges(keys=True) if key == depends and src not in explored
+    )
+    walked = set(explored)
+    while queue:
+        node = queue.popleft()
+        if node in walked:
+            continue
+        walked.add(node)
+        for edge in store.edges(node, scope):
+            if edge.type is EdgeType.DEPENDS_ON and edge.dst == node:
+                if edge.src not in graph:
+                    graph.add_node(edge.src, kind=node_kind(edge.src))
+                graph.add_edge(edge.src, node, key=depends)
+                queue.append(edge.src)

@@ -384,7 +384,6 @@ class Memory(Recalling, PolicyViews, EntityMethods):
         if not isinstance(selector, Selector):
             check_text(selector=selector)
         chosen = selector if isinstance(selector, Selector) else Selector.parse(selector)
-        self._drop_vectors(dry_run)
         return forget(self.store, chosen, dry_run=dry_run, block=block, all_scopes=all_scopes,
                       keep_residues=keep_residues)
 

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from kg_memory.domain.decay import confirmed_at, judge
 from kg_memory.domain.eligibility import (
     ALL_KINDS,
     EligibilityRule,
@@ -33,8 +34,8 @@ from kg_memory.domain.eligibility import (
     fact_exclusion,
     fact_reasons,
 )
-from kg_memory.domain.embedding import Embedder, cosine
-from kg_memory.domain.errors import RecallError, RecallUnavailable, StoreUnavailable
+from kg_memory.domain.embedding import Embedder
+from kg_memory.domain.errors import RecallError, RecallUnavailable, StoreBusy, StoreUnavailable
 from kg_memory.domain.instant import Clock, ensure_utc
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Assertion, Channel, Episode, Kind, Support, trusted
@@ -49,6 +50,7 @@ from kg_memory.domain.ranking import (
     specificity,
 )
 from kg_memory.domain.recall_answer import (
+    AskAgain,
     RecallAnswer,
     RecalledEpisode,
     RecallHit,
@@ -56,9 +58,14 @@ from kg_memory.domain.recall_answer import (
     fact_label,
 )
 from kg_memory.domain.recall_text import fact_document, query_terms, tokens
-from kg_memory.store.protocol import AsOfQuery, ConversationQuery, RecallProbe, Store
+from kg_memory.domain.write_policy import WritePolicy
+from kg_memory.services.recall_vectors import catch_up, nearest, vector_space
+from kg_memory.store.protocol import AsOfQuery, ConversationQuery, RecallProbe, Store, VectorProbe
 
-__all__ = ["MAX_LIMIT", "RecallRequest", "Recalling", "recall"]
+__all__ = ["DECAYED", "MAX_LIMIT", "RecallRequest", "Recalling", "recall"]
+
+#: The exclusion key of a fact whose decayed trust fell below its predicate's floor.
+DECAYED = "decayed_below_floor"
 
 MAX_LIMIT = 100
 DEFAULT_WEIGHTS = RankingWeights()
@@ -83,8 +90,12 @@ class RecallRequest:
     context_size: int = 1
     embedder: Embedder | None = None
     vector_candidates: int = 50
-    #: Vectors by ``fact:id#revision``, kept by the caller between recalls (cleared on forget).
-    vector_cache: dict[str, Sequence[float]] | None = None
+    #: A scope with at most this many vectors is scored exactly (see VectorProbe).
+    vector_exact_below: int = 256
+    #: The write policy whose half-lives and floors decay trust (None: no decay).
+    policy: WritePolicy | None = None
+    #: Entities merged with ``subject`` (same_as, as of both instants): they rank as it does.
+    same_as: frozenset[str] = frozenset()
 
 
 def _answer(request: RecallRequest, terms: tuple[str, ...], **fields: object) -> RecallAnswer:
@@ -129,7 +140,8 @@ def _fact_scored(fact: Assertion, doc: list[str], supports: tuple[Support, ...],
         key=f"fact:{fact.assertion_id}#{fact.revision}",
         terms=doc,
         specificity=specificity(
-            None if request.subject is None else fact.subject == request.subject,
+            None if request.subject is None
+            else fact.subject == request.subject or fact.subject in request.same_as,
             _project_match(request, fact.qualifiers.project)),
         recency=recency(last, request.at, request.weights.half_life_days),
         evidence=evidence_quality(fact.kind, len({s.source for s in supports})),
@@ -145,7 +157,8 @@ def _episode_scored(episode: Episode, doc: list[str], request: RecallRequest) ->
         key=f"episode:{episode.episode_id}",
         terms=doc,
         specificity=specificity(
-            None if request.subject is None else _words_in(tokens(request.subject), words),
+            None if request.subject is None else any(
+                _words_in(tokens(name), words) for name in (request.subject, *request.same_as)),
             project),
         recency=recency(episode.occurred_at, request.at, request.weights.half_life_days),
         evidence=evidence_quality(Kind.STATED if episode.source == "user" else None, 1),
@@ -197,29 +210,56 @@ def _episode_hit(store: Store, episode: Episode, ranked: Ranked, request: Recall
         score=ranked.components())
 
 
+def _decayed(store: Store, facts: list[Assertion], request: RecallRequest
+             ) -> tuple[list[Assertion], list[AskAgain]]:
+    """Split ``facts`` into those still trusted at ``at`` and those to ask about again.
+
+    Trust decays from the last confirmation the store knew of at ``known_at`` (supports read as
+    of then), so a replay at an earlier ``known_at`` decays what was known then."""
+    policy = request.policy
+    if policy is None or not facts:
+        return facts, []
+    rules = {f.predicate: policy.rule_for(f.predicate) for f in facts}
+    decaying = [f for f in facts if rules[f.predicate].half_life_days is not None]
+    if not decaying:
+        return facts, []
+    supports = store.supports({f.assertion_id for f in decaying}, request.known_at)
+    kept, stale = [], []
+    for fact in facts:
+        rule = rules[fact.predicate]
+        if rule.half_life_days is None:
+            kept.append(fact)
+            continue
+        last = confirmed_at(fact, supports.get(fact.assertion_id, ()), request.at)
+        trust = judge(rule, fact.confidence, last, request.at)
+        if trust.served:
+            kept.append(fact)
+        else:
+            stale.append(AskAgain(
+                assertion_id=fact.assertion_id, revision=fact.revision, subject=fact.subject,
+                predicate=fact.predicate, last_confirmed=last, age_days=trust.age_days,
+                half_life_days=rule.half_life_days, factor=trust.factor, floor=rule.floor,
+                reason=trust.reason))
+    return kept, stale
+
+
 def _vector_hits(store: Store, request: RecallRequest, context: RecallContext,
-                 embedder: Embedder) -> tuple[dict[str, Assertion], dict[str, float]]:
-    """The eligible facts closest to the query by vector, brute force (the documented
-    fallback: no vector index ships here). The pool is the scope's as-of snapshot (believed at
-    known_at, valid at at), judged by the same eligibility rules, so a vector can never bring
-    back an ineligible record either."""
-    pool = [f for f in store.asof(AsOfQuery(valid_at=request.at, known_at=request.known_at,
-                                            scope=request.scope))
-            if fact_exclusion(f, context) is None]
-    cache = request.vector_cache if request.vector_cache is not None else {}
-    keys = [f"fact:{f.assertion_id}#{f.revision}" for f in pool]
-    missing = [(k, f) for k, f in zip(keys, pool, strict=True) if k not in cache]
-    if missing:
-        docs = [fact_document(f, f.qualifiers.project, f.qualifiers.exceptions)
-                for _, f in missing]
-        for (key, _), vector in zip(missing, embedder.embed(docs), strict=True):
-            cache[key] = vector
+                 embedder: Embedder) -> tuple[dict[str, Assertion], dict[str, float], str]:
+    """The eligible facts nearest the query by vector (see
+    :mod:`kg_memory.services.recall_vectors`): every rule the lexical candidates pass, decay
+    included, is applied to the index's shortlist before anything is ranked."""
+    catch_up(store, request.scope, embedder)
     [query] = embedder.embed([request.query])
-    sims = {k: cosine(query, cache[k]) for k in keys}
-    best = sorted((k for k in keys if sims[k] > 0), key=lambda k: (-sims[k], k))
-    chosen = best[:request.vector_candidates]
-    by_key = dict(zip(keys, pool, strict=True))
-    return {k: by_key[k] for k in chosen}, {k: sims[k] for k in chosen}
+    probe = VectorProbe(
+        scope=request.scope, space=vector_space(embedder),
+        vector=tuple(float(x) for x in query), at=request.at, known_at=request.known_at,
+        k=request.vector_candidates, exact_below=request.vector_exact_below)
+
+    def admit(facts: list[Assertion]) -> list[Assertion]:
+        return _decayed(store, [f for f in facts if fact_exclusion(f, context) is None],
+                        request)[0]
+
+    return nearest(store, probe, admit)
 
 
 def recall(store: Store, request: RecallRequest) -> RecallAnswer:
@@ -240,6 +280,7 @@ def recall(store: Store, request: RecallRequest) -> RecallAnswer:
             kinds=request.kinds, blocks=blocks, rules=tuple(request.rules))
         excluded = dict.fromkeys(context.rule_names(), 0)
 
+        excluded[DECAYED] = 0
         facts: list[Assertion] = []
         for fact in found.facts:
             reason = fact_exclusion(fact, context)
@@ -247,6 +288,8 @@ def recall(store: Store, request: RecallRequest) -> RecallAnswer:
                 facts.append(fact)
             else:
                 excluded[reason] += 1
+        facts, ask_again = _decayed(store, facts, request)
+        excluded[DECAYED] += len(ask_again)
         episodes: list[Episode] = []
         for episode in found.episodes if request.include_episodes else ():
             reason = episode_exclusion(episode, context)
@@ -270,8 +313,9 @@ def recall(store: Store, request: RecallRequest) -> RecallAnswer:
         episode_df = document_frequencies(recorded, terms)
 
         vectors: dict[str, float] | None = None
+        method: str | None = None
         if request.embedder is not None:
-            near, vectors = _vector_hits(store, request, context, request.embedder)
+            near, vectors, method = _vector_hits(store, request, context, request.embedder)
             known = {f"fact:{f.assertion_id}#{f.revision}" for f in facts}
             for key, fact in near.items():
                 if key not in known:  # found by its vector only: no query term in it
@@ -299,6 +343,8 @@ def recall(store: Store, request: RecallRequest) -> RecallAnswer:
                 hits.append(_fact_hit(fact, supports.get(fact.assertion_id, ()), r, context))
             else:
                 hits.append(_episode_hit(store, episode_by_key[r.key], r, request, context))
+    except StoreBusy:
+        raise  # busy, not broken: the caller retries later (exit 75), as for every other read
     except StoreUnavailable as exc:
         answer = _answer(request, terms, status="unavailable", error=str(exc))
         raise RecallUnavailable(f"recall could not search: {exc}", answer) from exc
@@ -306,7 +352,8 @@ def recall(store: Store, request: RecallRequest) -> RecallAnswer:
         request, terms, status="ok" if hits else "empty",
         mode="lexical" if request.embedder is None else "hybrid",
         candidates=len(found.facts) + len(found.episodes), eligible=len(facts) + len(episodes),
-        excluded=excluded, results=tuple(hits))
+        excluded=excluded, results=tuple(hits), ask_again=tuple(ask_again),
+        vector_method=method)
 
 
 class Recalling:
@@ -317,17 +364,11 @@ class Recalling:
     _clock: Clock
     #: Vector similarity for recall (none: lexical only); see kg_memory.domain.embedding.
     embedder: Embedder | None = None
+    #: Decay's half-lives and floors (Memory's write policy; None: nothing decays).
+    write_policy: WritePolicy | None
 
-    @property
-    def _vectors(self) -> dict[str, Sequence[float]]:
-        # Document vectors by revision, in this process only (made on first use).
-        cache: dict[str, Sequence[float]] = self.__dict__.setdefault("_recall_vectors", {})
-        return cache
-
-    def _drop_vectors(self, dry_run: bool) -> None:
-        """A forget run clears the vectors, so none of erased content outlives it."""
-        if not dry_run:
-            self._vectors.clear()
+    def _same_as_group(self, subject: str, query: AsOfQuery) -> set[tuple[str, str]]:
+        raise NotImplementedError  # Memory's: (scope, entity) pairs merged with subject
 
     def recall(
         self, query: str, *, scope: str, subject: str | None = None,
@@ -349,11 +390,18 @@ class Recalling:
         An ``ok`` or ``empty`` answer; ``RecallUnavailable`` when the store cannot be searched.
         """
         now = self._clock()
+        at_ = ensure_utc(at, what="at") if at else now
+        known = ensure_utc(known_at, what="known_at") if known_at else now
+        group: frozenset[str] = frozenset()
+        if subject is not None:
+            # A person's merge pools the group's facts, as asof(subject=...) does: within the
+            # scope, as merged at both instants asked.
+            asked = AsOfQuery(valid_at=at_, known_at=known, subject=subject, scope=scope)
+            group = frozenset(e for s, e in self._same_as_group(subject, asked) if s == scope)
         request = RecallRequest(
             query=query, scope=scope, subject=subject, project=project,
-            at=ensure_utc(at, what="at") if at else now,
-            known_at=ensure_utc(known_at, what="known_at") if known_at else now,
+            at=at_, known_at=known, same_as=group,
             now=now, kinds=frozenset(Kind(k) for k in kinds),
             include_episodes=include_episodes, limit=limit, rules=tuple(rules),
-            embedder=embedder or self.embedder, vector_cache=self._vectors)
+            embedder=embedder or self.embedder, policy=self.write_policy)
         return recall(self.store, request)

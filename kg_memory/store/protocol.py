@@ -35,6 +35,7 @@ from kg_memory.domain.model import (
     Tombstone,
 )
 from kg_memory.domain.ranking import CorpusStats
+from kg_memory.domain.record import IngestRecord
 
 __all__ = [
     "AsOfQuery",
@@ -44,6 +45,9 @@ __all__ = [
     "Slot",
     "Store",
     "Transaction",
+    "VectorCandidates",
+    "VectorDoc",
+    "VectorProbe",
     "apply_plan",
 ]
 
@@ -104,6 +108,52 @@ class RecallCandidates(BaseModel):
     episode_texts: tuple[str, ...] = ()
     fact_corpus: CorpusStats = CorpusStats(0, 0)
     episode_corpus: CorpusStats = CorpusStats(0, 0)
+
+
+class VectorDoc(BaseModel):
+    """A revision whose indexed recall text has no vector yet (see :meth:`Store.vector_backlog`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    assertion_id: str
+    revision: int
+    text: str
+
+
+class VectorProbe(BaseModel):
+    """What recall asks the vector index: the ``k`` revisions of ``scope`` nearest ``vector``
+    among those believed at ``known_at`` and valid at ``at`` (the interval rules are applied
+    inside the index's query, before anything is ranked).
+
+    ``exact``: score every such revision (the fallback when the approximate shortlist
+    under-fills after the remaining eligibility rules); ``exact_below``: a scope with at most
+    this many vectors is scored exactly anyway (cheaper than any index); ``k = 0``: no limit.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    scope: str
+    space: str
+    vector: tuple[float, ...]
+    at: UtcDatetime
+    known_at: UtcDatetime
+    k: int = 50
+    exact: bool = False
+    exact_below: int = 256
+
+
+class VectorCandidates(BaseModel):
+    """The vector index's answer: revisions, most similar first, and their cosine similarity.
+
+    ``method`` says how they were found (``exact`` or the backend's index); ``complete`` is
+    true when every eligible-by-interval revision of the scope was scored."""
+
+    model_config = ConfigDict(frozen=True)
+
+    facts: tuple[Assertion, ...] = ()
+    similarities: tuple[float, ...] = ()
+    method: str = "exact"
+    complete: bool = True
 
 
 class ConversationQuery(BaseModel):
@@ -229,6 +279,11 @@ class Store(Protocol):
     def batch(self) -> AbstractContextManager[None]:
         """Group transactions into one durable commit; each still succeeds or fails alone."""
 
+    def prepare(self, records: Sequence[IngestRecord], secret: bytes) -> None:
+        """Inside :meth:`batch`: the records about to be written, so a store that plans its
+        batch can read what they touch in a few set-based queries first. A hint only: the
+        answers never depend on it (a store may do nothing)."""
+
     def asof(self, query: AsOfQuery) -> list[Assertion]: ...
 
     def history(
@@ -287,6 +342,19 @@ class Store(Protocol):
 
     def conversation(self, query: ConversationQuery) -> list[Episode]:
         """Up to ``size`` episodes before and ``size`` after ``around``, oldest first."""
+
+    # Recall's vector index: vectors are made by the caller's embedder and kept by the store,
+    # in one vector space (``name/dimensions``) per store; forget erases them with their rows.
+    def vector_backlog(self, scope: str, space: str, limit: int) -> list[VectorDoc]:
+        """Up to ``limit`` revisions of ``scope`` with indexed text and no vector in ``space``
+        (enrols the scope on first use). Raises RecallError for a store of another space."""
+
+    def put_vectors(self, scope: str, space: str,
+                    vectors: Sequence[tuple[VectorDoc, Sequence[float]]]) -> None:
+        """Store each document's vector (durable on return); creates the index on first use."""
+
+    def vector_candidates(self, probe: VectorProbe) -> VectorCandidates:
+        """The probe's nearest revisions; see :class:`VectorProbe`."""
 
     def scrub(self) -> list[dict[str, Any]]:
         """Make erasures physical where the backend keeps copies; one report per destination

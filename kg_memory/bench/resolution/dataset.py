@@ -21,6 +21,7 @@ fresh embedded store) and, for a reference in the same process, through the pure
 
 from __future__ import annotations
 
+import random
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -34,17 +35,27 @@ from kg_memory.domain.resolution.blocking import BlockingIndex
 from kg_memory.domain.resolution.comparison import compare
 from kg_memory.domain.resolution.config import DEFAULT_CONFIG, ResolverConfig
 from kg_memory.domain.resolution.decision import Outcome
+from kg_memory.domain.resolution.field import Level
 from kg_memory.domain.resolution.incremental import UpdatableIndex
 from kg_memory.domain.resolution.mention import Mention
-from kg_memory.domain.resolution.names import parse_name
+from kg_memory.domain.resolution.names import compare_given, format_name, parse_name
 from kg_memory.domain.resolution.profile import grow_profile
 from kg_memory.domain.resolution.resolver import posterior, resolve
 from kg_memory.services.memory import Memory
 
-__all__ = ["Counts", "DatasetReport", "SystemResult", "benchmark_dataset", "format_report"]
+__all__ = [
+    "Counts",
+    "DatasetReport",
+    "SystemResult",
+    "benchmark_dataset",
+    "format_report",
+    "twin_probe",
+    "with_twins",
+]
 
-#: Decides one mention against a system's own index: (outcome, entity it merges into).
-Decide = Callable[[Mention, BlockingIndex], tuple[Outcome, str | None]]
+#: Decides one mention against a system's own index: (outcome, entity it merges into, entity a
+#: REVIEW's provisional copy belongs to).
+Decide = Callable[[Mention, BlockingIndex], tuple[Outcome, str | None, str | None]]
 
 
 class Counts(BaseModel):
@@ -113,6 +124,8 @@ class DatasetReport(BaseModel):
     systems: tuple[SystemResult, ...]
     resolver_per_second: float | None = None
     store_per_second: float | None = None
+    #: The twin probe (:func:`twin_probe`): per system, ``same_name`` counts the twins added.
+    twins: tuple[SystemResult, ...] = ()
 
     def system(self, name: str) -> SystemResult:
         return next(s for s in self.systems if s.system == name)
@@ -144,7 +157,7 @@ def _run(
     total, slice_ = Counts(), Counts()
     for record, same_name in zip(records, flags, strict=True):
         mention = record.mention
-        outcome, entity_id = decide(mention, index)  # the label is not passed in
+        outcome, entity_id, copy_of = decide(mention, index)  # the label is not passed in
         correct = outcome is Outcome.MERGE and founder.get(entity_id or "") == record.person
         truth = record.person in seen
         total = total.plus(truth=truth, outcome=outcome, correct=correct)
@@ -153,34 +166,35 @@ def _run(
         target = entity_id if outcome is Outcome.MERGE and entity_id else mention.mention_id
         if target not in founder:
             founder[target] = record.person
-        index.upsert(grow_profile(index.profile(mention.scope, target), target, mention))
+        before = index.profile(mention.scope, target)
+        index.upsert(grow_profile(before, target, mention, copy_of=copy_of))
         seen.add(record.person)
     return SystemResult(system=name, all=total, same_name=slice_)
 
 
 def _resolver(config: ResolverConfig) -> Decide:
-    def decide(mention: Mention, index: BlockingIndex) -> tuple[Outcome, str | None]:
+    def decide(mention: Mention, index: BlockingIndex) -> tuple[Outcome, str | None, str | None]:
         made = resolve(mention, index, now=mention.at, config=config)
-        return made.outcome, made.entity_id
+        return made.outcome, made.entity_id, made.copy_of
 
     return decide
 
 
-def _exact_name(mention: Mention, index: BlockingIndex) -> tuple[Outcome, str | None]:
+def _exact_name(mention: Mention, index: BlockingIndex) -> tuple[Outcome, str | None, None]:
     said = _full_name(mention)
     if said is not None:
         for candidate in index.candidates(mention):
             if said in {
                 _full_name(mention.model_copy(update={"name": n})) for n in candidate.profile.names
             }:
-                return Outcome.MERGE, candidate.profile.entity_id
-    return Outcome.KEEP_APART, None
+                return Outcome.MERGE, candidate.profile.entity_id, None
+    return Outcome.KEEP_APART, None, None
 
 
 def _plain_fs(config: ResolverConfig) -> Decide:
     rules = dict(config.identifiers)
 
-    def decide(mention: Mention, index: BlockingIndex) -> tuple[Outcome, str | None]:
+    def decide(mention: Mention, index: BlockingIndex) -> tuple[Outcome, str | None, None]:
         best: tuple[float, str] | None = None
         for candidate in index.candidates(mention):
             fields = compare(mention, candidate.profile, single_valued=(), identifiers=rules)
@@ -189,12 +203,69 @@ def _plain_fs(config: ResolverConfig) -> Decide:
             if best is None or post > best[0]:
                 best = (post, candidate.profile.entity_id)
         if best is None or best[0] < config.thresholds.keep_apart:
-            return Outcome.KEEP_APART, None
+            return Outcome.KEEP_APART, None, None
         if best[0] < config.thresholds.merge:
-            return Outcome.REVIEW, None
-        return Outcome.MERGE, best[1]
+            return Outcome.REVIEW, None, None
+        return Outcome.MERGE, best[1], None
 
     return decide
+
+
+def with_twins(records: Sequence[Record], *, seed: int = 15) -> tuple[list[Record], list[bool]]:
+    """``records`` with a twin of every person added, and which records are twins.
+
+    FEBRL has no twins, yet a twin is what a duplicate with a replaced given name looks like:
+    the same surname, date of birth and address, another given name, and (when filed) another
+    national id. Each twin gets the given name of another person of the file, one that compares
+    DIFFERENT with the sibling's, and is read after the sibling's first record, so merging it is
+    a false merge the same-name slice cannot show.
+    """
+    rng = random.Random(seed)
+    firsts: dict[str, Record] = {}
+    for record in records:
+        firsts.setdefault(record.person, record)
+    givens = sorted({g for r in records if (g := parse_name(r.mention.name).given)})
+    out: list[Record] = []
+    flags: list[bool] = []
+    for record in records:
+        out.append(record)
+        flags.append(False)
+        if firsts[record.person] is not record:
+            continue
+        sibling = parse_name(record.mention.name)
+        if not sibling.given or not sibling.family:
+            continue
+        other = rng.choice(givens)
+        while compare_given(other, sibling.given) is not Level.DIFFERENT:
+            other = rng.choice(givens)
+        mention = record.mention
+        identifiers = tuple(
+            i.model_copy(update={"value": i.value[::-1] + "9"}) for i in mention.identifiers
+        )
+        twin = mention.model_copy(update={
+            "mention_id": f"{mention.mention_id}-twin",
+            "episode_id": f"{mention.episode_id}-twin",
+            "name": format_name(other, sibling.family),
+            "identifiers": identifiers,
+        })
+        out.append(Record(mention=twin, person=f"{record.person}-twin"))
+        flags.append(True)
+    return out, flags
+
+
+def twin_probe(
+    dataset: str = "febrl3",
+    *,
+    identifier: bool = False,
+    limit: int | None = None,
+    config: ResolverConfig = DEFAULT_CONFIG,
+) -> tuple[SystemResult, SystemResult]:
+    """The resolver and plain-fs on ``dataset``'s test part with a twin of every person added
+    (:func:`with_twins`); ``same_name`` of each result counts the twins."""
+    records, flags = with_twins(load_febrl(dataset, part=Part.TEST, identifier=identifier,
+                                           limit=limit))
+    return (_run("resolver", records, flags, _resolver(config)),
+            _run("plain-fs", records, flags, _plain_fs(config)))
 
 
 def _store_rate(records: Sequence[Record]) -> float:
@@ -264,6 +335,7 @@ def benchmark_dataset(
         systems=tuple(systems),
         resolver_per_second=rates["resolver"] if throughput else None,
         store_per_second=_store_rate(records) if throughput else None,
+        twins=twin_probe(dataset, identifier=identifier, limit=limit, config=config),
     )
 
 
@@ -289,6 +361,12 @@ def format_report(report: DatasetReport) -> str:
         lines.append(result.system)
         lines.append(_row("all", result.all))
         lines.append(_row("same-name", result.same_name))
+    for result in report.twins:
+        twins = result.same_name
+        lines.append(
+            f"twin probe, {result.system}: {twins.false_merges} of {twins.records} twins "
+            f"merged; precision {result.all.precision:.4f}, recall {result.all.recall:.4f}"
+        )
     if report.store_per_second is not None and report.resolver_per_second:
         ratio = report.store_per_second / report.resolver_per_second
         lines.append(

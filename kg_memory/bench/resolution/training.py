@@ -46,12 +46,14 @@ from kg_memory.domain.resolution.config import (
 from kg_memory.domain.resolution.field import IDENTIFIER_FIELDS, Level
 from kg_memory.domain.resolution.field import Field as CompareField
 from kg_memory.domain.resolution.mention import Mention
+from kg_memory.domain.resolution.name_kinds import NAME_KINDS
 from kg_memory.domain.resolution.profile import EntityProfile, grow_profile
 
 __all__ = [
     "PairSource",
     "TrainingReport",
     "candidate_pairs",
+    "categories",
     "estimate",
     "learn",
     "trained_weights",
@@ -59,25 +61,25 @@ __all__ = [
 ]
 
 _LEVELS: Final = (Level.EXACT, Level.CLOSE, Level.DIFFERENT)
-#: Not learned: every candidate is a person (no information), the temporal summary only
-#: re-reads the attributes (learning it would count them twice), and the name parts are the
-#: blocking keys: every candidate pair was *chosen* for a similar name, so within a block their
-#: levels are not independent of the other fields, which EM assumes (trained, they learned
-#: that a different given name is no evidence against a match, and the corpus lost recall and
-#: gained a false merge). Their hand-set values stay.
-_NOT_LEARNED: Final = frozenset(
-    {
-        CompareField.ENTITY_TYPE,
-        CompareField.TEMPORAL,
-        CompareField.GIVEN_NAME,
-        CompareField.FAMILY_NAME,
-    }
-)
+#: The name parts are learned over their kinds (:data:`NAME_KINDS`), not their three levels.
+NAME_FIELDS: Final = frozenset({CompareField.GIVEN_NAME, CompareField.FAMILY_NAME})
+#: Not learned: every candidate is a person (no information), and the temporal summary only
+#: re-reads the attributes (learning it would count them twice).
+_NOT_LEARNED: Final = frozenset({CompareField.ENTITY_TYPE, CompareField.TEMPORAL})
 _PSEUDO: Final = 1.0
 #: A field needs this many non-missing pairs to be learned; fewer keep their starting values.
 MIN_OBSERVED: Final = 50
 
-Pair = dict[CompareField, Level]
+#: A pair's category per field: a level's value, or for a name part its kind.
+Pair = dict[CompareField, str]
+
+
+def categories(field: CompareField) -> tuple[str, ...]:
+    """What EM estimates m and u over for ``field``: the name kinds for a name part, the three
+    non-missing levels for any other field."""
+    if field in NAME_FIELDS:
+        return tuple(NAME_KINDS)
+    return tuple(level.value for level in _LEVELS)
 
 
 class PairSource(BaseModel):
@@ -86,7 +88,7 @@ class PairSource(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
-    pairs: tuple[tuple[tuple[CompareField, Level], ...], ...]
+    pairs: tuple[tuple[tuple[CompareField, str], ...], ...]
 
 
 def candidate_pairs(
@@ -103,13 +105,15 @@ def candidate_pairs(
     mentions sharing a blocking key is compared once (a file of records, deduplicated).
     """
     rules = dict(config.identifiers)
-    found: list[tuple[tuple[CompareField, Level], ...]] = []
+    found: list[tuple[tuple[CompareField, str], ...]] = []
 
     def add(mention: Mention, profile: EntityProfile) -> None:
         fields = compare(mention, profile, single_valued=config.single_valued,
                          identifiers=rules)
-        found.append(tuple((f.field, f.level) for f in fields
-                           if isinstance(f.field, CompareField) and f.level is not Level.MISSING))
+        found.append(tuple(
+            (f.field, f.kind if f.field in NAME_FIELDS and f.kind else f.level.value)
+            for f in fields
+            if isinstance(f.field, CompareField) and f.level is not Level.MISSING))
 
     if profiles is not None:
         index = BlockingIndex(profiles)
@@ -141,29 +145,70 @@ class TrainingReport(BaseModel):
 
 def _start(
     config: ResolverConfig, field: CompareField
-) -> tuple[dict[Level, float], dict[Level, float]]:
+) -> tuple[dict[str, float], dict[str, float]]:
+    """EM's starting m and u for ``field``: the config's, a name kind sharing its level's
+    equally with the other kinds of that level."""
     params = config.fields.get(field, FieldParams())
-    m: dict[Level, float] = {}
-    u: dict[Level, float] = {}
-    for level in _LEVELS:
-        given = getattr(params, level.value)
-        m[level] = given.m if given is not None else 0.01
-        u[level] = given.u if given is not None else 0.01
+    m: dict[str, float] = {}
+    u: dict[str, float] = {}
+    for category in categories(field):
+        level = NAME_KINDS[category] if field in NAME_FIELDS else Level(category)
+        given = params.kinds.get(category) or getattr(params, level.value)
+        share = 1 if field not in NAME_FIELDS or category in params.kinds else sum(
+            1 for k in NAME_KINDS.values() if k is level)
+        m[category] = (given.m if given is not None else 0.01) / share
+        u[category] = (given.u if given is not None else 0.01) / share
     total_m, total_u = sum(m.values()), sum(u.values())
     return ({k: v / total_m for k, v in m.items()}, {k: v / total_u for k, v in u.items()})
 
 
-def _monotone(m: dict[Level, float], u: dict[Level, float]) -> FieldParams:
+def _monotone(m: dict[str, float], u: dict[str, float]) -> FieldParams:
     """The field's parameters, with CLOSE never weighing more than EXACT: a near agreement is
     weaker evidence than an exact one by meaning, but EM on a file whose strangers almost never
     differ by one letter gives it a tiny ``u`` (FEBRL: 14 bits for "noble pzrk" ~ "noble park",
     which merged two namesakes)."""
-    exact, close = m[Level.EXACT] / u[Level.EXACT], m[Level.CLOSE] / u[Level.CLOSE]
-    u_close = u[Level.CLOSE] if close <= exact else m[Level.CLOSE] / exact
+    exact, close = m["exact"] / u["exact"], m["close"] / u["close"]
+    u_close = u["close"] if close <= exact else m["close"] / exact
     return FieldParams(
-        exact=LevelParams(m=m[Level.EXACT], u=u[Level.EXACT]),
-        close=LevelParams(m=m[Level.CLOSE], u=min(1.0, u_close)),
-        different=LevelParams(m=m[Level.DIFFERENT], u=u[Level.DIFFERENT]),
+        exact=LevelParams(m=m["exact"], u=u["exact"]),
+        close=LevelParams(m=m["close"], u=min(1.0, u_close)),
+        different=LevelParams(m=m["different"], u=u["different"]),
+    )
+
+
+def _name_params(m: dict[str, float], u: dict[str, float]) -> FieldParams:
+    """A name part's parameters: one per kind, and per level the kinds' sums (what a caller
+    without kinds reads), with the kinds kept in order of agreement. No DIFFERENT kind weighs
+    more than zero (a name that disagrees is never evidence *for* a match, however often a
+    training file's duplicates replace one, as FEBRL's do), and every CLOSE kind weighs between
+    the best DIFFERENT kind and EXACT (a nickname is no weaker than a near name and no stronger
+    than the name itself; a file without nicknames learns "nickname" from strangers alone).
+    A clipped kind keeps its ``m`` and takes the ``u`` that gives the bound."""
+
+    def bound(kind: str, low: float, high: float) -> LevelParams:
+        ratio = min(max(m[kind] / u[kind], low), high)
+        return LevelParams(m=m[kind], u=min(1.0, m[kind] / ratio))
+
+    exact = LevelParams(m=m["exact"], u=u["exact"])
+    different = [k for k, lv in NAME_KINDS.items() if lv is Level.DIFFERENT]
+    kinds = {k: bound(k, 0.0, 1.0) for k in different}
+    floor = max(kinds[k].m / kinds[k].u for k in different)
+    ceiling = max(floor, exact.m / exact.u)
+    for kind, level in NAME_KINDS.items():
+        if level is Level.CLOSE:
+            kinds[kind] = bound(kind, floor, ceiling)
+    kinds["exact"] = exact
+
+    def level_sum(level: Level) -> LevelParams:
+        names = [k for k, lv in NAME_KINDS.items() if lv is level]
+        return LevelParams(m=min(1.0, sum(kinds[k].m for k in names)),
+                           u=min(1.0, sum(kinds[k].u for k in names)))
+
+    return FieldParams(
+        exact=exact,
+        close=level_sum(Level.CLOSE),
+        different=level_sum(Level.DIFFERENT),
+        kinds={k: kinds[k] for k in NAME_KINDS},
     )
 
 
@@ -187,8 +232,8 @@ def estimate(
             for field, _ in pair:
                 observed[field] = observed.get(field, 0) + 1
     learned = sorted(f for f, n in observed.items() if n >= MIN_OBSERVED and f not in _NOT_LEARNED)
-    m: dict[CompareField, dict[Level, float]] = {}
-    u: dict[CompareField, dict[Level, float]] = {}
+    m: dict[CompareField, dict[str, float]] = {}
+    u: dict[CompareField, dict[str, float]] = {}
     for field in learned:
         m[field], u[field] = _start(start, field)
     m0, u0 = dict(m), dict(u)
@@ -207,7 +252,13 @@ def estimate(
             total_g = 0.0
             for pair in source.pairs:
                 used = [(f, lv) for f, lv in pair if f in m]
-                llr = prior + sum(math.log(m[f][lv] / u[f][lv]) for f, lv in used)
+                # The name parts are learned but do not vote: the pairs were chosen for a
+                # similar name, so letting the names pick the classes teaches EM that the
+                # names themselves are the match (round 1's finding). They are read against
+                # classes the other fields define, as splink trains a blocking key's m.
+                llr = prior + sum(
+                    math.log(m[f][lv] / u[f][lv]) for f, lv in used if f not in NAME_FIELDS
+                )
                 g = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, llr))))
                 total_g += g
                 for f, lv in used:
@@ -220,21 +271,24 @@ def estimate(
             tm, tu = sum(m_acc[f].values()), sum(u_acc[f].values())
             new_m = {lv: v / tm for lv, v in m_acc[f].items()}
             new_u = {lv: v / tu for lv, v in u_acc[f].items()}
-            delta = max(delta, *(abs(new_m[lv] - m[f][lv]) for lv in _LEVELS))
+            delta = max(delta, *(abs(new_m[c] - m[f][c]) for c in new_m))
             m[f], u[f] = new_m, new_u
         share = new_share
         if delta < tolerance:
             converged = True
             break
     for f in learned:
-        if f not in IDENTIFIER_FIELDS:
+        if f not in IDENTIFIER_FIELDS and f not in NAME_FIELDS:
             # A share below one in the pairs observed cannot be estimated from them: EM on a
             # synthetic file whose strangers never share a suburb says 1e-5 (16 bits for a
             # suburb). Identifiers keep theirs: sharing one is what strangers do not do.
             # Only EXACT: a rare CLOSE is rare for matches too (its m is as small), and the
             # monotone rule below keeps it under EXACT.
-            u[f] = {**u[f], Level.EXACT: max(u[f][Level.EXACT], 1.0 / observed[f])}
-    params = {f: _monotone(m[f], u[f]) for f in learned}
+            u[f] = {**u[f], "exact": max(u[f]["exact"], 1.0 / observed[f])}
+    params = {
+        f: _name_params(m[f], u[f]) if f in NAME_FIELDS else _monotone(m[f], u[f])
+        for f in learned
+    }
     report = TrainingReport(
         iterations=done,
         converged=converged,
@@ -252,7 +306,10 @@ def _round(params: FieldParams) -> FieldParams:
             return None
         return LevelParams(m=float(f"{level.m:.6g}"), u=float(f"{level.u:.6g}"))
 
-    return FieldParams(exact=r(params.exact), close=r(params.close), different=r(params.different))
+    kinds = {k: v for k, v in ((k, r(p)) for k, p in params.kinds.items()) if v is not None}
+    return FieldParams(
+        exact=r(params.exact), close=r(params.close), different=r(params.different), kinds=kinds
+    )
 
 
 def trained_weights(

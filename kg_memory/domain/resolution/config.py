@@ -199,6 +199,15 @@ class ResolverConfig(BaseModel):
     #: explain a contradicting name part: a changed family name, or a given name two edits off.
     #: Zero turns the explanation off: then only a decisive identifier overrides a name.
     name_change_evidence: int = Field(default=2, ge=0)
+    #: Whether a conflicting one-per-person identifier is only evidence against (its DIFFERENT
+    #: weight), not a veto, when the surname, the date of birth and the whole address agree
+    #: exactly and the given name does not contradict (so never for twins). FEBRL replaces whole
+    #: numbers; measured in docs/resolution.md ("Whole-id and given-name replacement").
+    id_conflict_outvoted_by_record: bool = True
+    #: Whether a wholly replaced given name is explained when the surname, the date of birth
+    #: and the whole address agree exactly. Off: that is what twins look like (on, it merged
+    #: 863 of 965 twins added to FEBRL 3), measured in the same section.
+    replaced_given_explained_by_record: bool = False
     #: A rival only makes a MERGE ambiguous when its evidence is within this many bits of the
     #: winner's (``None``: any rival above the rival threshold does). An earlier REVIEW leaves
     #: a provisional copy of a person that would otherwise block every later merge.
@@ -239,9 +248,10 @@ class ResolverConfig(BaseModel):
     def custom_attribute(self, name: str) -> CustomAttribute | None:
         return next((c for c in self.custom if c.name == name), None)
 
-    def weight(self, field: CompareField | str, level: Level) -> float:
+    def weight(self, field: CompareField | str, level: Level, kind: str | None = None) -> float:
         """The weight in bits of ``field`` at ``level`` (zero for MISSING or an unset level);
-        ``custom.<name>`` for a declared custom attribute."""
+        ``custom.<name>`` for a declared custom attribute. A name part's ``kind`` weighs what
+        its learned kind does, where the parameters have one."""
         if level is Level.MISSING:
             return 0.0
         if isinstance(field, CompareField):
@@ -249,7 +259,7 @@ class ResolverConfig(BaseModel):
         else:
             declared = self.custom_attribute(field.removeprefix("custom."))
             params = None if declared is None else declared.params
-        return 0.0 if params is None else params.weight(level)
+        return 0.0 if params is None else params.weight(level, kind)
 
     @classmethod
     def default(cls) -> ResolverConfig:

@@ -89,6 +89,9 @@ class FieldEvidence(BaseModel):
     #: A DIFFERENT name part within two edits of the other ("rebecc" vs "rebecca", "rei" vs
     #: "reid"): too far for a typo by the name rules, near enough for record evidence to explain.
     near: bool = False
+    #: Names only: the finer kind of ``level`` whose learned weight this is ("nickname",
+    #: "replaced"; see :mod:`~kg_memory.domain.resolution.name_kinds`).
+    kind: str | None = None
 
 
 class CandidateEvidence(BaseModel):
@@ -142,6 +145,11 @@ class ResolutionDecision(BaseModel):
     automatic_outcome: Outcome | None = None
     #: The decision this one replaces (a re-scored REVIEW), if any.
     supersedes: str | None = None
+    #: REVIEW only: when every candidate it may be the same as is one entity or a provisional
+    #: copy of it, that entity. The caller records it on the provisional entity's profile
+    #: (``grow_profile(..., copy_of=...)``) so the copies stop being each other's rivals. A
+    #: REVIEW between two different entities has none: it never links namesakes.
+    copy_of: str | None = None
 
     @property
     def is_manual(self) -> bool:
@@ -160,6 +168,8 @@ class ResolutionDecision(BaseModel):
             raise ValueError("only a REVIEW decision has possible_same_as links")
         if self.outcome is Outcome.REVIEW and self.is_manual:
             raise ValueError("a person decides MERGE or KEEP_APART, never REVIEW")
+        if self.copy_of is not None and self.outcome is not Outcome.REVIEW:
+            raise ValueError("only a REVIEW decision names the entity its provisional copies")
         return self
 
     def candidate(self, entity_id: str) -> CandidateEvidence | None:

@@ -134,7 +134,7 @@ class IncrementalResolver:
         else:
             entity_id = self._entity_id(mention.mention_id)
         before = self.index.profile(mention.scope, entity_id)
-        profile = grow_profile(before, entity_id, mention)
+        profile = grow_profile(before, entity_id, mention, copy_of=decision.copy_of)
         self.index.upsert(profile)
         return Added(
             decision=decision, entity_id=entity_id, profile=profile, created=before is None

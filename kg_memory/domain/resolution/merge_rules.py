@@ -24,7 +24,8 @@ from kg_memory.domain.resolution.field import (
 from kg_memory.domain.resolution.mention import Mention
 from kg_memory.domain.resolution.record_fields import parses_as
 
-__all__ = ["candidate_outcome", "check_custom", "name_compatible", "vetoes"]
+__all__ = ["candidate_outcome", "check_custom",
+    "contradicts_distinguishing", "name_compatible", "record_agrees", "vetoes"]
 
 _AGREE = (Level.EXACT, Level.CLOSE)
 
@@ -42,6 +43,31 @@ def _distinguishing(config: ResolverConfig) -> frozenset[Field | str]:
     return frozenset((*DISTINGUISHING_FIELDS, *custom))
 
 
+def record_agrees(fields: Sequence[FieldComparison | FieldEvidence]) -> bool:
+    """The surname, the date of birth and the whole address (house number, street, locality)
+    agree exactly: one household's record, which a person and a twin both match."""
+    levels = {f.field: f.level for f in fields}
+    return all(
+        levels.get(f) is Level.EXACT
+        for f in (
+            Field.FAMILY_NAME,
+            Field.BIRTH_DATE,
+            Field.STREET_NUMBER,
+            Field.STREET,
+            Field.LOCALITY,
+        )
+    )
+
+
+def contradicts_distinguishing(
+    fields: Sequence[FieldEvidence], config: ResolverConfig
+) -> bool:
+    """Whether a distinguishing field (an identifier, employer, project, co-mention, birth date,
+    street, or a declared distinguishing attribute) contradicts."""
+    distinguishing = _distinguishing(config)
+    return any(f.field in distinguishing and f.level is Level.DIFFERENT for f in fields)
+
+
 def _name_explained(
     fields: Sequence[FieldEvidence], distinguishing: frozenset[Field | str], config: ResolverConfig
 ) -> bool:
@@ -57,7 +83,10 @@ def _name_explained(
     if given.level is Level.DIFFERENT and family.level is Level.DIFFERENT:
         return False
     if given.level is Level.DIFFERENT and not given.near:
-        return False
+        replaced = config.replaced_given_explained_by_record and record_agrees(fields)
+        return replaced and not any(
+            f.field in distinguishing and f.level is Level.DIFFERENT for f in fields
+        )
     if Level.MISSING in (given.level, family.level):
         return False
     agree = [f for f in fields if f.field in distinguishing and f.level in _AGREE]
@@ -87,6 +116,10 @@ def vetoes(
     entity_id: str, fields: Sequence[FieldComparison], config: ResolverConfig
 ) -> tuple[Veto, ...]:
     vetoing = {k.field for k in config.vetoing_identifiers}
+    if config.id_conflict_outvoted_by_record and record_agrees(fields):
+        levels = {f.field: f.level for f in fields}
+        if levels[Field.GIVEN_NAME] is not Level.DIFFERENT:
+            vetoing = set()
     found: list[Veto] = []
     for f in fields:
         if f.level is not Level.DIFFERENT:

@@ -36,6 +36,7 @@ __all__ = [
     "compare_given",
     "edit_distance",
     "format_name",
+    "initial_of",
     "name_commonness",
     "nickname_groups",
     "normalize_text",
@@ -273,7 +274,7 @@ def _gendered_pair(a: str, b: str) -> bool:
     return len(a) == len(b) and a[:-1] == b[:-1] and a[-1] in _VOWELS and b[-1] in _VOWELS
 
 
-def _initial_of(a: str, b: str) -> bool:
+def initial_of(a: str, b: str) -> bool:
     return (len(a) == 1 and b.startswith(a)) or (len(b) == 1 and a.startswith(b))
 
 
@@ -286,7 +287,7 @@ def compare_given(a: str | None, b: str | None) -> Level:
         return Level.MISSING
     if a == b:
         return Level.EXACT
-    if _initial_of(a, b) or nickname_groups(a) & nickname_groups(b):
+    if initial_of(a, b) or nickname_groups(a) & nickname_groups(b):
         return Level.CLOSE
     if _typo(a, b) and not _gendered_pair(a, b):
         return Level.CLOSE
@@ -300,7 +301,7 @@ def compare_family(a: str | None, b: str | None) -> Level:
         return Level.MISSING
     if a == b:
         return Level.EXACT
-    if _initial_of(a, b) or _typo(a, b) or a in b.split("-") or b in a.split("-"):
+    if initial_of(a, b) or _typo(a, b) or a in b.split("-") or b in a.split("-"):
         return Level.CLOSE
     # "van der Hoek" and "Hoek", "de la Cruz" and "Cruz": the same family, particles dropped.
     core_a, core_b = PersonName(family=a).family_core, PersonName(family=b).family_core

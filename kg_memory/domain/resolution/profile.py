@@ -60,6 +60,16 @@ class EntityProfile(BaseModel):
     co_mentions: tuple[str, ...] = ()
     #: Lineage: the episodes this profile was built from. Unmerging relies on it.
     episode_ids: tuple[str, ...] = ()
+    #: A provisional entity's family: the entity it is a provisional copy of (a REVIEW whose
+    #: every candidate was that entity or one of its copies). ``None`` for any other entity,
+    #: and for a provisional entity a REVIEW left between two different entities.
+    copy_of: str | None = None
+
+    @property
+    def family(self) -> str:
+        """The entity this one is a provisional copy of, or itself: copies of one entity and
+        the entity are one family, and never rivals of each other."""
+        return self.copy_of or self.entity_id
 
     def identifier_keys(self, kind: IdentifierKind) -> frozenset[str]:
         return frozenset(i.key for i in self.identifiers if i.kind is kind)
@@ -71,10 +81,18 @@ class EntityProfile(BaseModel):
         return tuple(v for k, v in self.custom if k == name)
 
 
-def grow_profile(profile: EntityProfile | None, entity_id: str, mention: Mention) -> EntityProfile:
+def grow_profile(
+    profile: EntityProfile | None,
+    entity_id: str,
+    mention: Mention,
+    *,
+    copy_of: str | None = None,
+) -> EntityProfile:
     """``profile`` with what ``mention`` adds (a new profile for ``entity_id`` if ``None``): its
     name as an alias, its identifiers, its context values valid from the mention's time, its
-    custom attributes, co-mentions and episode (lineage).
+    custom attributes, co-mentions and episode (lineage). ``copy_of`` (a REVIEW decision's
+    :attr:`~kg_memory.domain.resolution.decision.ResolutionDecision.copy_of`) marks a new
+    provisional entity as a copy of that entity; an existing profile keeps its own.
 
     What the store does after a decision, and what a caller using the resolver on its own does:
     grow the profile the mention was attached to, then update the index with it.
@@ -96,6 +114,7 @@ def grow_profile(profile: EntityProfile | None, entity_id: str, mention: Mention
             custom=mention.context.custom,
             co_mentions=mention.co_mentions,
             episode_ids=(mention.episode_id,),
+            copy_of=copy_of if copy_of != entity_id else None,
         )
     return profile.model_copy(
         update={

@@ -24,7 +24,12 @@ identifier), :func:`resolve`
    * when either side has only part of a name ("Jo", "Dr Okafor"), a distinguishing field or
      two other fields that agree: a bare first name and a shared city say almost nothing;
    * no veto (conflicting user id, type mismatch); and
-   * no rival: no other unvetoed candidate also reaching the rival threshold.
+   * no rival: no other unvetoed candidate also reaching the rival threshold within
+     ``rival_margin`` bits of the winner, except the winner's own family: an earlier REVIEW's
+     provisional copy of the winner (or the entity the winner is a copy of) is the same
+     candidate seen twice. A REVIEW whose candidates are all one family says so in
+     ``copy_of``, and the caller records it on the provisional entity; a REVIEW between two
+     families links nothing, so two namesakes never become one family.
 
    Below the keep-apart threshold, or vetoed, a candidate is KEPT APART. Anything else is
    REVIEW: the caller creates a provisional entity linked POSSIBLE_SAME_AS to the candidates.
@@ -37,7 +42,7 @@ The resolver never reads a clock (``now`` is passed in) and never touches a stor
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 
 from kg_memory.domain.errors import ResolutionError
@@ -63,6 +68,7 @@ from kg_memory.domain.resolution.mention import Mention
 from kg_memory.domain.resolution.merge_rules import (
     candidate_outcome,
     check_custom,
+    contradicts_distinguishing,
     name_compatible,
     vetoes,
 )
@@ -119,9 +125,10 @@ def _evaluate(
         FieldEvidence(
             field=f.field,
             level=f.level,
-            weight=config.weight(f.field, f.level),
+            weight=config.weight(f.field, f.level, f.kind),
             detail=f.detail,
             near=f.near,
+            kind=f.kind,
         )
         for f in fields
     )
@@ -166,19 +173,32 @@ def _log_odds(c: CandidateEvidence) -> float:
 
 
 def _decide(
-    evidence: list[CandidateEvidence], config: ResolverConfig
+    evidence: list[CandidateEvidence], families: Mapping[str, str], config: ResolverConfig
 ) -> tuple[Outcome, str | None, tuple[str, ...], str, list[CandidateEvidence]]:
-    """Combine per-candidate outcomes into one: (outcome, entity, possible_same_as, reason)."""
+    """Combine per-candidate outcomes into one: (outcome, entity, possible_same_as, reason).
+
+    ``families`` maps each candidate to its family (:attr:`EntityProfile.family`): a rival of
+    the winner's own family is the same entity seen twice (an earlier REVIEW's provisional copy
+    of it), so it never makes the merge ambiguous.
+    """
     merges = [c for c in evidence if c.outcome is Outcome.MERGE]
     floor = config.thresholds.rival_floor
     rivals = [c for c in evidence if not c.vetoes and c.posterior >= floor]
-    if merges and config.rival_margin is not None:
-        # Only a rival whose log-odds come within the margin of the best merge makes it
-        # ambiguous; a far weaker one is an earlier provisional copy, or a namesake it beats.
+    if merges:
         best = max(merges, key=lambda c: (_log_odds(c), c.entity_id))
-        close = [c for c in rivals if _log_odds(c) >= _log_odds(best) - config.rival_margin]
-        if len(close) == 1:
-            merges, rivals = [best], [best]
+        if name_compatible(best.fields):
+            # "Melinda Sandman" does not mean "Jaes Sandman", however alike their records
+            # (twins): only a candidate that could carry the mention's name is a rival.
+            rivals = [c for c in rivals if name_compatible(c.fields)]
+        kin = families[best.entity_id]
+        merges = [c for c in merges if c is best or families[c.entity_id] != kin]
+        rivals = [c for c in rivals if c is best or families[c.entity_id] != kin]
+        if config.rival_margin is not None:
+            # Only a rival whose log-odds come within the margin of the best merge makes it
+            # ambiguous; a far weaker one is a namesake the winner beats.
+            close = [c for c in rivals if _log_odds(c) >= _log_odds(best) - config.rival_margin]
+            if len(close) == 1:
+                merges, rivals = [best], [best]
     if len(merges) == 1 and len(rivals) == 1:
         (winner,) = merges
         return Outcome.MERGE, winner.entity_id, (), winner.reason, evidence
@@ -196,6 +216,28 @@ def _decide(
     if not evidence:
         return Outcome.KEEP_APART, None, (), "no candidate in scope shares a blocking key", []
     return Outcome.KEEP_APART, None, (), "every candidate vetoed or improbable", evidence
+
+
+def _copy_of(
+    review: tuple[str, ...],
+    evidence: list[CandidateEvidence],
+    families: Mapping[str, str],
+    config: ResolverConfig,
+) -> str | None:
+    """The family a REVIEW's provisional entity joins: the one family every candidate it may be
+    the same as belongs to, when the mention's name contradicts none of them. Between two
+    families (two namesakes) it joins none, so a REVIEW never links different entities into
+    one family; nor when a name part contradicts (another given name with the same surname,
+    birth date and address is a twin as often as a replaced name), nor when a distinguishing
+    field contradicts (another John Smith with another birth date is a namesake, not a copy)."""
+    kin = {families[e] for e in review}
+    named = [c for c in evidence if c.entity_id in review]
+    if len(kin) != 1 or not all(
+        name_compatible(c.fields) and not contradicts_distinguishing(c.fields, config)
+        for c in named
+    ):
+        return None
+    return kin.pop()
 
 
 def resolve(
@@ -250,7 +292,8 @@ def resolve(
         )
         for c, fields in compared
     ]
-    outcome, entity_id, review, reason, evidence = _decide(evidence, config)
+    families = {c.profile.entity_id: c.profile.family for c, _ in compared}
+    outcome, entity_id, review, reason, evidence = _decide(evidence, families, config)
     open_ = [c for c in evidence if not c.vetoes] or evidence
     best = max(open_, key=lambda c: (c.posterior, c.entity_id)) if open_ else None
     episodes = {mention.episode_id}
@@ -273,6 +316,7 @@ def resolve(
         decided_at=decided_at,
         reason=reason,
         automatic_outcome=outcome,
+        copy_of=_copy_of(review, evidence, families, config) if review else None,
     )
     return automatic if manual is None else honour(manual, automatic)
 

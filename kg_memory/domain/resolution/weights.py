@@ -44,15 +44,23 @@ class LevelParams(BaseModel):
 
 
 class FieldParams(BaseModel):
-    """The m/u parameters of one field's levels. A level left out weighs zero, like MISSING."""
+    """The m/u parameters of one field's levels. A level left out weighs zero, like MISSING.
+
+    ``kinds`` (names only) are finer categories of the levels, learned on their own: "initial"
+    and "nickname" are both CLOSE, but not the same evidence. A kind present there weighs its
+    own parameters; any other falls back to its level's.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     exact: LevelParams | None = None
     close: LevelParams | None = None
     different: LevelParams | None = None
+    kinds: dict[str, LevelParams] = Field(default_factory=dict)
 
-    def weight(self, level: Level) -> float:
+    def weight(self, level: Level, kind: str | None = None) -> float:
+        if kind is not None and kind in self.kinds:
+            return self.kinds[kind].weight
         params = {
             Level.EXACT: self.exact,
             Level.CLOSE: self.close,

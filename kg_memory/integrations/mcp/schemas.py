@@ -268,6 +268,8 @@ class ForgetView(_View):
     erase: list[str]
     redact: list[str]
     restore: list[str]
+    retire: list[str] = Field(description=(
+        "Facts believed on an erased fact (they depend on it): retired, history kept."))
     retain: list[str]
     destinations: list[dict[str, Any]]
     next_step: str

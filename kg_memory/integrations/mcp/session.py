@@ -308,7 +308,8 @@ def _forget_view(report: ForgetReport, pid: str, *, executed: bool) -> ForgetVie
     return ForgetView(
         plan_id=pid, selector=report.selector, executed=executed, status=report.status,
         delete=list(plan.delete), rebuild=list(plan.rebuild), erase=list(plan.erase),
-        redact=list(plan.redact), restore=list(plan.restore), retain=list(plan.retain),
+        redact=list(plan.redact), restore=list(plan.restore), retire=list(plan.retire),
+        retain=list(plan.retain),
         destinations=list(report.destinations), next_step=step,
     )
 

@@ -18,7 +18,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.errors import KgMemoryError
+from kg_memory.domain.instant import from_micros
 from kg_memory.store.neo4j import Neo4jStore
+from kg_memory.store.neo4j.migrate import convert_node
 from kg_memory.store.sqlite import SqliteStore
 from kg_memory.store.sqlite.outbox import Changes
 
@@ -39,28 +41,41 @@ class SyncReport(BaseModel):
     reason: str = ""
 
 
+def _native(label: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Embedded rows (instants as integer microseconds, values as JSON text) in the graph's
+    layout, the same as the adapter's own writes (see :mod:`kg_memory.store.neo4j.rows`)."""
+    return [convert_node(label, row) for row in rows]
+
+
 def _steps(changes: Changes) -> list[tuple[str, dict[str, Any]]]:
     steps: list[tuple[str, dict[str, Any]]] = []
     if changes.versions:
-        steps.append(("mirror_versions", {"rows": changes.versions}))
+        rows = [{**r, "props": convert_node("Assertion", r["props"])} for r in changes.versions]
+        steps.append(("mirror_versions", {"rows": rows}))
     if changes.facts:
         steps.append(("mirror_prune_revisions", {"facts": changes.facts}))
     # Assertion and episode ids are unique across scopes: a deleted row's id names one node.
     steps += [("delete_assertion", {"assertion_id": a, "scope": None})
               for a in changes.deleted_facts]
     if changes.episodes:
-        steps.append(("mirror_episodes", {"rows": changes.episodes}))
+        steps.append(("mirror_episodes", {"rows": _native("Episode", changes.episodes)}))
     steps += [("erase_episode", {"episode_id": e, "scope": None})
               for e in changes.deleted_episodes]
     if changes.entities:
-        steps.append(("mirror_entities", {"rows": changes.entities}))
+        steps.append(("mirror_entities", {"rows": _native("Entity", changes.entities)}))
     steps += [("delete_entity", e) for e in changes.deleted_entities]
     if changes.edges:
-        steps.append(("mirror_edges", {"rows": changes.edges}))
+        # Grouped by type: the type is one parameter of each MERGE, not one per row.
+        by_type: dict[str, list[dict[str, Any]]] = {}
+        for r in changes.edges:
+            by_type.setdefault(r["type"], []).append(
+                {"scope": r["scope"], "src": r["src"], "dst": r["dst"],
+                 "since": from_micros(r["since"])})
+        steps += [("batch_edges", {"type": t, "rows": rows}) for t, rows in sorted(by_type.items())]
     if changes.deleted_edges:
         steps.append(("mirror_delete_edges", {"rows": changes.deleted_edges}))
-    steps += [("add_activity", row) for row in changes.activities]
-    steps += [("add_tombstone", row) for row in changes.tombstones]
+    steps += [("add_activity", row) for row in _native("Activity", changes.activities)]
+    steps += [("add_tombstone", row) for row in _native("Tombstone", changes.tombstones)]
     steps.append(("mirror_set_cursor", {"cursor": changes.last}))
     return steps
 

@@ -3,17 +3,34 @@ episode's transaction by :class:`~kg_memory.store.neo4j.tx.Neo4jTransaction`, re
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from kg_memory.domain.errors import StoreUnavailable
-from kg_memory.domain.instant import to_micros
+from kg_memory.domain.errors import RecallError, StoreUnavailable
 from kg_memory.domain.model import Episode
 from kg_memory.domain.ranking import CorpusStats
-from kg_memory.store.neo4j.rows import episode_from_props, version_from_props
-from kg_memory.store.protocol import ConversationQuery, RecallCandidates, RecallProbe
+from kg_memory.domain.recall_text import episode_document, fact_document
+from kg_memory.store.neo4j.rows import episode_from_props, instant, version_from_props
+from kg_memory.store.protocol import (
+    ConversationQuery,
+    RecallCandidates,
+    RecallProbe,
+    VectorCandidates,
+    VectorDoc,
+    VectorProbe,
+)
 
-__all__ = ["MAX_TERMS", "RecallReads", "conversation", "index_report", "recall_candidates"]
+__all__ = [
+    "MAX_TERMS",
+    "RecallReads",
+    "backfill",
+    "conversation",
+    "index_report",
+    "put_vectors",
+    "recall_candidates",
+    "vector_backlog",
+    "vector_candidates",
+]
 
 Read = Callable[..., list[dict[str, Any]]]
 
@@ -24,7 +41,7 @@ MAX_TERMS = 64
 def recall_candidates(_read: Read, probe: RecallProbe) -> RecallCandidates:
     # Terms are letters and digits only (recall_text.tokens): no Lucene syntax to escape.
     query = " OR ".join(probe.terms[:MAX_TERMS])
-    known = to_micros(probe.known_at)
+    known = instant(probe.known_at)
     found: dict[str, Any] = {}
     if probe.facts and query:
         rows = _read("recall_facts", query=query, scope=probe.scope)
@@ -44,13 +61,13 @@ def recall_candidates(_read: Read, probe: RecallProbe) -> RecallCandidates:
 def conversation(_read: Read, query: ConversationQuery) -> list[Episode]:
     rows = _read(
         "recall_conversation", scope=query.scope, channel=query.channel, source=query.source,
-        around=to_micros(query.around), episode_id=query.episode_id,
-        known=to_micros(query.known_at), size=query.size)
+        around=instant(query.around), episode_id=query.episode_id,
+        known=instant(query.known_at), size=query.size)
     return [episode_from_props(r["episode"]) for r in rows]
 
 
 def index_report(_read: Read, location: str) -> dict[str, Any]:
-    """Recall's full-text indexes as a destination of erasure.
+    """Recall's full-text indexes (and its vector index, once made) as a destination of erasure.
 
     What can be verified from a client: both indexes are online and transactional, so a node
     the forget run deleted or redacted left them when it committed (and the ``neo4j``
@@ -74,6 +91,100 @@ def index_report(_read: Read, location: str) -> dict[str, Any]:
         "from its segment files when it next merges them.")}
 
 
+def _length(text: str) -> int:
+    return text.count(" ") + 1 if text else 0
+
+
+def backfill(_read: Read, batch: int = 1000) -> int:
+    """Give every revision and episode of a store written before recall its recall text (what
+    the embedded store's ``kg-memory migrate`` does), once per store: a ``Meta`` mark records
+    it. Run on connect, after the schema; returns how many nodes it indexed."""
+    [row] = _read("recall_backfill_done", mark=False)
+    if row["done"]:
+        return 0
+    done = 0
+    while True:
+        facts = _read("recall_backfill_facts", limit=batch)
+        episodes = _read("recall_backfill_episodes", limit=batch)
+        if not facts and not episodes:
+            break
+        fact_rows = []
+        for r in facts:
+            v = version_from_props(r["version"])
+            text = fact_document(v, v.qualifiers.project, v.qualifiers.exceptions,
+                                 tuple(r["names"]))
+            fact_rows.append({"assertion_id": v.assertion_id, "revision": v.revision,
+                              "text": text or None, "length": _length(text)})
+        episode_rows = []
+        for r in episodes:
+            text = episode_document(r["content"])
+            episode_rows.append({"episode_id": r["episode_id"], "text": text or None,
+                                 "length": _length(text)})
+        _read("recall_backfill_write", facts=fact_rows, episodes=episode_rows)
+        done += len(fact_rows) + len(episode_rows)
+    _read("recall_backfill_done", mark=True)
+    return done
+
+
+#: The native index's global shortlist: this many per requested neighbour (at least 100).
+SHORTLIST_FACTOR = 4
+
+
+def _space(_read: Read, space: str, *, create: bool = False) -> bool:
+    """Whether the store holds vectors in ``space`` (``create``: claim it, and make the vector
+    index with its dimensions); another space is refused, never mixed."""
+    [row] = (_read("recall_vector_space_set", space=space) if create
+             else _read("recall_vector_space"))
+    held = row["space"]
+    if held is not None and held != space:
+        raise RecallError(
+            f"this store's vectors were made by {held}, not {space}: recall with that embedder "
+            "(vectors of two models are not comparable)")
+    if create:
+        _read("recall_vector_index", dimensions=int(space.rsplit("/", 1)[1]))
+        _read("recall_vector_await")
+    return held is not None
+
+
+def vector_backlog(_read: Read, scope: str, space: str, limit: int) -> list[VectorDoc]:
+    _space(_read, space)
+    return [VectorDoc(assertion_id=r["assertion_id"], revision=r["revision"], text=r["text"])
+            for r in _read("recall_vector_backlog", scope=scope, limit=limit)]
+
+
+def put_vectors(_read: Read, scope: str, space: str,
+                vectors: Sequence[tuple[VectorDoc, Sequence[float]]]) -> None:
+    if not vectors:
+        return
+    _space(_read, space, create=True)
+    rows = [{"assertion_id": d.assertion_id, "revision": d.revision, "text": d.text,
+             "vector": [float(x) for x in v]} for d, v in vectors]
+    _read("recall_vector_put", scope=scope, rows=rows)
+
+
+def vector_candidates(_read: Read, probe: VectorProbe) -> VectorCandidates:
+    """The native index's shortlist (``exact``: every eligible-by-interval revision of the
+    scope, scored by ``vector.similarity.cosine``), as cosine similarities."""
+    if not _space(_read, probe.space):
+        return VectorCandidates()
+    params = {"vector": list(probe.vector), "scope": probe.scope,
+              "known": instant(probe.known_at), "at": instant(probe.at)}
+    if probe.exact:
+        limit = probe.k or 2**62
+        rows = _read("recall_vector_exact", limit=limit, **params)
+        method, complete = "exact", len(rows) < limit
+    else:
+        fetch = max(100, SHORTLIST_FACTOR * probe.k)
+        rows = _read("recall_vector_query", fetch=fetch, k=probe.k or fetch, **params)
+        method, complete = "hnsw", False
+    # Neo4j scores cosine as (1 + cosine) / 2; the ranking fuses by rank, but the answer shows
+    # the cosine itself, as on the embedded store.
+    return VectorCandidates(
+        facts=tuple(version_from_props(r["version"]) for r in rows),
+        similarities=tuple(2 * float(r["score"]) - 1 for r in rows),
+        method=method, complete=complete)
+
+
 class RecallReads:
     """The store protocol's recall reads, for :class:`~kg_memory.store.neo4j.store.Neo4jStore`
     (its ``_read`` runs one named query inside the open transaction, if any)."""
@@ -86,3 +197,13 @@ class RecallReads:
 
     def conversation(self, query: ConversationQuery) -> list[Episode]:
         return conversation(self._read, query)
+
+    def vector_backlog(self, scope: str, space: str, limit: int) -> list[VectorDoc]:
+        return vector_backlog(self._read, scope, space, limit)
+
+    def put_vectors(self, scope: str, space: str,
+                    vectors: Sequence[tuple[VectorDoc, Sequence[float]]]) -> None:
+        put_vectors(self._read, scope, space, vectors)
+
+    def vector_candidates(self, probe: VectorProbe) -> VectorCandidates:
+        return vector_candidates(self._read, probe)

@@ -1,25 +1,36 @@
 """Neo4j node properties to models and back: one place that knows the graph's property layout.
 
-Times are integer microseconds since the Unix epoch (UTC), as in the embedded store; a missing
-property (Neo4j has no stored null) is the open end of an interval. ``value`` and
-``qualifiers`` are JSON text, ``depends_on`` and ``owners`` native lists.
+Instants are Neo4j ``DATETIME`` values in UTC (the driver maps them to and from tz-aware Python
+datetimes; ``neo4j.time.DateTime`` keeps nanoseconds, so microseconds round-trip exactly), and a
+missing property (Neo4j stores no null) is the open end of an interval. So a Browser user
+compares them with ``datetime('2026-02-14T20:00Z')``. A revision's ``value`` is stored as its
+own type (string, integer, float, boolean: every :data:`~kg_memory.domain.model.Value` is one
+Neo4j holds natively); its qualifiers are properties: ``project`` ('' for none, the slot key
+the indexes use) and ``exceptions`` (a list of strings). ``depends_on`` and ``owners`` are
+native lists.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
+from neo4j.time import DateTime
+
 from kg_memory.domain.change import Draft
-from kg_memory.domain.instant import from_micros, to_micros
+from kg_memory.domain.errors import StoreUnavailable
+from kg_memory.domain.instant import ensure_utc
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import (
     Activity,
     Assertion,
     Block,
     Channel,
+    Edge,
+    EdgeType,
     EndReason,
     Entity,
     Episode,
@@ -32,12 +43,16 @@ __all__ = [
     "Props",
     "activity_from_props",
     "block_from_props",
+    "edge_from_row",
     "entity_from_props",
     "episode_from_props",
-    "micros",
-    "opt_micros",
+    "instant",
+    "opt_instant",
     "opt_time",
+    "qualifier_props",
     "refusal_from_props",
+    "revision_hash",
+    "time_of",
     "version_from_props",
     "version_params",
 ]
@@ -45,16 +60,43 @@ __all__ = [
 Props = Mapping[str, Any]
 
 
-def micros(value: datetime) -> int:
-    return to_micros(value)
+def instant(value: datetime) -> datetime:
+    """A query parameter for an instant: the driver sends a tz-aware datetime as ``DATETIME``."""
+    return ensure_utc(value)
 
 
-def opt_micros(value: datetime | None) -> int | None:
-    return None if value is None else to_micros(value)
+def opt_instant(value: datetime | None) -> datetime | None:
+    return None if value is None else ensure_utc(value)
 
 
-def opt_time(value: int | None) -> datetime | None:
-    return None if value is None else from_micros(value)
+def time_of(value: Any) -> datetime:
+    """A stored ``DATETIME`` as a UTC datetime.
+
+    Anything else (the integer microseconds of a schema 2 database) is refused rather than
+    guessed at: the store refuses to open such a database until ``kg-memory neo4j migrate``
+    has converted it, so meeting one here means someone wrote it behind the adapter's back.
+    """
+    if isinstance(value, DateTime):
+        return value.to_native().astimezone(UTC)
+    if isinstance(value, datetime) and value.tzinfo is not None:
+        return value.astimezone(UTC)
+    raise StoreUnavailable(
+        f"a stored instant is {type(value).__name__}, not a DATETIME: the database was "
+        "written by an older kg-memory; run `kg-memory neo4j migrate`")
+
+
+def opt_time(value: Any) -> datetime | None:
+    return None if value is None else time_of(value)
+
+
+def qualifier_props(qualifiers: Qualifiers) -> dict[str, Any]:
+    """The properties that hold a revision's qualifiers."""
+    return {"project": qualifiers.project or "", "exceptions": list(qualifiers.exceptions)}
+
+
+def _qualifiers(p: Props) -> Qualifiers:
+    return Qualifiers(project=p.get("project") or None,
+                      exceptions=tuple(p.get("exceptions") or ()))
 
 
 def version_from_props(p: Props) -> Assertion:
@@ -65,14 +107,14 @@ def version_from_props(p: Props) -> Assertion:
         scope=p["scope"],
         subject=p["subject"],
         predicate=p["predicate"],
-        value=json.loads(p["value"]),
-        qualifiers=Qualifiers.model_validate_json(p["qualifiers"]),
+        value=p["value"],
+        qualifiers=_qualifiers(p),
         kind=Kind(p["kind"]),
         writer=p["writer"],
         depends_on=tuple(p.get("depends_on") or ()),
         confidence=p["confidence"],
-        valid=Interval(start=from_micros(p["valid_from"]), end=opt_time(p.get("valid_to"))),
-        system=Interval(start=from_micros(p["sys_from"]), end=opt_time(p.get("sys_to"))),
+        valid=Interval(start=time_of(p["valid_from"]), end=opt_time(p.get("valid_to"))),
+        system=Interval(start=time_of(p["sys_from"]), end=opt_time(p.get("sys_to"))),
         reason=EndReason(p["reason"]),
         recorded_by=p["recorded_by"],
         closed_by=p.get("closed_by"),
@@ -80,25 +122,49 @@ def version_from_props(p: Props) -> Assertion:
     )
 
 
-def version_params(draft: Draft, now: int) -> dict[str, Any]:
+def _instant_text(value: datetime | None) -> str | None:
+    return None if value is None else value.astimezone(UTC).isoformat()
+
+
+def revision_hash(v: Assertion) -> str:
+    """A digest of everything a stored revision never changes (all but the closure fields, the
+    recall index and the revision number, which the server assigns and the numbering rule and
+    the (assertion_id, revision) constraint guard), written with the revision and re-checked by
+    ``kg-memory check``: Neo4j has no immutable nodes, so a revision edited behind the adapter's
+    back (in Browser, say) is found by its digest no longer matching. The value's type is part
+    of it (``1`` is not ``True`` nor ``1.0``)."""
+    fields = [
+        v.assertion_id, v.scope, v.subject, v.predicate,
+        [type(v.value).__name__, v.value], v.qualifiers.project, list(v.qualifiers.exceptions),
+        v.kind.value, v.writer, list(v.depends_on), float(v.confidence),
+        _instant_text(v.valid.start), _instant_text(v.valid.end), _instant_text(v.system.start),
+        v.reason.value, v.recorded_by,
+    ]
+    text = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def version_params(draft: Draft, now: datetime) -> dict[str, Any]:
     """The parameters of ``insert_version.cypher`` for ``draft`` written at system time ``now``."""
     return {
         "assertion_id": draft.assertion_id,
         "scope": draft.scope,
         "subject": draft.subject,
         "predicate": draft.predicate,
-        "project": draft.qualifiers.project or "",
-        "value": json.dumps(draft.value),
-        "qualifiers": draft.qualifiers.model_dump_json(),
+        **qualifier_props(draft.qualifiers),
+        "value": draft.value,
         "kind": draft.kind.value,
         "writer": draft.writer,
         "depends_on": list(draft.depends_on),
         "confidence": float(draft.confidence),
-        "valid_from": to_micros(draft.valid.start),
-        "valid_to": opt_micros(draft.valid.end),
+        "valid_from": instant(draft.valid.start),
+        "valid_to": opt_instant(draft.valid.end),
         "now": now,
         "reason": draft.reason.value,
         "recorded_by": draft.recorded_by,
+        "content_hash": revision_hash(Assertion(
+            **draft.model_dump(exclude={"valid"}), valid=draft.valid, revision=1,
+            system=Interval(start=now))),
     }
 
 
@@ -109,8 +175,8 @@ def episode_from_props(p: Props) -> Episode:
         source=p["source"],
         channel=Channel(p["channel"]),
         content=p["content"],
-        occurred_at=from_micros(p["occurred_at"]),
-        recorded_at=from_micros(p["recorded_at"]),
+        occurred_at=time_of(p["occurred_at"]),
+        recorded_at=time_of(p["recorded_at"]),
         scope=p["scope"],
     )
 
@@ -132,7 +198,7 @@ def block_from_props(p: Props) -> Block:
         subject=p["subject"],
         predicates=p["predicates"],
         project=p.get("project"),
-        created_at=from_micros(p["created_at"]),
+        created_at=time_of(p["created_at"]),
         revoked_at=opt_time(p.get("revoked_at")),
     )
 
@@ -143,7 +209,7 @@ def activity_from_props(p: Props) -> Activity:
         type=p["type"],
         agent=p["agent"],
         scope=p["scope"],
-        started_at=from_micros(p["started_at"]),
+        started_at=time_of(p["started_at"]),
         ended_at=opt_time(p.get("ended_at")),
         status=p["status"],
         detail=p["detail"],
@@ -156,5 +222,17 @@ def refusal_from_props(p: Props) -> Refusal:
         source=p["source"],
         what=p["what"],
         reason=p["reason"],
-        at=from_micros(p["at"]),
+        at=time_of(p["at"]),
     )
+
+
+_EDGE_TYPES = {t.value: t for t in EdgeType}
+
+
+def edge_from_row(r: Props) -> Edge | None:
+    """A typed edge from its ``src``, ``type``, ``dst``, ``since`` columns; ``None`` for a
+    relationship someone drew in Browser with a type kg-memory does not know."""
+    kind = _EDGE_TYPES.get(r["type"])
+    if kind is None:
+        return None
+    return Edge(src=r["src"], type=kind, dst=r["dst"], since=time_of(r["since"]))

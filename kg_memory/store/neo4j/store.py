@@ -38,48 +38,55 @@ from neo4j import Transaction as DriverTransaction
 from neo4j.exceptions import DriverError, Neo4jError
 
 from kg_memory.domain.corroboration import fingerprint
-from kg_memory.domain.errors import StoreUnavailable
-from kg_memory.domain.instant import Clock, from_micros, to_micros
-from kg_memory.domain.integrity import EpisodeMark, Snapshot
+from kg_memory.domain.errors import StoreNeedsMigration, StoreUnavailable
+from kg_memory.domain.instant import Clock
 from kg_memory.domain.model import (
     Activity,
     Assertion,
     Block,
     Edge,
-    EdgeType,
     Entity,
     Episode,
     Refusal,
     Support,
 )
 from kg_memory.store.clock import system_clock
+from kg_memory.store.neo4j.audit import Audits
 from kg_memory.store.neo4j.auth import credentials, public_uri, redact, split_uri
+from kg_memory.store.neo4j.batching import Batching
+from kg_memory.store.neo4j.buffered import BufferedUnit
 from kg_memory.store.neo4j.cypher import statements
-from kg_memory.store.neo4j.recall import RecallReads, index_report
+from kg_memory.store.neo4j.migrate import MigrationReport, migrate
+from kg_memory.store.neo4j.plan import BatchPlan
+from kg_memory.store.neo4j.recall import RecallReads, backfill
 from kg_memory.store.neo4j.rows import (
     activity_from_props,
     block_from_props,
+    edge_from_row,
     entity_from_props,
     episode_from_props,
+    instant,
+    opt_instant,
     refusal_from_props,
+    time_of,
     version_from_props,
 )
-from kg_memory.store.neo4j.scrub import erasure_report
 from kg_memory.store.neo4j.tx import Neo4jTransaction, QueryTarget, run_query
 from kg_memory.store.protocol import AsOfQuery
 
-__all__ = ["SCHEMA_VERSION", "Neo4jStore"]
+__all__ = ["MIGRATES_FROM", "SCHEMA_VERSION", "Neo4jStore"]
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
+#: The one older version ``kg-memory neo4j migrate`` converts (instants as integers).
+MIGRATES_FROM = "2"
 #: The scope of the mirror's own units of work: it replays rows of every scope, each row
 #: carrying its own scope, so the unit's scope names none of them.
 MIRROR_SCOPE = "kg-memory-mirror"
-_EDGE_TYPES = {t.value: t for t in EdgeType}
 #: (uri, database) pairs whose schema this process already ensured (it survives wipe()).
 _SCHEMA_READY: set[tuple[str, str]] = set()
 
 
-class Neo4jStore(RecallReads):
+class Neo4jStore(Batching, RecallReads, Audits):
     """A store on a Neo4j 5 server. Open with :meth:`connect`; close with :meth:`close`."""
 
     def __init__(self, driver: Driver, uri: str, database: str, clock: Clock) -> None:
@@ -95,6 +102,10 @@ class Neo4jStore(RecallReads):
         self._erased: set[str] = set()
         self._erased_entities: set[tuple[str, str]] = set()
         self._redacted: set[str] = set()
+        self._found = SCHEMA_VERSION
+        self._in_batch = False
+        self._solo_next = False
+        self._plan: BatchPlan | None = None
 
     @classmethod
     def connect(
@@ -105,13 +116,16 @@ class Neo4jStore(RecallReads):
         password: str | None = None,
         database: str = "neo4j",
         clock: Clock = system_clock,
+        migrating: bool = False,
     ) -> Neo4jStore:
         """Connect to ``uri`` (``bolt://127.0.0.1:7687``) and make sure the schema is there.
 
         Credentials come from the arguments, ``$NEO4J_USER`` / ``$NEO4J_PASSWORD`` or the private
         file ``$KG_NEO4J_CONFIG`` (see :mod:`kg_memory.store.neo4j.auth`); with no password the
         driver connects without auth. Raises :class:`StoreUnavailable` when the
-        server cannot be reached or holds a store of another schema version.
+        server cannot be reached or holds a store of another schema version
+        (:class:`StoreNeedsMigration` for the previous one, unless ``migrating``: then only
+        :meth:`migrate` may be called before the store is used).
         """
         public, uri_user, uri_password = split_uri(uri)
         auth = credentials(user or uri_user, password or uri_password)
@@ -125,7 +139,7 @@ class Neo4jStore(RecallReads):
                 f"cannot connect to Neo4j at {public}: {redact(str(exc), auth)}") from None
         store = cls(driver, public, database, clock)
         try:
-            store._ensure_schema()
+            store._found = store._ensure_schema(migrating=migrating)
         except BaseException:
             store.close()
             raise
@@ -165,16 +179,25 @@ class Neo4jStore(RecallReads):
         with self._lock:
             return run_query(self._target(), name, params, where=self._uri, reads=True)
 
-    def _ensure_schema(self) -> None:
+    def _ensure_schema(self, *, migrating: bool = False) -> str:
+        """Check the schema version, then create the constraints and indexes; returns the
+        version found. ``migrating``: accept the previous version (``kg-memory neo4j
+        migrate`` converts it)."""
         key = (self._uri, self._database)
         with self._lock:
             session = self._target()
             # Checked before the schema runs: schema 1 keyed ids across scopes, and its data
             # cannot be given scopes after the fact without guessing whose each node was.
             [row] = self._read("schema_version", version=SCHEMA_VERSION)
-            if row["version"] != SCHEMA_VERSION:
+            found = str(row["version"])
+            if found == MIGRATES_FROM and not migrating:
+                raise StoreNeedsMigration(
+                    f"{self._uri} holds kg-memory schema {found} (instants as integers); this "
+                    f"version reads schema {SCHEMA_VERSION}: run `kg-memory neo4j migrate "
+                    f"--uri {self._uri}` to convert it in place")
+            if found not in (SCHEMA_VERSION, MIGRATES_FROM):
                 raise StoreUnavailable(
-                    f"{self._uri} has kg-memory schema {row['version']}, this version needs "
+                    f"{self._uri} has kg-memory schema {found}, this version needs "
                     f"{SCHEMA_VERSION} (tenancy: ids keyed by scope); re-ingest its JSONL into "
                     "a new database, or wipe it")
             if key not in _SCHEMA_READY:
@@ -183,9 +206,24 @@ class Neo4jStore(RecallReads):
                         session.run(statement).consume()
                     except (DriverError, Neo4jError) as exc:
                         raise StoreUnavailable(
-                            f"cannot prepare the Neo4j store at {self._uri}: {exc}"
-                        ) from exc
+                            f"cannot prepare the Neo4j store at {self._uri}: {exc}") from exc
+                backfill(self._read)  # a store written before recall: its recall text, once
                 _SCHEMA_READY.add(key)
+            return found
+
+    def migrate(self, *, batch_size: int = 5000) -> MigrationReport:
+        """Convert a schema 2 database to this version in place (see
+        :mod:`kg_memory.store.neo4j.migrate`); a no-op on a current one."""
+        with self._lock:
+            if self._active is not None:
+                raise RuntimeError("cannot migrate the store inside a transaction")
+            target = self._target()
+            report = migrate(
+                lambda name, **params: run_query(target, name, params, where=self._uri,
+                                                 reads=False),
+                self._uri, found=self._found, target=SCHEMA_VERSION, batch_size=batch_size)
+            self._found = SCHEMA_VERSION
+            return report
 
     def wipe(self) -> None:
         """Delete every node and relationship (tests share Community's one database)."""
@@ -207,34 +245,32 @@ class Neo4jStore(RecallReads):
         with self.transaction(MIRROR_SCOPE) as unit:
             return [unit.run(name, params) for name, params in steps]
 
-    @contextmanager
-    def batch(self) -> Iterator[None]:
-        """Each :meth:`transaction` inside commits on its own.
-
-        Neo4j has no savepoints, so one commit could not keep the episodes before a failing one
-        while dropping that one; per-unit commits keep the protocol's promise that each unit
-        succeeds or fails alone.
-        """
-        yield
+    def _begin(self) -> DriverTransaction:
+        session = self._target()
+        assert isinstance(session, Session)
+        try:
+            return session.begin_transaction()
+        except (DriverError, Neo4jError) as exc:
+            raise StoreUnavailable(f"cannot write to Neo4j at {self._uri}: {exc}") from exc
 
     @contextmanager
-    def transaction(self, scope: str) -> Iterator[Neo4jTransaction]:
+    def transaction(self, scope: str) -> Iterator[Neo4jTransaction | BufferedUnit]:
         with self._lock:
+            if self._in_batch and not self._solo_next:
+                with self._planned(scope) as planned:
+                    yield planned
+                return
+            self._solo_next = False
             if self._active is not None:
                 raise RuntimeError("a transaction is already open on this Neo4jStore")
-            session = self._target()
-            assert isinstance(session, Session)
-            try:
-                tx = session.begin_transaction()
-            except (DriverError, Neo4jError) as exc:
-                raise StoreUnavailable(f"cannot write to Neo4j at {self._uri}: {exc}") from exc
+            tx = self._begin()
             self._active = tx
             try:
                 [row] = run_query(
-                    tx, "system_time", {"clock": to_micros(self._clock())},
+                    tx, "system_time", {"clock": instant(self._clock())},
                     where=self._uri, reads=False,
                 )
-                unit = Neo4jTransaction(tx, int(row["now"]), self._uri, scope)
+                unit = Neo4jTransaction(tx, time_of(row["now"]), self._uri, scope)
                 yield unit
                 unit.finish()
             except BaseException:
@@ -258,7 +294,7 @@ class Neo4jStore(RecallReads):
         return [version_from_props(r["version"]) for r in self._read(name, **params)]
 
     def asof(self, query: AsOfQuery) -> list[Assertion]:
-        times = {"valid": to_micros(query.valid_at), "known": to_micros(query.known_at)}
+        times = {"valid": instant(query.valid_at), "known": instant(query.known_at)}
         if query.subject is not None and query.predicate is not None:
             return self._versions(
                 "asof", subject=query.subject, predicate=query.predicate, scope=query.scope,
@@ -283,14 +319,14 @@ class Neo4jStore(RecallReads):
         ids = list(dict.fromkeys(assertion_ids))
         if not ids:
             return {}
-        known = None if known_at is None else to_micros(known_at)
+        known = opt_instant(known_at)
         found: dict[str, list[Support]] = {i: [] for i in ids}
         for row in self._read("supports", ids=ids, known=known):
             found[row["id"]].append(
                 Support(
                     episode_id=row["episode_id"],
                     source=row["source"],
-                    occurred_at=from_micros(row["occurred_at"]),
+                    occurred_at=time_of(row["occurred_at"]),
                     fingerprint=fingerprint(row["content"] or ""),
                 )
             )
@@ -303,12 +339,8 @@ class Neo4jStore(RecallReads):
         return [episode_from_props(r["episode"]) for r in rows]
 
     def edges(self, node_id: str, scope: str | None = None) -> list[Edge]:
-        return [
-            Edge(src=r["src"], type=_EDGE_TYPES[r["type"]], dst=r["dst"],
-                 since=from_micros(r["since"]))
-            for r in self._read("edges", id=node_id, scope=scope)
-            if r["type"] in _EDGE_TYPES  # a relationship someone drew in Browser is not an Edge
-        ]
+        found = map(edge_from_row, self._read("edges", id=node_id, scope=scope))
+        return [e for e in found if e is not None]
 
     def refusals(self, scope: str | None = None) -> list[Refusal]:
         return [refusal_from_props(r["refusal"]) for r in self._read("refusals", scope=scope)]
@@ -386,65 +418,3 @@ class Neo4jStore(RecallReads):
 
     def entities(self, scope: str | None = None) -> list[Entity]:
         return [entity_from_props(r["entity"]) for r in self._read("entities", scope=scope)]
-
-    def integrity_snapshot(self, *, mirror: bool = False) -> Snapshot:
-        """What the integrity rules judge, read in one read-only transaction (a consistent
-        view; it never takes the system-time lock, so writers carry on). A Neo4j store has no
-        outbox (it may be a mirror; the embedded file checks the cursor), so ``mirror`` is
-        accepted and has nothing to add."""
-        with self._lock:
-            if self._active is not None:
-                raise RuntimeError("check the store outside its write transaction")
-            session = self._target()
-            assert isinstance(session, Session)
-            try:
-                unit = session.begin_transaction()
-            except (DriverError, Neo4jError) as exc:
-                raise StoreUnavailable(f"cannot read Neo4j at {self._uri}: {exc}") from exc
-            try:
-                versions = run_query(unit, "check_versions", {}, where=self._uri, reads=True)
-                edges = run_query(unit, "check_edges", {}, where=self._uri, reads=True)
-                [nodes] = run_query(unit, "check_nodes", {}, where=self._uri, reads=True)
-            finally:
-                with suppress(DriverError, Neo4jError):
-                    unit.rollback()  # nothing was written; rolling back ends the view
-        high = nodes["system_time"]
-        return Snapshot(
-            location=self._uri,
-            versions=tuple(version_from_props(r["version"]) for r in versions),
-            edges=tuple(Edge(src=r["src"], type=_EDGE_TYPES[r["type"]], dst=r["dst"],
-                             since=from_micros(r["since"]))
-                        for r in edges if r["type"] in _EDGE_TYPES),
-            episodes=tuple(EpisodeMark(episode_id=e, operation_id=o, redacted=bool(r), scope=s)
-                           for e, o, r, s in nodes["episodes"]),
-            activities=frozenset(nodes["activities"]),
-            tombstones=frozenset(nodes["tombstones"]),
-            dependencies=frozenset((d, f) for d, f in nodes["dependencies"]),
-            system_time=None if high is None or high < 0 else from_micros(int(high)),
-        )
-
-    def scrub(self) -> list[dict[str, Any]]:
-        return [self._verify_erasure(), index_report(self._read, self._uri)]
-
-    def _verify_erasure(self) -> dict[str, Any]:
-        """Verify by query that erasure left nothing reachable (see :mod:`.neo4j_scrub`)."""
-        with self._lock:
-            erased, redacted = sorted(self._erased), sorted(self._redacted)
-            entities = sorted(self._erased_entities)
-            try:
-                [left] = self._read("scrub_check", erased=erased, redacted=redacted,
-                                    entities=[list(e) for e in entities])
-                [tombs] = self._read("node_tombstones")
-                keys = set(tombs["keys"])
-                stored = ([(r["scope"], r["id"]) for r in self._read("stored_ids")]
-                          if keys else [])
-                secret = self.secret
-            except StoreUnavailable as exc:
-                return {"destination": "neo4j", "location": self._uri,
-                        "status": "incomplete", "reason": str(exc)}
-            # Checked now; an entity erased here may legitimately be named again later.
-            self._erased.difference_update(erased)
-            self._erased_entities.difference_update(entities)
-            self._redacted.difference_update(redacted)
-        return erasure_report(self._uri, left, keys, stored, secret,
-                              len(erased) + len(entities) + len(redacted))

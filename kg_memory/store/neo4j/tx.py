@@ -15,7 +15,6 @@ from neo4j.exceptions import ClientError, DriverError, Neo4jError, TransientErro
 
 from kg_memory.domain.change import Closure, Draft, PlannedEdge
 from kg_memory.domain.errors import ScopeError, StoreBusy, StoreUnavailable
-from kg_memory.domain.instant import from_micros
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Activity, Assertion, Block, Entity, Episode, Refusal, Tombstone
 from kg_memory.domain.recall_text import episode_document, fact_document
@@ -24,8 +23,9 @@ from kg_memory.store.neo4j.rows import (
     block_from_props,
     entity_from_props,
     episode_from_props,
-    micros,
-    opt_micros,
+    instant,
+    opt_instant,
+    time_of,
     version_from_props,
     version_params,
 )
@@ -65,12 +65,11 @@ def run_query(
 
 
 class Neo4jTransaction:
-    """One atomic unit of writes at system time :attr:`now` (microseconds in ``now_us``)."""
+    """One atomic unit of writes at system time :attr:`now`."""
 
-    def __init__(self, tx: QueryTarget, now: int, where: str, scope: str) -> None:
+    def __init__(self, tx: QueryTarget, now: datetime, where: str, scope: str) -> None:
         self._tx = tx
-        self.now_us = now
-        self.now_dt = from_micros(now)
+        self.now_dt = now
         self._where = where
         self._scope = scope
         #: Ids this unit erased (entities as (scope, id): an id names one per scope) and
@@ -118,8 +117,8 @@ class Neo4jTransaction:
             source=episode.source,
             channel=episode.channel.value,
             content=episode.content,
-            occurred_at=micros(episode.occurred_at),
-            recorded_at=micros(episode.recorded_at),
+            occurred_at=instant(episode.occurred_at),
+            recorded_at=instant(episode.recorded_at),
             scope=episode.scope,
         )
         text = episode_document(episode.content)
@@ -140,7 +139,7 @@ class Neo4jTransaction:
             name=entity.name,
             scope=entity.scope,
             owners=list(entity.owners),
-            now=self.now_us,
+            now=self.now_dt,
         )
 
     def _versions(self, name: str, /, **params: Any) -> list[Assertion]:
@@ -167,7 +166,7 @@ class Neo4jTransaction:
             "close_version",
             assertion_id=closure.assertion_id,
             revision=closure.revision,
-            now=self.now_us,
+            now=self.now_dt,
             closed_by=closure.closed_by,
             close_reason=closure.reason.value,
         )
@@ -188,7 +187,7 @@ class Neo4jTransaction:
 
     def insert_version(self, draft: Draft) -> Assertion:
         self._in_scope(draft.scope)
-        [row] = self._rows("insert_version", **version_params(draft, self.now_us))
+        [row] = self._rows("insert_version", **version_params(draft, self.now_dt))
         version = Assertion(
             **draft.model_dump(exclude={"valid"}),
             valid=draft.valid,
@@ -214,7 +213,7 @@ class Neo4jTransaction:
 
     def add_edge(self, edge: PlannedEdge) -> None:
         self._rows("add_edge", scope=self._scope, src=edge.src, type=edge.type.value,
-                   dst=edge.dst, now=self.now_us)
+                   dst=edge.dst, now=self.now_dt)
 
     def add_refusal(self, refusal: Refusal) -> None:
         self._rows(
@@ -223,7 +222,7 @@ class Neo4jTransaction:
             source=refusal.source,
             what=refusal.what,
             reason=refusal.reason,
-            at=micros(refusal.at),
+            at=instant(refusal.at),
         )
 
     # -- forgetting ------------------------------------------------------------------------
@@ -279,7 +278,7 @@ class Neo4jTransaction:
             kind=tombstone.kind,
             generation=tombstone.generation,
             activity_id=tombstone.activity_id,
-            created_at=micros(tombstone.created_at),
+            created_at=instant(tombstone.created_at),
         )
 
     def tombstones(self, keys: list[str]) -> dict[str, datetime]:
@@ -287,7 +286,7 @@ class Neo4jTransaction:
         if not keys:
             return {}
         rows = self._rows("tombstones", keys=list(keys))
-        return {r["key"]: from_micros(r["created_at"]) for r in rows}
+        return {r["key"]: time_of(r["created_at"]) for r in rows}
 
     def add_activity(self, activity: Activity) -> None:
         self._in_scope(activity.scope)
@@ -297,8 +296,8 @@ class Neo4jTransaction:
             scope=activity.scope,
             type=activity.type,
             agent=activity.agent,
-            started_at=micros(activity.started_at),
-            ended_at=opt_micros(activity.ended_at),
+            started_at=instant(activity.started_at),
+            ended_at=opt_instant(activity.ended_at),
             status=activity.status,
             detail=activity.detail,
         )
@@ -312,11 +311,11 @@ class Neo4jTransaction:
             subject=block.subject,
             predicates=block.predicates,
             project=block.project,
-            created_at=micros(block.created_at),
+            created_at=instant(block.created_at),
         )
 
     def revoke_block(self, block_id: str) -> bool:
-        [row] = self._rows("revoke_block", block_id=block_id, scope=self._scope, now=self.now_us)
+        [row] = self._rows("revoke_block", block_id=block_id, scope=self._scope, now=self.now_dt)
         return int(row["revoked"]) > 0
 
     def active_blocks(self, scope: str) -> list[Block]:
@@ -330,7 +329,7 @@ class Neo4jTransaction:
         """Insert or replace a JSON document; ``lookup`` keys find it by :meth:`documents_by`."""
         self._in_scope(scope)
         self._rows("put_document", kind=kind, key=key, scope=scope, body=body,
-                   lookup=list(lookup or []), now=self.now_us)
+                   lookup=list(lookup or []), now=self.now_dt)
 
     def documents_by(self, kind: str, scope: str, lookup: list[str]) -> list[str]:
         """Bodies of the ``kind`` documents in ``scope`` reachable from any ``lookup`` key."""

@@ -14,9 +14,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from kg_memory.store.sqlite.recall_shards import episodes_table, facts_table, shard
+
 __all__ = ["Changes", "Outbox"]
 
 _SEP = "\x1f"
+#: Key pairs per query: two parameters each, well inside SQLite's limit of 32,766.
+_PAIRS_PER_QUERY = 4000
 
 
 class Changes(BaseModel):
@@ -81,6 +85,7 @@ class Outbox:
         out: dict[str, Any] = {"first": rows[0]["seq"], "last": rows[-1]["seq"], "rows": len(rows)}
         self._versions(keys.get("versions", []), out)
         self._simple("episodes", "episode_id", keys.get("episodes", []), out)
+        self._episode_texts(out["episodes"])
         self._entities(keys.get("entities", []), out)
         self._edges(keys.get("edges", []), out)
         ids = keys.get("activities", [])
@@ -96,8 +101,11 @@ class Outbox:
             f"SELECT * FROM versions WHERE assertion_id IN ({_marks(ids)})", ids)] if ids else []
         present: dict[str, list[int]] = {}
         out["versions"] = []
+        texts = self._fact_texts(rows)
         for row in rows:
-            row.pop("vid")
+            # The recall text travels with its revision, so a synced Neo4j answers recall the
+            # same (its full-text index follows the property); None where nothing was indexed.
+            row["recall_text"], row["recall_length"] = texts.get(row.pop("vid"), (None, None))
             present.setdefault(row["assertion_id"], []).append(row["revision"])
             deps = json.loads(row["depends_on"])
             row["depends_on"] = deps
@@ -109,6 +117,36 @@ class Outbox:
         out["facts"] = [{"assertion_id": k, "revisions": v} for k, v in present.items()]
         out["deleted_facts"] = [i for i in ids if i not in present]
 
+    def _fact_texts(self, rows: list[dict[str, Any]]) -> dict[int, tuple[str, int]]:
+        """Each revision's indexed recall text and length, by vid, from its scope's shard."""
+        by_table: dict[str, list[int]] = {}
+        for row in rows:
+            by_table.setdefault(facts_table(shard(row["scope"])), []).append(row["vid"])
+        found: dict[int, tuple[str, int]] = {}
+        for table, vids in by_table.items():
+            marks = _marks([str(v) for v in vids])
+            for r in self._conn.execute(
+                    f"SELECT f.rowid, f.text, d.length FROM {table} f JOIN recall_fact_docs d "
+                    f"ON d.vid = f.rowid WHERE f.rowid IN ({marks})", vids):
+                found[r[0]] = (r[1], r[2])
+        return found
+
+    def _episode_texts(self, rows: list[dict[str, Any]]) -> None:
+        by_table: dict[str, list[str]] = {}
+        for row in rows:
+            row["recall_text"] = row["recall_length"] = None
+            by_table.setdefault(episodes_table(shard(row["scope"])), []).append(
+                row["episode_id"])
+        found: dict[str, tuple[str, int]] = {}
+        for table, ids in by_table.items():
+            marks = _marks(ids)
+            for r in self._conn.execute(
+                    f"SELECT d.episode_id, f.text, d.length FROM recall_episode_docs d JOIN "
+                    f"{table} f ON f.rowid = d.rid WHERE d.episode_id IN ({marks})", ids):
+                found[r[0]] = (r[1], r[2])
+        for row in rows:
+            row["recall_text"], row["recall_length"] = found.get(row["episode_id"], (None, None))
+
     def _simple(self, table: str, column: str, ids: list[str], out: dict[str, Any]) -> None:
         rows = [dict(r) for r in self._conn.execute(
             f"SELECT * FROM {table} WHERE {column} IN ({_marks(ids)})", ids)] if ids else []
@@ -116,30 +154,40 @@ class Outbox:
         out[table] = rows
         out[f"deleted_{table}"] = [i for i in ids if i not in found]
 
+    def _pairs(self, head: str, pairs: list[tuple[str, str]]) -> list[sqlite3.Row]:
+        """Rows of ``head (VALUES (?, ?), ...)`` (``head`` ends ``WHERE (a, b) IN``) for every
+        pair, in chunks that stay inside SQLite's parameter limit: one query per slice, not one
+        per key. Only placeholders are joined in; the pairs travel as parameters."""
+        found: list[sqlite3.Row] = []
+        for start in range(0, len(pairs), _PAIRS_PER_QUERY):
+            chunk = pairs[start:start + _PAIRS_PER_QUERY]
+            marks = ", ".join("(?, ?)" for _ in chunk)
+            found += self._conn.execute(head + f" (VALUES {marks})",
+                                        [v for pair in chunk for v in pair]).fetchall()
+        return found
+
     def _entities(self, keys: list[str], out: dict[str, Any]) -> None:
         """Entities are keyed ``scope<US>entity_id``: an id alone names one per scope."""
-        wanted = [tuple(k.split(_SEP, 1)) for k in keys]
-        found: set[tuple[str, str]] = set()
+        wanted = list(dict.fromkeys(tuple(k.split(_SEP, 1)) for k in keys))
+        rows = self._pairs("SELECT * FROM entities WHERE (scope, entity_id) IN",
+                           [(s, e) for s, e in wanted]) if wanted else []
+        by_key = {(r["scope"], r["entity_id"]): r for r in rows}
         out["entities"] = []
         for scope, entity_id in wanted:
-            row = self._conn.execute("SELECT * FROM entities WHERE scope = ? AND entity_id = ?",
-                                     (scope, entity_id)).fetchone()
+            row = by_key.get((scope, entity_id))
             if row is not None:
                 entity = dict(row)
                 entity["owners"] = json.loads(entity["owners"])
                 out["entities"].append(entity)
-                found.add((scope, entity_id))
         out["deleted_entities"] = [{"scope": s, "entity_id": e}
-                                   for s, e in wanted if (s, e) not in found]
+                                   for s, e in wanted if (s, e) not in by_key]
 
     def _edges(self, keys: list[str], out: dict[str, Any]) -> None:
         wanted = [tuple(k.split(_SEP)) for k in keys]
-        present: dict[tuple[str, ...], int] = {}
-        for scope, src in {(w[0], w[1]) for w in wanted}:
-            for row in self._conn.execute(
-                    "SELECT src, type, dst, since FROM edges WHERE scope = ? AND src = ?",
-                    (scope, src)):
-                present[(scope, row["src"], row["type"], row["dst"])] = row["since"]
+        sources = sorted({(w[0], w[1]) for w in wanted})
+        present = {(r["scope"], r["src"], r["type"], r["dst"]): r["since"] for r in self._pairs(
+            "SELECT scope, src, type, dst, since FROM edges WHERE (scope, src) IN",
+            sources)} if sources else {}
         out["edges"] = [{"scope": c, "src": s, "type": t, "dst": d,
                          "since": present[(c, s, t, d)]}
                         for c, s, t, d in wanted if (c, s, t, d) in present]

@@ -16,12 +16,12 @@ import hashlib
 import sqlite3
 from typing import Any
 
-from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.instant import to_micros
 from kg_memory.domain.model import Assertion, Episode
 from kg_memory.domain.ranking import CorpusStats
 from kg_memory.domain.recall_text import episode_document, fact_document
 from kg_memory.store.protocol import ConversationQuery, RecallCandidates, RecallProbe
+from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.recall_shards import SHARDS, episodes_table, facts_table, shard
 from kg_memory.store.sqlite.rows import VERSION_COLUMNS, episode_from_row, version_from_row
 
@@ -114,6 +114,9 @@ def reindex_entity(conn: sqlite3.Connection, scope: str, entity_id: str) -> None
                      (row["vid"], length))
         if live:
             _count(conn, scope, "fact", length)
+    # The revisions' recall text changed without a change of their rows: tell the mirror.
+    conn.executemany("INSERT INTO outbox (tbl, key) VALUES ('versions', ?)",
+                     [(a,) for a in sorted({r["assertion_id"] for r in rows})])
     # The old terms may linger in FTS5 segments until they merge: the scrub merges this shard.
     conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')",
                  (f"recall_erased_{k}",))
@@ -235,8 +238,8 @@ def recall_candidates(conn: sqlite3.Connection, probe: RecallProbe, last_system_
 def search(conn: sqlite3.Connection, location: str, probe: RecallProbe,
            batch_time: int | None) -> RecallCandidates:
     """:func:`recall_candidates` with the store's last system time (``batch_time`` while a
-    batch holds it in memory), a failure as kg-memory's error. A read in WAL mode never waits
-    for a writer, so there is no StoreBusy here."""
+    batch holds it in memory), a failure as kg-memory's error (a held lock, which a read in WAL
+    mode should not meet, is StoreBusy like everywhere else)."""
     try:
         last = batch_time
         if last is None:
@@ -244,7 +247,7 @@ def search(conn: sqlite3.Connection, location: str, probe: RecallProbe,
             last = -1 if row is None else int(row[0])
         return recall_candidates(conn, probe, last)
     except sqlite3.Error as exc:
-        raise StoreUnavailable(f"cannot search {location}: {exc}") from exc
+        raise store_error(exc, f"cannot search {location}") from exc
 
 
 def neighbours(conn: sqlite3.Connection, location: str, query: ConversationQuery
@@ -253,7 +256,7 @@ def neighbours(conn: sqlite3.Connection, location: str, query: ConversationQuery
     try:
         return conversation(conn, query)
     except sqlite3.Error as exc:
-        raise StoreUnavailable(f"cannot read {location}: {exc}") from exc
+        raise store_error(exc, f"cannot read {location}") from exc
 
 
 def conversation(conn: sqlite3.Connection, query: ConversationQuery) -> list[Episode]:

@@ -441,3 +441,27 @@ BEGIN
       AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
 END;
 
+CREATE TABLE IF NOT EXISTS recall_vector_scopes (scope TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS recall_vector_backlog (vid INTEGER PRIMARY KEY, scope TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS recall_vector_backlog_scope ON recall_vector_backlog (scope);
+CREATE TABLE IF NOT EXISTS recall_vectors (
+    vid INTEGER PRIMARY KEY, scope TEXT NOT NULL, list INTEGER NOT NULL, vector BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS recall_vectors_list ON recall_vectors (scope, list);
+CREATE TRIGGER IF NOT EXISTS recall_vectors_doc AFTER INSERT ON recall_fact_docs
+BEGIN
+    DELETE FROM recall_vectors WHERE vid = NEW.vid;
+    INSERT OR IGNORE INTO recall_vector_backlog (vid, scope)
+        SELECT NEW.vid, v.scope FROM versions v
+        JOIN recall_vector_scopes s ON s.scope = v.scope WHERE v.vid = NEW.vid;
+END;
+CREATE TRIGGER IF NOT EXISTS recall_vectors_undoc AFTER DELETE ON recall_fact_docs
+BEGIN
+    DELETE FROM recall_vectors WHERE vid = OLD.vid;
+    DELETE FROM recall_vector_backlog WHERE vid = OLD.vid;
+END;
+CREATE TRIGGER IF NOT EXISTS recall_vectors_del AFTER DELETE ON versions
+BEGIN
+    DELETE FROM recall_vectors WHERE vid = OLD.vid;
+    DELETE FROM recall_vector_backlog WHERE vid = OLD.vid;
+END;
+

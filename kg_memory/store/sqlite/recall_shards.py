@@ -18,7 +18,9 @@ test checks the two agree, and that :func:`shard` agrees with :func:`shard_expre
 
 from __future__ import annotations
 
-__all__ = ["SHARDS", "ddl", "episodes_table", "facts_table", "shard", "shard_expression"]
+__all__ = [
+    "SHARDS", "VECTOR_DDL", "ddl", "episodes_table", "facts_table", "shard", "shard_expression",
+]
 
 SHARDS = 16
 
@@ -106,7 +108,38 @@ BEGIN
       AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
 END;
 """
-    return "".join(_shard_ddl(k) for k in range(SHARDS)) + close
+    return "".join(_shard_ddl(k) for k in range(SHARDS)) + close + VECTOR_DDL
+
+
+#: The vector index (schema 4, kg_memory.store.sqlite.recall_vectors): a scope is enrolled on
+#: its first hybrid recall; from then on every revision indexed for it (written, re-indexed
+#: after a rename, migrated) waits in the backlog until the next recall embeds it, and a
+#: vector leaves with its index row (a forget, a re-index), in the same transaction.
+VECTOR_DDL = """
+CREATE TABLE IF NOT EXISTS recall_vector_scopes (scope TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS recall_vector_backlog (vid INTEGER PRIMARY KEY, scope TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS recall_vector_backlog_scope ON recall_vector_backlog (scope);
+CREATE TABLE IF NOT EXISTS recall_vectors (
+    vid INTEGER PRIMARY KEY, scope TEXT NOT NULL, list INTEGER NOT NULL, vector BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS recall_vectors_list ON recall_vectors (scope, list);
+CREATE TRIGGER IF NOT EXISTS recall_vectors_doc AFTER INSERT ON recall_fact_docs
+BEGIN
+    DELETE FROM recall_vectors WHERE vid = NEW.vid;
+    INSERT OR IGNORE INTO recall_vector_backlog (vid, scope)
+        SELECT NEW.vid, v.scope FROM versions v
+        JOIN recall_vector_scopes s ON s.scope = v.scope WHERE v.vid = NEW.vid;
+END;
+CREATE TRIGGER IF NOT EXISTS recall_vectors_undoc AFTER DELETE ON recall_fact_docs
+BEGIN
+    DELETE FROM recall_vectors WHERE vid = OLD.vid;
+    DELETE FROM recall_vector_backlog WHERE vid = OLD.vid;
+END;
+CREATE TRIGGER IF NOT EXISTS recall_vectors_del AFTER DELETE ON versions
+BEGIN
+    DELETE FROM recall_vectors WHERE vid = OLD.vid;
+    DELETE FROM recall_vector_backlog WHERE vid = OLD.vid;
+END;
+"""
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ import secrets
 import sqlite3
 from pathlib import Path
 
-from kg_memory.domain.errors import StoreBusy, StoreUnavailable
+from kg_memory.domain.errors import StoreUnavailable
+from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.recall import index_missing
 
 __all__ = [
@@ -30,7 +31,9 @@ __all__ = [
 #: 2: tenancy (scoped keys). 3: recall's index (the FTS5 shards of
 #: kg_memory.store.sqlite.recall_shards, token counts, live counters); ``kg-memory migrate``
 #: creates it on a version 2 file and indexes every revision and message it holds.
-SCHEMA_VERSION = "3"
+#: 4: recall's vector index (recall_vectors, its lists and backlog; see
+#: kg_memory.store.sqlite.recall_vectors), added empty by ``kg-memory migrate``.
+SCHEMA_VERSION = "4"
 #: Schema versions this one cannot be reached from, and why. Schema 1 keyed entities, operation
 #: ids, edges and documents globally, so one tenant's rows could be another's; its rows cannot
 #: be given scopes after the fact without guessing.
@@ -56,15 +59,6 @@ def busy_timeout_seconds(explicit: float | None = None) -> float:
     if not 0 <= explicit <= 86_400 or explicit != explicit:  # NaN fails both comparisons
         raise StoreUnavailable(f"the busy timeout must be 0 to 86400 seconds, not {explicit}")
     return explicit
-
-
-def store_error(exc: sqlite3.Error, what: str) -> StoreUnavailable:
-    """SQLite's error as kg-memory's: a held lock is :class:`StoreBusy` (retry later)."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    busy = code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-    if busy or "database is locked" in str(exc):
-        return StoreBusy(f"{what}: another writer holds the store's lock ({exc})")
-    return StoreUnavailable(f"{what}: {exc}")
 
 
 def schema_version(conn: sqlite3.Connection, target: Path) -> str | None:

@@ -39,6 +39,7 @@ from kg_memory.store.protocol import AsOfQuery
 from kg_memory.store.sqlite.integrity import snapshot
 from kg_memory.store.sqlite.outbox import Outbox
 from kg_memory.store.sqlite.recall import RecallReads
+from kg_memory.store.sqlite.recall_vectors import VectorReads
 from kg_memory.store.sqlite.rows import (
     VERSION_COLUMNS,
     activity_from_row,
@@ -64,7 +65,7 @@ def default_path() -> Path:
     return Path(base) / "kg-memory" / "memory.db"
 
 
-class SqliteStore(RecallReads):
+class SqliteStore(RecallReads, VectorReads):
     """The embedded store. Open with :meth:`open`; use as a context manager to close it."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, clock: Clock) -> None:
@@ -145,11 +146,8 @@ class SqliteStore(RecallReads):
         return now
 
     def _store_system_time(self, now: int) -> None:
-        self._conn.execute(
-            "INSERT INTO meta (key, value) VALUES ('system_time', ?) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (str(now),),
-        )
+        self._conn.execute("INSERT INTO meta (key, value) VALUES ('system_time', ?) "
+                           "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(now),))
 
     def _execute(self, sql: str, what: str) -> None:
         """A transaction-control statement, with a held lock reported as :class:`StoreBusy`."""
@@ -189,6 +187,9 @@ class SqliteStore(RecallReads):
                 self._store_system_time(self._batch_time)
                 self._batch_time = None
             self._commit()
+
+    def prepare(self, records: Sequence[Any], secret: bytes) -> None:
+        """Nothing to prefetch: each read is a local index lookup."""
 
     @contextmanager
     def transaction(self, scope: str) -> Iterator[SqliteTransaction]:

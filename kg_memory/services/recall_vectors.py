@@ -1,0 +1,77 @@
+"""Recall's vector step: keep the store's vector index current, then find eligible neighbours.
+
+The store keeps the vectors (:meth:`~kg_memory.store.protocol.Store.vector_candidates`), the
+caller's :class:`~kg_memory.domain.embedding.Embedder` makes them. Before each hybrid search
+the scope's backlog (revisions indexed since its last search: just written, re-indexed after a
+rename, migrated) is embedded and stored, so a just-written fact is found by its vector on the
+next call. The search itself:
+
+1. the index's shortlist, already restricted to revisions believed at ``known_at`` and valid at
+   ``at`` (inside the backend's query);
+2. every remaining eligibility rule (blocks, kinds, the caller's rules, decay) on the shortlist;
+3. when fewer than ``k`` survive and the shortlist did not cover the scope, an exact search over
+   every eligible-by-interval revision of the scope, judged the same way. Seed 002: a filtered
+   global shortlist can leave no results at all (a tenant's matches drowned by another
+   tenant's, or by superseded revisions), so filtering afterwards is never the whole answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kg_memory.domain.embedding import Embedder
+from kg_memory.domain.model import Assertion
+from kg_memory.store.protocol import Store, VectorCandidates, VectorProbe
+
+__all__ = ["BACKLOG_BATCH", "catch_up", "nearest", "vector_space"]
+
+#: Revisions embedded per call of the embedder while a backlog is drained.
+BACKLOG_BATCH = 512
+
+Admit = Callable[[list[Assertion]], list[Assertion]]
+
+
+def vector_space(embedder: Embedder) -> str:
+    """The name a store's vectors are kept under: the model and its dimensions."""
+    return f"{embedder.name}/{embedder.dimensions}"
+
+
+def catch_up(store: Store, scope: str, embedder: Embedder) -> int:
+    """Embed and store every revision of ``scope`` still waiting for a vector; how many."""
+    space, done = vector_space(embedder), 0
+    while docs := store.vector_backlog(scope, space, BACKLOG_BATCH):
+        vectors = embedder.embed([d.text for d in docs])
+        store.put_vectors(scope, space, list(zip(docs, vectors, strict=True)))
+        done += len(docs)
+        if len(docs) < BACKLOG_BATCH:
+            break
+    return done
+
+
+def _key(fact: Assertion) -> str:
+    return f"fact:{fact.assertion_id}#{fact.revision}"
+
+
+def _judged(found: VectorCandidates, admit: Admit) -> list[tuple[Assertion, float]]:
+    sims = {_key(f): s for f, s in zip(found.facts, found.similarities, strict=True)}
+    return [(f, sims[_key(f)]) for f in admit(list(found.facts)) if sims[_key(f)] > 0]
+
+
+def nearest(store: Store, probe: VectorProbe, admit: Admit
+            ) -> tuple[dict[str, Assertion], dict[str, float], str]:
+    """The ``probe.k`` eligible revisions most similar to the probe's vector, by key, their
+    similarities, and how they were found (the index's method, or ``exact`` after a fallback).
+
+    ``admit`` applies the eligibility rules the index's query could not (it keeps the order).
+    """
+    found = store.vector_candidates(probe)
+    chosen = _judged(found, admit)
+    method = found.method
+    if len(chosen) < probe.k and not found.complete:
+        # The shortlist under-filled: score the whole eligible set instead (k = 0: no limit,
+        # since the rules applied afterwards may reject any number of the best).
+        found = store.vector_candidates(probe.model_copy(update={"exact": True, "k": 0}))
+        chosen = _judged(found, admit)
+        method = f"{method}+exact"
+    chosen = sorted(chosen, key=lambda fs: (-fs[1], _key(fs[0])))[:probe.k]
+    return ({_key(f): f for f, _ in chosen}, {_key(f): s for f, s in chosen}, method)

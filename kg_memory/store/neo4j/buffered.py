@@ -1,0 +1,285 @@
+"""One episode's unit of work inside a Neo4j batch: the store protocol over a
+:class:`~kg_memory.store.neo4j.plan.BatchPlan`, writing rows instead of running queries.
+
+Reads see the server as it was when the batch began, then the batch's earlier episodes, then
+this one's own writes, exactly the state a unit of work would see had each episode committed
+on its own. The unit's rows go into its own :class:`~kg_memory.store.neo4j.plan.Journal`, which
+the store merges into the batch's only when the episode succeeded.
+
+The write path of an ingest is planned here; anything else (forgetting, blocks, activities,
+identity documents) raises :class:`Unbatched` before it changes anything, and the store then
+gives that episode a transaction of its own (see ``Neo4jStore.transaction``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, NoReturn
+
+from kg_memory.domain.change import Closure, Draft, PlannedEdge
+from kg_memory.domain.errors import ScopeError, StoreBusy, StoreUnavailable
+from kg_memory.domain.interval import Interval
+from kg_memory.domain.model import Activity, Assertion, Block, Entity, Episode, Refusal, Tombstone
+from kg_memory.domain.recall_text import episode_document, fact_document
+from kg_memory.store.neo4j.plan import BatchPlan, Journal, Key, slot_key
+from kg_memory.store.protocol import Slot
+
+__all__ = ["BufferedUnit", "Unbatched"]
+
+
+class Unbatched(StoreBusy):
+    """An operation the batch planner does not plan. Nothing of the unit was written; the
+    store commits the batch so far and runs the unit again on its own (so it is retryable)."""
+
+    retryable = True
+
+
+def _by_valid(v: Assertion) -> tuple[datetime, str, int]:
+    return (v.valid.start, v.assertion_id, v.revision)
+
+
+class BufferedUnit:
+    """One episode's unit of work at system time :attr:`now`, planned into a journal."""
+
+    def __init__(self, plan: BatchPlan, now: datetime, scope: str) -> None:
+        self._plan = plan
+        self._batch = plan.journal
+        self.journal = Journal()
+        self.now_dt = now
+        self._scope = scope
+        self._vanished: set[str] = set()
+        self._refusal_seq: dict[str, int] = {}
+        # What forget runs erase is never planned here (see Unbatched).
+        self.erased: list[str] = []
+        self.erased_entities: list[tuple[str, str]] = []
+        self.redacted: list[str] = []
+
+    @property
+    def now(self) -> datetime:
+        return self.now_dt
+
+    @property
+    def scope(self) -> str:
+        return self._scope
+
+    def _in_scope(self, given: str) -> None:
+        if given != self._scope:
+            raise ScopeError(
+                f"a unit of work for scope {self._scope!r} cannot write to scope {given!r}")
+
+    # -- the live view: stored, minus what the batch closed, plus what it wrote -----------------
+
+    def _closed(self, key: Key) -> bool:
+        return key in self.journal.closed or key in self._batch.closed
+
+    def _written(self, index: str, key: Any) -> list[Assertion]:
+        """The revisions this batch wrote under ``key`` of one of the journals' indexes, still
+        believed."""
+        found = []
+        for journal in (self._batch, self.journal):
+            for k in getattr(journal, index).get(key, ()):
+                version = journal.inserted[k][0]
+                if version.system.end is None and not self._closed(k):
+                    found.append(version)
+        return found
+
+    def _live(self, stored: list[Assertion], written: list[Assertion]) -> list[Assertion]:
+        found = [v for v in stored if not self._closed((v.assertion_id, v.revision))]
+        return sorted([*found, *written], key=_by_valid)
+
+    def live_versions(self, slot: Slot) -> list[Assertion]:
+        self._in_scope(slot.scope)
+        key = slot_key(slot)
+        return self._live(self._plan.stored_slot(key), self._written("by_slot", key))
+
+    def live_versions_of(self, assertion_id: str) -> list[Assertion]:
+        stored = ([] if self._new_here(assertion_id)
+                  else self._plan.stored_live_of(self._scope, assertion_id))
+        written = [v for v in self._written("by_id", assertion_id) if v.scope == self._scope]
+        return sorted(self._live(stored, written), key=lambda v: (v.valid.start, v.revision))
+
+    def _new_here(self, assertion_id: str) -> bool:
+        """An assertion this batch created: nothing stored names it yet."""
+        return assertion_id not in self._plan.highest and any(
+            j.by_id.get(assertion_id) for j in (self._batch, self.journal))
+
+    def live_dependents(self, key: str) -> list[Assertion]:
+        stored = [] if self._new_here(key) else self._plan.stored_dependents(self._scope, key)
+        return self._live(stored, self._written("by_dependency", (self._scope, key)))
+
+    # -- episodes and entities -------------------------------------------------------------------
+
+    def episode_by_operation(self, operation_id: str) -> tuple[Episode, str] | None:
+        key = (self._scope, operation_id)
+        for journal in (self.journal, self._batch):
+            if key in journal.operations:
+                return journal.operations[key]
+        return self._plan.stored_operation(*key)
+
+    def add_episode(self, episode: Episode, payload_hash: str) -> None:
+        self._in_scope(episode.scope)
+        text = episode_document(episode.content)
+        self.journal.operations[(episode.scope, episode.operation_id)] = (episode, payload_hash)
+        self.journal.episodes.append({"scope": episode.scope, "episode_id": episode.episode_id,
+                                      "props": {
+            "episode_id": episode.episode_id, "operation_id": episode.operation_id,
+            "payload_hash": payload_hash, "source": episode.source,
+            "channel": episode.channel.value, "content": episode.content,
+            "occurred_at": episode.occurred_at, "recorded_at": episode.recorded_at,
+            "scope": episode.scope, "recall_text": text or None,
+            "recall_length": text.count(" ") + 1 if text else None}})
+
+    def entity(self, entity_id: str) -> Entity | None:
+        key = (self._scope, entity_id)
+        for journal in (self.journal, self._batch):
+            if key in journal.entities:
+                return journal.entities[key][0]
+        return self._plan.stored_entity(*key)
+
+    def put_entity(self, entity: Entity) -> None:
+        """put_entity.cypher's rules, applied in memory: owners grow, a name is filled in."""
+        self._in_scope(entity.scope)
+        key = (entity.scope, entity.entity_id)
+        known = self.entity(entity.entity_id)
+        at = next((j.entities[key][1] for j in (self.journal, self._batch)
+                   if key in j.entities), self.now_dt)
+        if known is not None:
+            owners = tuple(dict.fromkeys((*known.owners, *entity.owners)))
+            entity = known.model_copy(update={"name": known.name or entity.name,
+                                              "owners": owners})
+        self.journal.entities[key] = (entity, at)
+
+    # -- revisions and edges ---------------------------------------------------------------------
+
+    def close_version(self, closure: Closure) -> None:
+        key = (closure.assertion_id, closure.revision)
+        if key in self.journal.inserted:
+            # Written by this same unit: never visible to anyone, so it is not stored at all.
+            self.journal.uninsert(key)
+            self._vanished.add(closure.assertion_id)
+            return
+        written = self._batch.inserted.get(key)
+        live = (written[0].system.end is None) if written else key in self._plan.stored_live
+        if self._closed(key) or (not live and not any(
+                (v.assertion_id, v.revision) == key
+                for v in self.live_versions_of(closure.assertion_id))):
+            raise StoreUnavailable(
+                f"revision {closure.assertion_id}#{closure.revision} is not live; "
+                "the store changed under this transaction")
+        self.journal.closed[key] = {"now": self.now_dt, "closed_by": closure.closed_by,
+                                    "reason": closure.reason}
+
+    def insert_version(self, draft: Draft) -> Assertion:
+        self._in_scope(draft.scope)
+        numbers = [r for j in (self._batch, self.journal)
+                   for _, r in j.by_id.get(draft.assertion_id, ())]
+        revision = max([self._plan.highest.get(draft.assertion_id, 0), *numbers]) + 1
+        version = Assertion(
+            **draft.model_dump(exclude={"valid"}), valid=draft.valid, revision=revision,
+            system=Interval(start=self.now_dt))
+        ids = [version.subject,
+               *([version.qualifiers.project] if version.qualifiers.project else [])]
+        names = tuple(sorted((e.entity_id, e.name) for e in map(self.entity, ids)
+                              if e is not None and e.name and e.scope == version.scope))
+        text = fact_document(version, version.qualifiers.project, version.qualifiers.exceptions,
+                             tuple(name for _, name in names))
+        self.journal.insert(version, [text])
+        return version
+
+    def add_edge(self, edge: PlannedEdge) -> None:
+        self.journal.edges.setdefault((self._scope, edge.src, edge.type.value, edge.dst),
+                                      self.now_dt)
+
+    def add_edges(self, edges: list[PlannedEdge]) -> None:
+        """:meth:`add_edge` of each (the set-based form another branch adds to the protocol)."""
+        for edge in edges:
+            self.add_edge(edge)
+
+    def add_refusal(self, refusal: Refusal) -> None:
+        seq = self._refusal_seq.get(refusal.episode_id, 0)
+        self._refusal_seq[refusal.episode_id] = seq + 1
+        self.journal.refusals.append({
+            "episode_id": refusal.episode_id, "source": refusal.source, "what": refusal.what,
+            "reason": refusal.reason, "at": refusal.at, "seq": seq})
+
+    def finish(self) -> None:
+        """The hub of a fact all of whose revisions this unit wrote and replaced is never
+        written, and neither is any edge naming it (sweep_vanished's rule)."""
+        for assertion_id in self._vanished:
+            if assertion_id in self._plan.highest or any(
+                    j.by_id.get(assertion_id) for j in (self._batch, self.journal)):
+                continue
+            self.journal.edges = {k: v for k, v in self.journal.edges.items()
+                                  if assertion_id not in (k[1], k[3])}
+
+    # -- reads a write path makes --------------------------------------------------------------
+
+    def tombstones(self, keys: list[str]) -> dict[str, datetime]:
+        return self._plan.stored_tombstones(list(keys)) if keys else {}
+
+    def active_blocks(self, scope: str) -> list[Block]:
+        self._in_scope(scope)
+        return list(self._plan.stored_blocks(scope))
+
+    # -- not planned: the unit runs on its own instead -------------------------------------------
+
+    def _unbatched(self, what: str) -> NoReturn:
+        raise Unbatched(f"{what} is not planned in a batch; the episode runs on its own")
+
+    def delete_assertion(self, assertion_id: str) -> None:
+        self._unbatched("delete_assertion")
+
+    def delete_assertions(self, assertion_ids: list[str]) -> None:
+        self._unbatched("delete_assertions")
+
+    def delete_entity(self, entity_id: str) -> None:
+        self._unbatched("delete_entity")
+
+    def rename_entity(self, entity_id: str, name: str | None) -> None:
+        self._unbatched("rename_entity")
+
+    def erase_episode(self, episode_id: str) -> None:
+        self._unbatched("erase_episode")
+
+    def redact_episode(self, episode_id: str, supports_to_drop: list[str]) -> None:
+        self._unbatched("redact_episode")
+
+    def replace_content(self, episode_id: str, content: str) -> None:
+        self._unbatched("replace_content")
+
+    def rewrite_refusal(self, episode_id: str, what: str, new_what: str) -> None:
+        self._unbatched("rewrite_refusal")
+
+    def forget_keys(self, keys: list[str]) -> None:
+        self._unbatched("forget_keys")
+
+    def next_generation(self) -> int:
+        self._unbatched("next_generation")
+
+    def add_tombstone(self, tombstone: Tombstone) -> None:
+        self._unbatched("add_tombstone")
+
+    def add_tombstones(self, tombstones: list[Tombstone]) -> None:
+        self._unbatched("add_tombstones")
+
+    def add_activity(self, activity: Activity) -> None:
+        self._unbatched("add_activity")
+
+    def add_block(self, block: Block) -> None:
+        self._unbatched("add_block")
+
+    def revoke_block(self, block_id: str) -> bool:
+        self._unbatched("revoke_block")
+
+    def put_document(self, kind: str, key: str, scope: str, body: str,
+                     lookup: list[str] | None = None) -> None:
+        self._unbatched("put_document")
+
+    def documents_by(self, kind: str, scope: str, lookup: list[str]) -> list[str]:
+        self._unbatched("documents_by")
+
+    def delete_document(self, kind: str, key: str) -> None:
+        self._unbatched("delete_document")
+
+    def run(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        self._unbatched(f"query {name}")

@@ -1,0 +1,347 @@
+"""A batch of episodes planned in memory and written to Neo4j with a handful of UNWIND queries.
+
+Inside :meth:`~kg_memory.store.neo4j.store.Neo4jStore.batch`, each episode's unit of work is a
+:class:`~kg_memory.store.neo4j.buffered.BufferedUnit`: it runs the same write path (the pure
+rules of ``kg_memory.domain`` over the store protocol) against a :class:`BatchPlan`, which
+answers reads from what the server held when the batch began (prefetched in a few set-based
+queries, or fetched once on a miss) with the batch's own earlier writes laid over it, so a later
+episode sees the earlier ones' effects. Writes become rows of the plan. Nothing reaches the
+server before the batch ends, so an episode that fails (validation, the gate, a stale
+precondition) is dropped whole by forgetting its rows: Neo4j has no savepoints, the plan does.
+
+At the end, :meth:`BatchPlan.flush` writes every row kind with one query (``cypher/batch_*``;
+edges one query per type) in the batch's one transaction, which holds the system-time lock from
+its first query to its commit, so nothing changed the server under the plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from kg_memory.domain.dependency import parse_fact_ref
+from kg_memory.domain.errors import StoreUnavailable
+from kg_memory.domain.forgetting import content_key, operation_key
+from kg_memory.domain.model import Assertion, Block, Entity, Episode
+from kg_memory.domain.record import IngestRecord
+from kg_memory.store.neo4j.rows import (
+    block_from_props,
+    entity_from_props,
+    episode_from_props,
+    qualifier_props,
+    revision_hash,
+    time_of,
+    version_from_props,
+)
+from kg_memory.store.protocol import Slot
+
+__all__ = ["BatchPlan", "Journal", "Key", "Run", "SlotKey", "prefetch_records", "slot_key"]
+
+Run = Callable[..., list[dict[str, Any]]]
+#: Levels of the dependency walk a batch prefetches (facts -> what depends on them -> ...).
+_DEPENDENCY_LEVELS = 3
+Key = tuple[str, int]  # (assertion_id, revision)
+SlotKey = tuple[str, str, str, str]  # (scope, subject, predicate, project or '')
+
+
+def slot_key(slot: Slot) -> SlotKey:
+    return (slot.scope, slot.subject, slot.predicate, slot.project or "")
+
+
+def _slot_of(v: Assertion) -> SlotKey:
+    return (v.scope, v.subject, v.predicate, v.qualifiers.project or "")
+
+
+@dataclass
+class Journal:
+    """What planned episodes wrote: one per unit, merged into the batch's when it succeeds."""
+
+    episodes: list[dict[str, Any]] = field(default_factory=list)
+    operations: dict[tuple[str, str], tuple[Episode, str]] = field(default_factory=dict)
+    entities: dict[tuple[str, str], tuple[Entity, datetime]] = field(default_factory=dict)
+    inserted: dict[Key, tuple[Assertion, list[str]]] = field(default_factory=dict)
+    closed: dict[Key, dict[str, Any]] = field(default_factory=dict)
+    edges: dict[tuple[str, str, str, str], datetime] = field(default_factory=dict)
+    refusals: list[dict[str, Any]] = field(default_factory=list)
+    #: ``inserted`` by slot, by assertion id and by what each revision depends on.
+    by_slot: dict[SlotKey, set[Key]] = field(default_factory=dict)
+    by_id: dict[str, set[Key]] = field(default_factory=dict)
+    by_dependency: dict[tuple[str, str], set[Key]] = field(default_factory=dict)
+
+    def insert(self, version: Assertion, texts: list[str]) -> None:
+        key = (version.assertion_id, version.revision)
+        self.inserted[key] = (version, texts)
+        self.by_slot.setdefault(_slot_of(version), set()).add(key)
+        self.by_id.setdefault(version.assertion_id, set()).add(key)
+        for dep in version.depends_on:
+            self.by_dependency.setdefault((version.scope, dep), set()).add(key)
+
+    def uninsert(self, key: Key) -> None:
+        version, _ = self.inserted.pop(key)
+        self.by_slot[_slot_of(version)].discard(key)
+        self.by_id[version.assertion_id].discard(key)
+        for dep in version.depends_on:
+            self.by_dependency[(version.scope, dep)].discard(key)
+
+    def merge(self, other: Journal) -> None:
+        self.episodes += other.episodes
+        self.operations.update(other.operations)
+        self.entities.update(other.entities)
+        for version, texts in other.inserted.values():
+            self.insert(version, texts)
+        for key, closure in other.closed.items():
+            if key in self.inserted:  # written earlier in the batch: it is stored closed
+                version, texts = self.inserted[key]
+                system = version.system.model_copy(update={"end": closure["now"]})
+                self.inserted[key] = (version.model_copy(update={
+                    "system": system, "closed_by": closure["closed_by"],
+                    "close_reason": closure["reason"]}), texts)
+            else:
+                self.closed[key] = closure
+        for edge, since in other.edges.items():
+            self.edges.setdefault(edge, since)
+        self.refusals += other.refusals
+
+
+class BatchPlan:
+    """The server's state when the batch began (cached reads) plus the batch's journal."""
+
+    def __init__(self, run: Run) -> None:
+        self._run = run
+        self.journal = Journal()
+        self.now: datetime | None = None  # the last system time handed out
+        self._operations: dict[tuple[str, str], tuple[Episode, str] | None] = {}
+        self._entities: dict[tuple[str, str], Entity | None] = {}
+        self._slots: dict[SlotKey, list[Assertion]] = {}
+        self._dependents: dict[tuple[str, str], list[Assertion]] = {}
+        self._live_of: dict[tuple[str, str], list[Assertion]] = {}
+        self._tombstones: dict[str, datetime | None] = {}
+        self._blocks: dict[str, list[Block]] = {}
+        #: The highest stored revision of every assertion the batch read.
+        self.highest: dict[str, int] = {}
+        #: Every believed revision the batch read from the server.
+        self.stored_live: dict[Key, Assertion] = {}
+
+    def next_time(self, clock: datetime) -> datetime:
+        """The next episode's system time: system_time.cypher's rule (the clock, or 1 µs after
+        the last one when the clock stood still or stepped back), kept in memory."""
+        if self.now is None or clock > self.now:
+            self.now = clock
+        else:
+            self.now += timedelta(microseconds=1)
+        return self.now
+
+    # -- the server as it was: prefetched in sets, else fetched once ---------------------------
+
+    def _versions(self, rows: list[dict[str, Any]]) -> list[Assertion]:
+        found = []
+        for row in rows:
+            version = version_from_props(row["version"])
+            self.highest[version.assertion_id] = max(
+                int(row["highest"]), self.highest.get(version.assertion_id, 0))
+            self.stored_live[(version.assertion_id, version.revision)] = version
+            found.append(version)
+        return found
+
+    def prefetch(self, *, operations: Iterable[tuple[str, str]] = (),
+                 entities: Iterable[tuple[str, str]] = (), slots: Iterable[SlotKey] = (),
+                 dependents: Iterable[tuple[str, str]] = (), tombstones: Iterable[str] = (),
+                 scopes: Iterable[str] = ()) -> None:
+        """Read what the batch will ask about in one query per kind (each key once)."""
+        ops = [k for k in dict.fromkeys(operations) if k not in self._operations]
+        if ops:
+            for k in ops:
+                self._operations[k] = None
+            for row in self._run("batch_operations", keys=[
+                    {"scope": s, "operation_id": o} for s, o in ops]):
+                episode = episode_from_props(row["episode"])
+                self._operations[(episode.scope, episode.operation_id)] = (
+                    episode, row["episode"]["payload_hash"])
+        ents = [k for k in dict.fromkeys(entities) if k not in self._entities]
+        if ents:
+            for k in ents:
+                self._entities[k] = None
+            for row in self._run("batch_entities_of", keys=[
+                    {"scope": s, "entity_id": e} for s, e in ents]):
+                entity = entity_from_props(row["entity"])
+                self._entities[(entity.scope, entity.entity_id)] = entity
+        wanted = [sk for sk in dict.fromkeys(slots) if sk not in self._slots]
+        if wanted:
+            for sk in wanted:
+                self._slots[sk] = []
+            rows = self._run("batch_live_slots", slots=[
+                {"scope": s, "subject": u, "predicate": p, "project": j}
+                for s, u, p, j in wanted])
+            for version in self._versions(rows):
+                self._slots[_slot_of(version)].append(version)
+            # A believed value may be superseded, and what rests on it retired.
+            dependents = [*dependents, *((v.scope, v.assertion_id)
+                                          for sk in wanted for v in self._slots[sk])]
+        # What rests on those may be retired in turn: a few levels of the dependency walk,
+        # one query each (a deeper chain is fetched on a miss).
+        for _ in range(_DEPENDENCY_LEVELS):
+            deps = [k for k in dict.fromkeys(dependents) if k not in self._dependents]
+            if not deps:
+                break
+            for k in deps:
+                self._dependents[k] = []
+            rows = self._run("batch_live_dependents", keys=[
+                {"scope": s, "key": d} for s, d in deps])
+            for row, version in zip(rows, self._versions(rows), strict=True):
+                self._dependents[(row["scope"], row["key"])].append(version)
+            dependents = [(v.scope, v.assertion_id) for k in deps for v in self._dependents[k]]
+        keys = [t for t in dict.fromkeys(tombstones) if t not in self._tombstones]
+        if keys:
+            for t in keys:
+                self._tombstones[t] = None
+            for row in self._run("tombstones", keys=keys):
+                self._tombstones[row["key"]] = time_of(row["created_at"])
+        fresh = [s for s in dict.fromkeys(scopes) if s not in self._blocks]
+        if fresh:
+            for s in fresh:
+                self._blocks[s] = []
+            for row in self._run("batch_blocks", scopes=fresh):
+                self._blocks[row["scope"]].append(block_from_props(row["block"]))
+
+    def stored_operation(self, scope: str, operation_id: str) -> tuple[Episode, str] | None:
+        self.prefetch(operations=[(scope, operation_id)])
+        return self._operations[(scope, operation_id)]
+
+    def stored_entity(self, scope: str, entity_id: str) -> Entity | None:
+        self.prefetch(entities=[(scope, entity_id)])
+        return self._entities[(scope, entity_id)]
+
+    def stored_slot(self, key: SlotKey) -> list[Assertion]:
+        self.prefetch(slots=[key])
+        return self._slots[key]
+
+    def stored_dependents(self, scope: str, key: str) -> list[Assertion]:
+        self.prefetch(dependents=[(scope, key)])
+        return self._dependents[(scope, key)]
+
+    def stored_live_of(self, scope: str, assertion_id: str) -> list[Assertion]:
+        key = (scope, assertion_id)
+        if key not in self._live_of:
+            rows = self._run("batch_live_of", ids=[{"scope": scope, "id": assertion_id}])
+            self._live_of[key] = self._versions(rows)
+        return self._live_of[key]
+
+    def stored_tombstones(self, keys: list[str]) -> dict[str, datetime]:
+        self.prefetch(tombstones=keys)
+        return {k: t for k in keys if (t := self._tombstones[k]) is not None}
+
+    def stored_blocks(self, scope: str) -> list[Block]:
+        self.prefetch(scopes=[scope])
+        return self._blocks[scope]
+
+    # -- the end of the batch ------------------------------------------------------------------
+
+    def flush(self) -> int:
+        """Write the journal: one query per row kind (edges: per type). Returns the queries run."""
+        j, runs = self.journal, 0
+        if j.episodes:
+            self._run("batch_episodes", rows=j.episodes)
+            runs += 1
+        if j.entities:
+            self._run("batch_entities", rows=[
+                {"scope": e.scope, "entity_id": e.entity_id, "type": e.type, "name": e.name,
+                 "owners": list(e.owners), "recorded_at": at}
+                for e, at in j.entities.values()])
+            runs += 1
+        if j.inserted:
+            self._run("batch_versions", rows=[_version_row(v, texts)
+                                              for v, texts in j.inserted.values()])
+            runs += 1
+        if j.closed:
+            rows = [{"assertion_id": a, "revision": r, "now": c["now"],
+                     "closed_by": c["closed_by"], "close_reason": c["reason"].value}
+                    for (a, r), c in j.closed.items()]
+            [row] = self._run("batch_close_versions", rows=rows)
+            if int(row["closed"]) != len(rows):
+                raise StoreUnavailable(
+                    "a revision the batch closed was no longer live; the store changed under "
+                    "the batch")
+            runs += 1
+        # An edge from an episode or a fact this batch created cannot exist yet.
+        fresh = {r["episode_id"] for r in j.episodes}
+        fresh |= {a for a, _ in j.inserted if a not in self.highest}
+        by_type: dict[tuple[bool, str], list[dict[str, Any]]] = {}
+        for (scope, src, kind, dst), since in j.edges.items():
+            by_type.setdefault((src in fresh, kind), []).append(
+                {"scope": scope, "src": src, "dst": dst, "since": since})
+        for (new, kind), rows in sorted(by_type.items()):
+            if new:
+                self._run("batch_new_edges", type=kind, rows=rows)
+            else:
+                self._run("batch_edges", type=kind, rows=rows)
+            runs += 1
+        if j.refusals:
+            self._run("batch_refusals", rows=j.refusals)
+            runs += 1
+        if self.now is not None:
+            self._run("batch_system_time", now=self.now)
+            runs += 1
+        return runs
+
+
+def _version_row(v: Assertion, texts: list[str]) -> dict[str, Any]:
+    text = texts[0] if texts else ""
+    return {
+        "scope": v.scope, "assertion_id": v.assertion_id, "label": v.kind.value.capitalize(),
+        "current": v.system.end is None, "depends_on": list(v.depends_on),
+        "props": {
+            "assertion_id": v.assertion_id, "revision": v.revision, "scope": v.scope,
+            "subject": v.subject, "predicate": v.predicate, **qualifier_props(v.qualifiers),
+            "value": v.value, "kind": v.kind.value, "writer": v.writer,
+            "depends_on": list(v.depends_on), "confidence": float(v.confidence),
+            "valid_from": v.valid.start, "valid_to": v.valid.end,
+            "sys_from": v.system.start, "sys_to": v.system.end, "reason": v.reason.value,
+            "recorded_by": v.recorded_by, "closed_by": v.closed_by,
+            "close_reason": None if v.close_reason is None else v.close_reason.value,
+            "recall_text": text or None,
+            "recall_length": text.count(" ") + 1 if text else None,
+            "content_hash": revision_hash(v),
+        },
+    }
+
+
+def prefetch_records(plan: BatchPlan, records: Iterable[IngestRecord], secret: bytes) -> None:
+    """Prefetch what ``records`` will read: their operation ids, tombstone keys, entities,
+    slots (and what depends on the values held there), event targets' dependents and scopes'
+    blocks, in one query per kind."""
+    operations, tombstones, entities, slots, dependents, scopes = [], [], [], [], [], []
+    for r in records:
+        scope = r.scope
+        operations.append((scope, r.operation_id))
+        tombstones.append(operation_key(secret, scope, r.operation_id))
+        scopes.append(scope)
+        entities += [(scope, e.entity_id) for e in r.entities]
+        entities += [(scope, m) for m in r.mentions]
+        for event in r.events:
+            entities.append((scope, event.target))
+            dependents.append((scope, event.target))
+        for x in r.retractions:
+            entities.append((scope, x.subject))
+            slots.append((scope, x.subject, x.predicate, x.project or ""))
+        for c in r.assertions:
+            project = c.qualifiers.project
+            tombstones.append(content_key(secret, scope, c.subject, c.predicate, project,
+                                          c.value))
+            if project:
+                entities.append((scope, project))
+            if not c.subject.startswith("@"):
+                entities.append((scope, c.subject))
+                slots.append((scope, c.subject, c.predicate, project or ""))
+            for ref in c.depends_on:
+                try:
+                    fact = parse_fact_ref(ref)
+                except ValueError:
+                    continue  # refused by the write path, which says why
+                if fact is None:
+                    entities.append((scope, ref))
+                else:
+                    slots.append((scope, fact.subject, fact.predicate, fact.project or ""))
+    plan.prefetch(operations=operations, entities=entities, slots=slots,
+                  dependents=dependents, tombstones=tombstones, scopes=scopes)
