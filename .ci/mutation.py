@@ -42,6 +42,26 @@ MODULES = [
     "kg_memory.domain.consolidation",
     "kg_memory.domain.resolution.comparison",
     "kg_memory.domain.resolution.decision",
+    # policies
+    "kg_memory.domain.admission",
+    "kg_memory.domain.reconcile",
+    "kg_memory.domain.decay",
+    "kg_memory.domain.retention",
+    "kg_memory.domain.pending",
+    "kg_memory.domain.write_policy",
+    "kg_memory.domain.layers",
+    "kg_memory.domain.rule_review",
+    # trust
+    "kg_memory.domain.authority",
+    "kg_memory.domain.channel",
+    "kg_memory.domain.corroboration",
+    # recall
+    "kg_memory.domain.eligibility",
+    "kg_memory.domain.ranking",
+    "kg_memory.domain.recall_text",
+    "kg_memory.domain.recall_answer",
+    # forgetting
+    "kg_memory.domain.residue",
 ]
 EQUIVALENT = ROOT / ".ci" / "mutation-equivalent.txt"
 IMPORT_TIME = "<import>"
@@ -56,6 +76,22 @@ FOCUS = {
     "consolidation": ("consolidation", "forget"),
     "comparison": ("resolution_comparison", "resolution"),
     "decision": ("resolution_decision", "resolution"),
+    "admission": ("policy_rules", "write_policy"),
+    "reconcile": ("policy_rules", "write_policy", "bookstore"),
+    "decay": ("policy_rules", "write_policy", "bookstore"),
+    "retention": ("policy_rules", "sweep"),
+    "pending": ("policy_rules", "pending", "write_policy"),
+    "write_policy": ("policy_rules", "write_policy", "pending"),
+    "layers": ("layers",),
+    "rule_review": ("rule_dependencies", "rules_cli", "layers"),
+    "authority": ("authority", "trust_gate", "poisoning"),
+    "channel": ("trust_rules", "trust_gate"),
+    "corroboration": ("trust_rules", "trust_gate"),
+    "eligibility": ("recall_rules", "recall"),
+    "ranking": ("recall_rules", "recall"),
+    "recall_text": ("recall_rules", "recall"),
+    "recall_answer": ("recall_rules", "recall"),
+    "residue": ("residue", "forget"),
 }
 #: Tests that start servers, browsers, notebooks or child processes: too slow to run per mutant,
 #: and they exercise the domain only through paths the unit and contract tests already cover.

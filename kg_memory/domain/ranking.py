@@ -34,13 +34,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from kg_memory.domain.model import Kind
+from pydantic import BaseModel, ConfigDict
+
+from kg_memory.domain.model import Kind, trusted
 
 __all__ = [
     "AUTHORITY",
     "CorpusStats",
     "Ranked",
     "RankingWeights",
+    "ScoreComponents",
     "Scored",
     "bm25",
     "document_frequencies",
@@ -148,9 +151,16 @@ class Scored:
     evidence: float
 
 
-@dataclass(frozen=True)
-class Ranked:
-    key: str
+class ScoreComponents(BaseModel):
+    """Every number that placed a hit, as a recall answer shows it (see the module docstring).
+
+    ``bm25`` and ``lexical_rank`` come from the lexical list, ``vector`` and ``vector_rank``
+    from the vector list (``None`` when the document is not in it), ``relevance`` is their
+    fusion on a 0..1 scale, and ``score`` is ``relevance`` boosted by the last three.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
     bm25: float
     lexical_rank: int | None
     vector: float | None
@@ -160,6 +170,19 @@ class Ranked:
     recency: float
     evidence: float
     score: float
+
+
+class Ranked(ScoreComponents):
+    """One ranked document: its ``key`` and its :class:`ScoreComponents`."""
+
+    key: str
+
+    def components(self) -> ScoreComponents:
+        """The components alone, as a hit carries them (the key is the hit's id instead)."""
+        return trusted(ScoreComponents, {n: getattr(self, n) for n in _COMPONENTS})
+
+
+_COMPONENTS = tuple(ScoreComponents.model_fields)
 
 
 def _ranks(scores: Mapping[str, float]) -> dict[str, int]:
@@ -196,11 +219,13 @@ def rank(documents: Sequence[Scored], terms: Sequence[str], df: Mapping[str, int
         relevance = fused[d.key]
         boost = (1 + weights.specificity * d.specificity + weights.recency * d.recency
                  + weights.evidence * d.evidence)
-        out.append(Ranked(
-            key=d.key, bm25=lexical.get(d.key, 0.0), lexical_rank=lex_rank.get(d.key),
-            vector=sims.get(d.key), vector_rank=vec_rank.get(d.key), relevance=relevance,
-            specificity=d.specificity, recency=d.recency, evidence=d.evidence,
-            score=relevance * boost,
-        ))
+        # Built without validation: every value is computed here, and recall ranks every
+        # matching document of a scope per query.
+        out.append(trusted(Ranked, {
+            "key": d.key, "bm25": lexical.get(d.key, 0.0), "lexical_rank": lex_rank.get(d.key),
+            "vector": sims.get(d.key), "vector_rank": vec_rank.get(d.key),
+            "relevance": relevance, "specificity": d.specificity, "recency": d.recency,
+            "evidence": d.evidence, "score": relevance * boost,
+        }))
     out.sort(key=lambda r: (-r.score, r.key))
     return out

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict
 from kg_memory.domain.instant import UtcDatetime
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Assertion, Episode, Kind, Qualifiers, Support, Value
+from kg_memory.domain.ranking import ScoreComponents
 from kg_memory.domain.recall_text import tokens
 
 __all__ = [
@@ -76,22 +77,6 @@ def episode_label(episode: Episode) -> tuple[str, bool]:
     if episode.source in USER_SOURCES:
         return f"the user's message ({episode.channel.value})", True
     return (f"words of {episode.source} via {episode.channel.value}, not the user's", False)
-
-
-class ScoreComponents(BaseModel):
-    """Every number that placed a hit: see :mod:`kg_memory.domain.ranking`."""
-
-    model_config = ConfigDict(frozen=True)
-
-    bm25: float
-    lexical_rank: int | None
-    vector: float | None
-    vector_rank: int | None
-    relevance: float
-    specificity: float
-    recency: float
-    evidence: float
-    score: float
 
 
 class RecalledEpisode(BaseModel):

@@ -54,7 +54,6 @@ from kg_memory.domain.recall_answer import (
     RecallAnswer,
     RecalledEpisode,
     RecallHit,
-    ScoreComponents,
     episode_label,
     fact_label,
 )
@@ -166,13 +165,6 @@ def _episode_scored(episode: Episode, doc: list[str], request: RecallRequest) ->
     )
 
 
-def _components(r: Ranked) -> ScoreComponents:
-    return ScoreComponents(
-        bm25=r.bm25, lexical_rank=r.lexical_rank, vector=r.vector, vector_rank=r.vector_rank,
-        relevance=r.relevance, specificity=r.specificity, recency=r.recency,
-        evidence=r.evidence, score=r.score)
-
-
 def _fact_hit(fact: Assertion, supports: tuple[Support, ...], ranked: Ranked,
               context: RecallContext) -> RecallHit:
     label, own, historical = fact_label(fact)
@@ -183,7 +175,7 @@ def _fact_hit(fact: Assertion, supports: tuple[Support, ...], ranked: Ranked,
         qualifiers=fact.qualifiers, kind=fact.kind, writer=fact.writer, valid=fact.valid,
         system=fact.system, supported_by=supports,
         eligible_because=fact_reasons(fact, context), label=label, own_words=own,
-        historical_only=historical, context=(), score=_components(ranked))
+        historical_only=historical, context=(), score=ranked.components())
 
 
 def _neighbours(store: Store, episode: Episode, request: RecallRequest,
@@ -215,7 +207,7 @@ def _episode_hit(store: Store, episode: Episode, ranked: Ranked, request: Recall
         system=Interval(start=episode.recorded_at), supported_by=supports,
         eligible_because=episode_reasons(episode, context), label=label, own_words=own,
         historical_only=False, context=_neighbours(store, episode, request, context),
-        score=_components(ranked))
+        score=ranked.components())
 
 
 def _decayed(store: Store, facts: list[Assertion], request: RecallRequest
