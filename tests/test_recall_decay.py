@@ -138,7 +138,8 @@ def test_decay_eligibility_matches_a_brute_force_reference(
                                at=at, known_at=known)
         served = {(h.id, h.revision) for h in answer.results}
         stale = {(a.assertion_id, a.revision) for a in answer.ask_again}
-        want_served, want_stale = set(), set()
+        want_served: set[tuple[str, int]] = set()
+        want_stale: set[tuple[str, int]] = set()
         for predicate in HALF_LIVES:
             for row in memory.history("ana", predicate, scope="u1"):
                 v = row.version
