@@ -237,7 +237,8 @@ def test_asof_is_served_by_an_index_seek(driver: Driver, name: str, index: str) 
     assert summary.plan is not None
     steps = _operators(summary.plan)
     seeks = [details for op, details in steps if op.startswith("NodeIndexSeek")]
-    assert seeks, steps
+    plan = "\n".join(f"{op}: {details}" for op, details in steps)  # whole, for a failing run
+    assert seeks, plan
     assert all(f"RANGE INDEX a:{index}" in seek for seek in seeks), steps
     assert not {"NodeByLabelScan", "AllNodesScan"} & {op for op, _ in steps}
 

@@ -8,8 +8,7 @@ ask again. Decay bounds *trust*; it never declares a fact false and never touche
 so as-of queries still show what was believed.
 
 >>> from datetime import UTC, datetime, timedelta
->>> from kg_memory.domain.model import Assertion, Support
-from kg_memory.domain.write_policy import PredicateRule
+>>> from kg_memory.domain.write_policy import PredicateRule
 >>> t0 = datetime(2026, 1, 1, tzinfo=UTC)
 >>> rule = PredicateRule(half_life_days=10)
 >>> judge(rule, 0.8, t0, t0 + timedelta(days=10)).score
