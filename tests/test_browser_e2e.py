@@ -183,24 +183,33 @@ def _run(page: Page, command: str) -> Locator:
 
 
 def _set_params(page: Page, params: dict[str, Any]) -> None:
-    """``:params {...}``, written as Cypher map literal, as the file headers show it."""
-    frame = _run(page, f":params {_cypher_map(params)}")
-    expect(frame.locator('[data-testid="frameStatusbar"]')).to_contain_text(
-        "Successfully set your parameters"
-    )
+    """Set the parameters the way a Browser user must: ``:params {...}`` for plain values, then
+    ``:param NAME => datetime('...')`` for each instant. Browser 5.26 keeps a ``datetime(...)``
+    inside a ``:params`` map as the text itself (a STRING), which matches no DATETIME: only the
+    ``=>`` form evaluates on the server (docs/neo4j.md says so)."""
+    plain = {k: v for k, v in params.items() if not isinstance(v, datetime)}
+    steps = [f":params {_cypher_map(plain)}"] + [
+        f":param {key} => {_literal(value)}" for key, value in params.items()
+        if isinstance(value, datetime)]
+    for step in steps:
+        frame = _run(page, step)
+        expect(frame.locator('[data-testid="frameStatusbar"]')).to_contain_text(
+            "Successfully set your parameters"
+        )
+
+
+def _literal(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    if isinstance(value, datetime):  # what a Browser user types for an instant
+        return f"datetime('{value.astimezone(UTC).isoformat()}')"
+    return str(value)
 
 
 def _cypher_map(params: dict[str, Any]) -> str:
-    def literal(value: Any) -> str:
-        if value is None:
-            return "null"
-        if isinstance(value, str):
-            return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-        if isinstance(value, datetime):  # what a Browser user types for an instant
-            return f"datetime('{value.astimezone(UTC).isoformat()}')"
-        return str(value)
-
-    return "{" + ", ".join(f"{key}: {literal(value)}" for key, value in params.items()) + "}"
+    return "{" + ", ".join(f"{key}: {_literal(value)}" for key, value in params.items()) + "}"
 
 
 def _records(frame: Locator) -> int:
