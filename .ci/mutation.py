@@ -273,7 +273,11 @@ def coverage_map(work: Path) -> dict[str, dict[int, set[str]]]:
     """Which tests execute each line of each target module (one coverage run with contexts)."""
     data_file = work / ".coverage"
     command = [_python(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not neo4j",
-               *[f"--cov={m}" for m in MODULES], "--cov-context=test", "--cov-report=", "-o",
+               # Folders, not module names: coverage finds a dotted source by importing its
+               # parents while it starts, and numpy (imported by the store) cannot be loaded
+               # twice in one process.
+               *[f"--cov={d}" for d in sorted({_module_path(m, ROOT).parent for m in MODULES})],
+               "--cov-context=test", "--cov-report=", "-o",
                f"cache_dir={work}/cache", *[f"--ignore={s}" for s in SLOW], "tests"]
     env = _test_env() | {"COVERAGE_FILE": str(data_file)}
     # A mutant is killed by a failing test, so the unmutated tree must pass first.
