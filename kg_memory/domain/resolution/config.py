@@ -208,6 +208,25 @@ class ResolverConfig(BaseModel):
     #: and the whole address agree exactly. Off: that is what twins look like (on, it merged
     #: 863 of 965 twins added to FEBRL 3), measured in the same section.
     replaced_given_explained_by_record: bool = False
+    #: Whether a conflicting one-per-person identifier is also only evidence against when the
+    #: record *nearly* agrees: both name parts compatible, the date of birth exact, and three of
+    #: house number, street, locality and postcode agreeing (a typo'd street, a missing number).
+    #: Never for twins (their given names differ). Measured in docs/resolution.md ("Round 3").
+    id_conflict_outvoted_by_near_record: bool = False
+    #: Whether a contradicting family name is explained by the given name (exact or a typo),
+    #: the date of birth (exact) and the address (house number exact, and locality or postcode
+    #: agreeing) when no birth date, identifier, employer or project contradicts. A surname is
+    #: what people change; a twin keeps it. Measured in docs/resolution.md ("Round 3").
+    family_change_explained_by_address: bool = False
+    #: Whether a contradicting street is outvoted by the rest of the address: house number,
+    #: locality and postcode exact, both name parts compatible and nothing else distinguishing
+    #: contradicting. Registers put a building name in the street line. Measured in
+    #: docs/resolution.md ("Round 3").
+    street_outvoted_by_address: bool = False
+    #: Whether a rival stops being one when a distinguishing field contradicts it that agrees
+    #: exactly with the winner, and nothing distinguishing contradicts the winner: "John Smith
+    #: born 1970-01-02" is not ambiguous between the John Smith born that day and another.
+    contradicted_rival_is_no_rival: bool = False
     #: A rival only makes a MERGE ambiguous when its evidence is within this many bits of the
     #: winner's (``None``: any rival above the rival threshold does). An earlier REVIEW leaves
     #: a provisional copy of a person that would otherwise block every later merge.

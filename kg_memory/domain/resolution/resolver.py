@@ -68,6 +68,7 @@ from kg_memory.domain.resolution.mention import Mention
 from kg_memory.domain.resolution.merge_rules import (
     candidate_outcome,
     check_custom,
+    contradicted_rival,
     contradicts_distinguishing,
     name_compatible,
     vetoes,
@@ -190,6 +191,13 @@ def _decide(
             # "Melinda Sandman" does not mean "Jaes Sandman", however alike their records
             # (twins): only a candidate that could carry the mention's name is a rival.
             rivals = [c for c in rivals if name_compatible(c.fields)]
+        if config.contradicted_rival_is_no_rival:
+            # Another John Smith whose birth date the mention contradicts, where the winner's
+            # agrees exactly, is a namesake the winner beats, not an ambiguity.
+            merges = [c for c in merges if c is best or not contradicted_rival(
+                best.fields, c.fields, config)]
+            rivals = [c for c in rivals if c is best or not contradicted_rival(
+                best.fields, c.fields, config)]
         kin = families[best.entity_id]
         merges = [c for c in merges if c is best or families[c.entity_id] != kin]
         rivals = [c for c in rivals if c is best or families[c.entity_id] != kin]
