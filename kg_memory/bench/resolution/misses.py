@@ -44,7 +44,7 @@ CLASSES: dict[str, bool] = {
     "given name replaced, record agrees (twin-like)": True,
     "given name replaced, record differs too (twin-like)": True,
     "given and family name replaced": True,
-    "given name near (two edits, another first letter)": True,
+    "given name near, too far for the twin guard": True,
     "family name replaced or near": False,
     "birth date or street contradicts, only generic fields agree": False,
     "posterior below the merge threshold": False,

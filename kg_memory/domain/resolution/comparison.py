@@ -111,7 +111,21 @@ def _swapped(said: PersonName, known: PersonName) -> bool:
     return any(len(a) > 1 and len(b) > 1 for a, b in pairs)
 
 
-def _names(mention: Mention, profile: EntityProfile) -> tuple[FieldComparison, FieldComparison]:
+def _respaced(said: str, known: str) -> bool:
+    """The same name with a space typed in or left out, and at most one other typo: "diamonnd
+    bis hop" for "diamond bishop", "noa homa nn" for "noah homann". Only when the two split
+    into a different number of words, so "Jon Smith" and "Jan Smith" (one letter, the same
+    words) never qualify; and only for names of ten letters or more."""
+    a, b = normalize_text(said).split(), normalize_text(known).split()
+    if len(a) == len(b) or len(a) < 2 or len(b) < 2:
+        return False
+    x, y = "".join(a), "".join(b)
+    return min(len(x), len(y)) >= 10 and (x == y or near_miss(x, y, edits=1))
+
+
+def _names(
+    mention: Mention, profile: EntityProfile, *, respaced: bool = False
+) -> tuple[FieldComparison, FieldComparison]:
     """Compare against every name and alias; keep the alias that agrees best (the earlier one,
     the display name first, on a tie). Given and family name swapped ("Schuman Alexandra" for
     "Alexandra Schuman", a form filled in the wrong order) counts as CLOSE on both parts, never
@@ -131,6 +145,12 @@ def _names(mention: Mention, profile: EntityProfile) -> tuple[FieldComparison, F
             near_given = near_family = False
             given_kind = family_kind = SWAPPED
             alias = f"{alias} (swapped)"
+        if respaced and Level.DIFFERENT in (given, family) and _respaced(mention.name, alias):
+            # The words were split in another place; read as one typo on both parts.
+            given = family = Level.CLOSE
+            near_given = near_family = False
+            given_kind = family_kind = "typo"
+            alias = f"{alias} (respaced)"
         rank = _LEVEL_RANK[given] + _LEVEL_RANK[family]
         if best is None or rank > best[0]:
             best = (rank, given, family, alias, near_given, near_family, given_kind, family_kind)
@@ -272,6 +292,7 @@ def compare(
     single_valued: Collection[Field],
     identifiers: dict[IdentifierKind, IdentifierRule] | None = None,
     custom: Collection[CustomAttribute] = (),
+    respaced_names: bool = False,
 ) -> tuple[FieldComparison, ...]:
     """Compare ``mention`` with ``profile`` on every field, in :class:`Field` order, then each
     declared custom attribute in declaration order.
@@ -279,9 +300,10 @@ def compare(
     ``single_valued`` names the attributes that hold one value at a time (usually employer,
     role and city); only those can contradict in :attr:`Field.TEMPORAL`. ``identifiers`` gives
     each kind's rule (a one-per-person kind's near-miss is CLOSE); without it every kind is
-    compared exactly.
+    compared exactly. ``respaced_names`` reads a name whose words were split in another place
+    ("bis hop") as a typo of both parts (``ResolverConfig.respaced_names``).
     """
-    given, family = _names(mention, profile)
+    given, family = _names(mention, profile, respaced=respaced_names)
     by_field = {
         Field.GIVEN_NAME: given,
         Field.FAMILY_NAME: family,

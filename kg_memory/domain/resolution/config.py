@@ -239,6 +239,10 @@ class ResolverConfig(BaseModel):
     #: exactly with the winner, and nothing distinguishing contradicts the winner: "John Smith
     #: born 1970-01-02" is not ambiguous between the John Smith born that day and another.
     contradicted_rival_is_no_rival: bool = True
+    #: Whether a name whose words are split in another place, with at most one other typo
+    #: ("diamonnd bis hop" for "diamond bishop"), compares as a typo of both parts rather than
+    #: as two contradicting parts. Measured in docs/resolution.md ("Round 3").
+    respaced_names: bool = True
     #: A rival only makes a MERGE ambiguous when its evidence is within this many bits of the
     #: winner's (``None``: any rival above the rival threshold does). An earlier REVIEW leaves
     #: a provisional copy of a person that would otherwise block every later merge.

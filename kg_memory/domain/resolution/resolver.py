@@ -284,6 +284,7 @@ def resolve(
                 single_valued=config.single_valued,
                 identifiers=rules,
                 custom=config.custom,
+                respaced_names=config.respaced_names,
             ),
         )
         for c in candidates
