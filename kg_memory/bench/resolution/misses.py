@@ -43,7 +43,7 @@ CLASSES: dict[str, bool] = {
     "ambiguous: another person": False,
     "given name replaced, record agrees (twin-like)": True,
     "given name replaced, record differs too (twin-like)": True,
-    "given and family name replaced": True,
+    "given and family name replaced": False,  # no name part agrees: only the record speaks
     "given name near, too far for the twin guard": True,
     "family name replaced or near": False,
     "birth date or street contradicts, only generic fields agree": False,

@@ -45,11 +45,11 @@ from kg_memory.domain.resolution.weights import (
 
 __all__ = [
     "DEFAULT_CONFIG",
+    "RULES_VERSION",
     "CustomAttribute",
     "FieldParams",
     "IdentifierRule",
     "LevelParams",
-    "RULES_VERSION",
     "PriorParams",
     "ResolverConfig",
     "Thresholds",
@@ -156,6 +156,10 @@ class CustomAttribute(BaseModel):
         """The name its evidence is recorded under."""
         return f"custom.{self.name}"
 
+
+# Iterating an Enum class costs a generator per call, and these are read per candidate (not
+# cached on the config: ``model_copy`` would carry a stale answer into a changed copy).
+_KINDS: Final = tuple(IdentifierKind)
 
 #: The merge rules' own version, the last part of :attr:`ResolverConfig.rule_version`: a rule
 #: switched on or off by default changes decisions as surely as a weight does.
@@ -273,12 +277,12 @@ class ResolverConfig(BaseModel):
     @property
     def vetoing_identifiers(self) -> tuple[IdentifierKind, ...]:
         """Kinds a person has exactly one of: a conflict is a veto, not just evidence."""
-        return tuple(k for k in IdentifierKind if self.rule(k).one_per_person)
+        return tuple(k for k in _KINDS if self.rule(k).one_per_person)
 
     @property
     def decisive_identifiers(self) -> tuple[IdentifierKind, ...]:
         """Kinds whose agreement may merge despite a different given or family name."""
-        return tuple(k for k in IdentifierKind if self.rule(k).decisive)
+        return tuple(k for k in _KINDS if self.rule(k).decisive)
 
     def custom_attribute(self, name: str) -> CustomAttribute | None:
         return next((c for c in self.custom if c.name == name), None)

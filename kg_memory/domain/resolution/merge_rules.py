@@ -92,7 +92,9 @@ def _address_agrees(levels: dict[Field | str, Level]) -> bool:
     )
 
 
-def _family_changed(fields: Sequence[FieldEvidence], distinguishing: frozenset[Field | str]) -> bool:
+def _family_changed(
+    fields: Sequence[FieldEvidence], distinguishing: frozenset[Field | str]
+) -> bool:
     """A contradicting family name that the rest of the record explains: the given name exact
     or a typo (not an initial), the date of birth exact, the house number exact and two of
     street, locality and postcode agreeing, and nothing distinguishing but the street

@@ -122,10 +122,8 @@ def _evaluate(
     scorer: Scorer | None,
 ) -> CandidateEvidence:
     entity_id = candidate.profile.entity_id
-    # Built from values the comparison already validated: construct, do not re-validate (this
-    # loop runs once per field per candidate, and validation was most of its cost).
     evidence = tuple(
-        FieldEvidence.model_construct(
+        FieldEvidence(
             field=f.field,
             level=f.level,
             weight=config.weight(f.field, f.level, f.kind),
