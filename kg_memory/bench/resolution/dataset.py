@@ -56,6 +56,7 @@ __all__ = [
     "cpu_throughput",
     "format_report",
     "twin_probe",
+    "with_juniors",
     "with_twins",
 ]
 
@@ -256,6 +257,35 @@ def with_twins(records: Sequence[Record], *, seed: int = 15) -> tuple[list[Recor
             "identifiers": identifiers,
         })
         out.append(Record(mention=twin, person=f"{record.person}-twin"))
+        flags.append(True)
+    return out, flags
+
+
+def with_juniors(records: Sequence[Record]) -> tuple[list[Record], list[bool]]:
+    """``records`` with a namesake of every person added in the same household, and which
+    records are those: the person's first record with the birth year 28 years later (a son
+    named after his father), read right after it. Merging one is a same-name false merge that
+    FEBRL, whose namesakes live apart, cannot show."""
+    firsts: dict[str, Record] = {}
+    for record in records:
+        firsts.setdefault(record.person, record)
+    out: list[Record] = []
+    flags: list[bool] = []
+    for record in records:
+        out.append(record)
+        flags.append(False)
+        born = record.mention.context.birth_date
+        if firsts[record.person] is not record or not born or len(born) < 8:
+            continue
+        mention = record.mention
+        junior = f"{int(born[:4]) + 28:04d}{born[4:]}"
+        out.append(Record(mention=mention.model_copy(update={
+            "mention_id": f"{mention.mention_id}-junior",
+            "episode_id": f"{mention.episode_id}-junior",
+            "identifiers": tuple(
+                i.model_copy(update={"value": i.value[::-1] + "7"}) for i in mention.identifiers),
+            "context": mention.context.model_copy(update={"birth_date": junior}),
+        }), person=f"{record.person}-junior"))
         flags.append(True)
     return out, flags
 

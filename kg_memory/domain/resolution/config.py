@@ -243,6 +243,11 @@ class ResolverConfig(BaseModel):
     #: exactly with the winner, and nothing distinguishing contradicts the winner: "John Smith
     #: born 1970-01-02" is not ambiguous between the John Smith born that day and another.
     contradicted_rival_is_no_rival: bool = True
+    #: Whether a contradicting birth date needs agreement on a distinguishing field a
+    #: household does not share (an identifier, employer, project, co-mention) to be outvoted:
+    #: the street alone does not tell John Smith from John Smith junior at the same address.
+    #: Measured in docs/resolution.md ("Round 3", the junior probe).
+    birth_date_needs_personal_evidence: bool = True
     #: Whether a name whose words are split in another place, with at most one other typo
     #: ("diamonnd bis hop" for "diamond bishop"), compares as a typo of both parts rather than
     #: as two contradicting parts. Measured in docs/resolution.md ("Round 3").

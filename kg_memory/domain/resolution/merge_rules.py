@@ -55,6 +55,9 @@ def distinguishing_fields(config: ResolverConfig) -> frozenset[Field | str]:
 
 _distinguishing = distinguishing_fields
 _ADDRESS = (Field.STREET_NUMBER, Field.STREET, Field.LOCALITY, Field.POSTCODE)
+#: Distinguishing fields a household shares: they tell namesakes in two homes apart, not a
+#: father from the son named after him.
+_HOUSEHOLD = frozenset({Field.STREET})
 
 
 def record_agrees(fields: Sequence[FieldComparison | FieldEvidence]) -> bool:
@@ -230,7 +233,13 @@ def candidate_outcome(
     fields: Sequence[FieldEvidence],
     namesakes: int,
     config: ResolverConfig,
+    *,
+    generation_apart: bool = False,
 ) -> tuple[Outcome, str]:
+    """MERGE, REVIEW or KEEP_APART for one candidate, with the reason in words.
+
+    ``generation_apart``: the mention's birth date is a generation from every one the
+    candidate has (:func:`~kg_memory.domain.resolution.record_fields.generation_apart`)."""
     thresholds = config.thresholds
     if vetoes:
         return Outcome.KEEP_APART, "vetoed: " + "; ".join(v.reason.value for v in vetoes)
@@ -273,6 +282,16 @@ def candidate_outcome(
         return Outcome.REVIEW, (
             f"{', '.join(contradicted)} contradicts and only shared generic attributes "
             "speak for the match"
+        )
+    if (
+        generation_apart
+        and config.birth_date_needs_personal_evidence
+        and str(Field.BIRTH_DATE) in contradicted
+        and not (distinguishing - _HOUSEHOLD).intersection(corroborated)
+    ):
+        return Outcome.REVIEW, (
+            "a birth date a generation away at an address that agrees: a junior or a senior "
+            "of the household, and only the household's fields speak for the match"
         )
     if (
         namesakes > 1
