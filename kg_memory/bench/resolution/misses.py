@@ -47,6 +47,7 @@ CLASSES: dict[str, bool] = {
     "given name near, too far for the twin guard": True,
     "family name replaced or near": False,
     "birth date or street contradicts, only generic fields agree": False,
+    "birth date a generation away, only the household's fields agree": False,
     "posterior below the merge threshold": False,
     "other": False,
 }
@@ -117,9 +118,11 @@ def miss_class(
         f.field in DISTINGUISHING_FIELDS and f.level is Level.DIFFERENT for f in best.fields
     ) and "contradict" in best.reason:
         return names[11]
-    if "posterior" in best.reason and best.outcome is not Outcome.MERGE:
+    if "generation" in best.reason:
         return names[12]
-    return names[13]
+    if "posterior" in best.reason and best.outcome is not Outcome.MERGE:
+        return names[13]
+    return names[14]
 
 
 def replay(

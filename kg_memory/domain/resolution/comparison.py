@@ -209,7 +209,14 @@ def _record_field(mention: Mention, profile: EntityProfile, field: Field) -> Fie
     known = profile.values(field)
     if said is None or not known:
         return FieldComparison(field=field, level=Level.MISSING)
-    found = [(_record_level(field, said, v.value), v.value) for v in known]
+    # A profile holds one value per record it grew from, mostly the same street again: each
+    # distinct value is compared once, in first-seen order, and an exact one ends the search
+    # (the first best is what max() would pick too).
+    found: list[tuple[tuple[Level, str], str]] = []
+    for value in dict.fromkeys(v.value for v in known):
+        found.append((_record_level(field, said, value), value))
+        if found[-1][0][0] is Level.EXACT:
+            break
     (level, why), value = max(found, key=lambda f: _LEVEL_RANK[f[0][0]])
     detail = f"{said!r} vs {value!r}" + (f": {why}" if why and level is not Level.EXACT else "")
     return FieldComparison(field=field, level=level, detail=detail)
