@@ -47,14 +47,14 @@ from kg_memory.domain.precondition import slot_tag
 from kg_memory.domain.record import IngestRecord, read_numbered
 from kg_memory.domain.result import AsOfAnswer, HistoryEntry
 from kg_memory.domain.write_policy import WritePolicy
-from kg_memory.services.batch_ingest import ingest_batches
+from kg_memory.services.batch_ingest import ingest_batches, ingest_one
 from kg_memory.services.check import check as check_store
 from kg_memory.services.entities import EntityMethods
 from kg_memory.services.forget_run import ForgetReport, forget
 from kg_memory.services.identity import (
     SAME_AS,
 )
-from kg_memory.services.ingestion import IngestReport, ingest_record
+from kg_memory.services.ingestion import IngestReport
 from kg_memory.services.inlet import Inlet
 from kg_memory.services.lineage import Direction, lineage_graph, node_scope, scoped_node
 from kg_memory.services.policy_views import PolicyViews
@@ -166,10 +166,8 @@ class Memory(Recalling, PolicyViews, EntityMethods):
         :class:`~kg_memory.domain.errors.ConcurrencyError` (nothing written) when an
         ``if_match`` precondition no longer holds.
         """
-        secret = self._secret
-        with self.store.transaction(record.scope) as tx:
-            return ingest_record(tx, record, self.policy, secret, self.channels,
-                                 self.write_policy)
+        return ingest_one(self.store, record, policy=self.policy, secret=self._secret,
+                          channels=self.channels, write_policy=self.write_policy)
 
     def inlet(self, source: str, channel: Channel | str, *, scope: str | None = None) -> Inlet:
         """An authenticated channel into this memory: records ingested through it are from
