@@ -54,6 +54,7 @@ class Batching:
         """
         if self._given_back is not None:
             now, self._given_back = self._given_back, None
+            self._batch_time = now
             return now
         last = self._batch_time
         if last is None:
@@ -145,6 +146,9 @@ class Batching:
 
     @contextmanager
     def transaction(self, scope: str) -> Iterator[SqliteTransaction | PlannedUnit]:
+        # A unit that fails wrote nothing, so its system time is free again: the next unit
+        # may take it, as it would after a rolled-back transaction of its own.
+        before = self._batch_time
         if self._in_batch and self._plan is not None:
             plan = self._plan
             unit = PlannedUnit(plan, self._next_system_time(), scope)
@@ -154,11 +158,16 @@ class Batching:
             except Unplanned:
                 # Nothing of this unit was planned: write the batch so far; the caller runs the
                 # unit again, and it (and the rest of the batch) runs statement by statement.
+                self._batch_time = before
                 self._flush_plan()
                 self._given_back = to_micros(unit.now)
                 raise
             except sqlite3.Error as exc:
+                self._batch_time = before
                 raise store_error(exc, f"cannot read {self.path}") from exc
+            except BaseException:
+                self._batch_time = before
+                raise
             plan.journal.merge(unit.journal)
             return
         if self._in_batch:
@@ -168,6 +177,7 @@ class Batching:
                 yield tx
                 tx.finish()
             except BaseException:
+                self._batch_time = before
                 self._conn.execute("ROLLBACK TO episode")
                 self._conn.execute("RELEASE episode")
                 raise

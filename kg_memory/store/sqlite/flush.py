@@ -72,16 +72,16 @@ def flush(conn: sqlite3.Connection, plan: BatchPlan) -> None:
              to_micros(v.system.start), None, v.reason.value, v.recorded_by, None, None,
              v.qualifiers.project or "")
             for w in written for v in (w.version,)])
-        docs = []
+        fact_docs = []
         for w in written:
             if w.text:
-                docs.append((w.vid, _length(w.text)))
+                fact_docs.append((w.vid, _length(w.text)))
                 scope = w.version.scope
                 fts[facts_table(shard(scope))].append((w.vid, scope_token(scope), w.text))
                 count = counts[(scope, "fact")]
                 count[0] += 1
                 count[1] += _length(w.text)
-        conn.executemany("INSERT INTO recall_fact_docs (vid, length) VALUES (?, ?)", docs)
+        conn.executemany("INSERT INTO recall_fact_docs (vid, length) VALUES (?, ?)", fact_docs)
     if j.dependencies:
         conn.executemany("INSERT OR IGNORE INTO dependencies (scope, dep, assertion_id) "
                          "VALUES (?, ?, ?)", list(j.dependencies))

@@ -280,25 +280,33 @@ class BatchPlan:
         for vid, version in self._live_rows(rows):
             self._live_of[version.assertion_id].append((vid, version))
 
+    # The accessors answer from the caches first: they run several times per episode.
     def stored_operation(self, scope: str, operation_id: str) -> tuple[Episode, str] | None:
-        self.prefetch(operations=[(scope, operation_id)])
-        return self._operations[(scope, operation_id)]
+        key = (scope, operation_id)
+        if key not in self._operations:
+            self.prefetch(operations=[key])
+        return self._operations[key]
 
     def stored_entity(self, scope: str, entity_id: str) -> Entity | None:
-        self.prefetch(entities=[(scope, entity_id)])
-        return self._entities[(scope, entity_id)]
+        key = (scope, entity_id)
+        if key not in self._entities:
+            self.prefetch(entities=[key])
+        return self._entities[key]
 
     def stored_slot(self, key: SlotKey) -> list[tuple[int, Assertion]]:
-        self.prefetch(slots=[key])
+        if key not in self._slots:
+            self.prefetch(slots=[key])
         return self._slots[key]
 
     def stored_dependents(self, scope: str, key: str) -> list[str]:
         """Assertion ids whose stored dependency rows name ``key`` in ``scope``."""
-        self._prefetch_dependents([(scope, key)])
+        if (scope, key) not in self._dependents:
+            self._prefetch_dependents([(scope, key)])
         return self._dependents[(scope, key)]
 
     def stored_live_of(self, assertion_id: str) -> list[tuple[int, Assertion]]:
-        self._fetch_live_of([] if assertion_id in self._live_of else [assertion_id])
+        if assertion_id not in self._live_of:
+            self._fetch_live_of([assertion_id])
         return self._live_of[assertion_id]
 
     def highest(self, assertion_id: str) -> int:
@@ -314,11 +322,13 @@ class BatchPlan:
         return self._highest.get(assertion_id) == 0
 
     def stored_tombstones(self, keys: list[str]) -> dict[str, int]:
-        self.prefetch(tombstones=keys)
+        if any(k not in self._tombstones for k in keys):
+            self.prefetch(tombstones=keys)
         return {k: t for k in keys if (t := self._tombstones[k]) is not None}
 
     def stored_blocks(self, scope: str) -> list[Block]:
-        self.prefetch(scopes=[scope])
+        if scope not in self._blocks:
+            self.prefetch(scopes=[scope])
         return self._blocks[scope]
 
     def stored_revision_vid(self, key: Key) -> int | None:
