@@ -15,6 +15,7 @@ import sqlite3
 from collections import defaultdict
 
 from kg_memory.domain.instant import to_micros
+from kg_memory.domain.model import Assertion, Qualifiers
 from kg_memory.store.sqlite.plan import BatchPlan
 from kg_memory.store.sqlite.recall import scope_token
 from kg_memory.store.sqlite.recall_shards import episodes_table, facts_table, shard
@@ -27,6 +28,15 @@ _INSERT_VERSION = (f"INSERT INTO versions (vid, {VERSION_COLUMNS}, project) VALU
 _COUNT = ("INSERT INTO recall_stats (scope, corpus, documents, tokens) VALUES (?, ?, ?, ?) "
           "ON CONFLICT (scope, corpus) DO UPDATE SET documents = documents + "
           "excluded.documents, tokens = tokens + excluded.tokens")
+
+
+_NO_QUALIFIERS = Qualifiers()
+_NO_QUALIFIERS_JSON = _NO_QUALIFIERS.model_dump_json()
+
+
+def _qualifiers(v: Assertion) -> str:
+    """Most facts have none: their JSON is the same string every time."""
+    return _NO_QUALIFIERS_JSON if v.qualifiers == _NO_QUALIFIERS else v.qualifiers.model_dump_json()
 
 
 def _length(text: str) -> int:
@@ -66,7 +76,7 @@ def flush(conn: sqlite3.Connection, plan: BatchPlan) -> None:
         written = sorted(j.inserted.values(), key=lambda w: w.vid)
         conn.executemany(_INSERT_VERSION, [
             (w.vid, v.assertion_id, v.revision, v.scope, v.subject, v.predicate,
-             json.dumps(v.value), v.qualifiers.model_dump_json(), v.kind.value, v.writer,
+             json.dumps(v.value), _qualifiers(v), v.kind.value, v.writer,
              json.dumps(list(v.depends_on)), v.confidence, to_micros(v.valid.start),
              None if v.valid.end is None else to_micros(v.valid.end),
              to_micros(v.system.start), None, v.reason.value, v.recorded_by, None, None,
