@@ -2,7 +2,7 @@
 
 The use case behind ``Memory.ingest_many``, ``ingest_file`` and ``kg-memory ingest``. A batch is
 one :meth:`~kg_memory.store.protocol.Store.batch` (on SQLite one transaction and one disk sync;
-each episode inside a savepoint that succeeds or fails alone). Reports are held back until the
+each episode succeeds or fails alone). Reports are held back until the
 batch has committed and only then handed to ``on_report`` and the result, so an
 acknowledgement always means durable: a crash loses the batch in flight whole, and no one was
 told about any of it.

@@ -159,7 +159,8 @@ class Memory(Recalling, PolicyViews, EntityMethods):
     # -- writes ----------------------------------------------------------------------------
 
     def ingest(self, record: IngestRecord) -> IngestReport:
-        """Write one episode in its own transaction; durable when this returns.
+        """Write one episode in its own transaction; durable when this returns (a batch of
+        one: the same code as :meth:`ingest_many`).
 
         Raises :class:`~kg_memory.domain.errors.StoreBusy` (nothing written) when another
         writer held the lock past the busy timeout, and
@@ -194,9 +195,11 @@ class Memory(Recalling, PolicyViews, EntityMethods):
     ) -> list[IngestReport]:
         """Write many episodes, each atomic on its own, committed durably every ``batch_size``.
 
-        **The batching contract.** Episodes are written in batches: on the embedded store one
-        transaction per batch of ``batch_size`` (one disk sync), each episode inside it a
-        savepoint that succeeds or fails alone; on Neo4j each episode commits on its own. An
+        **The batching contract.** Episodes are written in batches of ``batch_size``, one
+        transaction (on the embedded store one disk sync) each. The store plans a batch: it
+        reads what the batch touches in a few set-based statements, runs each episode's rules
+        in memory in order (a later episode sees the earlier ones' effects) and writes each
+        table once at the end; each episode still succeeds or fails alone. An
         episode is *acknowledged*, meaning passed to ``on_report`` and put in the returned
         list, only after the commit that made it durable returned. So a crash can lose only
         episodes nobody was told about; the batch in flight is lost whole, never in part, and
