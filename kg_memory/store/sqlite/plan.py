@@ -112,8 +112,8 @@ class Journal:
         self.dependencies[(scope, dep, assertion_id)] = None
         self.by_dependency.setdefault((scope, dep), {})[assertion_id] = None
 
-    def undepend(self, assertion_id: str) -> None:
-        for row in [r for r in self.dependencies if r[2] == assertion_id]:
+    def undepend(self, scope: str, assertion_id: str) -> None:
+        for row in [r for r in self.dependencies if r[0] == scope and r[2] == assertion_id]:
             del self.dependencies[row]
             self.by_dependency[(row[0], row[1])].pop(assertion_id, None)
 

@@ -214,11 +214,14 @@ class PlannedUnit:
             if self._plan.highest(assertion_id) or any(
                     j.by_id.get(assertion_id) for j in (self._batch, self.journal)):
                 continue
+            # This unit's scope only (as the direct path): another tenant's edge to a node
+            # that happens to bear the same id is not this unit's to remove.
             for journal in (self._batch, self.journal):
-                for edge in [e for e in journal.edges if assertion_id in (e[1], e[3])]:
+                for edge in [e for e in journal.edges
+                             if e[0] == self._scope and assertion_id in (e[1], e[3])]:
                     del journal.edges[edge]
                     self.journal.outbox += [("edges", chr(31).join(edge))] * 2
-                journal.undepend(assertion_id)
+                journal.undepend(self._scope, assertion_id)
         self._vanished.clear()
 
     # -- reads a write path makes ------------------------------------------------------------
