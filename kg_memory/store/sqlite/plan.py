@@ -198,14 +198,6 @@ class BatchPlan:
                     "json_extract(j.value, '$[1]')", (_pairs(ops),)):
                 self._operations[(row["scope"], row["operation_id"])] = (
                     episode_from_row(row), row["payload_hash"])
-        ents = [k for k in dict.fromkeys(entities) if k not in self._entities]
-        if ents:
-            self._entities.update(dict.fromkeys(ents))
-            for row in conn.execute(
-                    "SELECT e.* FROM json_each(?) j JOIN entities e ON e.scope = "
-                    "json_extract(j.value, '$[0]') AND e.entity_id = "
-                    "json_extract(j.value, '$[1]')", (_pairs(ents),)):
-                self._entities[(row["scope"], row["entity_id"])] = entity_from_row(row)
         wanted = [k for k in dict.fromkeys(slots) if k not in self._slots]
         if wanted:
             for k in wanted:
@@ -226,10 +218,23 @@ class BatchPlan:
             # A believed value may be superseded, and what rests on it retired.
             dependents = [*dependents, *((v.scope, v.assertion_id)
                                           for k in wanted for _, v in self._slots[k])]
+        retired: list[tuple[str, str]] = []
         for _ in range(_DEPENDENCY_LEVELS):
             dependents = self._prefetch_dependents(dependents)
             if not dependents:
                 break
+            retired += dependents
+        # A retired dependent is written again (cut short), indexed with its entities' names.
+        entities = [*entities, *((v.scope, e) for _, a in retired for _, v in self._live_of[a]
+                                 for e in (v.subject, v.qualifiers.project) if e)]
+        ents = [k for k in dict.fromkeys(entities) if k not in self._entities]
+        if ents:
+            self._entities.update(dict.fromkeys(ents))
+            for row in conn.execute(
+                    "SELECT e.* FROM json_each(?) j JOIN entities e ON e.scope = "
+                    "json_extract(j.value, '$[0]') AND e.entity_id = "
+                    "json_extract(j.value, '$[1]')", (_pairs(ents),)):
+                self._entities[(row["scope"], row["entity_id"])] = entity_from_row(row)
         keys = [t for t in dict.fromkeys(tombstones) if t not in self._tombstones]
         if keys:
             self._tombstones.update(dict.fromkeys(keys))
