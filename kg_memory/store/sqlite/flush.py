@@ -64,8 +64,9 @@ def flush(conn: sqlite3.Connection, plan: BatchPlan) -> None:
                 count = counts[(e.scope, "episode")]
                 count[0] += 1
                 count[1] += _length(text)
-        conn.executemany("INSERT INTO recall_episode_docs (rid, episode_id, length) "
-                         "VALUES (?, ?, ?)", docs)
+        if docs:
+            conn.executemany("INSERT INTO recall_episode_docs (rid, episode_id, length) "
+                             "VALUES (?, ?, ?)", docs)
     if j.entity_inserts:
         conn.executemany("INSERT INTO entities (entity_id, type, name, scope, owners, "
                          "recorded_at) VALUES (?, ?, ?, ?, ?, ?)", j.entity_inserts)
@@ -91,7 +92,9 @@ def flush(conn: sqlite3.Connection, plan: BatchPlan) -> None:
                 count = counts[(scope, "fact")]
                 count[0] += 1
                 count[1] += _length(w.text)
-        conn.executemany("INSERT INTO recall_fact_docs (vid, length) VALUES (?, ?)", fact_docs)
+        if fact_docs:
+            conn.executemany("INSERT INTO recall_fact_docs (vid, length) VALUES (?, ?)",
+                             fact_docs)
     if j.dependencies:
         conn.executemany("INSERT OR IGNORE INTO dependencies (scope, dep, assertion_id) "
                          "VALUES (?, ?, ?)", list(j.dependencies))
@@ -99,7 +102,8 @@ def flush(conn: sqlite3.Connection, plan: BatchPlan) -> None:
         conn.executemany(f"INSERT INTO {table} (rowid, scope, text) VALUES (?, ?, ?)", rows)
     for scope in j.counted:
         counts[(scope, "fact")]  # a counter row at zero, as the direct path leaves
-    conn.executemany(_COUNT, [(s, c, n, t) for (s, c), (n, t) in sorted(counts.items())])
+    if counts:
+        conn.executemany(_COUNT, [(s, c, n, t) for (s, c), (n, t) in sorted(counts.items())])
     if j.closed:
         conn.executemany(
             "UPDATE versions SET sys_to = ?, closed_by = ?, close_reason = ? WHERE vid = ?",

@@ -160,15 +160,21 @@ class BatchPlan:
         self._highest: dict[str, int] = {}
         #: Row ids of the stored believed revisions read, for closing them.
         self.stored_live: dict[Key, int] = {}
-        row = conn.execute("SELECT coalesce(max(vid), 0), (SELECT coalesce(max(rid), 0) FROM "
-                           "recall_episode_docs) FROM versions").fetchone()
-        self._vid, self._rid = int(row[0]), int(row[1])
+        self._vid: int | None = None
+        self._rid: int | None = None
 
     def next_vid(self) -> int:
+        """The next revision's row id (what SQLite would pick: one past the largest)."""
+        if self._vid is None:
+            self._vid = int(self._conn.execute(
+                "SELECT coalesce(max(vid), 0) FROM versions").fetchone()[0])
         self._vid += 1
         return self._vid
 
     def next_rid(self) -> int:
+        if self._rid is None:
+            self._rid = int(self._conn.execute(
+                "SELECT coalesce(max(rid), 0) FROM recall_episode_docs").fetchone()[0])
         self._rid += 1
         return self._rid
 
