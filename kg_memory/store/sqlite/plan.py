@@ -360,10 +360,13 @@ def prefetch_records(plan: BatchPlan, records: Iterable[IngestRecord], secret: b
     operations, tombstones, entities, slots, dependents, scopes, minted = ([] for _ in range(7))
     for r in records:
         scope = r.scope
+        try:
+            episode_id = episode_id_for(scope, r.operation_id)
+        except UnicodeEncodeError:
+            continue  # a lone surrogate: the write path refuses the record, with its line
         operations.append((scope, r.operation_id))
         tombstones.append(operation_key(secret, scope, r.operation_id))
         scopes.append(scope)
-        episode_id = episode_id_for(scope, r.operation_id)
         minted += [assertion_id_for(episode_id, i) for i in range(len(r.assertions))]
         entities += [(scope, e.entity_id) for e in r.entities]
         for event in r.events:
