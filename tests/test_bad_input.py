@@ -204,6 +204,23 @@ def test_valid_to_before_the_default_valid_from_names_the_field(tmp_path: Path) 
     assert api.value.field == "assertions.0.valid_to"
 
 
+@pytest.mark.parametrize(("fields", "field"), [
+    ({"assertions": [fact("s-d", "note", "v", depends_on=["R1", ""])]},
+     "assertions.0.depends_on.1"),
+    ({"entities": [{"entity_id": "R1", "owners": [""]}]}, "entities.0.owners.0"),
+    ({"mentions": [""]}, "mentions.0"),
+])
+def test_an_empty_reference_names_its_field(
+    tmp_path: Path, fields: dict[str, Any], field: str,
+) -> None:
+    """An empty entity id in ``depends_on``, ``owners`` or ``mentions`` named nothing: a
+    dependency no event could end, an owner no source could be. Refused like an empty
+    subject, before anything of the line is written."""
+    err, store = ingest_err(tmp_path, line("a"), line("d", **fields))
+    assert (err.line, err.field) == (2, field)
+    assert accepted_ops(store) == {"a"}
+
+
 @pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity", "1e999"])
 def test_nan_and_infinity_are_refused(tmp_path: Path, token: str) -> None:
     raw = json.dumps(line("n")).replace('"v-n"', token)
