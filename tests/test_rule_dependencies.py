@@ -302,6 +302,74 @@ def test_forgetting_reaches_rules_and_no_byte_of_the_canary_remains(
         assert all(canary not in a.detail for a in memory.store.activities())
 
 
+def _quoting_rules(memory: Memory, clock: ManualClock, sentence: str) -> tuple[str, Rule, Rule]:
+    """An episode saying ``sentence`` (forgotten next), a trusted rule quoting it in its content
+    (its basis elsewhere) and an overturned rule quoting it in the reason it was overturned."""
+    book = memory.rules
+    trusted = book.propose("u1", f"when locked out, remember: {sentence}")
+    for n, scene in enumerate(("porch", "yard", "yard")):
+        seen = _seen(memory, clock, n / 10, f"locked out, step {n}", op=f"door/{n}")
+        book.observe(trusted.rule_id, episode_id=seen, task_id=f"t{n}", scene=scene)
+    clock.now = day(1)
+    trusted = book.promote(trusted.rule_id)
+    secret = _seen(memory, clock, 3, f"{sentence} Nothing else to add here.", op="secret")
+    wrong = book.propose("u1", "the gate code is 1234")
+    wrong = book.overturn(wrong.rule_id, by="ana", reason=f"no: {sentence.upper()}")
+    return secret, trusted, wrong
+
+
+def test_a_rule_that_survives_loses_the_forgotten_words_it_quotes(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    """docs/policies.md "Limits" (until this): the residue search did not read rules, so a
+    rule that survived a forget kept the forgotten sentence in its content."""
+    memory = make_memory(clock)
+    sentence = "The spare key is under the green gate mat."
+    secret, trusted, wrong = _quoting_rules(memory, clock, sentence)
+    selector = f"episode:{secret}@u1"
+    clock.now = day(5)
+    kept = memory.forget(selector, dry_run=True, keep_residues=True)
+    assert kept.plan.rules == ()  # copies kept: nothing to decide about the rules
+    assert {r.node for r in kept.plan.residues} >= {f"rule:{trusted.rule_id}",
+                                                    f"rule:{wrong.rule_id}"}
+    planned = memory.forget(selector, dry_run=True)
+    assert {(r.rule_id, r.outcome, r.dropped, r.cut) for r in planned.plan.rules} == {
+        (trusted.rule_id, "review", 0, 1), (wrong.rule_id, "redact", 0, 1)}
+    assert memory.rules.show(trusted.rule_id) == trusted  # a dry run changes nothing
+    done = memory.forget(selector)
+    assert (done.plan, done.status) == (planned.plan, "complete")
+    assert done.residues_redacted == done.residues_found >= 2
+    after = memory.rules.show(trusted.rule_id)
+    # What it says changed: its basis confirmed the old words, so a person decides.
+    assert (after.content, after.status) == ("when locked out, remember: [forgotten]", "review")
+    assert (after.tier, after.basis) == (trusted.tier, trusted.basis)
+    assert "green gate" not in after.transitions[-1].reason  # counts, never the words
+    overturned = memory.rules.show(wrong.rule_id)
+    assert (overturned.content, overturned.status) == (wrong.content, "overturned")
+    assert overturned.transitions[-2].reason == "no: [forgotten]"
+    assert overturned.transitions[-1].action == "forgotten text cut"
+    assert all("green gate" not in r.model_dump_json().lower() for r in memory.rules.all("u1"))
+    assert memory.forget(selector).status == "nothing-to-forget"  # idempotent
+    assert memory.check().ok
+
+
+def test_a_surviving_rule_quoting_a_forgotten_episode_leaves_no_byte_of_it(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    canary = "CANARY-rule-77ad-green-gate"
+    store_dir = tmp_path / "store"
+    with Memory.open(store_dir / "m.db", clock=clock) as memory:
+        secret, trusted, wrong = _quoting_rules(
+            memory, clock, f"The spare key is under the {canary} mat.")
+        assert files_holding(store_dir, canary)  # really stored (can fail)
+        clock.now = day(5)
+        report = memory.forget(f"episode:{secret}@u1")
+        assert report.status == "complete"
+        assert {r.rule_id for r in report.plan.rules} == {trusted.rule_id, wrong.rule_id}
+        assert files_holding(store_dir, canary) == []
+        assert memory.rules.show(trusted.rule_id).status == "review"
+
+
 # -- a property: the rule book follows a small reference model, and never rewrites history ---
 
 _op = st.one_of(
