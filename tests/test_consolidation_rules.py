@@ -2,8 +2,9 @@
 
 Rules protected: a derived record never drops a source's project or exception (seed 002: Jo's
 "concise for Cedar, except audits" must not become "Jo likes brevity"); the derivation is
-deterministic and keeps every source; evidence and If-Match tags parse and print one way (an empty
-or malformed half is an InvalidArgument naming that field), and evidence is a value (hashable, never edited). Dependency references: test_dependency_rules.py.
+deterministic and keeps every source; evidence and If-Match tags parse and print one way (an
+empty or malformed half is an InvalidArgument naming that field), and evidence is a value
+(hashable, never edited). Dependency references: test_dependency_rules.py.
 """
 
 from __future__ import annotations
@@ -130,7 +131,8 @@ def test_evidence_parses_exactly_the_tags_if_match_takes(text: str) -> None:
     except InvalidArgument:
         assert not expected
     else:
-        assert expected and str(evidence) == text
+        assert expected
+        assert str(evidence) == text
 
 
 def test_etag_names_the_current_revision() -> None:

@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 from kg_memory import Memory, NotFound, PolicyError
 from kg_memory.domain.forgetting import node_key
 from kg_memory.domain.layers import Observation, Outcome, PromotionPolicy, Rule, RuleType, Tier
-from kg_memory.domain.rule_review import forget_basis, next_review, review_due
+from kg_memory.domain.residue import Matcher
+from kg_memory.domain.rule_review import (
+    cut_words,
+    forget_basis,
+    forget_words,
+    next_review,
+    review_due,
+)
 from kg_memory.services.ingestion import episode_id_for
 from tests.conftest import ManualClock, MemoryFactory, day, episode
 from tests.test_forgetting import files_holding
@@ -235,6 +242,33 @@ def test_the_rule_for_forgotten_basis() -> None:
     assert _outcome(overturned, everything) == ("delete", 0)
 
 
+def test_the_rule_for_forgotten_words_in_a_rule() -> None:
+    """Every copy is cut; a cut in what the rule says (content, a condition) sends an active
+    rule to review, any tier; elsewhere (a kept observation, a transition) it is redacted; a
+    rule deleted for its basis stays deleted; copies in dropped observations do not count."""
+    words = Matcher(["the blue side door"])
+    basis = (_obs(0, "t0", "a"), _obs(1, "t1", "b"), _obs(2, "t2", "the blue side door"))
+    rule = Rule(rule_id="r", scope="u1", content="x", tier=Tier.SESSION, basis=basis)
+
+    def outcome(r: Rule, episodes: set[str]) -> tuple[str, int, int] | None:
+        entry = forget_words(r, forget_basis(r, episodes, POLICY), episodes, words)
+        return None if entry is None else (entry.outcome, entry.dropped, entry.cut)
+
+    assert outcome(rule, set()) == ("redact", 0, 1)  # a scene tag: what it says is unchanged
+    assert outcome(rule, {"ep2"}) == ("trim", 1, 0)  # the copy went with its observation
+    said = rule.model_copy(update={"content": "knock at The Blue Side  Door"})
+    assert outcome(said, {"ep9"}) == ("review", 0, 2)
+    assert outcome(said.model_copy(update={"tier": Tier.METADATA}), set()) == ("review", 0, 2)
+    condition = rule.model_copy(update={"conditions": ("only at the blue side door",)})
+    assert outcome(condition, {"ep2"}) == ("review", 1, 1)
+    assert outcome(said.model_copy(update={"status": "overturned"}), set()) == ("redact", 0, 2)
+    assert outcome(said, {"ep0", "ep1", "ep2"}) == ("delete", 3, 0)
+    assert outcome(Rule(rule_id="q", scope="u1", content="nothing to cut"), set()) is None
+    cut, spans, meaning = cut_words(said, words)
+    assert (cut.content, cut.basis[2].scene, spans, meaning) == (
+        "knock at [forgotten]", "[forgotten]", 2, True)
+
+
 def test_forgetting_a_basis_episode_drops_the_observation_by_the_same_plan(
     make_memory: MemoryFactory, clock: ManualClock
 ) -> None:
@@ -365,8 +399,8 @@ def test_a_surviving_rule_quoting_a_forgotten_episode_leaves_no_byte_of_it(
         clock.now = day(5)
         report = memory.forget(f"episode:{secret}@u1")
         assert report.status == "complete"
-        assert {r.rule_id for r in report.plan.rules} == {trusted.rule_id, wrong.rule_id}
         assert files_holding(store_dir, canary) == []
+        assert {r.rule_id for r in report.plan.rules} == {trusted.rule_id, wrong.rule_id}
         assert memory.rules.show(trusted.rule_id).status == "review"
 
 
