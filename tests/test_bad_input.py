@@ -398,6 +398,19 @@ def test_an_empty_file_is_not_a_store_to_read(tmp_path: Path) -> None:
     assert empty.read_bytes() == b""
 
 
+@pytest.mark.parametrize("pair", ["jo", "jo:", ":jo", ":"])
+def test_a_review_pair_with_an_empty_half_is_bad_input(tmp_path: Path, pair: str) -> None:
+    """``--merge``/``--apart`` take PROVISIONAL:CANDIDATE; an empty half named no entity and
+    was reported as one not found (exit 4)."""
+    store = str(tmp_path / "m.db")
+    Memory.open(store).close()
+    for flag in ("--merge", "--apart"):
+        code, out = cli("entities", "review", flag, pair, "--by", "ana", "--scope", "u1",
+                        "--store", store)
+        assert code == 2, (flag, out)
+        assert "PROVISIONAL:CANDIDATE" in out
+
+
 def test_text_arguments_that_are_not_unicode_are_bad_input(tmp_path: Path) -> None:
     """Bytes that are not UTF-8 on a command line reach Python as lone surrogates."""
     store = str(tmp_path / "m.db")
