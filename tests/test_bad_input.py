@@ -347,6 +347,9 @@ def test_consolidate_from_nothing_is_not_found_and_commits_nothing(
         memory.consolidate("j17", "profile", ["nosuch"], scope="u1")
     with pytest.raises(InvalidArgument):
         memory.consolidate("j17", "profile", [], scope="u1")
+    with pytest.raises(InvalidArgument, match="empty") as empty:  # names nothing: bad input
+        memory.consolidate("j17", "profile", [before[0].version.assertion_id, ""], scope="u1")
+    assert empty.value.field == "evidence"
     assert memory.history("j17") == before
     assert memory.history("j17", "profile") == []
 
