@@ -116,7 +116,7 @@ def test_a_store_from_before_recall_is_indexed_by_migrate(tmp_path: Path) -> Non
 
     from kg_memory import StoreUnavailable
     from kg_memory.store.sqlite.recall_shards import SHARDS
-    from kg_memory.store.sqlite.schema import migrate
+    from kg_memory.store.sqlite.schema import SCHEMA_VERSION, migrate
 
     db = tmp_path / "m.db"
     clock = ManualClock(day(0))
@@ -136,7 +136,7 @@ def test_a_store_from_before_recall_is_indexed_by_migrate(tmp_path: Path) -> Non
         raw.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     with pytest.raises(StoreUnavailable, match="kg-memory migrate"):
         Memory.open(db, create=False)
-    assert migrate(db) == ("2", "4")
+    assert migrate(db) == ("2", SCHEMA_VERSION)
     clock.now = day(1)
     with Memory.open(db, clock=clock, create=False) as memory:
         answer = memory.recall("vegetarian", scope="u1")
