@@ -10,5 +10,5 @@ WHERE a.subject = $subject AND a.predicate = $predicate
   AND ($scope IS NULL OR a.scope = $scope)
   AND a.sys_from <= $known AND (a.sys_to IS NULL OR a.sys_to > $known)
   AND a.valid_from <= $valid AND (a.valid_to IS NULL OR a.valid_to > $valid)
-RETURN a {.*} AS version
+RETURN a {.*, recall_vector: null} AS version
 ORDER BY a.scope, a.subject, a.predicate, a.project, a.valid_from
