@@ -239,7 +239,8 @@ def candidates(conn: sqlite3.Connection, location: str, probe: VectorProbe
         if shortlist is not None:
             if not shortlist:
                 return VectorCandidates(method=method, complete=True)
-            sql += f" AND r.vid IN ({', '.join('?' for _ in shortlist)})"
+            marks = ", ".join("?" for _ in shortlist)
+            sql += f" AND r.vid IN ({marks})"
             params += shortlist
         rows = conn.execute(sql, params).fetchall()
         if not rows:
@@ -276,9 +277,9 @@ def upgrade(conn: sqlite3.Connection) -> int:
         "WHERE s.scope = r.scope AND s.vid = r.vid)")]
     for start in range(0, len(missing), 512):
         chunk = missing[start:start + 512]
+        marks = ", ".join("?" for _ in chunk)
         rows = [(sketch_of(np.frombuffer(blob, dtype="<f4")), vid) for vid, blob in conn.execute(
-            f"SELECT vid, vector FROM recall_vectors WHERE vid IN "
-            f"({', '.join('?' for _ in chunk)})", chunk)]
+            f"SELECT vid, vector FROM recall_vectors WHERE vid IN ({marks})", chunk)]
         conn.executemany(
             "INSERT INTO recall_sketches (scope, vid, sys_from, sys_to, valid_from, valid_to, "
             "sketch) SELECT scope, vid, sys_from, sys_to, valid_from, valid_to, ? "
