@@ -42,8 +42,8 @@ def _fill(memory: Memory) -> None:
 def _lucene_hits(store: Neo4jStore, index: str, query: str) -> int:
     with store._driver.session() as session:
         return int(session.run(
-            "CALL db.index.fulltext.queryNodes($index, $query) YIELD node RETURN count(node) AS n",
-            index=index, query=query).single()["n"])
+            "CALL db.index.fulltext.queryNodes($index, $text) YIELD node RETURN count(node) AS n",
+            {"index": index, "text": query}).single()["n"])
 
 
 def test_lucene_returns_the_asking_tenants_matches_only(store: Neo4jStore) -> None:
