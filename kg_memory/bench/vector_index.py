@@ -2,8 +2,8 @@
 
 The bench workload's tenants hold a few dozen vectors each, fewer than one shortlist, so there
 the index re-ranks every vector of a tenant exactly and says nothing about its sketches. This
-measures the sketches where they matter: one tenant of ``facts`` revisions (values of three words drawn from
-a made-up vocabulary, so trigram vectors spread), embedded by
+measures the sketches where they matter: one tenant of ``facts`` revisions (values of three
+words drawn from a made-up vocabulary, so trigram vectors spread), embedded by
 :class:`~kg_memory.domain.embedding.HashingEmbedder` into the store's index; then ``queries``
 two-word questions, each searched through the index (``exact_below=0``) and exactly, in the
 same process over the same stored vectors. Reported: both latencies, and recall@10 (the share
