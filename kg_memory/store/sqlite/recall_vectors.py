@@ -205,7 +205,11 @@ _ELIGIBLE = (
     "WHERE r.scope = ? AND v.sys_from <= ? AND (v.sys_to IS NULL OR v.sys_to > ?) "
     "AND v.valid_from <= ? AND (v.valid_to IS NULL OR v.valid_to > ?)"
 )
-_SKETCHES = "SELECT vid, sketch FROM recall_sketches WHERE scope = ? AND " + _IN_TIME
+#: One row for the whole scan: a Python tuple per sketch would cost more than scoring it.
+#: ``group_concat`` keeps a BLOB's bytes (this UTF-8 file never converts them), and both
+#: lists are built in the same pass, so the n-th vid owns the n-th sketch.
+_SKETCHES = ("SELECT count(*), group_concat(vid), CAST(group_concat(sketch, '') AS BLOB) "
+             "FROM recall_sketches WHERE scope = ? AND " + _IN_TIME)
 
 
 def _shortlist(conn: sqlite3.Connection, probe: VectorProbe, query: Vec,
@@ -214,14 +218,18 @@ def _shortlist(conn: sqlite3.Connection, probe: VectorProbe, query: Vec,
     eligible-by-interval vector of the scope."""
     if probe.exact or not probe.k:
         return None, True
-    rows = conn.execute(_SKETCHES, [probe.scope, *interval]).fetchall()
-    vids = [int(r[0]) for r in rows]
+    count, listed, sketches = conn.execute(_SKETCHES, [probe.scope, *interval]).fetchone()
+    if not count:
+        return [], True
+    vids = np.fromstring(listed, dtype=np.int64, sep=",")
+    if len(vids) != count or len(sketches) != count * SKETCH_BITS // 8:
+        raise sqlite3.DatabaseError("recall_sketches: a sketch of the wrong size")
     wanted = max(SHORTLIST, 4 * probe.k)
-    if len(rows) <= max(probe.exact_below, wanted):
-        return vids, True
-    scores = _sketch_scores(query, b"".join(r[1] for r in rows), len(rows))
+    if count <= max(probe.exact_below, wanted):
+        return [int(v) for v in vids], True
+    scores = _sketch_scores(query, sketches, count)
     best = np.argpartition(-scores, wanted - 1)[:wanted]
-    return [vids[i] for i in best], False
+    return [int(v) for v in vids[best]], False
 
 
 def candidates(conn: sqlite3.Connection, location: str, probe: VectorProbe
