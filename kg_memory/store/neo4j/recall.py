@@ -109,7 +109,7 @@ def index_report(_read: Read, location: str) -> dict[str, Any]:
         return {**report, "status": "incomplete", "reason": str(exc)}
     report["indexes"] = {r["name"]: r["state"] for r in rows}
     bad = sorted(r["name"] for r in rows if r["state"] != "ONLINE" or r["eventual"])
-    missing = sorted({"recall_facts", "recall_episodes"} - set(report["indexes"]))
+    missing = sorted({"recall_facts_scoped", "recall_episodes_scoped"} - set(report["indexes"]))
     if bad or missing:
         return {**report, "status": "incomplete",
                 "reason": f"index not online or eventually consistent: {bad + missing}"}
