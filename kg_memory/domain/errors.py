@@ -32,6 +32,7 @@ __all__ = [
     "StoreNeedsMigration",
     "StoreUnavailable",
     "TimeError",
+    "Unplanned",
     "WriteRefused",
 ]
 
@@ -89,7 +90,13 @@ class InvalidArgument(KgMemoryError, ValueError):
 
     The ingest format's own errors are :class:`IngestError`; this is everything else a caller
     passes in: a selector, an identifier kind on the command line, text that is not Unicode.
+    ``field`` names the part of the argument that is wrong when there is one
+    (``"assertion_id"`` of an ``ASSERTION_ID#REVISION`` tag), for callers that point at it.
     """
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class PolicyError(KgMemoryError, ValueError):
@@ -176,6 +183,16 @@ class StoreBusy(StoreUnavailable):
     """
 
     retryable = True
+
+
+class Unplanned(StoreBusy):
+    """A store's batch planner met an operation it does not plan (identity documents, a
+    forget, a block) inside a planned unit of work.
+
+    Nothing of that unit was written: the store wrote the batch so far and runs the unit on its
+    own when it is run again, at once (the ingest paths do; there is nothing to wait for). A
+    :class:`StoreBusy`, so a caller that only knows "retry" still does the right thing.
+    """
 
 
 #: Exit code of :class:`StoreBusy`: 75 is ``EX_TEMPFAIL`` from sysexits.h ("try again later"),
