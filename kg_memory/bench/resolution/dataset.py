@@ -26,7 +26,6 @@ disk to sync is not).
 from __future__ import annotations
 
 import gc
-import random
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -35,15 +34,15 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, computed_field
 
 from kg_memory.bench.resolution.febrl import Part, Record, load_febrl
+from kg_memory.bench.resolution.probes import with_juniors, with_twins
 from kg_memory.domain.record import IngestRecord
 from kg_memory.domain.resolution.blocking import BlockingIndex
 from kg_memory.domain.resolution.comparison import compare
 from kg_memory.domain.resolution.config import DEFAULT_CONFIG, ResolverConfig
 from kg_memory.domain.resolution.decision import Outcome
-from kg_memory.domain.resolution.field import Level
 from kg_memory.domain.resolution.incremental import UpdatableIndex
 from kg_memory.domain.resolution.mention import Mention
-from kg_memory.domain.resolution.names import compare_given, format_name, parse_name
+from kg_memory.domain.resolution.names import parse_name
 from kg_memory.domain.resolution.profile import grow_profile
 from kg_memory.domain.resolution.resolver import posterior, resolve
 from kg_memory.services.memory import Memory
@@ -56,8 +55,6 @@ __all__ = [
     "cpu_throughput",
     "format_report",
     "twin_probe",
-    "with_juniors",
-    "with_twins",
 ]
 
 #: Decides one mention against a system's own index: (outcome, entity it merges into, entity a
@@ -134,6 +131,8 @@ class DatasetReport(BaseModel):
     store_per_second: float | None = None
     #: The twin probe (:func:`twin_probe`): per system, ``same_name`` counts the twins added.
     twins: tuple[SystemResult, ...] = ()
+    #: The junior probe (:func:`with_juniors`), the resolver only: ``same_name`` counts them.
+    juniors: SystemResult | None = None
 
     def system(self, name: str) -> SystemResult:
         return next(s for s in self.systems if s.system == name)
@@ -217,77 +216,6 @@ def _plain_fs(config: ResolverConfig) -> Decide:
         return Outcome.MERGE, best[1], None
 
     return decide
-
-
-def with_twins(records: Sequence[Record], *, seed: int = 15) -> tuple[list[Record], list[bool]]:
-    """``records`` with a twin of every person added, and which records are twins.
-
-    FEBRL has no twins, yet a twin is what a duplicate with a replaced given name looks like:
-    the same surname, date of birth and address, another given name, and (when filed) another
-    national id. Each twin gets the given name of another person of the file, one that compares
-    DIFFERENT with the sibling's, and is read after the sibling's first record, so merging it is
-    a false merge the same-name slice cannot show.
-    """
-    rng = random.Random(seed)
-    firsts: dict[str, Record] = {}
-    for record in records:
-        firsts.setdefault(record.person, record)
-    givens = sorted({g for r in records if (g := parse_name(r.mention.name).given)})
-    out: list[Record] = []
-    flags: list[bool] = []
-    for record in records:
-        out.append(record)
-        flags.append(False)
-        if firsts[record.person] is not record:
-            continue
-        sibling = parse_name(record.mention.name)
-        if not sibling.given or not sibling.family:
-            continue
-        other = rng.choice(givens)
-        while compare_given(other, sibling.given) is not Level.DIFFERENT:
-            other = rng.choice(givens)
-        mention = record.mention
-        identifiers = tuple(
-            i.model_copy(update={"value": i.value[::-1] + "9"}) for i in mention.identifiers
-        )
-        twin = mention.model_copy(update={
-            "mention_id": f"{mention.mention_id}-twin",
-            "episode_id": f"{mention.episode_id}-twin",
-            "name": format_name(other, sibling.family),
-            "identifiers": identifiers,
-        })
-        out.append(Record(mention=twin, person=f"{record.person}-twin"))
-        flags.append(True)
-    return out, flags
-
-
-def with_juniors(records: Sequence[Record]) -> tuple[list[Record], list[bool]]:
-    """``records`` with a namesake of every person added in the same household, and which
-    records are those: the person's first record with the birth year 28 years later (a son
-    named after his father), read right after it. Merging one is a same-name false merge that
-    FEBRL, whose namesakes live apart, cannot show."""
-    firsts: dict[str, Record] = {}
-    for record in records:
-        firsts.setdefault(record.person, record)
-    out: list[Record] = []
-    flags: list[bool] = []
-    for record in records:
-        out.append(record)
-        flags.append(False)
-        born = record.mention.context.birth_date
-        if firsts[record.person] is not record or not born or len(born) < 8:
-            continue
-        mention = record.mention
-        junior = f"{int(born[:4]) + 28:04d}{born[4:]}"
-        out.append(Record(mention=mention.model_copy(update={
-            "mention_id": f"{mention.mention_id}-junior",
-            "episode_id": f"{mention.episode_id}-junior",
-            "identifiers": tuple(
-                i.model_copy(update={"value": i.value[::-1] + "7"}) for i in mention.identifiers),
-            "context": mention.context.model_copy(update={"birth_date": junior}),
-        }), person=f"{record.person}-junior"))
-        flags.append(True)
-    return out, flags
 
 
 def twin_probe(
@@ -396,6 +324,7 @@ def benchmark_dataset(
         resolver_per_second=pure,
         store_per_second=store,
         twins=twin_probe(dataset, identifier=identifier, limit=limit, config=config),
+        juniors=_run("resolver", *with_juniors(records), _resolver(config)),
     )
 
 
@@ -426,6 +355,12 @@ def format_report(report: DatasetReport) -> str:
         lines.append(
             f"twin probe, {result.system}: {twins.false_merges} of {twins.records} twins "
             f"merged; precision {result.all.precision:.4f}, recall {result.all.recall:.4f}"
+        )
+    if report.juniors is not None:
+        juniors = report.juniors.same_name
+        lines.append(
+            f"junior probe, resolver: {juniors.false_merges} of {juniors.records} household "
+            f"namesakes merged; precision {report.juniors.all.precision:.4f}"
         )
     if report.store_per_second is not None and report.resolver_per_second:
         ratio = report.store_per_second / report.resolver_per_second
