@@ -359,8 +359,8 @@ def format_report(report: DatasetReport) -> str:
     if report.juniors is not None:
         juniors = report.juniors.same_name
         lines.append(
-            f"junior probe, resolver: {juniors.false_merges} of {juniors.records} household "
-            f"namesakes merged; precision {report.juniors.all.precision:.4f}"
+            f"junior probe, resolver: {juniors.false_merges} of {juniors.records} juniors "
+            f"merged; precision {report.juniors.all.precision:.4f}"
         )
     if report.store_per_second is not None and report.resolver_per_second:
         ratio = report.store_per_second / report.resolver_per_second
