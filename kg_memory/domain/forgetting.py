@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from functools import lru_cache
 from typing import Literal
 
 import networkx as nx
@@ -172,17 +173,24 @@ class ForgetPlan(BaseModel):
 
 def _targets(view: nx.MultiDiGraph[str], node: str, relation: EdgeType) -> set[str]:
     """Nodes ``node`` points at by ``relation`` in the derivative -> source orientation."""
-    return {dst for _, dst, key in view.out_edges(node, keys=True) if key == relation.value}
+    # The adjacency itself (neighbour -> {key: data}), not an edge view: a plan asks this of
+    # every node several times.
+    key = relation.value
+    return {dst for dst, keys in view.succ[node].items() if key in keys}
 
 
 def _sources_of(view: nx.MultiDiGraph[str], node: str, relation: EdgeType) -> set[str]:
-    return {src for src, _, key in view.in_edges(node, keys=True) if key == relation.value}
+    key = relation.value
+    return {src for src, keys in view.pred[node].items() if key in keys}
 
 
 def plan_forget(
-    view: nx.MultiDiGraph[str], selector: Selector, *, episodes: set[str], assertions: set[str]
+    view: nx.MultiDiGraph[str], selector: Selector, *, episodes: set[str], assertions: set[str],
+    grounds: set[str] | frozenset[str] = frozenset(),
 ) -> ForgetPlan:
-    """Classify every node of ``view`` for forgetting ``episodes`` and ``assertions``.
+    """Classify every node of ``view`` for forgetting ``episodes`` and ``assertions``, and the
+    entities ``grounds`` (what depends on a forgotten entity is retired like what depends on a
+    deleted fact).
 
     ``view`` uses the lineage orientation (edges point from a derivative to its source) and node
     attributes ``kind`` (episode / assertion / …), ``derived`` (bool) and ``believed`` (the
@@ -224,11 +232,12 @@ def plan_forget(
     restore = {older for node in deleted for older in _targets(view, node, EdgeType.SUPERSEDES)} | {
         fact for ep in erased for fact in _sources_of(view, ep, EdgeType.INVALIDATES)
     }
-    retire = _retirements(view, deleted)
+    retire = _retirements(view, deleted, grounds)
     # A fact believed on erased ground is retired, not restored; one with no believed revision
     # left and an erased dependency stays as it is (restoring it would make it believed there).
+    erased_ground = deleted | retire | set(grounds)
     restore -= deleted | retire | {
-        n for n in restore if _targets(view, n, EdgeType.DEPENDS_ON) & (deleted | retire)}
+        n for n in restore if _targets(view, n, EdgeType.DEPENDS_ON) & erased_ground}
     touched = deleted | erased | redact | rebuild | restore | retire
     retain = {n for n, k in kinds.items() if k in ("episode", "assertion") and n not in touched}
     return ForgetPlan(
@@ -243,25 +252,42 @@ def plan_forget(
     )
 
 
-def _retirements(view: nx.MultiDiGraph[str], deleted: set[str]) -> set[str]:
+def _retirements(view: nx.MultiDiGraph[str], deleted: set[str],
+                 grounds: set[str] | frozenset[str]) -> set[str]:
     """The facts the run's retirement walk closes: the same walk over the view's believed
-    revisions, each closure applied before the next step as the transaction applies it."""
+    revisions, from every deleted fact and forgotten entity, each closure applied before the
+    next step as the transaction applies it."""
     closed: set[tuple[str, int]] = set()
 
     def live_dependents(key: str) -> list[Assertion]:
+        if key not in view:  # a forgotten entity nothing depends on
+            return []
         return [v for node in sorted(_sources_of(view, key, EdgeType.DEPENDS_ON) - deleted)
                 for v in view.nodes[node].get("believed", ())
                 if key in v.depends_on and (v.assertion_id, v.revision) not in closed]
 
-    for step in retirement_walk([(a, ALWAYS) for a in sorted(deleted)], live_dependents,
+    ended = [(a, ALWAYS) for a in (*sorted(deleted), *sorted(set(grounds) - deleted))]
+    for step in retirement_walk(ended, live_dependents,
                                 episode_id="", erased=True):
         closed |= {(c.assertion_id, c.revision) for c in step.closures}
     return {assertion_id for assertion_id, _ in closed}
 
 
+@lru_cache(maxsize=4)
+def _keyed(secret: bytes) -> hmac.HMAC:
+    # The key schedule, once per store: a forget run hashes thousands of keys with it.
+    return hmac.new(secret, digestmod=hashlib.sha256)
+
+
 def tombstone_key(secret: bytes, kind: str, text: str) -> str:
-    """A keyed hash: recognisable by the store that holds ``secret``, meaningless without it."""
-    return hmac.new(secret, f"{kind}\x00{text}".encode(), hashlib.sha256).hexdigest()
+    """A keyed hash: recognisable by the store that holds ``secret``, meaningless without it.
+
+    >>> tombstone_key(b"k", "node", "x") == hmac.new(b"k", b"node\x00x", "sha256").hexdigest()
+    True
+    """
+    mac = _keyed(secret).copy()
+    mac.update(f"{kind}\x00{text}".encode())
+    return mac.hexdigest()
 
 
 def node_key(secret: bytes, scope: str, node_id: str) -> str:

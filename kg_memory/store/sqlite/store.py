@@ -37,6 +37,7 @@ from kg_memory.domain.model import (
 from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery, AsOfRows
 from kg_memory.store.sqlite.asof import asof_rows, asof_versions
+from kg_memory.store.sqlite.bulk_reads import BulkReads
 from kg_memory.store.sqlite.integrity import snapshot
 from kg_memory.store.sqlite.outbox import Outbox
 from kg_memory.store.sqlite.recall import RecallReads
@@ -65,7 +66,7 @@ def default_path() -> Path:
     return Path(base) / "kg-memory" / "memory.db"
 
 
-class SqliteStore(RecallReads, VectorReads):
+class SqliteStore(RecallReads, VectorReads, BulkReads):
     """The embedded store. Open with :meth:`open`; use as a context manager to close it."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, clock: Clock) -> None:

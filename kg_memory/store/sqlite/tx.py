@@ -26,6 +26,7 @@ from kg_memory.domain.model import (
     trusted,
 )
 from kg_memory.store.protocol import Slot
+from kg_memory.store.sqlite.bulk_reads import BulkTxReads
 from kg_memory.store.sqlite.recall import index_episode, index_fact, reindex_entity
 from kg_memory.store.sqlite.rows import (
     VERSION_COLUMNS,
@@ -45,7 +46,7 @@ def _same_scope(given: str, bound: str) -> str:
     return given
 
 
-class SqliteTransaction:
+class SqliteTransaction(BulkTxReads):
     def __init__(self, conn: sqlite3.Connection, now: int, scope: str) -> None:
         self._conn = conn
         self._now = now
