@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from typing import Literal
 
@@ -171,17 +172,27 @@ class ForgetPlan(BaseModel):
                     or self.retire or self.entities or self.residues or self.rules)
 
 
-def _targets(view: nx.MultiDiGraph[str], node: str, relation: EdgeType) -> set[str]:
-    """Nodes ``node`` points at by ``relation`` in the derivative -> source orientation."""
-    # The adjacency itself (neighbour -> {key: data}), not an edge view: a plan asks this of
-    # every node several times.
-    key = relation.value
-    return {dst for dst, keys in view.succ[node].items() if key in keys}
+_NONE: frozenset[str] = frozenset()
 
 
-def _sources_of(view: nx.MultiDiGraph[str], node: str, relation: EdgeType) -> set[str]:
-    key = relation.value
-    return {src for src, keys in view.pred[node].items() if key in keys}
+class _Links:
+    """The view's edges by node and relation, read once: a plan asks every node for its
+    sources or derivatives several times, and networkx's edge views cost a generator each."""
+
+    def __init__(self, view: nx.MultiDiGraph[str]) -> None:
+        self._out: dict[tuple[str, str], set[str]] = {}
+        self._in: dict[tuple[str, str], set[str]] = {}
+        for src, dst, key in view.edges(keys=True):
+            self._out.setdefault((src, key), set()).add(dst)
+            self._in.setdefault((dst, key), set()).add(src)
+
+    def targets(self, node: str, relation: EdgeType) -> AbstractSet[str]:
+        """Nodes ``node`` points at by ``relation`` (derivative -> source orientation)."""
+        return self._out.get((node, relation.value), _NONE)
+
+    def sources(self, node: str, relation: EdgeType) -> AbstractSet[str]:
+        """Nodes pointing at ``node`` by ``relation``."""
+        return self._in.get((node, relation.value), _NONE)
 
 
 def plan_forget(
@@ -198,6 +209,7 @@ def plan_forget(
     """
     deleted, erased = set(assertions), set(episodes)
     rebuild: set[str] = set()
+    links = _Links(view)
     kinds: dict[str, str] = {n: view.nodes[n]["kind"] for n in view.nodes}
     derived = {n for n in view.nodes if view.nodes[n].get("derived")}
     changed = True
@@ -207,7 +219,7 @@ def plan_forget(
             if kind != "assertion" or node in deleted:
                 continue
             if node in derived:
-                sources = _targets(view, node, EdgeType.DERIVED_FROM)
+                sources = links.targets(node, EdgeType.DERIVED_FROM)
                 if sources and sources <= deleted:
                     deleted.add(node)
                     rebuild.discard(node)
@@ -215,7 +227,7 @@ def plan_forget(
                 elif sources & deleted:
                     rebuild.add(node)
                 continue
-            support = _targets(view, node, EdgeType.SUPPORTS)
+            support = links.targets(node, EdgeType.SUPPORTS)
             if support and support <= erased:
                 deleted.add(node)
                 changed = True
@@ -224,20 +236,20 @@ def plan_forget(
     for node, kind in kinds.items():
         if kind != "episode" or node in erased:
             continue
-        supported = _sources_of(view, node, EdgeType.SUPPORTS)
+        supported = links.sources(node, EdgeType.SUPPORTS)
         if supported and supported <= deleted:
             erased.add(node)
         elif supported & deleted:
             redact.add(node)
-    restore = {older for node in deleted for older in _targets(view, node, EdgeType.SUPERSEDES)} | {
-        fact for ep in erased for fact in _sources_of(view, ep, EdgeType.INVALIDATES)
+    restore = {older for node in deleted for older in links.targets(node, EdgeType.SUPERSEDES)} | {
+        fact for ep in erased for fact in links.sources(ep, EdgeType.INVALIDATES)
     }
-    retire = _retirements(view, deleted, grounds)
+    retire = _retirements(view, links, deleted, grounds)
     # A fact believed on erased ground is retired, not restored; one with no believed revision
     # left and an erased dependency stays as it is (restoring it would make it believed there).
     erased_ground = deleted | retire | set(grounds)
     restore -= deleted | retire | {
-        n for n in restore if _targets(view, n, EdgeType.DEPENDS_ON) & erased_ground}
+        n for n in restore if links.targets(n, EdgeType.DEPENDS_ON) & erased_ground}
     touched = deleted | erased | redact | rebuild | restore | retire
     retain = {n for n, k in kinds.items() if k in ("episode", "assertion") and n not in touched}
     return ForgetPlan(
@@ -252,7 +264,7 @@ def plan_forget(
     )
 
 
-def _retirements(view: nx.MultiDiGraph[str], deleted: set[str],
+def _retirements(view: nx.MultiDiGraph[str], links: _Links, deleted: set[str],
                  grounds: set[str] | frozenset[str]) -> set[str]:
     """The facts the run's retirement walk closes: the same walk over the view's believed
     revisions, from every deleted fact and forgotten entity, each closure applied before the
@@ -260,9 +272,7 @@ def _retirements(view: nx.MultiDiGraph[str], deleted: set[str],
     closed: set[tuple[str, int]] = set()
 
     def live_dependents(key: str) -> list[Assertion]:
-        if key not in view:  # a forgotten entity nothing depends on
-            return []
-        return [v for node in sorted(_sources_of(view, key, EdgeType.DEPENDS_ON) - deleted)
+        return [v for node in sorted(links.sources(key, EdgeType.DEPENDS_ON) - deleted)
                 for v in view.nodes[node].get("believed", ())
                 if key in v.depends_on and (v.assertion_id, v.revision) not in closed]
 
@@ -280,7 +290,7 @@ def _keyed(secret: bytes) -> hmac.HMAC:
 
 
 def tombstone_key(secret: bytes, kind: str, text: str) -> str:
-    """A keyed hash: recognisable by the store that holds ``secret``, meaningless without it.
+    r"""A keyed hash: recognisable by the store that holds ``secret``, meaningless without it.
 
     >>> tombstone_key(b"k", "node", "x") == hmac.new(b"k", b"node\x00x", "sha256").hexdigest()
     True

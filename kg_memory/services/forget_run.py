@@ -22,7 +22,7 @@ from kg_memory.domain.change import PlannedEdge
 from kg_memory.domain.errors import NotFound
 from kg_memory.domain.forgetting import ForgetPlan, Selector
 from kg_memory.domain.instant import UtcDatetime
-from kg_memory.domain.model import Activity, Block, EdgeType, Tombstone
+from kg_memory.domain.model import Activity, Block, EdgeType, Tombstone, trusted
 from kg_memory.services.forget_plan import (
     forget_grounds,
     plan_in_scope,
@@ -174,13 +174,15 @@ def _forget_in_scope(
                             *([selector.value] if selector.kind == "entity" else [])])
             for fact in the_plan.restore:
                 restore(tx, store, fact, enders, activity_id)
-            # Set-based: a source with 1,000 derivatives leaves 2,000 tombstones and edges.
+            # Set-based: a source with 1,000 derivatives leaves 2,000 tombstones and edges,
+            # built from values made here (hex keys, the transaction's own time): not validated.
             tx.add_tombstones([
-                Tombstone(key=key, kind=kind, generation=generation, activity_id=activity_id,
-                          created_at=at)
+                trusted(Tombstone, {"key": key, "kind": kind, "generation": generation,
+                                    "activity_id": activity_id, "created_at": at})
                 for kind, key in tombstones])
             tx.add_edges([
-                PlannedEdge(src=f"tomb_{key[:20]}", type=EdgeType.INVALIDATED_BY, dst=activity_id)
+                trusted(PlannedEdge, {"src": f"tomb_{key[:20]}", "type": EdgeType.INVALIDATED_BY,
+                                      "dst": activity_id})
                 for _, key in tombstones])
             if block:
                 block_id = "blk_" + hashlib.sha256(str(selector).encode()).hexdigest()[:12]
