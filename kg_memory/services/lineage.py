@@ -252,8 +252,8 @@ def forget_view(
     for node in others:
         expand(node, edges[node])
     grounds = list(dict.fromkeys(grounds))
-    for ground, edges in store.edges_of(grounds, scope).items():
-        for edge in edges:
+    for ground, drawn in store.edges_of(grounds, scope).items():
+        for edge in drawn:
             if edge.type is EdgeType.DEPENDS_ON and edge.dst == ground:
                 for end in (edge.src, ground):
                     if end not in graph:

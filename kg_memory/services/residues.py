@@ -192,8 +192,8 @@ def orphaned_entities(store: Store, plan: ForgetPlan, selected: str | None = Non
     deleted = store.versions(list(plan.delete))
     scope = plan.selector.scope
     candidates = {v.subject for v in deleted} | {d for v in deleted for d in v.depends_on}
-    for episode, edges in store.edges_of(list(plan.erase), scope).items():
-        candidates |= {e.dst for e in edges if e.src == episode}
+    for episode, drawn in store.edges_of(list(plan.erase), scope).items():
+        candidates |= {e.dst for e in drawn if e.src == episode}
     gone = set(plan.delete) | set(plan.erase)
     known = {e.entity_id for e in store.entities(scope)}
     chosen = {selected} if selected else set()
