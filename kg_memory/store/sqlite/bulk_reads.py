@@ -1,4 +1,4 @@
-"""The embedded store's set-based reads (and erasures) for forget: many nodes, one statement.
+"""The embedded store's reads (and erasures) for forget: many nodes, one statement each.
 
 A forget plan walks a neighbourhood: the edges of every node on each level of the lineage walk,
 the assertions about every candidate orphan entity, the live dependents of every fact it erases.
@@ -83,6 +83,33 @@ class BulkReads:
             for subject, assertion_id in rows:
                 found[subject].add(assertion_id)
         return {s: frozenset(ids) for s, ids in found.items()}
+
+
+    def find_assertions(
+        self,
+        scope: str | None = None,
+        subject: str | None = None,
+        predicates: str = "*",
+        project: str | None = None,
+    ) -> list[str]:
+        """Assertion ids with any revision matching; ``predicates`` is a glob.
+
+        Only the filters given are in the statement: ``(? IS NULL OR scope = ?)`` keeps SQLite
+        from using any index, so a forget's residue search scanned the whole store."""
+        where, params = ["predicate GLOB ?"], [predicates]
+        # With a subject, its index (versions_asof) is the narrower seek: "+scope" only confirms.
+        by_scope = "scope" if subject is None else "+scope"
+        for column, value in ((by_scope, scope), ("subject", subject), ("project", project)):
+            if value is not None:
+                where.append(f"{column} = ?")  # fixed column names: no input in the SQL
+                params.append(value)
+        try:
+            rows = self._conn.execute(
+                f"SELECT DISTINCT assertion_id FROM versions WHERE {' AND '.join(where)}", params
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise store_error(exc, f"cannot read {self.path}") from exc
+        return [r["assertion_id"] for r in rows]
 
 
 class BulkTxReads:

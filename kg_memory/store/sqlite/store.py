@@ -350,21 +350,6 @@ class SqliteStore(RecallReads, VectorReads, BulkReads):
         rows = self._rows("SELECT * FROM episodes WHERE scope = ? ORDER BY recorded_at", [scope])
         return [episode_from_row(r) for r in rows]
 
-    def find_assertions(
-        self,
-        scope: str | None = None,
-        subject: str | None = None,
-        predicates: str = "*",
-        project: str | None = None,
-    ) -> list[str]:
-        """Assertion ids with any revision matching; ``predicates`` is a glob."""
-        rows = self._rows(
-            "SELECT DISTINCT assertion_id FROM versions WHERE (? IS NULL OR scope = ?) "
-            "AND (? IS NULL OR subject = ?) AND predicate GLOB ? AND (? IS NULL OR project = ?)",
-            [scope, scope, subject, subject, predicates, project, project],
-        )
-        return [r["assertion_id"] for r in rows]
-
     @property
     def secret(self) -> bytes:
         """The key of this store's tombstone hashes, created with the store and kept in the file.
@@ -417,11 +402,13 @@ class SqliteStore(RecallReads, VectorReads, BulkReads):
     def documents(self, kind: str, scope: str | None = None, key: str | None = None
                   ) -> list[str]:
         """JSON bodies of stored documents of ``kind`` (profiles, decisions), oldest first."""
-        rows = self._rows(
-            "SELECT body FROM documents WHERE kind = ? AND (? IS NULL OR scope = ?) "
-            "AND (? IS NULL OR key = ?) ORDER BY recorded_at, key",
-            [kind, scope, scope, key, key],
-        )
+        where, params = ["kind = ?"], [kind]
+        for column, value in (("scope", scope), ("key", key)):
+            if value is not None:  # only the filters given: "? IS NULL OR" defeats the index
+                where.append(f"{column} = ?")
+                params.append(value)
+        rows = self._rows(f"SELECT body FROM documents WHERE {' AND '.join(where)} "
+                          "ORDER BY recorded_at, key", params)
         return [r["body"] for r in rows]
 
     def entities(self, scope: str | None = None) -> list[Entity]:
