@@ -21,7 +21,11 @@ neighbourhood (see :func:`kg_memory.services.lineage.forget_view`):
   fact never held in any history that remains
   (:func:`kg_memory.domain.dependency.retirement_walk`, the write path's walk). Their stored
   reference to the erased fact is its opaque id alone, the digest the dependency index and
-  both stores keep (no value, subject or predicate); the fact it named is gone;
+  both stores keep: derived from the fact's scope, operation id and position, never from its
+  value, subject or predicate (someone who guesses the scope and operation id can confirm
+  that such a fact existed, which a replay's refusal tells a sender anyway); the fact it named
+  is gone. A forgotten entity (the ``grounds`` of :func:`plan_forget`) retires what depends on
+  it the same way; its id stays in those dependents' ``depends_on``, verbatim;
 * **retain**: everything else in view.
 
 The service then adds what lineage cannot see: the **entities** left unreferenced, and the
