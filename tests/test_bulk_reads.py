@@ -1,0 +1,118 @@
+"""The set-based reads a forget run plans with give, per id, what the one-id reads give.
+
+Rules protected: ``Store.edges_of(ids, scope)`` is ``Store.edges(id, scope)`` for each id (every
+id present, ``[]`` for one with no edges, an edge between two listed nodes listed under both,
+another scope's edges never), ``Store.subject_assertions`` is the set of ids ``history`` lists,
+``Transaction.live_dependents_many`` is ``live_dependents`` per key, and
+``Transaction.delete_entities`` is ``delete_entity`` of each: on both backends. On the
+embedded store, the residue search's ``find_assertions(scope)`` is served by an index (it used
+to scan every version of every scope, so a forget grew with the store).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from kg_memory import Memory
+from kg_memory.domain.model import Edge
+from tests.conftest import ManualClock, day, episode, fact
+
+
+def _seed(memory: Memory, clock: ManualClock) -> None:
+    clock.now = day(0)
+    for scope in ("u1", "u2"):
+        memory.ingest(episode(f"a-{scope}", "user", day(0), scope=scope,
+                              entities=[{"entity_id": "R1", "name": "Table 4"}],
+                              assertions=[fact("R1", "venue", "Sushi Ko"),
+                                          fact("ana", "diet", "veg", depends_on=["R1"])]))
+        clock.now = day(1)
+        memory.ingest(episode(f"b-{scope}", "user", day(1), scope=scope, assertions=[
+            fact("ana", "diet", "vegan", depends_on=["R1", "fact:R1/venue"]),
+            fact("bob", "city", "Oslo", depends_on=["fact:ana/diet"])]))
+
+
+def _nodes(memory: Memory) -> list[str]:
+    found = {"R1", "ana", "bob", "nobody"}
+    for scope in ("u1", "u2"):
+        for e in memory.store.edges("R1", scope) + memory.store.edges("ana", scope):
+            found |= {e.src, e.dst}
+    return sorted(found)
+
+
+def _key(edges: list[Edge]) -> list[tuple[str, str, str, object]]:
+    return sorted((e.src, e.type.value, e.dst, e.since) for e in edges)
+
+
+def test_edges_of_is_edges_of_each_node(memory: Memory, clock: ManualClock) -> None:
+    _seed(memory, clock)
+    nodes = _nodes(memory)
+    assert len(nodes) > 6
+    for scope in ("u1", "u2", None):
+        bulk = memory.store.edges_of(nodes, scope)
+        assert set(bulk) == set(nodes)
+        for node in nodes:
+            assert _key(bulk[node]) == _key(memory.store.edges(node, scope)), (node, scope)
+    assert memory.store.edges_of(["nobody"], "u1") == {"nobody": []}
+    assert memory.store.edges_of([], "u1") == {}
+
+
+def test_subject_assertions_are_the_ids_history_lists(memory: Memory, clock: ManualClock
+                                                      ) -> None:
+    _seed(memory, clock)
+    for scope in ("u1", "u2", None):
+        bulk = memory.store.subject_assertions(["R1", "ana", "bob", "nobody"], scope)
+        for subject in ("R1", "ana", "bob", "nobody"):
+            assert bulk[subject] == {v.assertion_id
+                                     for v in memory.store.history(subject, scope=scope)}
+    assert memory.store.subject_assertions(["ana"], "u1")["ana"]  # not vacuous
+
+
+def test_live_dependents_many_is_live_dependents_of_each_key(
+    memory: Memory, clock: ManualClock
+) -> None:
+    _seed(memory, clock)
+    [venue] = [v.assertion_id for v in memory.store.history("R1", scope="u1")]
+    diets = sorted({v.assertion_id for v in memory.store.history("ana", "diet", scope="u1")
+                    if v.system.end is None})
+    keys = ["R1", venue, *diets, "nobody"]
+    with memory.store.transaction("u1") as tx:
+        bulk = tx.live_dependents_many(keys)
+        one = {k: tx.live_dependents(k) for k in keys}
+    assert set(bulk) == set(keys)
+    for key in keys:
+        assert sorted((v.assertion_id, v.revision) for v in bulk[key]) == sorted(
+            (v.assertion_id, v.revision) for v in one[key])
+    assert bulk["R1"]  # not vacuous
+    assert any(bulk[d] for d in diets)
+
+
+def test_delete_entities_deletes_each_in_its_scope_only(memory: Memory, clock: ManualClock
+                                                        ) -> None:
+    _seed(memory, clock)
+    with memory.store.transaction("u1") as tx:
+        tx.delete_entities(["R1", "R1", "nobody"])
+    assert [e.entity_id for e in memory.store.entities("u1")] == ["ana", "bob"]
+    assert [e.entity_id for e in memory.store.entities("u2")] == ["R1", "ana", "bob"]
+    assert memory.store.edges("R1", "u1") == []
+    assert memory.store.edges("R1", "u2")
+
+
+def test_the_residue_search_reads_a_scope_through_an_index(tmp_path: object) -> None:
+    from pathlib import Path
+
+    clock = ManualClock(day(0))
+    with Memory.open(Path(str(tmp_path)) / "m.db", clock=clock) as memory:
+        _seed(memory, clock)
+        conn: sqlite3.Connection = memory.store._conn  # type: ignore[attr-defined]
+        statements: list[str] = []
+        conn.set_trace_callback(statements.append)
+        try:
+            assert memory.store.find_assertions("u1")
+            assert memory.store.find_assertions("u1", "ana", "di*")
+        finally:
+            conn.set_trace_callback(None)
+        reads = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+        assert len(reads) == 2
+        for sql in reads:  # traced with the values bound: EXPLAIN them as they ran
+            plan = " / ".join(r[-1] for r in conn.execute("EXPLAIN QUERY PLAN " + sql))
+            assert "SCAN versions" not in plan, plan
