@@ -61,8 +61,10 @@ def plan(store: Store, selector: Selector) -> ForgetPlan:
     return plan_in_scope(store, selector)[0]
 
 
-def plan_in_scope(store: Store, selector: Selector) -> tuple[ForgetPlan, ResidueSearch, Store]:
-    """The lineage plan, then what lineage cannot see: orphaned entities and residues; and the
+def plan_in_scope(store: Store, selector: Selector, keep_residues: bool = False
+                  ) -> tuple[ForgetPlan, ResidueSearch, Store]:
+    """The lineage plan, then what lineage cannot see: orphaned entities and residues (and,
+    unless ``keep_residues``, what cutting the residues in rules' words does to them); and the
     planning reads, for the run to reuse before it writes anything."""
     scope = required_scope(selector)
     store = plan_reads(store)  # one state read once, however many passes look at it
@@ -83,6 +85,8 @@ def plan_in_scope(store: Store, selector: Selector) -> tuple[ForgetPlan, Residue
             episodes=episodes, assertions=assertions, grounds=grounds)
     by_lineage = by_lineage.model_copy(update={"rules": rules})
     found = find_residues(store, by_lineage)
+    if found.rules and not keep_residues:
+        by_lineage = by_lineage.model_copy(update={"rules": found.rules})
     entities = orphaned_entities(
         store, by_lineage, selector.value if selector.kind == "entity" else None)
     return by_lineage.model_copy(update={

@@ -115,7 +115,7 @@ def _forget_in_scope(
     store: Store, selector: Selector, *, dry_run: bool, block: bool, keep_residues: bool
 ) -> ForgetReport:
     scope = required_scope(selector)
-    the_plan, found, before = plan_in_scope(store, selector)
+    the_plan, found, before = plan_in_scope(store, selector, keep_residues)
     residues = sum(r.spans for r in the_plan.residues)
     redacted = 0 if keep_residues else residues
     if dry_run:
@@ -159,7 +159,7 @@ def _forget_in_scope(
             if not keep_residues:
                 redact_residues(tx, store, found)
             forget_policy_records(tx, store, erased)
-            apply_rule_forgetting(tx, store, the_plan.rules, set(the_plan.erase))
+            apply_rule_forgetting(tx, store, the_plan.rules, set(the_plan.erase), found.match)
             for record in the_plan.rebuild:
                 rebuild(tx, store, record, set(the_plan.delete), activity_id, generation)
             retire_dependents(tx, [*the_plan.delete, *sorted(forget_grounds(selector))],
