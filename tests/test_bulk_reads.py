@@ -6,12 +6,17 @@ another scope's edges never), ``Store.subject_assertions`` is the set of ids ``h
 ``Transaction.live_dependents_many`` is ``live_dependents`` per key, and
 ``Transaction.delete_entities`` is ``delete_entity`` of each: on both backends. On the
 embedded store, the residue search's ``find_assertions(scope)`` is served by an index (it used
-to scan every version of every scope, so a forget grew with the store).
+to scan every version of every scope, so a forget grew with the store), and the outbox key
+marking, now one SQL statement, marks what a plain reference of its rule marks.
 """
 
 from __future__ import annotations
 
 import sqlite3
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kg_memory import Memory
 from kg_memory.domain.model import Edge
@@ -116,3 +121,45 @@ def test_the_residue_search_reads_a_scope_through_an_index(tmp_path: object) -> 
         for sql in reads:  # traced with the values bound: EXPLAIN them as they ran
             plan = " / ".join(r[-1] for r in conn.execute("EXPLAIN QUERY PLAN " + sql))
             assert "SCAN versions" not in plan, plan
+
+
+_SEP = chr(31)
+_IDS = ["R1", "R2", "a" + _SEP + "b", "é", "x y", "R1" + _SEP]
+
+
+def _reference_marks(rows: list[tuple[int, str, str]], scope: str, keys: list[str]) -> set[int]:
+    """The rule, written plainly: a key of this scope naming an erased id as an entity's own
+    key (its first part) or as an edge's src or dst (exactly three parts)."""
+    erased, prefix, marked = set(keys), scope + _SEP, set()
+    for seq, tbl, key in rows:
+        if not key.startswith(prefix):
+            continue
+        parts = key[len(prefix):].split(_SEP)
+        if (tbl == "entities" and parts[0] in erased) or (
+                tbl == "edges" and len(parts) == 3 and erased & {parts[0], parts[2]}):
+            marked.add(seq)
+    return marked
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["u1", "u1" + _SEP, "u10", "u"]),
+                          st.sampled_from(["entities", "edges", "versions"]),
+                          st.sampled_from(_IDS), st.sampled_from(["ABOUT", "A" + _SEP + "B"]),
+                          st.sampled_from(_IDS)), max_size=25),
+       st.lists(st.sampled_from(_IDS), min_size=1, max_size=3))
+def test_forget_keys_marks_what_the_rule_names(
+    tmp_path_factory: pytest.TempPathFactory,
+    rows: list[tuple[str, str, str, str, str]], keys: list[str],
+) -> None:
+    with Memory.open(tmp_path_factory.mktemp("outbox") / "m.db") as memory:
+        conn: sqlite3.Connection = memory.store._conn  # type: ignore[attr-defined]
+        written: list[tuple[int, str, str]] = []
+        for scope, tbl, src, kind, dst in rows:
+            key = _SEP.join([scope, src, kind, dst] if tbl == "edges" else [scope, src])
+            seq = conn.execute("INSERT INTO outbox (tbl, key) VALUES (?, ?) RETURNING seq",
+                               (tbl, key)).fetchone()[0]
+            written.append((seq, tbl, key))
+        with memory.store.transaction("u1") as tx:
+            tx.forget_keys(keys)
+        marked = {r[0] for r in conn.execute("SELECT seq FROM outbox_erased")}
+        assert marked == _reference_marks(written, "u1", keys)
