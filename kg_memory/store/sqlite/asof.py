@@ -55,6 +55,11 @@ def asof_versions(conn: sqlite3.Connection, query: AsOfQuery) -> list[sqlite3.Ro
     ).fetchall()
 
 
+#: SQLite's JSON has no surrounding white space: the decoder's own entry point, without
+#: ``json.loads``'s argument checks and white-space match (a lookup decodes one or two).
+_json = json.JSONDecoder().raw_decode
+
+
 def _supports(text: str) -> tuple[Support, ...]:
     if text == "[]":
         return ()
@@ -62,7 +67,7 @@ def _supports(text: str) -> tuple[Support, ...]:
         trusted(Support, {"episode_id": episode_id, "source": source,
                           "occurred_at": from_micros(occurred),
                           "fingerprint": fingerprint(content or "")})
-        for episode_id, source, occurred, content in json.loads(text)
+        for episode_id, source, occurred, content in _json(text)[0]
     ]
     if len(found) > 1:
         # The order the separate supports query gave: by when it happened, then by id.
@@ -79,6 +84,14 @@ _COLUMNS = ["arm", *(c.strip() for c in VERSION_COLUMNS.split(",")), "project", 
         "qualifiers", "kind", "writer", "depends_on", "confidence", "valid_from", "valid_to",
         "sys_from", "sys_to"))
 _SUPPORT = _COLUMNS.index("support")
+_PROJECT = _COLUMNS.index("project")
+
+
+def _order(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``ORDER BY arm, scope, subject, predicate, project, valid_from``: Python orders str by
+    code point, as SQLite's BINARY collation orders UTF-8; none of these columns is NULL."""
+    return (row[_ARM], row[_SCOPE], row[_SUBJECT], row[_PREDICATE], row[_PROJECT],
+            row[_VALID_FROM])
 _KINDS = {k.value: k for k in Kind}
 
 
@@ -124,7 +137,9 @@ def _statement(subject: bool, predicate: bool, scope: bool, merge: bool) -> str:
     if merge:
         sql += (f" UNION ALL SELECT 1 AS arm, {VERSION_COLUMNS}, project, NULL AS support "
                 f"FROM versions WHERE {_where(subject, True, scope)}")
-    return sql + " ORDER BY arm, scope, subject, predicate, project, valid_from"
+    # No ORDER BY: SQLite's sorter costs more than the statement's own seeks (about 3.5 µs of
+    # 17 at 1e4); the few rows are put in that order in Python (see _ORDER).
+    return sql
 
 
 def asof_rows(conn: sqlite3.Connection, query: AsOfQuery, merge_predicate: str | None
@@ -137,15 +152,18 @@ def asof_rows(conn: sqlite3.Connection, query: AsOfQuery, merge_predicate: str |
     known, valid = to_micros(query.known_at), to_micros(query.valid_at)
     subject, predicate, scope = query.subject, query.predicate, query.scope
     times = (known, known, valid, valid)
-    params: list[Any] = [known, *(v for v in (scope, predicate, subject) if v is not None),
-                         *times]
+    filters = [v for v in (scope, predicate, subject) if v is not None]
+    params: list[Any] = [known, *filters, *times]
     merge = merge_predicate is not None and subject is not None
     if merge:
-        params += [*(v for v in (scope, merge_predicate, subject) if v is not None), *times]
+        params += [v for v in (scope, merge_predicate, subject) if v is not None]
+        params += times
     cursor = conn.cursor()
     cursor.row_factory = None  # tuples: positional access, no name lookups
     rows = cursor.execute(_statement(subject is not None, predicate is not None,
                                      scope is not None, merge), params).fetchall()
+    if len(rows) > 1:
+        rows.sort(key=_order)
     facts = [_fact(r) for r in rows if r[_ARM] == 0]
     if not merge:
         return AsOfRows(facts=facts, merges=[])
