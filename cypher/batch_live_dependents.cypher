@@ -9,4 +9,4 @@ CALL (a) {
   MATCH (b:Assertion {assertion_id: a.assertion_id})
   RETURN max(b.revision) AS highest
 }
-RETURN k.scope AS scope, k.key AS key, a {.*} AS version, highest
+RETURN k.scope AS scope, k.key AS key, a {.*, recall_vector: null} AS version, highest

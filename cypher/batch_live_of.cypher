@@ -8,4 +8,4 @@ CALL (a) {
   MATCH (b:Assertion {assertion_id: a.assertion_id})
   RETURN max(b.revision) AS highest
 }
-RETURN k.scope AS scope, k.id AS id, a {.*} AS version, highest
+RETURN k.scope AS scope, k.id AS id, a {.*, recall_vector: null} AS version, highest

@@ -12,4 +12,4 @@ CALL (a) {
   MATCH (b:Assertion {assertion_id: a.assertion_id})
   RETURN max(b.revision) AS highest
 }
-RETURN a {.*} AS version, highest
+RETURN a {.*, recall_vector: null} AS version, highest

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any, NoReturn
 
 from kg_memory.domain.change import Closure, Draft, PlannedEdge
-from kg_memory.domain.errors import ScopeError, StoreBusy, StoreUnavailable
+from kg_memory.domain.errors import ScopeError, StoreUnavailable, Unplanned
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Activity, Assertion, Block, Entity, Episode, Refusal, Tombstone
 from kg_memory.domain.recall_text import episode_document, fact_document
@@ -28,11 +28,9 @@ from kg_memory.store.protocol import Slot
 __all__ = ["BufferedUnit", "Unbatched"]
 
 
-class Unbatched(StoreBusy):
+class Unbatched(Unplanned):
     """An operation the batch planner does not plan. Nothing of the unit was written; the
     store commits the batch so far and runs the unit again on its own (so it is retryable)."""
-
-    retryable = True
 
 
 def _by_valid(v: Assertion) -> tuple[datetime, str, int]:
