@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from kg_memory import Memory
+from kg_memory.services.check import check
 from kg_memory.sim.cedar import FORGET_SELECTOR, load_records, replay
 from kg_memory.sim.scenario import Scenario, ScenarioClock
 from kg_memory.store.neo4j import Neo4jStore
@@ -68,6 +69,8 @@ def test_sync_projects_every_answer_and_is_idempotent(
     assert report.applied > 0
     mirror = Memory(target, clock=clock)
     assert _views(mirror) == _views(memory)
+    # Every revision's digest, computed by sync from the rows, is the one check recomputes.
+    assert check(target).ok
     again = sync(memory.store, target)
     assert (again.applied, again.records, again.lag) == (0, 0, 0)
     assert _views(mirror) == _views(memory)

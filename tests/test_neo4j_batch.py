@@ -173,8 +173,8 @@ def test_a_unit_of_work_writes_only_its_own_scope_planned_or_not(neo4j: Neo4jSto
     with pytest.raises(ScopeError, match="'u1' cannot write to scope 'u2'"), \
             neo4j.transaction("u1") as unit:
         unit.put_entity(stranger)
-    with pytest.raises(ScopeError, match="'u1' cannot write to scope 'u2'"), neo4j.batch():
-        with neo4j.transaction("u1") as planned:
-            assert not isinstance(planned, Neo4jTransaction)
+    with neo4j.batch(), neo4j.transaction("u1") as planned:
+        assert not isinstance(planned, Neo4jTransaction)
+        with pytest.raises(ScopeError, match="'u1' cannot write to scope 'u2'"):
             planned.put_entity(stranger)
     assert neo4j.entities() == []

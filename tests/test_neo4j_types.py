@@ -22,11 +22,12 @@ from typer.testing import CliRunner
 
 from kg_memory import INTEGRITY_EXIT, Memory, StoreNeedsMigration
 from kg_memory.cli import app
-from kg_memory.domain.model import Channel, Episode
+from kg_memory.domain.interval import Interval
+from kg_memory.domain.model import Assertion, Channel, EndReason, Episode, Kind, Qualifiers
 from kg_memory.services.check import check
 from kg_memory.store.neo4j import Neo4jStore
 from kg_memory.store.neo4j.migrate import convert_node
-from kg_memory.store.neo4j.rows import revision_hash, version_from_props
+from kg_memory.store.neo4j.rows import iso, opt_iso, props_hash, revision_hash, version_from_props
 from kg_memory.store.protocol import AsOfQuery
 from tests.conftest import ROOT, ManualClock
 from tests.test_check import build_history
@@ -59,6 +60,46 @@ def test_a_schema2_revision_converts_exactly() -> None:
     assert digest == revision_hash(version_from_props(converted))
     for text, value in [('"3"', "3"), ("true", True), ("4.5", 4.5), ('"true"', "true")]:
         assert convert_node("Assertion", {**SCHEMA2_REVISION, "value": text})["value"] == value
+
+
+_text = st.text(min_size=1, max_size=8)
+_when = st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30),
+                     timezones=st.just(UTC))
+
+
+@st.composite
+def _revisions(draw: st.DrawFn) -> Assertion:
+    start = draw(_when)
+    end = draw(st.none() | st.datetimes(min_value=start.replace(tzinfo=None)
+                                        + timedelta(microseconds=1),
+                                        max_value=datetime(9999, 12, 31),
+                                        timezones=st.just(UTC)))
+    return Assertion(
+        assertion_id=draw(_text), revision=draw(st.integers(1, 9)), scope=draw(_text),
+        subject=draw(_text), predicate=draw(_text),
+        value=draw(st.one_of(st.text(max_size=8), st.integers(), st.booleans(),
+                             st.floats(allow_nan=False, allow_infinity=False))),
+        qualifiers=Qualifiers(project=draw(st.none() | _text),
+                              exceptions=tuple(draw(st.lists(_text, max_size=2)))),
+        kind=draw(st.sampled_from(Kind)), writer=draw(_text),
+        depends_on=tuple(draw(st.lists(_text, max_size=2))),
+        confidence=draw(st.floats(0.0, 1.0)), valid=Interval(start=start, end=end),
+        system=Interval(start=draw(_when)), reason=draw(st.sampled_from(EndReason)),
+        recorded_by=draw(_text))
+
+
+@given(_revisions())
+def test_the_mirrors_digest_of_stored_properties_is_the_revisions_digest(v: Assertion) -> None:
+    """Sync digests a revision from the properties it stores, without building the model:
+    the same digest as the model's, for every value type, open end and project."""
+    props = {"assertion_id": v.assertion_id, "scope": v.scope, "subject": v.subject,
+             "predicate": v.predicate, "value": v.value,
+             "project": v.qualifiers.project or "",
+             "exceptions": list(v.qualifiers.exceptions), "kind": v.kind.value,
+             "writer": v.writer, "depends_on": list(v.depends_on), "confidence": v.confidence,
+             "reason": v.reason.value, "recorded_by": v.recorded_by}
+    assert props_hash(props, iso(v.valid.start), opt_iso(v.valid.end),
+                      iso(v.system.start)) == revision_hash(v)
 
 
 # -- against the server ----------------------------------------------------------------------
