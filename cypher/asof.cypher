@@ -3,12 +3,13 @@
 // null for any). Served by the range index assertion_slot (subject, predicate), pinned by the
 // USING INDEX hint, then a filter over that slot's few revisions.
 // :params {subject: 'ana', predicate: 'diet', scope: null, valid: datetime('2026-02-14T20:00Z'), known: datetime('2026-02-14T20:00Z')}
-// An open end (null sys_to / valid_to) counts as later than any instant.
+// An open end (null sys_to / valid_to) counts as later than any instant: coalesce() rather
+// than "IS NULL OR", which the planner may split into a Union of index scans.
 MATCH (a:Assertion)
 USING INDEX a:Assertion(subject, predicate)
 WHERE a.subject = $subject AND a.predicate = $predicate
   AND ($scope IS NULL OR a.scope = $scope)
-  AND a.sys_from <= $known AND (a.sys_to IS NULL OR a.sys_to > $known)
-  AND a.valid_from <= $valid AND (a.valid_to IS NULL OR a.valid_to > $valid)
+  AND a.sys_from <= $known AND coalesce(a.sys_to > $known, true)
+  AND a.valid_from <= $valid AND coalesce(a.valid_to > $valid, true)
 RETURN a {.*} AS version
 ORDER BY a.scope, a.subject, a.predicate, a.project, a.valid_from

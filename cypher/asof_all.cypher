@@ -1,10 +1,11 @@
 // As-of snapshot of the whole store (`predicate` optional, null for any): what held at `valid`,
 // as believed at `known`. Reads every revision: use asof_scope or asof for anything large.
 // :params {predicate: null, valid: datetime('2026-02-14T20:00Z'), known: datetime('2026-02-14T20:00Z')}
-// An open end (null sys_to / valid_to) counts as later than any instant.
+// An open end (null sys_to / valid_to) counts as later than any instant: coalesce() rather
+// than "IS NULL OR", which the planner may split into a Union of index scans.
 MATCH (a:Assertion)
 WHERE ($predicate IS NULL OR a.predicate = $predicate)
-  AND a.sys_from <= $known AND (a.sys_to IS NULL OR a.sys_to > $known)
-  AND a.valid_from <= $valid AND (a.valid_to IS NULL OR a.valid_to > $valid)
+  AND a.sys_from <= $known AND coalesce(a.sys_to > $known, true)
+  AND a.valid_from <= $valid AND coalesce(a.valid_to > $valid, true)
 RETURN a {.*} AS version
 ORDER BY a.scope, a.subject, a.predicate, a.project, a.valid_from
