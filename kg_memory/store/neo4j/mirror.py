@@ -85,8 +85,10 @@ def _steps(changes: Changes) -> list[tuple[str, dict[str, Any]]]:
     if changes.facts:
         steps.append(("mirror_prune_revisions", {"facts": changes.facts}))
     # Assertion and episode ids are unique across scopes: a deleted row's id names one node.
-    steps += [("delete_assertion", {"assertion_id": a, "scope": None})
-              for a in changes.deleted_facts]
+    if changes.deleted_facts:
+        # One query for the slice, not one round trip per erased fact (a forget run erases
+        # thousands).
+        steps.append(("mirror_delete_facts", {"ids": changes.deleted_facts}))
     if changes.episodes:
         steps.append(("mirror_episodes", {"rows": [
             _with_times(r, ("occurred_at", "recorded_at")) for r in changes.episodes]}))
@@ -107,7 +109,9 @@ def _steps(changes: Changes) -> list[tuple[str, dict[str, Any]]]:
     if changes.deleted_edges:
         steps.append(("mirror_delete_edges", {"rows": changes.deleted_edges}))
     steps += [("add_activity", row) for row in _native("Activity", changes.activities)]
-    steps += [("add_tombstone", row) for row in _native("Tombstone", changes.tombstones)]
+    if changes.tombstones:
+        steps.append(("mirror_tombstones", {"rows": [
+            {**r, "created_at": _text(r["created_at"])} for r in changes.tombstones]}))
     steps.append(("mirror_set_cursor", {"cursor": changes.last}))
     return steps
 
