@@ -1,9 +1,12 @@
 // Browser ready query (not run by the adapter): the as-of snapshot of one scope as a graph.
-// What held at `valid` in the world, as the store believed at `known` (DATETIMEs: paste
-// `datetime('2026-02-14T20:00Z')` forms), for `scope` and optionally one `subject` (null for every subject): the same
-// revisions as asof_scope.cypher (and asof_subject.cypher), each drawn with its :Fact hub, the
-// entity it is ABOUT and the episodes whose SUPPORTS was recorded by `known`.
-// :params {scope: 'u1', subject: null, valid: datetime('2026-02-14T20:00Z'), known: datetime('2026-02-14T20:00Z')}
+// What held at `valid` in the world, as the store believed at `known` (DATETIMEs), for `scope`
+// and optionally one `subject` (null for every subject): the same revisions as asof_scope.cypher
+// (and asof_subject.cypher), each drawn with its :Fact hub, the entity it is ABOUT and the
+// episodes whose SUPPORTS was recorded by `known`. Paste the three lines below in this order:
+// Browser keeps a datetime() inside a :params map as text, so each instant has its own :param.
+// :params {scope: 'u1', subject: null}
+// :param valid => datetime('2026-02-14T20:00Z')
+// :param known => datetime('2026-02-14T20:00Z')
 // An open end (null sys_to / valid_to) counts as later than any instant. A revision the store
 // stopped believing after `known` is drawn as closed (no :Current label).
 MATCH (a:Assertion)

@@ -1,8 +1,10 @@
 // Browser ready query (not run by the adapter): the current facts of one subject, as a graph.
 // Every revision the store believes now (:Current, system interval still open) about `subject`
 // (an entity id), drawn with its :Fact hub, the entity the fact is ABOUT and the episodes that
-// SUPPORT it. `valid` (a DATETIME such as datetime('2026-02-14T20:00Z')) keeps the revisions valid at that
-// instant; null keeps every believed revision, also those about a valid time that has ended.
+// SUPPORT it. `valid` (a DATETIME) keeps the revisions valid at that instant; null keeps every
+// believed revision, also those about a valid time that has ended. For one instant, run
+// `:param valid => datetime('2026-02-14T20:00Z')` after the line below (Browser keeps a
+// datetime() inside a :params map as text).
 // :params {subject: 'ana', valid: null}
 // The first columns read as a table (Table / Text view); the paths draw the graph.
 MATCH (a:Assertion:Current)

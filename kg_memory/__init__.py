@@ -87,6 +87,7 @@ from kg_memory.services.provenance import serialize_prov
 from kg_memory.services.publication import Basis, Published
 from kg_memory.services.rules import RuleBook
 from kg_memory.services.scoped import ScopedMemory
+from kg_memory.services.scoped_rules import ScopedRuleBook
 from kg_memory.services.sweep import SweepReport
 from kg_memory.store import (
     AsOfQuery,
@@ -207,6 +208,7 @@ __all__ = [
     "ScopeError",
     "ScopeLabel",
     "ScopedMemory",
+    "ScopedRuleBook",
     "ScoreComponents",
     "Selector",
     "SqliteStore",

@@ -47,6 +47,19 @@ def _neo4j_memory(clock: Clock) -> Memory:
     return Memory(store, clock=clock)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The ``neo4j`` mark is the one switch: without ``neo4j`` in ``KG_TEST_BACKENDS`` every
+    test carrying it is skipped, said so in the summary, instead of failing to connect (so a
+    marked test needs no skipif of its own). ``tests/test_architecture.py`` checks that every
+    test reaching the server carries the mark; CI names both backends, so it skips nothing."""
+    if "neo4j" in BACKENDS:
+        return
+    skip = pytest.mark.skip(reason="KG_TEST_BACKENDS leaves out neo4j")
+    for item in items:
+        if item.get_closest_marker("neo4j") is not None:
+            item.add_marker(skip)
+
+
 @pytest.fixture(
     params=[pytest.param(b, marks=pytest.mark.neo4j) if b == "neo4j" else b for b in BACKENDS]
 )

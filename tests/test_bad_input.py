@@ -204,6 +204,23 @@ def test_valid_to_before_the_default_valid_from_names_the_field(tmp_path: Path) 
     assert api.value.field == "assertions.0.valid_to"
 
 
+@pytest.mark.parametrize(("fields", "field"), [
+    ({"assertions": [fact("s-d", "note", "v", depends_on=["R1", ""])]},
+     "assertions.0.depends_on.1"),
+    ({"entities": [{"entity_id": "R1", "owners": [""]}]}, "entities.0.owners.0"),
+    ({"mentions": [""]}, "mentions.0"),
+])
+def test_an_empty_reference_names_its_field(
+    tmp_path: Path, fields: dict[str, Any], field: str,
+) -> None:
+    """An empty entity id in ``depends_on``, ``owners`` or ``mentions`` named nothing: a
+    dependency no event could end, an owner no source could be. Refused like an empty
+    subject, before anything of the line is written."""
+    err, store = ingest_err(tmp_path, line("a"), line("d", **fields))
+    assert (err.line, err.field) == (2, field)
+    assert accepted_ops(store) == {"a"}
+
+
 @pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity", "1e999"])
 def test_nan_and_infinity_are_refused(tmp_path: Path, token: str) -> None:
     raw = json.dumps(line("n")).replace('"v-n"', token)
@@ -330,6 +347,9 @@ def test_consolidate_from_nothing_is_not_found_and_commits_nothing(
         memory.consolidate("j17", "profile", ["nosuch"], scope="u1")
     with pytest.raises(InvalidArgument):
         memory.consolidate("j17", "profile", [], scope="u1")
+    with pytest.raises(InvalidArgument, match="empty") as empty:  # names nothing: bad input
+        memory.consolidate("j17", "profile", [before[0].version.assertion_id, ""], scope="u1")
+    assert empty.value.field == "evidence"
     assert memory.history("j17") == before
     assert memory.history("j17", "profile") == []
 
@@ -379,6 +399,19 @@ def test_an_empty_file_is_not_a_store_to_read(tmp_path: Path) -> None:
     code, out = cli("asof", "--scope", "u1", "--store", str(empty))
     assert code == 3, out
     assert empty.read_bytes() == b""
+
+
+@pytest.mark.parametrize("pair", ["jo", "jo:", ":jo", ":"])
+def test_a_review_pair_with_an_empty_half_is_bad_input(tmp_path: Path, pair: str) -> None:
+    """``--merge``/``--apart`` take PROVISIONAL:CANDIDATE; an empty half named no entity and
+    was reported as one not found (exit 4)."""
+    store = str(tmp_path / "m.db")
+    Memory.open(store).close()
+    for flag in ("--merge", "--apart"):
+        code, out = cli("entities", "review", flag, pair, "--by", "ana", "--scope", "u1",
+                        "--store", store)
+        assert code == 2, (flag, out)
+        assert "PROVISIONAL:CANDIDATE" in out
 
 
 def test_text_arguments_that_are_not_unicode_are_bad_input(tmp_path: Path) -> None:

@@ -2,12 +2,14 @@
 
 Rules protected: a derived record never drops a source's project or exception (seed 002: Jo's
 "concise for Cedar, except audits" must not become "Jo likes brevity"); the derivation is
-deterministic and keeps every source; evidence and If-Match tags parse and print one way, and
-evidence is a value (hashable, never edited). Dependency references: test_dependency_rules.py.
+deterministic and keeps every source; evidence and If-Match tags parse and print one way (an
+empty or malformed half is an InvalidArgument naming that field), and evidence is a value
+(hashable, never edited). Dependency references: test_dependency_rules.py.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -15,8 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from kg_memory import Assertion, Evidence, Interval, Kind, Qualifiers
+from kg_memory import Assertion, Evidence, Interval, InvalidArgument, Kind, Qualifiers
 from kg_memory.domain.consolidation import derive_profile, etag, scope_problems
+from kg_memory.domain.record import IF_MATCH_PATTERN
 
 DAY = datetime(2026, 1, 5, tzinfo=UTC)
 
@@ -98,6 +101,38 @@ def test_evidence_round_trips(text: str) -> None:
 def test_malformed_evidence_is_refused(text: str) -> None:
     with pytest.raises(ValueError, match="ASSERTION_ID#REVISION"):
         Evidence.parse(text)
+
+
+@pytest.mark.parametrize(("text", "field"), [
+    ("#3", "assertion_id"), ("#", "assertion_id"), ("as 1#3", "assertion_id"),
+    ("as_1#0", "revision"), ("as_1#²", "revision"), ("as_1#٣", "revision"),
+    ("as_1#3#4", "revision"), ("as_1# 3", "revision"),
+])
+def test_evidence_with_an_empty_or_malformed_half_names_that_field(text: str, field: str) -> None:
+    with pytest.raises(InvalidArgument, match=f"field '{field}'") as caught:
+        Evidence.parse(text)
+    assert caught.value.field == field
+
+
+def test_evidence_built_directly_has_the_same_rules() -> None:
+    for bad in ({"assertion_id": "", "revision": 3}, {"assertion_id": "as_1", "revision": 0},
+                {"assertion_id": "as#1", "revision": 2}):
+        with pytest.raises(ValidationError):
+            Evidence.model_validate(bad)
+
+
+@given(st.text(alphabet="as_1#0 ²٣x", max_size=8))
+def test_evidence_parses_exactly_the_tags_if_match_takes(text: str) -> None:
+    # The reference: the ingest format's if_match pattern (less its "absent"), an independent
+    # statement of what an ASSERTION_ID#REVISION tag is.
+    expected = text != "absent" and re.fullmatch(IF_MATCH_PATTERN, text) is not None
+    try:
+        evidence = Evidence.parse(text)
+    except InvalidArgument:
+        assert not expected
+    else:
+        assert expected
+        assert str(evidence) == text
 
 
 def test_etag_names_the_current_revision() -> None:

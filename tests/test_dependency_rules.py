@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from kg_memory import Assertion, EndReason, Interval, Kind
+from kg_memory import Assertion, EndReason, Interval, InvalidArgument, Kind
 from kg_memory.domain.dependency import FactRef, parse_fact_ref, retirement_walk
 
 
@@ -35,6 +35,18 @@ def test_dependency_references(ref: str, expected: FactRef | None) -> None:
 def test_malformed_fact_references_are_refused(ref: str) -> None:
     with pytest.raises(ValueError, match=r"fact:subject/predicate\[@project\]"):
         parse_fact_ref(ref)
+
+
+@pytest.mark.parametrize(("ref", "field"), [
+    ("fact:", "subject"), ("fact:/p", "subject"), ("fact:@c1", "subject"),
+    ("fact:x", "predicate"), ("fact:s/", "predicate"), ("fact:s/@c1", "predicate"),
+])
+def test_a_malformed_fact_reference_is_a_typed_error_naming_the_empty_part(
+    ref: str, field: str,
+) -> None:
+    with pytest.raises(InvalidArgument) as caught:
+        parse_fact_ref(ref)
+    assert caught.value.field == field
 
 
 words = st.text(alphabet="abj17_.-", min_size=1, max_size=6)

@@ -67,6 +67,44 @@ def test_malformed_selectors_are_refused_with_a_typed_error(text: str) -> None:
         Selector.parse(text)
 
 
+@pytest.mark.parametrize("fields", [
+    {"kind": "entity", "value": "", "scope": "u1"},
+    {"kind": "source", "value": "", "scope": "u1"},
+    {"kind": "entity", "value": "ana", "scope": ""},
+    {"kind": "entity", "value": "ana", "scope": "u1", "subject": "ana"},
+    # A category without its subject or globs would select the whole scope.
+    {"kind": "category", "value": "", "scope": "u1"},
+    {"kind": "category", "value": "u1/j17/*", "scope": "u1"},
+    {"kind": "category", "value": "u1/j17/*", "scope": "u1", "subject": "j17",
+     "predicates": ""},
+    {"kind": "category", "value": "u1/j17/*", "scope": "u1", "subject": "j17",
+     "predicates": "*", "project": ""},
+    # What it prints must be what it erases.
+    {"kind": "category", "value": "u1/j17/*", "scope": "u1", "subject": "ana",
+     "predicates": "*"},
+    {"kind": "category", "value": "u1/j17/*", "scope": "u1", "subject": "j17",
+     "predicates": "*", "project": "c1"},
+])
+def test_a_selector_built_directly_names_what_it_erases(fields: dict[str, str]) -> None:
+    with pytest.raises(ValidationError, match=r"selector|category"):
+        Selector.model_validate(fields)
+
+
+@given(parts, parts, parts, st.none() | scopes)
+def test_a_category_built_directly_is_the_one_parse_reads(
+    scope: str, subject: str, predicates: str, project: str | None,
+) -> None:
+    value = f"{scope}/{subject}/{predicates}" + (f"@{project}" if project else "")
+    built = Selector(kind="category", value=value, scope=scope, subject=subject,
+                     predicates=predicates, project=project)
+    assert built == Selector.parse(f"category:{value}")
+
+
+def test_a_bare_at_sign_after_a_category_is_no_project() -> None:
+    selector = Selector.parse("category:u1/j17/report_*@")
+    assert (selector.project, str(selector)) == (None, "category:u1/j17/report_*")
+
+
 def test_a_selector_that_is_not_valid_unicode_says_so() -> None:
     with pytest.raises(InvalidArgument, match="not valid Unicode"):
         Selector.parse("entity:\udcff@u1")

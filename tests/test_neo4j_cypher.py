@@ -40,6 +40,10 @@ needs_server = pytest.mark.skipif(
 )
 
 _PARAM_LINE = re.compile(r"^// :params (\{.*\})\s*$", re.MULTILINE)
+#: ``// :param NAME => EXPRESSION``: one parameter the Browser evaluates on the server, the
+#: form an instant needs there (Browser 5.26 keeps ``datetime(...)`` in a ``:params`` map as
+#: the text itself).
+_ONE_PARAM_LINE = re.compile(r"^// :param (\w+) => (.*?)\s*$", re.MULTILINE)
 _COMMENT = re.compile(r"^\s*//.*$", re.MULTILINE)
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'")
 _PARAMETER = re.compile(r"\$(\w+)")
@@ -96,14 +100,29 @@ def _literal(tokens: list[str]) -> Any:
     return float(token) if "." in token else int(token)
 
 
-def example_params(name: str) -> dict[str, Any]:
-    """The parameters of the ``// :params {...}`` line in the file's header."""
-    [line] = _PARAM_LINE.findall(load(name))
-    tokens = list(_tokens(line))
+def _read(text: str, what: str) -> Any:
+    tokens = list(_tokens(text))
     value = _literal(tokens)
-    assert tokens == [], f"{name}: trailing text after the :params map"
-    assert isinstance(value, dict)
+    assert tokens == [], f"{what}: trailing text after the value"
     return value
+
+
+def example_params(name: str) -> dict[str, Any]:
+    """The parameters of the file's header: its ``// :params {...}`` line, then each
+    ``// :param NAME => VALUE`` line after it (a name is given once)."""
+    [line] = _PARAM_LINE.findall(load(name))
+    value = _read(line, f"{name}: :params")
+    assert isinstance(value, dict)
+    for key, expression in _ONE_PARAM_LINE.findall(load(name)):
+        assert key not in value, f"{name}: ${key} is given twice"
+        value[key] = _read(expression, f"{name}: :param {key}")
+    return value
+
+
+def header_commands(name: str) -> list[str]:
+    """The header's parameter lines as a Browser user pastes them, one command each, in order."""
+    return [line.removeprefix("// ") for line in load(name).splitlines()
+            if _PARAM_LINE.match(line) or _ONE_PARAM_LINE.match(line)]
 
 
 # -- the files, without a server -------------------------------------------------------------
@@ -166,6 +185,33 @@ def test_an_example_gives_instants_as_browser_datetimes(name: str) -> None:
     for value in _walk(example_params(name)):
         if isinstance(value, datetime):
             assert value.tzinfo is UTC
+
+
+@pytest.mark.parametrize("name", sorted(BROWSER))
+def test_a_browser_ready_header_runs_as_pasted(name: str) -> None:
+    """Browser 5.26 keeps a datetime(...) inside a :params map as its text, a STRING that
+    matches no DATETIME (the query then finds nothing, with no error): in a Browser ready file
+    the map holds the plain values and each instant has its own ``:param NAME => datetime(...)``
+    line, after the map (``:params`` replaces every parameter, ``:param`` sets one)."""
+    commands = header_commands(name)
+    assert commands[0].startswith(":params {"), commands
+    assert all(c.startswith(":param ") for c in commands[1:]), commands
+    [line] = _PARAM_LINE.findall(load(name))
+    assert "datetime(" not in _STRING.sub("''", line), f"{name}: an instant in the map"
+    instants = {k for k, v in example_params(name).items() if isinstance(v, datetime)}
+    assert instants == {k for k, _ in _ONE_PARAM_LINE.findall(load(name))}
+
+
+def test_the_header_reader_takes_one_parameter_lines() -> None:
+    """The reader the checks above rest on: what a header says, and that it can fail."""
+    assert _read("{a: 'x', b: [1, 2.5], c: null}", "map") == {"a": "x", "b": [1, 2.5], "c": None}
+    assert _read("datetime('2026-02-14T20:00Z')", "one") == datetime(2026, 2, 14, 20, tzinfo=UTC)
+    with pytest.raises(AssertionError, match="cannot read"):  # an expression, not a value
+        _read("datetime('2026-02-14T20:00Z') + duration('P1D')", "one")
+    with pytest.raises(AssertionError, match="trailing"):
+        _read("'a' 'b'", "one")
+    assert _ONE_PARAM_LINE.findall("// :param valid => datetime('2026-02-14T20:00Z')\n") == [
+        ("valid", "datetime('2026-02-14T20:00Z')")]
 
 
 def _walk(value: Any) -> Iterator[Any]:

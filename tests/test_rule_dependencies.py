@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 from kg_memory import Memory, NotFound, PolicyError
 from kg_memory.domain.forgetting import node_key
 from kg_memory.domain.layers import Observation, Outcome, PromotionPolicy, Rule, RuleType, Tier
-from kg_memory.domain.rule_review import forget_basis, next_review, review_due
+from kg_memory.domain.residue import Matcher
+from kg_memory.domain.rule_review import (
+    cut_words,
+    forget_basis,
+    forget_words,
+    next_review,
+    review_due,
+)
 from kg_memory.services.ingestion import episode_id_for
 from tests.conftest import ManualClock, MemoryFactory, day, episode
 from tests.test_forgetting import files_holding
@@ -235,6 +242,33 @@ def test_the_rule_for_forgotten_basis() -> None:
     assert _outcome(overturned, everything) == ("delete", 0)
 
 
+def test_the_rule_for_forgotten_words_in_a_rule() -> None:
+    """Every copy is cut; a cut in what the rule says (content, a condition) sends an active
+    rule to review, any tier; elsewhere (a kept observation, a transition) it is redacted; a
+    rule deleted for its basis stays deleted; copies in dropped observations do not count."""
+    words = Matcher(["the blue side door"])
+    basis = (_obs(0, "t0", "a"), _obs(1, "t1", "b"), _obs(2, "t2", "the blue side door"))
+    rule = Rule(rule_id="r", scope="u1", content="x", tier=Tier.SESSION, basis=basis)
+
+    def outcome(r: Rule, episodes: set[str]) -> tuple[str, int, int] | None:
+        entry = forget_words(r, forget_basis(r, episodes, POLICY), episodes, words)
+        return None if entry is None else (entry.outcome, entry.dropped, entry.cut)
+
+    assert outcome(rule, set()) == ("redact", 0, 1)  # a scene tag: what it says is unchanged
+    assert outcome(rule, {"ep2"}) == ("trim", 1, 0)  # the copy went with its observation
+    said = rule.model_copy(update={"content": "knock at The Blue Side  Door"})
+    assert outcome(said, {"ep9"}) == ("review", 0, 2)
+    assert outcome(said.model_copy(update={"tier": Tier.METADATA}), set()) == ("review", 0, 2)
+    condition = rule.model_copy(update={"conditions": ("only at the blue side door",)})
+    assert outcome(condition, {"ep2"}) == ("review", 1, 1)
+    assert outcome(said.model_copy(update={"status": "overturned"}), set()) == ("redact", 0, 2)
+    assert outcome(said, {"ep0", "ep1", "ep2"}) == ("delete", 3, 0)
+    assert outcome(Rule(rule_id="q", scope="u1", content="nothing to cut"), set()) is None
+    cut, spans, meaning = cut_words(said, words)
+    assert (cut.content, cut.basis[2].scene, spans, meaning) == (
+        "knock at [forgotten]", "[forgotten]", 2, True)
+
+
 def test_forgetting_a_basis_episode_drops_the_observation_by_the_same_plan(
     make_memory: MemoryFactory, clock: ManualClock
 ) -> None:
@@ -300,6 +334,74 @@ def test_forgetting_reaches_rules_and_no_byte_of_the_canary_remains(
         assert files_holding(store_dir, canary) == []
         assert [o.episode_id for o in book.show(trimmed.rule_id).basis] == kept
         assert all(canary not in a.detail for a in memory.store.activities())
+
+
+def _quoting_rules(memory: Memory, clock: ManualClock, sentence: str) -> tuple[str, Rule, Rule]:
+    """An episode saying ``sentence`` (forgotten next), a trusted rule quoting it in its content
+    (its basis elsewhere) and an overturned rule quoting it in the reason it was overturned."""
+    book = memory.rules
+    trusted = book.propose("u1", f"when locked out, remember: {sentence}")
+    for n, scene in enumerate(("porch", "yard", "yard")):
+        seen = _seen(memory, clock, n / 10, f"locked out, step {n}", op=f"door/{n}")
+        book.observe(trusted.rule_id, episode_id=seen, task_id=f"t{n}", scene=scene)
+    clock.now = day(1)
+    trusted = book.promote(trusted.rule_id)
+    secret = _seen(memory, clock, 3, f"{sentence} Nothing else to add here.", op="secret")
+    wrong = book.propose("u1", "the gate code is 1234")
+    wrong = book.overturn(wrong.rule_id, by="ana", reason=f"no: {sentence.upper()}")
+    return secret, trusted, wrong
+
+
+def test_a_rule_that_survives_loses_the_forgotten_words_it_quotes(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    """docs/policies.md "Limits" (until this): the residue search did not read rules, so a
+    rule that survived a forget kept the forgotten sentence in its content."""
+    memory = make_memory(clock)
+    sentence = "The spare key is under the green gate mat."
+    secret, trusted, wrong = _quoting_rules(memory, clock, sentence)
+    selector = f"episode:{secret}@u1"
+    clock.now = day(5)
+    kept = memory.forget(selector, dry_run=True, keep_residues=True)
+    assert kept.plan.rules == ()  # copies kept: nothing to decide about the rules
+    assert {r.node for r in kept.plan.residues} >= {f"rule:{trusted.rule_id}",
+                                                    f"rule:{wrong.rule_id}"}
+    planned = memory.forget(selector, dry_run=True)
+    assert {(r.rule_id, r.outcome, r.dropped, r.cut) for r in planned.plan.rules} == {
+        (trusted.rule_id, "review", 0, 1), (wrong.rule_id, "redact", 0, 1)}
+    assert memory.rules.show(trusted.rule_id) == trusted  # a dry run changes nothing
+    done = memory.forget(selector)
+    assert (done.plan, done.status) == (planned.plan, "complete")
+    assert done.residues_redacted == done.residues_found >= 2
+    after = memory.rules.show(trusted.rule_id)
+    # What it says changed: its basis confirmed the old words, so a person decides.
+    assert (after.content, after.status) == ("when locked out, remember: [forgotten]", "review")
+    assert (after.tier, after.basis) == (trusted.tier, trusted.basis)
+    assert "green gate" not in after.transitions[-1].reason  # counts, never the words
+    overturned = memory.rules.show(wrong.rule_id)
+    assert (overturned.content, overturned.status) == (wrong.content, "overturned")
+    assert overturned.transitions[-2].reason == "no: [forgotten]"
+    assert overturned.transitions[-1].action == "forgotten text cut"
+    assert all("green gate" not in r.model_dump_json().lower() for r in memory.rules.all("u1"))
+    assert memory.forget(selector).status == "nothing-to-forget"  # idempotent
+    assert memory.check().ok
+
+
+def test_a_surviving_rule_quoting_a_forgotten_episode_leaves_no_byte_of_it(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    canary = "CANARY-rule-77ad-green-gate"
+    store_dir = tmp_path / "store"
+    with Memory.open(store_dir / "m.db", clock=clock) as memory:
+        secret, trusted, wrong = _quoting_rules(
+            memory, clock, f"The spare key is under the {canary} mat.")
+        assert files_holding(store_dir, canary)  # really stored (can fail)
+        clock.now = day(5)
+        report = memory.forget(f"episode:{secret}@u1")
+        assert report.status == "complete"
+        assert files_holding(store_dir, canary) == []
+        assert {r.rule_id for r in report.plan.rules} == {trusted.rule_id, wrong.rule_id}
+        assert memory.rules.show(trusted.rule_id).status == "review"
 
 
 # -- a property: the rule book follows a small reference model, and never rewrites history ---

@@ -7,6 +7,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner, Result
 
 from kg_memory import Memory
@@ -119,6 +120,41 @@ def test_the_rules_commands_refuse_bad_input_with_their_exit_codes(
     assert missing.exit_code == 3
 
 
+@pytest.mark.parametrize("args", [
+    ["rules", "list"], ["rules", "show", "rl_x"], ["rules", "signal", "api", "v2"],
+    ["rules", "propose", "x"], ["rules", "review", "--at", "2026-03-01T00:00:00Z", "--scope",
+                                "u1"],
+    ["pending"], ["admissions"], ["sweep", "--cap", "1"],
+    ["forget", "nonsense"], ["forget", "entity:ana@u1", "--scope", "u1", "--all-scopes"],
+    ["blocks", "list"], ["blocks", "revoke", "blk_x"],
+])
+def test_bad_arguments_are_bad_input_before_any_store_is_opened(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """One frame for every policies, rules and forget command: arguments are checked before the
+    store is asked for, so a bad one is exit 2 (not 3 for a store it never needed)."""
+    missing = tmp_path / "none.db"
+    result = CliRunner().invoke(app, [*args, "--store", str(missing)])
+    assert result.exit_code == 2, result.output
+    assert not missing.exists()
+
+
+@pytest.mark.parametrize("args", [
+    ["rules", "list", "--scope", "u1"], ["rules", "promote", "rl_x", "--scope", "u1"],
+    ["pending", "--scope", "u1"], ["sweep", "--cap", "1", "--scope", "u1"],
+    ["forget", "entity:ana@u1"], ["blocks", "list", "--scope", "u1"],
+])
+def test_a_missing_store_is_exit_3_with_one_line_saying_so(
+    tmp_path: Path, args: list[str]
+) -> None:
+    missing = tmp_path / "none.db"
+    result = CliRunner().invoke(app, [*args, "--store", str(missing)])
+    assert result.exit_code == 3, result.output
+    assert result.output.startswith("error: StoreUnavailable: ")
+    assert "Traceback" not in result.output
+    assert not missing.exists()
+
+
 def test_review_due_sends_rules_past_their_date_to_review(
     tmp_path: Path, clock: ManualClock
 ) -> None:
@@ -159,6 +195,6 @@ def test_a_forget_dry_run_shows_what_it_does_to_rules(tmp_path: Path, clock: Man
     assert isinstance(planned, dict)
     assert planned["plan"]["rules"] == [{
         "rule_id": rule.rule_id, "dropped": 1, "kept": 2, "outcome": "trim",
-        "reason": "1 observation(s) of its basis forgotten, 2 left"}]
+        "reason": "1 observation(s) of its basis forgotten, 2 left", "cut": 0}]
     with Memory.open(store) as memory:
         assert len(memory.rules.show(rule.rule_id).basis) == 3

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from kg_memory import (
     KgMemoryError,
     Memory,
     NotFound,
+    Outcome,
     ScopeError,
     SqliteStore,
     StoreUnavailable,
@@ -245,6 +247,56 @@ def test_a_scoped_handle_reads_nothing_of_another_scope(
         u1.read_basis("ana", "profile", ["as_00000000000000000000"])
     assert str(theirs.value).replace(u2_fact.assertion_id, "ID") == str(nobodys.value).replace(
         "as_00000000000000000000", "ID")
+
+
+def test_a_tenants_rule_book_reads_and_touches_its_own_rules_only(
+    memory: Memory, clock: ManualClock
+) -> None:
+    """docs/policies.md "Limits" (until this): a scoped handle had no rule book, so a tenant's
+    application held the operator's, where a missing scope reaches every tenant."""
+    clock.now = day(1)
+    u1, u2 = memory.scoped("u1"), memory.scoped("u2")
+    seen = {s: memory.ingest(episode(f"seen-{s}", "agent", day(1), scope=s,
+                                     content="a 503, then it worked")).episode_id
+            for s in ("u1", "u2")}
+    mine = u1.rules.propose("retry on 503", signals={"api": "v1"})
+    theirs = u2.rules.propose("retry on 503", signals={"api": "v1"}, review_every_days=1)
+    assert mine.rule_id != theirs.rule_id  # the same words are two tenants' two rules
+    assert [r.rule_id for r in u1.rules.all()] == [mine.rule_id]
+    # Another tenant's rule is exactly as unknown as one never proposed, for every call.
+    touches: dict[str, Callable[[str], object]] = {
+        "show": lambda rid: u2.rules.show(rid),
+        "basis": lambda rid: u2.rules.basis(rid),
+        "observe": lambda rid: u2.rules.observe(rid, episode_id=seen["u2"], task_id="t",
+                                                scene="s"),
+        "promote": lambda rid: u2.rules.promote(rid),
+        "approve": lambda rid: u2.rules.approve(rid, "ana", design_change=True),
+        "review": lambda rid: u2.rules.review(rid, Outcome.EXPIRE, "ana"),
+        "demote": lambda rid: u2.rules.demote(rid, "ana"),
+        "overturn": lambda rid: u2.rules.overturn(rid, "ana", "wrong"),
+        "corrects": lambda rid: u2.rules.propose("retry twice", corrects=rid),
+    }
+    for name, touch in touches.items():
+        with pytest.raises(NotFound) as caught:
+            touch(mine.rule_id)
+        with pytest.raises(NotFound) as never:
+            touch("rl_0000000000000000")
+        assert str(caught.value).replace(mine.rule_id, "ID") == str(never.value).replace(
+            "rl_0000000000000000", "ID"), name
+    with pytest.raises(NotFound):  # nor is another tenant's episode a basis
+        u2.rules.observe(theirs.rule_id, episode_id=seen["u1"], task_id="t", scene="s")
+    with pytest.raises(ScopeError):  # nor do its signals answer for a rule of theirs
+        u2.rules.unbound(mine)
+    assert memory.rules.show(mine.rule_id) == mine  # untouched
+    # A signal moved, and reviews come due, in the tenant's own scope only.
+    clock.now = day(3)
+    assert u1.rules.due() == []
+    assert [r.rule_id for r in u2.rules.signal("api", "v2")] == [theirs.rule_id]
+    assert (u1.rules.current_signal("api"), u2.rules.current_signal("api")) == ("v1", "v2")
+    assert u1.rules.show(mine.rule_id).status == "active"
+    assert u1.rules.unbound(mine) is None
+    assert u1.rules.pending_review() == []
+    assert [r.rule_id for r in u2.rules.pending_review()] == [theirs.rule_id]
 
 
 def test_a_tenants_inlet_writes_in_its_scope_only(memory: Memory, clock: ManualClock) -> None:

@@ -214,6 +214,8 @@ def review(
         for pairs, settle in ((apart, memory.keep_apart), (merge_into, None)):
             for pair in pairs or []:
                 provisional, _, candidate = pair.partition(":")
+                if not provisional or not candidate:  # an empty id names no entity
+                    raise typer.BadParameter(f"{pair!r}: write PROVISIONAL:CANDIDATE")
                 if not by:
                     raise typer.BadParameter("--by names the person who settles it")
                 if tenant is None:

@@ -14,8 +14,8 @@ from kg_memory.cli.options import (
     ScopeOption,
     StoreOption,
     WideOption,
-    open_memory,
     reader,
+    store_command,
     wanted_scope,
 )
 from kg_memory.cli.sheet import Column, Ident, Sheet
@@ -63,7 +63,7 @@ def forget(
     --dry-run prints exactly that plan. The real run is one transaction, then the store
     scrubs its files; it reports completion per destination and is safe to re-run.
     """
-    with render.errors(), open_memory(store, create=False) as memory:
+    with store_command(store) as opened:
         try:
             chosen = Selector.parse(selector)
         except ValueError as exc:
@@ -71,11 +71,11 @@ def forget(
         if scope is not None and all_scopes:
             raise ScopeError("give --scope or --all-scopes, not both")
         if scope is not None:
-            report = memory.scoped(scope).forget(chosen, dry_run=dry_run, block=block,
-                                                 keep_residues=keep_residues)
+            report = opened().scoped(scope).forget(chosen, dry_run=dry_run, block=block,
+                                                   keep_residues=keep_residues)
         else:
-            report = memory.forget(chosen, dry_run=dry_run, block=block, all_scopes=all_scopes,
-                                   keep_residues=keep_residues)
+            report = opened().forget(chosen, dry_run=dry_run, block=block,
+                                     all_scopes=all_scopes, keep_residues=keep_residues)
     if json_out:
         render.emit_json(report)
         return
@@ -90,7 +90,8 @@ def forget(
         for node in getattr(plan, action) or ["-"]:
             sheet.add_row(action, Ident(node))
     for rule in plan.rules:  # how many observations it loses, never which
-        sheet.add_row(f"rule {rule.outcome} ({rule.dropped} of {rule.dropped + rule.kept})",
+        cut = f", {rule.cut} cut" if rule.cut else ""  # copies in its words, never the words
+        sheet.add_row(f"rule {rule.outcome} ({rule.dropped} of {rule.dropped + rule.kept}{cut})",
                       Ident(rule.rule_id))
     for residue in plan.residues:  # where the copies are and how many, never their text
         sheet.add_row(f"residue ({residue.where}, {residue.spans})", Ident(residue.node))
@@ -110,8 +111,9 @@ def list_blocks(
     wide: WideOption = False,
 ) -> None:
     """List the collection blocks of --scope, active and revoked."""
-    with render.errors(), open_memory(store, create=False) as memory:
-        found = reader(memory, wanted_scope(scope, all_scopes)).blocks()
+    with store_command(store) as opened:
+        tenant = wanted_scope(scope, all_scopes)
+        found = reader(opened(), tenant).blocks()
     if json_out:
         render.emit_json(found)
         return
@@ -133,6 +135,7 @@ def revoke_block(
     store: StoreOption = None,
 ) -> None:
     """Re-enable collection for a blocked category of --scope."""
-    with render.errors(), open_memory(store, create=False) as memory:
-        reader(memory, wanted_scope(scope, all_scopes)).revoke_block(block_id)
+    with store_command(store) as opened:
+        tenant = wanted_scope(scope, all_scopes)
+        reader(opened(), tenant).revoke_block(block_id)
     render.say(f"revoked {block_id}")

@@ -1,13 +1,16 @@
-"""Options every store command shares."""
+"""Options every store command shares, and the frame a command runs in."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from kg_memory import ChannelPolicy, Memory, ScopedMemory, ScopeError, default_path
+from kg_memory.cli import render
 
 __all__ = [
     "AllScopesOption",
@@ -19,6 +22,7 @@ __all__ = [
     "open_memory",
     "reader",
     "settings",
+    "store_command",
     "wanted_scope",
 ]
 
@@ -61,6 +65,36 @@ def open_memory(
 ) -> Memory:
     return Memory.open(store or default_path(), create=create, channels=channels,
                        busy_timeout=settings.busy_timeout)
+
+
+@contextmanager
+def store_command(store: str | Path | None, *, create: bool = False
+                  ) -> Iterator[Callable[[], Memory]]:
+    """The frame of a command that uses the store. Every kg-memory error raised inside it,
+    from checking the arguments to the store's answer, is one line on stderr and its
+    documented exit code (:func:`kg_memory.cli.render.errors`: 2 bad input, 3 store
+    unavailable, 4 not found, 75 busy). The store opens the first time the command asks for
+    it (``opened()``, the same memory each time), so bad arguments are reported as bad input
+    before any store is touched, and it is closed when the frame ends::
+
+        with store_command(store) as opened:
+            tenant = wanted_scope(scope, all_scopes)
+            rows = opened().pending(tenant)
+    """
+    memory: Memory | None = None
+
+    def opened() -> Memory:
+        nonlocal memory
+        if memory is None:
+            memory = open_memory(store, create=create)
+        return memory
+
+    with render.errors():
+        try:
+            yield opened
+        finally:
+            if memory is not None:
+                memory.close()
 
 
 def wanted_scope(scope: str | None, all_scopes: bool) -> str | None:

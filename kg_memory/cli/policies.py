@@ -16,7 +16,7 @@ from kg_memory.cli.options import (
     ScopeOption,
     StoreOption,
     WideOption,
-    open_memory,
+    store_command,
     wanted_scope,
 )
 from kg_memory.cli.sheet import Column, Ident, Sheet, text
@@ -43,10 +43,9 @@ def pending(
     wide: WideOption = False,
 ) -> None:
     """Values the write policy holds back until corroborated: never served as facts."""
-    with render.errors():
+    with store_command(store) as opened:
         tenant = wanted_scope(scope, all_scopes)
-        with open_memory(store, create=False) as memory:
-            rows = memory.pending(tenant, status=None if all_ else "pending")
+        rows = opened().pending(tenant, status=None if all_ else "pending")
         if json_out:
             render.emit_json(rows)
             return
@@ -71,10 +70,9 @@ def admissions(
     wide: WideOption = False,
 ) -> None:
     """Acceptance and rejection counts by reason, as the write policy decided them."""
-    with render.errors():
+    with store_command(store) as opened:
         tenant = wanted_scope(scope, all_scopes)
-        with open_memory(store, create=False) as memory:
-            counts = memory.admission_counts(tenant)
+        counts = opened().admission_counts(tenant)
         if json_out:
             render.emit_json(counts)
             return
@@ -102,11 +100,11 @@ def sweep(
 ) -> None:
     """Keep each scope under CAP: already-invalid memories go first, then expired, then the
     least recently confirmed. Reports by default; --delete forgets them (erasure rules)."""
-    with render.errors():
+    with store_command(store) as opened:
         tenant = wanted_scope(scope, all_scopes)
-        with open_memory(store, create=False) as memory:
-            memory.write_policy = load_write_policy(write_policy)
-            report = memory.sweep(cap=cap, scope=tenant, delete=delete)
+        memory = opened()
+        memory.write_policy = load_write_policy(write_policy)
+        report = memory.sweep(cap=cap, scope=tenant, delete=delete)
         if json_out:
             render.emit_json(report)
             return

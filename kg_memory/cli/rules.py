@@ -22,7 +22,7 @@ from kg_memory.cli.options import (
     ScopeOption,
     StoreOption,
     WideOption,
-    open_memory,
+    store_command,
     wanted_scope,
 )
 from kg_memory.cli.sheet import Column, Ident, Sheet, text
@@ -107,9 +107,9 @@ def rules_list(
     store: StoreOption = None, json_out: JsonOption = False, wide: WideOption = False,
 ) -> None:
     """Every rule with its tier and status."""
-    with render.errors(), open_memory(store, create=False) as memory:
-        rows = memory.rules.all(wanted_scope(scope, all_scopes), tier)
-        _emit_rules(rows, "rules", json_out, wide)
+    with store_command(store) as opened:
+        tenant = wanted_scope(scope, all_scopes)
+        _emit_rules(opened().rules.all(tenant, tier), "rules", json_out, wide)
 
 
 @rules_app.command("show")
@@ -117,8 +117,9 @@ def rules_show(rule_id: RuleArg, scope: ScopeOption = None, all_scopes: AllScope
                store: StoreOption = None, json_out: JsonOption = False,
                wide: WideOption = False) -> None:
     """One rule, its signals and every transition (who, when, why)."""
-    with render.errors(), open_memory(store, create=False) as memory:
-        _emit_rule(memory.rules.show(rule_id, wanted_scope(scope, all_scopes)), json_out, wide)
+    with store_command(store) as opened:
+        tenant = wanted_scope(scope, all_scopes)
+        _emit_rule(opened().rules.show(rule_id, tenant), json_out, wide)
 
 
 @rules_app.command("propose")
@@ -140,14 +141,13 @@ def rules_propose(
 ) -> None:
     """A new rule in the session tier, bound to the signals it was learned under (proposing
     the same rule again shows it unchanged)."""
-    with render.errors():
+    with store_command(store) as opened:
         tenant = _one_scope(scope)
         signals = _signals(signal or [])
         until = None if expires is None else parse_instant(expires, what="--expires")
-        with open_memory(store, create=False) as memory:
-            rule = memory.rules.propose(tenant, content, type=_TYPES[type_],
-                                        conditions=tuple(condition or ()), signals=signals,
-                                        expires_at=until, review_every_days=review_every)
+        rule = opened().rules.propose(tenant, content, type=_TYPES[type_],
+                                      conditions=tuple(condition or ()), signals=signals,
+                                      expires_at=until, review_every_days=review_every)
         _emit_rule(rule, json_out, wide)
 
 
@@ -165,11 +165,10 @@ def rules_observe(
 ) -> None:
     """Add a raw observation to a rule's basis; a counterexample sends a trusted rule to
     review."""
-    with render.errors():
+    with store_command(store) as opened:
         tenant = _one_scope(scope)
-        with open_memory(store, create=False) as memory:
-            rule = memory.rules.observe(rule_id, episode_id=episode, task_id=task, scene=scene,
-                                        holds=held, scope=tenant)
+        rule = opened().rules.observe(rule_id, episode_id=episode, task_id=task, scene=scene,
+                                      holds=held, scope=tenant)
         _emit_rule(rule, json_out, wide)
 
 
@@ -178,11 +177,9 @@ def rules_promote(rule_id: RuleArg, scope: ScopeOption = None, store: StoreOptio
                   json_out: JsonOption = False, wide: WideOption = False) -> None:
     """session -> experience when its basis earns it; experience -> a metadata candidate
     (a person approves it with `rules approve`)."""
-    with render.errors():
+    with store_command(store) as opened:
         tenant = _one_scope(scope)
-        with open_memory(store, create=False) as memory:
-            rule = memory.rules.promote(rule_id, scope=tenant)
-        _emit_rule(rule, json_out, wide)
+        _emit_rule(opened().rules.promote(rule_id, scope=tenant), json_out, wide)
 
 
 @rules_app.command("signal")
@@ -194,8 +191,9 @@ def rules_signal(
 ) -> None:
     """Move an environment signal (a fact in the graph) and list the rules bound to its old
     value, which go to review. --all-scopes: in every scope with a rule bound to it."""
-    with render.errors(), open_memory(store, create=False) as memory:
-        moved = memory.rules.signal(name, value, wanted_scope(scope, all_scopes))
+    with store_command(store) as opened:
+        tenant = wanted_scope(scope, all_scopes)
+        moved = opened().rules.signal(name, value, tenant)
         _emit_rules(moved, f"signal {name} = {value}: sent to review", json_out, wide)
 
 
@@ -204,9 +202,9 @@ def rules_approve(rule_id: RuleArg, by: ByOption, scope: ScopeOption = None,
                   all_scopes: AllScopesOption = False, store: StoreOption = None,
                   json_out: JsonOption = False, wide: WideOption = False) -> None:
     """A person approves a metadata candidate into the metadata tier."""
-    with render.errors(), open_memory(store, create=False) as memory:
+    with store_command(store) as opened:
         tenant = wanted_scope(scope, all_scopes)
-        _emit_rule(memory.rules.approve(rule_id, by, scope=tenant), json_out, wide)
+        _emit_rule(opened().rules.approve(rule_id, by, scope=tenant), json_out, wide)
 
 
 @rules_app.command("demote")
@@ -215,9 +213,9 @@ def rules_demote(rule_id: RuleArg, by: ByOption, reason: ReasonOption = "",
                  store: StoreOption = None, json_out: JsonOption = False,
                  wide: WideOption = False) -> None:
     """Move a rule one tier down."""
-    with render.errors(), open_memory(store, create=False) as memory:
+    with store_command(store) as opened:
         tenant = wanted_scope(scope, all_scopes)
-        _emit_rule(memory.rules.demote(rule_id, by, reason, scope=tenant), json_out, wide)
+        _emit_rule(opened().rules.demote(rule_id, by, reason, scope=tenant), json_out, wide)
 
 
 @rules_app.command("review")
@@ -237,24 +235,24 @@ def rules_review(
 ) -> None:
     """List rules waiting for review, send the due ones there (--due), or end one review:
     keep, demote or expire."""
-    with render.errors():
+    with store_command(store) as opened:
         tenant = wanted_scope(scope, all_scopes)
         when: datetime | None = None if at is None else parse_instant(at, what="--at")
         if at is not None and not due:
             raise typer.BadParameter("--at goes with --due")
-        with open_memory(store, create=False) as memory:
-            if due:
-                if rule_id is not None:
-                    raise typer.BadParameter("--due reviews every rule; give no rule id")
-                book = memory.rules if when is None else RuleBook(
-                    memory.store, lambda: when, ingest=memory.ingest)
-                _emit_rules(book.due(tenant), "came due: sent to review", json_out, wide)
-                return
-            if rule_id is None:
-                _emit_rules(memory.rules.pending_review(tenant), "waiting for review",
-                            json_out, wide)
-                return
-            if outcome is None or not by:
-                raise typer.BadParameter("a review needs --outcome keep|demote|expire and --by")
-            rule = memory.rules.review(rule_id, outcome, by, reason, scope=tenant)
-        _emit_rule(rule, json_out, wide)
+        memory = opened()
+        if due:
+            if rule_id is not None:
+                raise typer.BadParameter("--due reviews every rule; give no rule id")
+            book = memory.rules if when is None else RuleBook(
+                memory.store, lambda: when, ingest=memory.ingest)
+            _emit_rules(book.due(tenant), "came due: sent to review", json_out, wide)
+            return
+        if rule_id is None:
+            _emit_rules(memory.rules.pending_review(tenant), "waiting for review", json_out,
+                        wide)
+            return
+        if outcome is None or not by:
+            raise typer.BadParameter("a review needs --outcome keep|demote|expire and --by")
+        _emit_rule(memory.rules.review(rule_id, outcome, by, reason, scope=tenant), json_out,
+                   wide)

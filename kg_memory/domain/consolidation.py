@@ -8,29 +8,60 @@ not become "Jo likes brevity".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from kg_memory.domain.errors import InvalidArgument
 from kg_memory.domain.model import Assertion, Qualifiers, Value
 
 __all__ = ["Evidence", "derive_profile", "etag", "scope_problems"]
 
+#: The halves of an ``ASSERTION_ID#REVISION`` tag, as ``if_match`` reads them.
+_ID = r"^[^#\s]+$"
+_REVISION = r"^[1-9][0-9]{0,17}$"
+
 
 class Evidence(BaseModel):
-    """A revision a worker read: publication is conditional on it still being current."""
+    """A revision a worker read: publication is conditional on it still being current.
+
+    The tag is the one ``if_match`` takes (:data:`~kg_memory.domain.record.IF_MATCH_PATTERN`):
+    an id with no ``#`` or white space, and a revision counted from 1 in ASCII digits.
+
+    >>> Evidence.parse("as_1#3").revision
+    3
+    >>> Evidence.parse("#3")
+    Traceback (most recent call last):
+    ...
+    kg_memory.domain.errors.InvalidArgument: evidence '#3': field 'assertion_id' is empty; \
+write ASSERTION_ID#REVISION
+    """
 
     model_config = ConfigDict(frozen=True)
 
-    assertion_id: str
-    revision: int
+    assertion_id: str = Field(min_length=1, pattern=_ID)
+    revision: int = Field(ge=1)
 
     @classmethod
     def parse(cls, text: str) -> Evidence:
-        """``as_…#3`` (the form ``kg-memory asof`` prints)."""
+        """``as_…#3`` (the form ``kg-memory asof`` prints); anything else is an
+        :class:`~kg_memory.domain.errors.InvalidArgument` whose ``field`` says which half."""
         assertion_id, sep, revision = text.partition("#")
-        if not sep or not revision.isdigit():
-            raise ValueError(f"evidence {text!r} must look like ASSERTION_ID#REVISION")
+        if not sep:
+            raise InvalidArgument(f"evidence {text!r} must look like ASSERTION_ID#REVISION")
+        problem = None
+        if not assertion_id:
+            field, problem = "assertion_id", "is empty"
+        elif not re.fullmatch(_ID, assertion_id):
+            field, problem = "assertion_id", "holds white space"
+        elif not re.fullmatch(_REVISION, revision):
+            # ASCII only: str.isdigit() also takes "²" (int() refuses it) and "٣" (a 3).
+            field, problem = "revision", "is not a whole number from 1"
+        if problem is not None:
+            raise InvalidArgument(
+                f"evidence {text!r}: field {field!r} {problem}; write ASSERTION_ID#REVISION",
+                field=field)
         return cls(assertion_id=assertion_id, revision=int(revision))
 
     def __str__(self) -> str:

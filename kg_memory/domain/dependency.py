@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.change import ChangePlan
+from kg_memory.domain.errors import InvalidArgument
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Assertion, EndReason
 from kg_memory.domain.supersession import plan_retraction
@@ -64,7 +65,9 @@ def parse_fact_ref(ref: str) -> FactRef | None:
     body, _, project = body.partition("@")
     subject, sep, predicate = body.partition("/")
     if not sep or not subject or not predicate:
-        raise ValueError(f"dependency {ref!r} must look like fact:subject/predicate[@project]")
+        field = "subject" if not subject else "predicate"
+        raise InvalidArgument(
+            f"dependency {ref!r} must look like fact:subject/predicate[@project]", field=field)
     return FactRef(subject=subject, predicate=predicate, project=project or None)
 
 

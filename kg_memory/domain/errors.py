@@ -89,7 +89,13 @@ class InvalidArgument(KgMemoryError, ValueError):
 
     The ingest format's own errors are :class:`IngestError`; this is everything else a caller
     passes in: a selector, an identifier kind on the command line, text that is not Unicode.
+    ``field`` names the part of the argument that is wrong when there is one
+    (``"assertion_id"`` of an ``ASSERTION_ID#REVISION`` tag), for callers that point at it.
     """
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class PolicyError(KgMemoryError, ValueError):

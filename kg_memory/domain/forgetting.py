@@ -37,7 +37,7 @@ import json
 from typing import Literal
 
 import networkx as nx
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from kg_memory.domain.dependency import ALWAYS, retirement_walk
 from kg_memory.domain.errors import InvalidArgument
@@ -85,6 +85,30 @@ class Selector(BaseModel):
     predicates: str | None = None
     project: str | None = None
 
+    @model_validator(mode="after")
+    def _names_what_it_erases(self) -> Selector:
+        # A selector built directly (the Python API, an adapter) gets the rules parse()
+        # enforces: a category without its subject or globs would otherwise select a whole
+        # scope, and a value that disagrees with its parts would print one thing and erase
+        # another.
+        if not self.value:
+            raise ValueError(f"selector value is empty (kind {self.kind!r})")
+        if self.scope == "":
+            raise ValueError("selector scope is empty: name one, or leave it out (None)")
+        if self.kind != "category":
+            if (self.subject, self.predicates, self.project) != (None, None, None):
+                raise ValueError(
+                    f"selector of kind {self.kind!r} names no subject, predicates or project")
+            return self
+        if not (self.scope and self.subject and self.predicates) or self.project == "":
+            raise ValueError("a category selector needs scope, subject and predicates "
+                             "(SCOPE/SUBJECT/PREDICATE_GLOB[@PROJECT])")
+        body = f"{self.scope}/{self.subject}/{self.predicates}"
+        if self.value != body + (f"@{self.project}" if self.project else ""):
+            raise ValueError(f"category value {self.value!r} disagrees with its scope, "
+                             "subject, predicates and project")
+        return self
+
     @classmethod
     def parse(cls, text: str) -> Selector:
         try:
@@ -119,7 +143,8 @@ class Selector(BaseModel):
                     f"category selector {text!r} needs SCOPE/SUBJECT/PREDICATE_GLOB")
             return cls(
                 kind="category",
-                value=rest,
+                # "a/b/c@" has no project: its value is written without the bare "@".
+                value=body + (f"@{project}" if project else ""),
                 scope=parts[0],
                 subject=parts[1],
                 predicates=parts[2],

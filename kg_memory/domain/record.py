@@ -84,6 +84,10 @@ def _storable(value: Value) -> Value:
 #: A candidate's value, with the limits of the ingest format also on the Python API.
 CandidateValue = Annotated[Value, AfterValidator(_storable)]
 
+#: An entity id or ``fact:`` reference named by a candidate: never empty, since an empty one
+#: would bind to no entity (a dependency nothing can end, an owner no event can come from).
+Reference = Annotated[str, Field(min_length=1)]
+
 
 def _after_start(end: datetime | None, info: ValidationInfo) -> datetime | None:
     start = info.data.get("valid_from")
@@ -103,7 +107,7 @@ class AssertionCandidate(_Strict):
     value: CandidateValue
     kind: Kind
     qualifiers: Qualifiers = Qualifiers()
-    depends_on: tuple[str, ...] = ()
+    depends_on: tuple[Reference, ...] = ()
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
     valid_from: UtcDatetime | None = None
     valid_to: UtcDatetime | None = None
@@ -152,7 +156,7 @@ class EntityCandidate(_Strict):
     entity_id: str = Field(min_length=1)
     type: str = "thing"
     name: str | None = None
-    owners: tuple[str, ...] = ()
+    owners: tuple[Reference, ...] = ()
 
 
 class MentionCandidate(_Strict):
@@ -204,7 +208,7 @@ class IngestRecord(_Strict):
     scope: str = Field(default="default", min_length=1)
     content: str = ""
     entities: tuple[EntityCandidate, ...] = ()
-    mentions: tuple[str, ...] = ()
+    mentions: tuple[Reference, ...] = ()
     resolve: tuple[MentionCandidate, ...] = ()
     assertions: tuple[AssertionCandidate, ...] = ()
     retractions: tuple[RetractionCandidate, ...] = ()

@@ -22,6 +22,14 @@ by one rule:
   decides whether what is left is enough (keep), or not (demote, expire);
 * otherwise the rule only loses the observations (**trim**).
 
+**Its own words.** A rule that survives may still *quote* what was forgotten: its content, a
+condition, a kept observation's task id or scene tag, a transition's reason. The forget run's
+residue search (:mod:`kg_memory.domain.residue`) finds those copies and :func:`forget_words`
+decides: every copy is cut; when the cut is in the rule's content or a condition, what the rule
+says is no longer what its observations confirmed, so an active rule goes to **review** (a person
+keeps, demotes or expires it; never deleted for it, since that would take its bindings and basis
+with a few words); otherwise the rule is only **redacted**.
+
 Nothing here reads a store or a clock.
 """
 
@@ -35,18 +43,21 @@ from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.instant import UtcDatetime
 from kg_memory.domain.layers import Observation, PromotionPolicy, Rule, RuleType, Tier
+from kg_memory.domain.residue import Matcher, redact
 
 __all__ = [
     "BasisOutcome",
     "RuleForget",
+    "cut_words",
     "forget_basis",
+    "forget_words",
     "forgotten_rule",
     "next_review",
     "review_due",
     "send_to_review",
 ]
 
-BasisOutcome = Literal["trim", "review", "delete"]
+BasisOutcome = Literal["trim", "review", "delete", "redact"]
 
 #: who records what happened to a rule on its own (a due date, a moved signal, forgetting)
 _SYSTEM = "kg-memory"
@@ -65,6 +76,8 @@ class RuleForget(BaseModel):
     kept: int
     outcome: BasisOutcome
     reason: str
+    #: copies of forgotten text in the rule's own words, cut out (see :func:`forget_words`)
+    cut: int = 0
 
 
 def _last_checked(rule: Rule) -> datetime | None:
@@ -127,13 +140,73 @@ def forget_basis(rule: Rule, episodes: Set[str],
                       reason=why)
 
 
+def _trimmed(rule: Rule, episodes: Set[str]) -> Rule:
+    return rule.model_copy(update={
+        "basis": tuple(o for o in rule.basis if o.episode_id not in episodes)})
+
+
+def cut_words(rule: Rule, match: Matcher) -> tuple[Rule, int, bool]:
+    """``rule`` with every copy ``match`` finds in its own words cut out: its content and
+    conditions, its observations' task ids and scene tags, who made each transition and why.
+    Returns the rule, how many spans were cut, and whether its meaning (the content or a
+    condition) was among them. Ids, tiers and signals are not words: signals are facts in the
+    graph, which the forget plan governs.
+
+    >>> rule = Rule(rule_id="r", scope="u1", content="knock twice at the blue side door")
+    >>> after, spans, meaning = cut_words(rule, Matcher(["the blue side door"]))
+    >>> (after.content, spans, meaning)
+    ('knock twice at [forgotten]', 1, True)
+    """
+    count = 0
+
+    def cut(text: str) -> str:
+        nonlocal count
+        spans = match.spans(text)
+        count += len(spans)
+        return redact(text, spans) if spans else text
+
+    content, conditions = cut(rule.content), tuple(cut(c) for c in rule.conditions)
+    meaning = count > 0
+    basis = tuple(o.model_copy(update={"task_id": cut(o.task_id), "scene": cut(o.scene)})
+                  for o in rule.basis)
+    transitions = tuple(t.model_copy(update={"by": cut(t.by), "reason": cut(t.reason)})
+                        for t in rule.transitions)
+    if not count:
+        return rule, 0, False
+    return rule.model_copy(update={"content": content, "conditions": conditions,
+                                   "basis": basis, "transitions": transitions}), count, meaning
+
+
+def forget_words(rule: Rule, entry: RuleForget | None, episodes: Set[str],
+                 match: Matcher) -> RuleForget | None:
+    """``entry`` (what :func:`forget_basis` said of ``rule``), with the copies of forgotten
+    text left in the rule's words once ``episodes`` are erased. See the module for the rule."""
+    if entry is not None and entry.outcome == "delete":
+        return entry  # nothing of it is kept, words included
+    _, cut, meaning = cut_words(_trimmed(rule, episodes), match)
+    if not cut:
+        return entry
+    outcome: BasisOutcome = "redact" if entry is None else entry.outcome
+    why = f"{cut} copy(ies) of forgotten text cut from its words"
+    if meaning and rule.status == "active":
+        outcome = "review"
+        why += ", so its basis no longer confirms what it says"
+    return RuleForget(
+        rule_id=rule.rule_id, dropped=0 if entry is None else entry.dropped,
+        kept=len(rule.basis) if entry is None else entry.kept, outcome=outcome,
+        reason=why if entry is None else f"{entry.reason}; {why}", cut=cut)
+
+
 def forgotten_rule(rule: Rule, entry: RuleForget, episodes: Set[str],
-                   now: UtcDatetime) -> Rule | None:
-    """The rule as stored once ``entry`` is carried out (``None``: deleted)."""
+                   now: UtcDatetime, match: Matcher | None = None) -> Rule | None:
+    """The rule as stored once ``entry`` is carried out (``None``: deleted); ``match`` cuts
+    the copies of forgotten text :func:`forget_words` counted (none without it)."""
     if entry.outcome == "delete":
         return None
-    trimmed = rule.model_copy(update={
-        "basis": tuple(o for o in rule.basis if o.episode_id not in episodes)})
+    trimmed = _trimmed(rule, episodes)
+    if entry.cut and match is not None:
+        trimmed = cut_words(trimmed, match)[0]
     if entry.outcome == "review":
         return send_to_review(trimmed, entry.reason, now)
-    return trimmed._moved(_SYSTEM, now, "basis forgotten", entry.reason)
+    action = "forgotten text cut" if entry.outcome == "redact" else "basis forgotten"
+    return trimmed._moved(_SYSTEM, now, action, entry.reason)

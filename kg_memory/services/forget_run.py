@@ -114,8 +114,10 @@ def plan(store: Store, selector: Selector) -> ForgetPlan:
     return _plan(store, selector)[0]
 
 
-def _plan(store: Store, selector: Selector) -> tuple[ForgetPlan, ResidueSearch]:
-    """The lineage plan, then what lineage cannot see: orphaned entities and residues."""
+def _plan(store: Store, selector: Selector, keep_residues: bool = False
+          ) -> tuple[ForgetPlan, ResidueSearch]:
+    """The lineage plan, then what lineage cannot see: orphaned entities and residues (and,
+    unless ``keep_residues``, what cutting the residues in rules' words does to them)."""
     scope = _required_scope(selector)
     store = plan_reads(store)  # one state read once, however many passes look at it
     episodes, assertions = _targets(store, selector, scope)
@@ -130,6 +132,8 @@ def _plan(store: Store, selector: Selector) -> tuple[ForgetPlan, ResidueSearch]:
                                  episodes=episodes, assertions=assertions)
     by_lineage = by_lineage.model_copy(update={"rules": rules})
     found = find_residues(store, by_lineage)
+    if found.rules and not keep_residues:
+        by_lineage = by_lineage.model_copy(update={"rules": found.rules})
     entities = orphaned_entities(
         store, by_lineage, selector.value if selector.kind == "entity" else None)
     return by_lineage.model_copy(update={
@@ -302,7 +306,7 @@ def _forget_in_scope(
     store: Store, selector: Selector, *, dry_run: bool, block: bool, keep_residues: bool
 ) -> ForgetReport:
     scope = _required_scope(selector)
-    the_plan, found = _plan(store, selector)
+    the_plan, found = _plan(store, selector, keep_residues)
     residues = sum(r.spans for r in the_plan.residues)
     redacted = 0 if keep_residues else residues
     if dry_run:
@@ -343,7 +347,7 @@ def _forget_in_scope(
             if not keep_residues:
                 redact_residues(tx, store, found)
             forget_policy_records(tx, store, erased)
-            apply_rule_forgetting(tx, store, the_plan.rules, set(the_plan.erase))
+            apply_rule_forgetting(tx, store, the_plan.rules, set(the_plan.erase), found.match)
             for record in the_plan.rebuild:
                 _rebuild(tx, store, record, set(the_plan.delete), activity_id, generation)
             gone = set(the_plan.delete)

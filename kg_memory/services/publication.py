@@ -75,6 +75,8 @@ def read_basis(store: Store, slot: Slot, evidence_ids: Sequence[str]) -> Basis:
     """
     if not evidence_ids:
         raise InvalidArgument("a derived record needs at least one evidence assertion")
+    if not all(evidence_ids):
+        raise InvalidArgument("an evidence assertion id is empty", field="evidence")
     # Evidence of another scope is invisible here, as if it did not exist: a record never
     # derives from another tenant's facts.
     versions = [v for v in store.versions(list(evidence_ids))

@@ -11,8 +11,11 @@ A forget plan (:mod:`kg_memory.domain.forgetting`) follows edges. Two things esc
 * **entities** nothing retained refers to once the plan is carried out: their ids and names are
   user-chosen text, so they go with the input that created them.
 
-The search reads the scope's episodes, refusals, identity documents and derived records: its
-cost grows with the scope, which is why only forget runs pay it.
+The search reads the scope's episodes, refusals, identity documents, derived records and rule
+documents: its cost grows with the scope, which is why only forget runs pay it. A rule's copies
+are not cut here as text: the rule book decides (redact, or review when its content changed;
+:func:`~kg_memory.domain.rule_review.forget_words`), and the run cuts them with the rule's other
+changes (:mod:`kg_memory.services.rule_basis`).
 """
 
 from __future__ import annotations
@@ -23,7 +26,10 @@ from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.forgetting import ForgetPlan
 from kg_memory.domain.residue import Matcher, Residue, needles, redact
+from kg_memory.domain.rule_review import RuleForget
 from kg_memory.services.identity import DECISION, PROFILE, Resolved
+from kg_memory.services.rule_basis import plan_rule_forgetting
+from kg_memory.services.rules import RULE
 from kg_memory.store.protocol import Store, Transaction
 
 __all__ = ["Redaction", "ResidueSearch", "find_residues", "orphaned_entities",
@@ -57,6 +63,8 @@ class ResidueSearch(BaseModel):
 
     found: tuple[Redaction, ...] = ()
     match: Matcher | None = None
+    #: the plan's rule entries once the copies in rules' words are cut (empty: no needles)
+    rules: tuple[RuleForget, ...] = ()
 
 
 def _mentioned(store: Store, scopes: set[str], erased: set[str]) -> list[str]:
@@ -110,7 +118,14 @@ def find_residues(store: Store, plan: ForgetPlan) -> ResidueSearch:
         for kind in (PROFILE, DECISION):
             found.extend(_document_residues(store, kind, scope, match))
         found.extend(_record_residues(store, scope, match, gone_facts))
-    return ResidueSearch(found=tuple(found), match=match)
+    rules: list[RuleForget] = []
+    for scope in sorted(scopes):
+        entries, _ = plan_rule_forgetting(store, scope, set(plan.erase), match=match)
+        rules.extend(entries)
+        found.extend(Redaction(residue=Residue(where="document", node=f"{RULE}:{e.rule_id}",
+                                               spans=e.cut), scope=scope, key=e.rule_id)
+                     for e in entries if e.cut)
+    return ResidueSearch(found=tuple(found), match=match, rules=tuple(rules))
 
 
 def _document_residues(store: Store, kind: str, scope: str, match: Matcher) -> list[Redaction]:
@@ -165,6 +180,8 @@ def redact_residues(tx: Transaction, store: Store, search: ResidueSearch) -> Non
             tx.rewrite_refusal(item.residue.node, item.key, item.text)
         elif where == "document" and search.match is not None:
             kind = item.residue.node.split(":", 1)[0]
+            if kind == RULE:
+                continue  # cut with the rule's other changes (apply_rule_forgetting)
             for body in store.documents(kind, item.scope, item.key):
                 spans = search.match.spans(body)
                 text = redact(body, spans)

@@ -5,7 +5,7 @@ and, when asked explicitly (``all_scopes=True``), forget across them. A :class:`
 is bound to one scope for its whole life and has no way to name another: every query, export,
 lineage walk, resolution, consolidation and forget it runs is pinned to its scope, an id of
 another scope is reported as not found (never as "exists elsewhere"), and it does not expose
-the store.
+the store. Its rule book (:attr:`ScopedMemory.rules`) is pinned the same way.
 
 >>> from kg_memory import IngestRecord, Memory
 >>> memory = Memory.open(":memory:")
@@ -49,6 +49,8 @@ from kg_memory.services.ingestion import IngestReport
 from kg_memory.services.inlet import Inlet
 from kg_memory.services.lineage import Direction
 from kg_memory.services.publication import Basis, Published
+from kg_memory.services.rules import RuleBook
+from kg_memory.services.scoped_rules import ScopedRuleBook
 
 __all__ = ["Operator", "ScopedMemory"]
 
@@ -104,6 +106,8 @@ class Operator(Protocol):
                          scope: str | None = ...) -> Resolved: ...
     def keep_apart(self, provisional: str, candidate: str, *, by: str, reason: str,
                    scope: str) -> Resolved: ...
+    @property
+    def rules(self) -> RuleBook: ...
 
 
 class ScopedMemory:
@@ -197,6 +201,12 @@ class ScopedMemory:
 
     def prov(self, node_ids: list[str] | None = None) -> ProvDocument:
         return self._memory.prov(node_ids, scope=self._scope)
+
+    @property
+    def rules(self) -> ScopedRuleBook:
+        """This tenant's tiered rules (:mod:`kg_memory.services.scoped_rules`): another
+        tenant's rules, episodes and signals are not found from here."""
+        return ScopedRuleBook(self._memory.rules, self._scope)
 
     # -- consolidation and forgetting --------------------------------------------------------
 
