@@ -11,5 +11,5 @@ WHERE a.subject = $subject AND a.predicate = $predicate
   AND ($scope IS NULL OR a.scope = $scope)
   AND a.sys_from <= $known AND coalesce(a.sys_to > $known, true)
   AND a.valid_from <= $valid AND coalesce(a.valid_to > $valid, true)
-RETURN a {.*} AS version
+RETURN a {.*, recall_vector: null} AS version
 ORDER BY a.scope, a.subject, a.predicate, a.project, a.valid_from

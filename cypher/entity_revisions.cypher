@@ -3,4 +3,4 @@
 // :params {scope: 'u1', entity_id: 'ana'}
 MATCH (a:Assertion)
 WHERE a.scope = $scope AND (a.subject = $entity_id OR a.project = $entity_id)
-RETURN a {.*} AS version
+RETURN a {.*, recall_vector: null} AS version

@@ -6,5 +6,5 @@ USING INDEX a:Assertion(subject)
 WHERE a.subject = $subject
   AND ($predicate IS NULL OR a.predicate = $predicate)
   AND ($scope IS NULL OR a.scope = $scope)
-RETURN a {.*} AS version
+RETURN a {.*, recall_vector: null} AS version
 ORDER BY a.predicate, a.sys_from, a.valid_from, a.assertion_id, a.revision

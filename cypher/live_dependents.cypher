@@ -4,5 +4,5 @@
 // :params {scope: 'u1', key: 'R1'}
 MATCH (:Node {scope: $scope, id: $key})<-[:NEEDS]-(f:Node)<-[:REVISION_OF_FACT]-(a:Assertion)
 WHERE a.sys_to IS NULL
-RETURN a {.*} AS version
+RETURN a {.*, recall_vector: null} AS version
 ORDER BY a.valid_from, a.assertion_id, a.revision

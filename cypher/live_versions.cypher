@@ -6,5 +6,5 @@ USING INDEX a:Assertion(subject, predicate)
 WHERE a.subject = $subject AND a.predicate = $predicate
   AND a.scope = $scope AND a.project = $project
   AND a.sys_to IS NULL
-RETURN a {.*} AS version
+RETURN a {.*, recall_vector: null} AS version
 ORDER BY a.valid_from, a.assertion_id, a.revision

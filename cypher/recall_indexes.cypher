@@ -3,7 +3,7 @@
 // vector index, when an embedder has created it, must be online.
 // :params {}
 SHOW INDEXES YIELD name, type, state, options
-WHERE (type = 'FULLTEXT' AND name IN ['recall_facts', 'recall_episodes'])
+WHERE (type = 'FULLTEXT' AND name IN ['recall_facts_scoped', 'recall_episodes_scoped'])
    OR (type = 'VECTOR' AND name = 'recall_vectors')
 RETURN name, state, options.indexConfig['fulltext.eventually_consistent'] AS eventual
 ORDER BY name

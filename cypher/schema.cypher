@@ -56,9 +56,17 @@ CREATE INDEX node_id_any_scope IF NOT EXISTS FOR (n:Node) ON (n.id);
 // terms the ranking counts. Not eventually consistent: a just-committed fact is searchable by
 // the next query, and a deleted node leaves the index in the deleting transaction. Every
 // revision stays indexed after it closes (the index is bitemporal; eligibility filters it).
-CREATE FULLTEXT INDEX recall_facts IF NOT EXISTS FOR (a:Assertion) ON EACH [a.recall_text]
+// Each also indexes the node's `scope`, and a search requires it (recall_facts.cypher): Lucene
+// then returns one tenant's matches instead of every tenant's. The indexes before that
+// (`recall_facts`, `recall_episodes`: text only) are dropped; the new ones fill from the nodes
+// already stored (no property changes), and awaitIndexes below waits for them.
+DROP INDEX recall_facts IF EXISTS;
+DROP INDEX recall_episodes IF EXISTS;
+CREATE FULLTEXT INDEX recall_facts_scoped IF NOT EXISTS FOR (a:Assertion)
+ON EACH [a.recall_text, a.scope]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: false}};
-CREATE FULLTEXT INDEX recall_episodes IF NOT EXISTS FOR (e:Episode) ON EACH [e.recall_text]
+CREATE FULLTEXT INDEX recall_episodes_scoped IF NOT EXISTS FOR (e:Episode)
+ON EACH [e.recall_text, e.scope]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: false}};
 CREATE INDEX episode_conversation IF NOT EXISTS FOR (e:Episode) ON (e.scope, e.channel);
 

@@ -26,7 +26,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kg_memory import IngestError, IngestRecord, Memory
+from kg_memory import IngestError, IngestRecord, Memory, WriterPolicy
+from kg_memory.services.ingestion import ingest_record
 from tests.conftest import EPOCH
 
 #: Surrogate keys a batch may assign differently; everything else must agree.
@@ -83,6 +84,10 @@ def _candidate(draw: st.DrawFn, n: int) -> dict[str, Any]:
         candidate["valid_from"] = (EPOCH + timedelta(days=draw(st.integers(0, 4)))).isoformat()
     if kind == "derived" and draw(st.booleans()):
         candidate["depends_on"] = [f"fact:{draw(st.sampled_from(SUBJECTS))}.tone"]
+    elif draw(st.integers(0, 4)) == 0:  # rests on an entity its owner may end (R1.cancelled)
+        candidate["depends_on"] = ["R1"]
+    if draw(st.integers(0, 5)) == 0:
+        candidate["qualifiers"] = {"project": "p1"}
     return candidate
 
 
@@ -107,6 +112,17 @@ def episodes(draw: st.DrawFn) -> list[dict[str, Any]]:
         if draw(st.integers(0, 4)) == 0:
             record["retractions"] = [{"subject": draw(st.sampled_from(SUBJECTS)),
                                       "predicate": draw(st.sampled_from(PREDICATES))}]
+        if draw(st.integers(0, 3)) == 0:  # an entity, maybe named, maybe claiming owners
+            record["entities"] = [{"entity_id": draw(st.sampled_from(["R1", "jo", "p1"])),
+                                   "name": draw(st.sampled_from([None, "Roma", "Jo"])),
+                                   "owners": draw(st.sampled_from([[], ["tool"], ["user"]]))}]
+            record["mentions"] = [record["entities"][0]["entity_id"]]
+        if draw(st.integers(0, 5)) == 0:  # the owner (or not) ends what rests on R1
+            record["events"] = [{"target": "R1", "name": "cancelled"}]
+        if draw(st.integers(0, 9)) == 0:  # identity resolution: not planned, run on its own
+            record["resolve"] = [{"key": "who", "name": "Jo"}]
+            record["assertions"] = [*record["assertions"], {
+                "subject": "@who", "predicate": "tone", "value": "calm", "kind": "stated"}]
         script.append(record)
     return script
 
@@ -114,6 +130,21 @@ def episodes(draw: st.DrawFn) -> list[dict[str, Any]]:
 def _one_by_one(path: Path, records: list[IngestRecord]) -> list[tuple[str, str]]:
     with Memory.open(path, clock=TickingClock()) as memory:
         return [(r.episode_id, r.status) for r in (memory.ingest(x) for x in records)]
+
+
+def _statement_by_statement(path: Path, records: list[IngestRecord], policy: WriterPolicy
+                            ) -> list[tuple[str, str]]:
+    """Each episode in a unit of work outside any batch: the store's direct path, which runs
+    every read and write as a statement at once (the planner's reference: what the embedded
+    store wrote before batches were planned, and still writes for a forget run)."""
+    found = []
+    with Memory.open(path, clock=TickingClock(), policy=policy) as memory:
+        secret = memory.store.secret
+        for record in records:
+            with memory.store.transaction(record.scope) as tx:
+                report = ingest_record(tx, record, memory.policy, secret, memory.channels)
+            found.append((report.episode_id, report.status))
+    return found
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -152,3 +183,22 @@ def test_a_bad_line_keeps_the_lines_before_it_exactly_as_one_by_one(
     assert raised.value.line == bad_at + 1
     assert acknowledged == expected
     assert dump(base / "batch.db") == dump(base / "single.db")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(script=episodes(), batch_size=st.sampled_from([1, 4, 500]), permissive=st.booleans())
+def test_a_planned_batch_writes_what_the_direct_path_writes(
+    tmp_path_factory: pytest.TempPathFactory, script: list[dict[str, Any]], batch_size: int,
+    permissive: bool,
+) -> None:
+    """The permissive policy admits every kind from every writer, so supersessions (inside
+    one episode too), derived facts and their retirement happen in nearly every script."""
+    base = tmp_path_factory.mktemp("direct")
+    policy = WriterPolicy.permissive() if permissive else WriterPolicy.default()
+    records = [IngestRecord.model_validate(r) for r in script]
+    expected = _statement_by_statement(base / "direct.db", records, policy)
+    with Memory.open(base / "batch.db", clock=TickingClock(), policy=policy) as memory:
+        reports = memory.ingest_many(records, batch_size=batch_size)
+    assert [(r.episode_id, r.status) for r in reports] == expected
+    assert dump(base / "batch.db") == dump(base / "direct.db")

@@ -22,28 +22,62 @@ def test_acknowledged_writes_survive_reopening(tmp_path: Path, clock: ManualCloc
         assert mem.asof(subject="ana").values() == ["vegetarian"]
 
 
-def test_a_crash_mid_episode_leaves_no_partial_episode(tmp_path: Path) -> None:
+#: Where the power goes out while the second episode is written: while the batch planner
+#: plans it, after the planner wrote its rows but before the commit, and inside the direct
+#: statement-by-statement unit of work (a forget run's; here driven by hand).
+_DYING = {
+    "planning": """
+        from kg_memory.store.sqlite.planned import PlannedUnit
+        original = PlannedUnit.insert_version
+        def dying(self, draft):
+            result = original(self, draft)
+            if draft.value == "fish":
+                os._exit(9)  # no rollback, no close: the power goes out
+            return result
+        PlannedUnit.insert_version = dying
+        mem.ingest(second)
+    """,
+    "flushed, not committed": """
+        from kg_memory.store.sqlite import batching
+        original = batching.flush
+        def dying(conn, plan):
+            original(conn, plan)
+            if any(w.version.value == "fish" for w in plan.journal.inserted.values()):
+                os._exit(9)
+        batching.flush = dying
+        mem.ingest(second)
+    """,
+    "statement by statement": """
+        from kg_memory.services.ingestion import ingest_record
+        from kg_memory.store.sqlite.tx import SqliteTransaction
+        original = SqliteTransaction.insert_version
+        def dying(self, draft):
+            result = original(self, draft)
+            if draft.value == "fish":
+                os._exit(9)
+            return result
+        SqliteTransaction.insert_version = dying
+        with mem.store.transaction(second.scope) as tx:
+            ingest_record(tx, second, mem.policy, mem.store.secret)
+    """,
+}
+
+
+@pytest.mark.parametrize("dying", sorted(_DYING))
+def test_a_crash_mid_episode_leaves_no_partial_episode(tmp_path: Path, dying: str) -> None:
     """A process dies inside a transaction; on reopen the episode is wholly absent and every
     episode committed before it is intact."""
     path = tmp_path / "m.db"
     script = textwrap.dedent(f"""
         import os
         from kg_memory import Memory
-        from kg_memory.store.sqlite.tx import SqliteTransaction
         from tests.conftest import day, episode, fact
 
         mem = Memory.open({str(path)!r})
         mem.ingest(episode("first", "user", day(0), assertions=[fact("ana", "diet", "veg")]))
-        original = SqliteTransaction.insert_version
-        def dying(self, draft):
-            result = original(self, draft)
-            if draft.value == "fish":
-                os._exit(9)  # no rollback, no close: the power goes out
-            return result
-        SqliteTransaction.insert_version = dying
-        mem.ingest(episode("second", "user", day(1), assertions=[
-            fact("ana", "diet", "fish"), fact("ana", "city", "Lyon")]))
-    """)
+        second = episode("second", "user", day(1), assertions=[
+            fact("ana", "diet", "fish"), fact("ana", "city", "Lyon")])
+    """) + textwrap.dedent(_DYING[dying])
     proc = subprocess.run(
         [sys.executable, "-c", script],
         cwd=Path(__file__).parents[1],

@@ -469,3 +469,37 @@ def test_an_unreachable_store_is_exit_3_not_a_traceback() -> None:
     assert done.stderr.startswith("error: StoreUnavailable: ")
     assert "Traceback" not in done.stderr
     assert done.stdout == ""  # stdout is the protocol's: nothing else may be written there
+
+
+def test_recall_shows_what_to_ask_again_instead_of_a_decayed_fact(
+    memory: Memory, clock: ManualClock
+) -> None:
+    """A diet not confirmed for 40 days (half-life 10: trust 0.06, floor 0.25) is not served;
+    the recall tool says so, by subject and predicate, so the agent asks instead of assuming."""
+    from kg_memory.domain.write_policy import PredicateRule, WritePolicy
+
+    memory.write_policy = WritePolicy(name="decay", rules=(
+        PredicateRule(predicates=("diet",), half_life_days=10),))
+    server = build_server(memory, scope="u1", source="user", clock=clock)
+
+    async def main() -> None:
+        async with Client(server) as client:
+            clock.now = day(0)
+            await call(client, "remember", content="Ana is vegetarian, Chez Lili is our place",
+                       facts=[fact("ana", "diet", "vegetarian"),
+                              fact("u1", "favourite", "Chez Lili")])
+            clock.now = day(40)
+            recalled = await call(client, "recall", query="what does Ana eat, her diet")
+            fresh = await call(client, "recall", query="favourite Chez Lili")
+        assert recalled["excluded"]["decayed_below_floor"] == 1
+        assert all(h.get("predicate") != "diet" for h in recalled["results"])
+        [ask] = recalled["ask_again"]
+        assert (ask["subject"], ask["predicate"]) == ("ana", "diet")
+        assert ask["half_life_days"] == 10
+        assert ask["age_days"] == pytest.approx(40, abs=0.5)
+        assert "ask again" in ask["reason"]
+        assert "vegetarian" not in json.dumps(ask)  # the stale value itself is not served
+        assert fresh["ask_again"] == []  # no half-life for favourites: served as usual
+        assert any(h.get("value") == "Chez Lili" for h in fresh["results"])
+
+    run(main)

@@ -229,7 +229,8 @@ def test_the_schema_file_splits_into_idempotent_statements() -> None:
     assert len(parts) >= 10
     for part in parts:
         assert ("IF NOT EXISTS" in part or part.startswith("CALL db.awaitIndexes")
-                or (part.startswith("DROP CONSTRAINT") and part.endswith("IF EXISTS")))
+                or (part.startswith(("DROP CONSTRAINT", "DROP INDEX"))
+                    and part.endswith("IF EXISTS")))
         assert "//" not in part
 
 

@@ -67,14 +67,20 @@ def test_forget_leaves_no_byte_of_an_erased_vector_in_the_store(tmp_path: Path) 
             [(blob,)] = raw.execute(
                 "SELECT r.vector FROM recall_vectors r JOIN versions v ON v.vid = r.vid "
                 "WHERE v.assertion_id = ?", (hit.id,)).fetchall()
+            [(sketch,)] = raw.execute(
+                "SELECT s.sketch FROM recall_sketches s JOIN versions v ON v.vid = s.vid "
+                "WHERE v.assertion_id = ?", (hit.id,)).fetchall()
             vectors = raw.execute("SELECT count(*) FROM recall_vectors").fetchone()[0]
-        assert vectors == 301  # every revision of the scope was filed
+            sketches = raw.execute("SELECT count(*) FROM recall_sketches").fetchone()[0]
+        assert vectors == sketches == 301  # every revision of the scope was filed
 
         # The whole vector, and its densest 64-byte slice (a sparse vector is mostly zero
         # floats, and zeros are everywhere in a file).
         start = max(range(0, len(blob) - 64, 4),
                     key=lambda i: sum(blob[j:j + 4] != bytes(4) for j in range(i, i + 64, 4)))
-        needles = (blob, blob[start:start + 64])
+        # The sketch too: 32 bytes of sign bits, as distinctive as the vector it summarises.
+        needles = (blob, blob[start:start + 64], sketch)
+        assert len(set(sketch)) > 8
         assert sum(blob[j:j + 4] != bytes(4) for j in range(start, start + 64, 4)) >= 4
 
         def files_with_vector() -> list[str]:
@@ -82,10 +88,12 @@ def test_forget_leaves_no_byte_of_an_erased_vector_in_the_store(tmp_path: Path) 
                     if any(n in p.read_bytes() for n in needles)]
 
         assert files_with_vector()  # it really was stored (so the scan can fail)
+        assert any(sketch in p.read_bytes() for p in store_dir.iterdir())
         assert memory.forget(f"episode:{episode_id}@u1").status == "complete"
         assert files_with_vector() == []
         with sqlite3.connect(store_dir / "m.db") as raw:
             assert raw.execute("SELECT count(*) FROM recall_vectors").fetchone()[0] == 300
+            assert raw.execute("SELECT count(*) FROM recall_sketches").fetchone()[0] == 300
         after = memory.recall("concise audits", scope="u1", include_episodes=False,
                               embedder=embedder)
         assert all(h.subject != "j17" for h in after.results)
@@ -116,7 +124,7 @@ def test_a_store_from_before_recall_is_indexed_by_migrate(tmp_path: Path) -> Non
 
     from kg_memory import StoreUnavailable
     from kg_memory.store.sqlite.recall_shards import SHARDS
-    from kg_memory.store.sqlite.schema import migrate
+    from kg_memory.store.sqlite.schema import SCHEMA_VERSION, migrate
 
     db = tmp_path / "m.db"
     clock = ManualClock(day(0))
@@ -136,7 +144,7 @@ def test_a_store_from_before_recall_is_indexed_by_migrate(tmp_path: Path) -> Non
         raw.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     with pytest.raises(StoreUnavailable, match="kg-memory migrate"):
         Memory.open(db, create=False)
-    assert migrate(db) == ("2", "4")
+    assert migrate(db) == ("2", SCHEMA_VERSION)
     clock.now = day(1)
     with Memory.open(db, clock=clock, create=False) as memory:
         answer = memory.recall("vegetarian", scope="u1")

@@ -1,13 +1,13 @@
-"""The embedded vector index on one large tenant: its list search against exact scoring.
+"""The embedded vector index on one large tenant: its sketch search against exact scoring.
 
-The bench workload's tenants hold a few dozen vectors each, fewer than one probe collects, so
-there the index scores every vector of a tenant and says nothing about its lists. This measures
-the lists where they matter: one tenant of ``facts`` revisions (values of three words drawn from
-a made-up vocabulary, so trigram vectors spread), embedded by
+The bench workload's tenants hold a few dozen vectors each, fewer than one shortlist, so there
+the index re-ranks every vector of a tenant exactly and says nothing about its sketches. This
+measures the sketches where they matter: one tenant of ``facts`` revisions (values of three
+words drawn from a made-up vocabulary, so trigram vectors spread), embedded by
 :class:`~kg_memory.domain.embedding.HashingEmbedder` into the store's index; then ``queries``
-two-word questions, each searched through the lists (``exact_below=0``) and exactly, in the
+two-word questions, each searched through the index (``exact_below=0``) and exactly, in the
 same process over the same stored vectors. Reported: both latencies, and recall@10 (the share
-of the exact top 10 that the list search returns).
+of the exact top 10 that the index search returns).
 
     python -m kg_memory.bench.vector_index [facts] [queries]
 """
@@ -36,7 +36,7 @@ _START = datetime(2026, 1, 5, tzinfo=UTC)
 class VectorIndexFigures(_Frozen):
     vectors: int
     queries: int
-    index: LatencyStats  # the list search (store.vector_candidates, k=10)
+    index: LatencyStats  # the index search (store.vector_candidates, k=10)
     exact: LatencyStats  # exact scoring of every vector of the tenant, same call
     index_vs_exact: float
     recall_at_10: float

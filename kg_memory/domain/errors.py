@@ -32,6 +32,7 @@ __all__ = [
     "StoreNeedsMigration",
     "StoreUnavailable",
     "TimeError",
+    "Unplanned",
     "WriteRefused",
 ]
 
@@ -182,6 +183,16 @@ class StoreBusy(StoreUnavailable):
     """
 
     retryable = True
+
+
+class Unplanned(StoreBusy):
+    """A store's batch planner met an operation it does not plan (identity documents, a
+    forget, a block) inside a planned unit of work.
+
+    Nothing of that unit was written: the store wrote the batch so far and runs the unit on its
+    own when it is run again, at once (the ingest paths do; there is nothing to wait for). A
+    :class:`StoreBusy`, so a caller that only knows "retry" still does the right thing.
+    """
 
 
 #: Exit code of :class:`StoreBusy`: 75 is ``EX_TEMPFAIL`` from sysexits.h ("try again later"),

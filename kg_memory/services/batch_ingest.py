@@ -2,10 +2,16 @@
 
 The use case behind ``Memory.ingest_many``, ``ingest_file`` and ``kg-memory ingest``. A batch is
 one :meth:`~kg_memory.store.protocol.Store.batch` (on SQLite one transaction and one disk sync;
-each episode inside a savepoint that succeeds or fails alone). Reports are held back until the
+each episode succeeds or fails alone). Reports are held back until the
 batch has committed and only then handed to ``on_report`` and the result, so an
 acknowledgement always means durable: a crash loses the batch in flight whole, and no one was
 told about any of it.
+
+A store that plans its batches (the embedded one, Neo4j) is told what the batch holds
+(:meth:`~kg_memory.store.protocol.Store.prepare`) and reads it in a few set-based statements;
+an episode its planner does not plan (:class:`~kg_memory.domain.errors.Unplanned`) is run
+again at once and the store runs it on its own. One episode (``Memory.ingest``) is a batch of
+one: :func:`ingest_one`, the same code.
 
 A store another writer holds (:class:`~kg_memory.domain.errors.StoreBusy`) is retried on the
 schedule of a :class:`~kg_memory.domain.backoff.Backoff`; nothing of a refused batch was
@@ -24,14 +30,14 @@ from typing import TypeVar
 
 from kg_memory.domain.backoff import Backoff
 from kg_memory.domain.channel import ChannelPolicy
-from kg_memory.domain.errors import StoreBusy
+from kg_memory.domain.errors import StoreBusy, Unplanned
 from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.record import IngestRecord
 from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services.ingestion import IngestReport, ingest_record
 from kg_memory.store.protocol import Store
 
-__all__ = ["ingest_batches", "retrying"]
+__all__ = ["ingest_batches", "ingest_one", "retrying"]
 
 _T = TypeVar("_T")
 
@@ -55,6 +61,36 @@ def retrying(attempt: Callable[[], _T], retry: Backoff, rng: random.Random) -> _
             tried += 1
 
 
+def _unit(store: Store, record: IngestRecord, policy: WriterPolicy, secret: bytes,
+          channels: ChannelPolicy | None, write_policy: WritePolicy | None) -> IngestReport:
+    """One episode's unit of work, run a second time, at once, when the store's planner gave
+    it back (nothing of it was written; the store then runs it on its own)."""
+    for attempt in (1, 2):
+        try:
+            with store.transaction(record.scope) as tx:
+                return ingest_record(tx, record, policy, secret, channels, write_policy)
+        except Unplanned:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def ingest_one(
+    store: Store,
+    record: IngestRecord,
+    *,
+    policy: WriterPolicy,
+    secret: bytes,
+    channels: ChannelPolicy | None = None,
+    write_policy: WritePolicy | None = None,
+) -> IngestReport:
+    """One episode as a batch of one: durable when this returns. Not retried: a store another
+    writer holds raises :class:`~kg_memory.domain.errors.StoreBusy`, nothing written."""
+    with store.batch():
+        store.prepare([record], secret)
+        return _unit(store, record, policy, secret, channels, write_policy)
+
+
 def ingest_batches(
     store: Store,
     records: Iterable[IngestRecord],
@@ -71,8 +107,7 @@ def ingest_batches(
     """Ingest ``records`` in batches of ``batch_size``; see the module docstring."""
 
     def one(record: IngestRecord) -> IngestReport:
-        with store.transaction(record.scope) as tx:
-            return ingest_record(tx, record, policy, secret, channels, write_policy)
+        return _unit(store, record, policy, secret, channels, write_policy)
 
     reports: list[IngestReport] = []
     iterator = iter(records)

@@ -21,7 +21,6 @@ All of it happens inside the caller's transaction, so a failure leaves no partia
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
@@ -40,6 +39,7 @@ from kg_memory.domain.errors import (
 )
 from kg_memory.domain.forgetting import content_key, operation_key
 from kg_memory.domain.gate import WriterPolicy, admit, may_end, owners_of
+from kg_memory.domain.ids import assertion_id_for, episode_id_for
 from kg_memory.domain.instant import UtcDatetime
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Assertion, EdgeType, EndReason, Entity, Episode
@@ -65,20 +65,6 @@ __all__ = [
     "episode_id_for",
     "ingest_record",
 ]
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
-
-
-def episode_id_for(scope: str, operation_id: str) -> str:
-    """Episode ids derive from the scope and operation id, so a redelivery names the same
-    episode, and another tenant's use of the same operation id names a different one."""
-    return f"ep_{_digest(f'{scope}{chr(31)}{operation_id}')}"
-
-
-def assertion_id_for(episode_id: str, index: int) -> str:
-    return f"as_{_digest(f'{episode_id}/{index}')}"
 
 
 class IngestReport(BaseModel):

@@ -35,7 +35,8 @@ from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.model import Channel
 from kg_memory.domain.record import IngestRecord, parse_record
 from kg_memory.domain.write_policy import WritePolicy
-from kg_memory.services.ingestion import IngestReport, ingest_record
+from kg_memory.services.batch_ingest import ingest_one
+from kg_memory.services.ingestion import IngestReport
 from kg_memory.store.protocol import Store
 
 __all__ = ["Inlet"]
@@ -89,6 +90,5 @@ class Inlet:
         if self.scope is not None and record.scope != self.scope:
             raise ScopeError(f"this inlet writes to scope {self.scope!r}; the payload names "
                              f"{record.scope!r}")
-        with self._store.transaction(record.scope) as tx:
-            return ingest_record(tx, record, self._policy, self._secret, self._bound,
-                                 self._write_policy)
+        return ingest_one(self._store, record, policy=self._policy, secret=self._secret,
+                          channels=self._bound, write_policy=self._write_policy)

@@ -47,14 +47,14 @@ from kg_memory.domain.precondition import slot_tag
 from kg_memory.domain.record import IngestRecord, read_numbered
 from kg_memory.domain.result import AsOfAnswer, HistoryEntry
 from kg_memory.domain.write_policy import WritePolicy
-from kg_memory.services.batch_ingest import ingest_batches
+from kg_memory.services.batch_ingest import ingest_batches, ingest_one
 from kg_memory.services.check import check as check_store
 from kg_memory.services.entities import EntityMethods
 from kg_memory.services.forget_run import ForgetReport, forget
 from kg_memory.services.identity import (
     SAME_AS,
 )
-from kg_memory.services.ingestion import IngestReport, ingest_record
+from kg_memory.services.ingestion import IngestReport
 from kg_memory.services.inlet import Inlet
 from kg_memory.services.lineage import Direction, lineage_graph, node_scope, scoped_node
 from kg_memory.services.policy_views import PolicyViews
@@ -159,17 +159,16 @@ class Memory(Recalling, PolicyViews, EntityMethods):
     # -- writes ----------------------------------------------------------------------------
 
     def ingest(self, record: IngestRecord) -> IngestReport:
-        """Write one episode in its own transaction; durable when this returns.
+        """Write one episode in its own transaction; durable when this returns (a batch of
+        one: the same code as :meth:`ingest_many`).
 
         Raises :class:`~kg_memory.domain.errors.StoreBusy` (nothing written) when another
         writer held the lock past the busy timeout, and
         :class:`~kg_memory.domain.errors.ConcurrencyError` (nothing written) when an
         ``if_match`` precondition no longer holds.
         """
-        secret = self._secret
-        with self.store.transaction(record.scope) as tx:
-            return ingest_record(tx, record, self.policy, secret, self.channels,
-                                 self.write_policy)
+        return ingest_one(self.store, record, policy=self.policy, secret=self._secret,
+                          channels=self.channels, write_policy=self.write_policy)
 
     def inlet(self, source: str, channel: Channel | str, *, scope: str | None = None) -> Inlet:
         """An authenticated channel into this memory: records ingested through it are from
@@ -196,9 +195,11 @@ class Memory(Recalling, PolicyViews, EntityMethods):
     ) -> list[IngestReport]:
         """Write many episodes, each atomic on its own, committed durably every ``batch_size``.
 
-        **The batching contract.** Episodes are written in batches: on the embedded store one
-        transaction per batch of ``batch_size`` (one disk sync), each episode inside it a
-        savepoint that succeeds or fails alone; on Neo4j each episode commits on its own. An
+        **The batching contract.** Episodes are written in batches of ``batch_size``, one
+        transaction (on the embedded store one disk sync) each. The store plans a batch: it
+        reads what the batch touches in a few set-based statements, runs each episode's rules
+        in memory in order (a later episode sees the earlier ones' effects) and writes each
+        table once at the end; each episode still succeeds or fails alone. An
         episode is *acknowledged*, meaning passed to ``on_report`` and put in the returned
         list, only after the commit that made it durable returned. So a crash can lose only
         episodes nobody was told about; the batch in flight is lost whole, never in part, and

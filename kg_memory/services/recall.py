@@ -178,23 +178,27 @@ def _fact_hit(fact: Assertion, supports: tuple[Support, ...], ranked: Ranked,
         historical_only=historical, context=(), score=ranked.components())
 
 
-def _neighbours(store: Store, episode: Episode, request: RecallRequest,
-                context: RecallContext) -> tuple[RecalledEpisode, ...]:
-    if request.context_size < 1:
-        return ()
+def _neighbours(store: Store, episodes: list[Episode], request: RecallRequest,
+                context: RecallContext) -> dict[str, tuple[RecalledEpisode, ...]]:
+    """Each shown message's neighbours in its conversation, by episode id, in one store call."""
+    if request.context_size < 1 or not episodes:
+        return {}
     # A chat is one conversation whoever speaks in it; any other channel is one per source.
-    query = ConversationQuery(
-        scope=episode.scope, channel=episode.channel.value,
-        source=None if episode.channel is Channel.CHAT else episode.source,
-        around=episode.occurred_at, episode_id=episode.episode_id, known_at=request.known_at,
-        size=request.context_size)
-    return tuple(
-        RecalledEpisode(episode_id=e.episode_id, source=e.source, channel=e.channel.value,
-                        content=e.content, occurred_at=e.occurred_at, label=episode_label(e)[0])
-        for e in store.conversation(query) if episode_exclusion(e, context) is None)
+    queries = [ConversationQuery(
+        scope=e.scope, channel=e.channel.value,
+        source=None if e.channel is Channel.CHAT else e.source,
+        around=e.occurred_at, episode_id=e.episode_id, known_at=request.known_at,
+        size=request.context_size) for e in episodes]
+    return {
+        episode.episode_id: tuple(
+            RecalledEpisode(episode_id=e.episode_id, source=e.source, channel=e.channel.value,
+                            content=e.content, occurred_at=e.occurred_at,
+                            label=episode_label(e)[0])
+            for e in around if episode_exclusion(e, context) is None)
+        for episode, around in zip(episodes, store.conversations(queries), strict=True)}
 
 
-def _episode_hit(store: Store, episode: Episode, ranked: Ranked, request: RecallRequest,
+def _episode_hit(episode: Episode, ranked: Ranked, neighbours: tuple[RecalledEpisode, ...],
                  context: RecallContext) -> RecallHit:
     label, own = episode_label(episode)
     supports = (trusted(Support, {"episode_id": episode.episode_id, "source": episode.source,
@@ -206,8 +210,7 @@ def _episode_hit(store: Store, episode: Episode, ranked: Ranked, request: Recall
         writer=episode.source, valid=Interval(start=episode.occurred_at),
         system=Interval(start=episode.recorded_at), supported_by=supports,
         eligible_because=episode_reasons(episode, context), label=label, own_words=own,
-        historical_only=False, context=_neighbours(store, episode, request, context),
-        score=ranked.components())
+        historical_only=False, context=neighbours, score=ranked.components())
 
 
 def _decayed(store: Store, facts: list[Assertion], request: RecallRequest
@@ -336,13 +339,18 @@ def recall(store: Store, request: RecallRequest) -> RecallAnswer:
         # Equal scores: a fact (distilled, supported) before the raw message it came from.
         ranked.sort(key=lambda r: (-r.score, not r.key.startswith("fact:"), r.key))
 
+        shown = ranked[:request.limit]
+        around = _neighbours(store, [episode_by_key[r.key] for r in shown
+                                     if r.key not in by_key], request, context)
         hits = []
-        for r in ranked[:request.limit]:
+        for r in shown:
             if r.key in by_key:
                 fact = by_key[r.key]
                 hits.append(_fact_hit(fact, supports.get(fact.assertion_id, ()), r, context))
             else:
-                hits.append(_episode_hit(store, episode_by_key[r.key], r, request, context))
+                episode = episode_by_key[r.key]
+                hits.append(_episode_hit(episode, r, around.get(episode.episode_id, ()),
+                                         context))
     except StoreBusy:
         raise  # busy, not broken: the caller retries later (exit 75), as for every other read
     except StoreUnavailable as exc:

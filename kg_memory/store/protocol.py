@@ -367,8 +367,9 @@ class Store(Protocol):
     def recall_candidates(self, probe: RecallProbe) -> RecallCandidates:
         """Every indexed record of the probe's scope matching any term, and corpus statistics."""
 
-    def conversation(self, query: ConversationQuery) -> list[Episode]:
-        """Up to ``size`` episodes before and ``size`` after ``around``, oldest first."""
+    def conversations(self, queries: Sequence[ConversationQuery]) -> list[list[Episode]]:
+        """For each query, up to ``size`` episodes before and ``size`` after ``around``, oldest
+        first (one answer per query, in order: one round trip for a whole answer's messages)."""
 
     # Recall's vector index: vectors are made by the caller's embedder and kept by the store,
     # in one vector space (``name/dimensions``) per store; forget erases them with their rows.

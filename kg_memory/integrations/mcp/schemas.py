@@ -16,6 +16,7 @@ from kg_memory import Fact, HistoryEntry, Kind, Resolved, ScopeLabel
 
 __all__ = [
     "AsOfView",
+    "AskAgainView",
     "DecisionView",
     "EffectView",
     "EntitiesView",
@@ -202,6 +203,20 @@ class RecallHit(_View):
     score: float
 
 
+class AskAgainView(_View):
+    """A matching fact recall would not serve: not confirmed for so long that its trust fell
+    below its floor (the write policy's half-life). Ask the user before relying on it."""
+
+    assertion_id: str
+    revision: int
+    subject: str
+    predicate: str
+    last_confirmed: datetime
+    age_days: float
+    half_life_days: float
+    reason: str
+
+
 class RecallView(_View):
     query: str
     status: Literal["ok", "empty"] = Field(description=(
@@ -214,6 +229,9 @@ class RecallView(_View):
         "Matching records kept out before ranking, per eligibility rule (stale, not yet "
         "known, blocked, ...)."))
     results: list[RecallHit]
+    ask_again: list[AskAgainView] = Field(description=(
+        "Matching facts too long unconfirmed to serve (their value is not shown): ask the "
+        "user again instead of assuming them."))
 
 
 class RevisionView(_View):

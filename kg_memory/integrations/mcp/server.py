@@ -180,7 +180,8 @@ def build_server(
         limit: Annotated[int, Field(ge=1, le=100)] = 10,
     ) -> RecallView:
         """The facts that bear on a request: only what holds at `at` as known at `known_at`
-        (nothing superseded, retired or forgotten), best match first."""
+        (nothing superseded, retired or forgotten), best match first. `ask_again` lists the
+        matching facts too long unconfirmed to serve: ask the user instead of assuming."""
         return await run(lambda: bound.recall(query, subject=subject, at=at,
                                               known_at=known_at, limit=limit))
 

@@ -36,6 +36,7 @@ from kg_memory import (
     system_clock,
 )
 from kg_memory.integrations.mcp.schemas import (
+    AskAgainView,
     AsOfView,
     DecisionView,
     EffectView,
@@ -220,7 +221,13 @@ class BoundMemory:
         return RecallView(query=query, status="ok" if hits else "empty",
                           method=f"kg-memory recall ({answer.mode})", at=answer.at,
                           known_at=answer.known_at, eligible=answer.eligible,
-                          excluded=dict(answer.excluded), results=hits)
+                          excluded=dict(answer.excluded), results=hits,
+                          ask_again=[AskAgainView(
+                              assertion_id=a.assertion_id, revision=a.revision,
+                              subject=a.subject, predicate=a.predicate,
+                              last_confirmed=a.last_confirmed, age_days=round(a.age_days, 2),
+                              half_life_days=a.half_life_days, reason=a.reason)
+                              for a in answer.ask_again])
 
     def history(self, subject: str, predicate: str | None = None) -> HistoryView:
         entries = self.tenant.history(subject, predicate)

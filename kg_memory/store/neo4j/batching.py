@@ -108,6 +108,7 @@ class Batching:
     @contextmanager
     def _planned(self, scope: str) -> Iterator[BufferedUnit]:
         plan = self._open_plan()
+        before = plan.now
         now = plan.next_time(instant(self._clock()))
         unit = BufferedUnit(plan, now, scope)
         try:
@@ -116,7 +117,13 @@ class Batching:
         except Unbatched:
             # Nothing of this unit was planned: write the batch so far, then the store runs
             # the unit again (Unbatched is retryable) in a transaction of its own.
+            plan.now = before
             self._end_plan()
             self._solo_next = True
+            raise
+        except BaseException:
+            # A unit that fails wrote nothing: its system time is free again, as after a
+            # rolled-back transaction (a retried if_match write is then seen at the same clock).
+            plan.now = before
             raise
         plan.journal.merge(unit.journal)

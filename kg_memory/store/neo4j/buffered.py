@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, NoReturn
 
 from kg_memory.domain.change import Closure, Draft, PlannedEdge
-from kg_memory.domain.errors import StoreBusy, StoreUnavailable
+from kg_memory.domain.errors import StoreUnavailable, Unplanned
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import (
     Activity,
@@ -38,11 +38,9 @@ from kg_memory.store.protocol import Slot
 __all__ = ["BufferedUnit", "Unbatched"]
 
 
-class Unbatched(StoreBusy):
+class Unbatched(Unplanned):
     """An operation the batch planner does not plan. Nothing of the unit was written; the
     store commits the batch so far and runs the unit again on its own (so it is retryable)."""
-
-    retryable = True
 
 
 def _by_valid(v: Assertion) -> tuple[datetime, str, int]:

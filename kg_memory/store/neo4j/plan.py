@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from pydantic_core import PydanticSerializationError
+
 from kg_memory.domain.dependency import parse_fact_ref
 from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.forgetting import content_key, operation_key
@@ -328,6 +330,10 @@ def prefetch_records(plan: BatchPlan, records: Iterable[IngestRecord], secret: b
     blocks, in one query per kind."""
     operations, tombstones, entities, slots, dependents, scopes = [], [], [], [], [], []
     for r in records:
+        try:
+            r.payload_hash()
+        except (PydanticSerializationError, UnicodeEncodeError):
+            continue  # a lone surrogate the driver cannot send: the write path refuses it
         scope = r.scope
         operations.append((scope, r.operation_id))
         tombstones.append(operation_key(secret, scope, r.operation_id))

@@ -24,8 +24,9 @@ __all__ = [
     "MAX_TERMS",
     "RecallReads",
     "backfill",
-    "conversation",
+    "conversations",
     "index_report",
+    "lucene_query",
     "put_vectors",
     "recall_candidates",
     "vector_backlog",
@@ -38,9 +39,27 @@ Read = Callable[..., list[dict[str, Any]]]
 MAX_TERMS = 64
 
 
+def lucene_query(scope: str, terms: Sequence[str]) -> str:
+    """The full-text query for ``terms`` in ``scope``: any term in ``recall_text``, and the
+    scope in the ``scope`` field (an empty string when there is no term).
+
+    Terms are letters and digits only (recall_text.tokens): no Lucene syntax to escape. The
+    scope is any text, so it is a quoted phrase with its quote and backslash escaped; the
+    index splits it on whitespace as it does the query, so the phrase matches the scope's own
+    node (and possibly a longer scope containing it: the query's exact test removes those). A
+    scope of whitespace only has no word to require, so only the exact test applies.
+    """
+    if not terms:
+        return ""
+    query = f"recall_text:({' OR '.join(terms[:MAX_TERMS])})"
+    if not scope.split():
+        return query
+    phrase = scope.replace("\\", "\\\\").replace('"', '\\"')
+    return f'scope:"{phrase}" AND {query}'
+
+
 def recall_candidates(_read: Read, probe: RecallProbe) -> RecallCandidates:
-    # Terms are letters and digits only (recall_text.tokens): no Lucene syntax to escape.
-    query = " OR ".join(probe.terms[:MAX_TERMS])
+    query = lucene_query(probe.scope, probe.terms)
     known = instant(probe.known_at)
     found: dict[str, Any] = {}
     if probe.facts and query:
@@ -58,12 +77,21 @@ def recall_candidates(_read: Read, probe: RecallProbe) -> RecallCandidates:
     return RecallCandidates(**found)
 
 
-def conversation(_read: Read, query: ConversationQuery) -> list[Episode]:
-    rows = _read(
-        "recall_conversation", scope=query.scope, channel=query.channel, source=query.source,
-        around=instant(query.around), episode_id=query.episode_id,
-        known=instant(query.known_at), size=query.size)
-    return [episode_from_props(r["episode"]) for r in rows]
+def conversations(_read: Read, queries: Sequence[ConversationQuery]) -> list[list[Episode]]:
+    """Every query's neighbours in one round trip (``known_at`` and ``size`` are one answer's,
+    so shared; queries that differ in them are grouped)."""
+    answers: list[list[Episode]] = [[] for _ in queries]
+    groups: dict[tuple[Any, int], list[int]] = {}
+    for i, q in enumerate(queries):
+        groups.setdefault((instant(q.known_at), q.size), []).append(i)
+    for (known, size), members in groups.items():
+        rows = _read("recall_conversations", known=known, size=size, queries=[
+            {"i": i, "scope": queries[i].scope, "channel": queries[i].channel,
+             "source": queries[i].source, "around": instant(queries[i].around),
+             "episode_id": queries[i].episode_id} for i in members])
+        for r in rows:
+            answers[int(r["i"])].append(episode_from_props(r["episode"]))
+    return answers
 
 
 def index_report(_read: Read, location: str) -> dict[str, Any]:
@@ -81,7 +109,7 @@ def index_report(_read: Read, location: str) -> dict[str, Any]:
         return {**report, "status": "incomplete", "reason": str(exc)}
     report["indexes"] = {r["name"]: r["state"] for r in rows}
     bad = sorted(r["name"] for r in rows if r["state"] != "ONLINE" or r["eventual"])
-    missing = sorted({"recall_facts", "recall_episodes"} - set(report["indexes"]))
+    missing = sorted({"recall_facts_scoped", "recall_episodes_scoped"} - set(report["indexes"]))
     if bad or missing:
         return {**report, "status": "incomplete",
                 "reason": f"index not online or eventually consistent: {bad + missing}"}
@@ -195,8 +223,8 @@ class RecallReads:
     def recall_candidates(self, probe: RecallProbe) -> RecallCandidates:
         return recall_candidates(self._read, probe)
 
-    def conversation(self, query: ConversationQuery) -> list[Episode]:
-        return conversation(self._read, query)
+    def conversations(self, queries: Sequence[ConversationQuery]) -> list[list[Episode]]:
+        return conversations(self._read, queries) if queries else []
 
     def vector_backlog(self, scope: str, space: str, limit: int) -> list[VectorDoc]:
         return vector_backlog(self._read, scope, space, limit)

@@ -226,11 +226,13 @@ class Neo4jStore(Batching, RecallReads, Audits):
             return report
 
     def wipe(self) -> None:
-        """Delete every node and relationship (tests share Community's one database)."""
+        """Delete every node and relationship (tests share Community's one database), and the
+        vector index, whose dimensions were the last embedder's."""
         with self._lock:
             if self._active is not None:
                 raise RuntimeError("cannot wipe the store inside a transaction")
             self._read("wipe")
+            self._read("recall_vector_drop")
             self._secret = None
             self._erased.clear()
             self._erased_entities.clear()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Sequence
 from typing import Any
 
 from kg_memory.domain.instant import to_micros
@@ -250,11 +251,11 @@ def search(conn: sqlite3.Connection, location: str, probe: RecallProbe,
         raise store_error(exc, f"cannot search {location}") from exc
 
 
-def neighbours(conn: sqlite3.Connection, location: str, query: ConversationQuery
-               ) -> list[Episode]:
-    """:func:`conversation`, a failure as kg-memory's error."""
+def neighbours(conn: sqlite3.Connection, location: str,
+               queries: Sequence[ConversationQuery]) -> list[list[Episode]]:
+    """:func:`conversation` for each query, a failure as kg-memory's error."""
     try:
-        return conversation(conn, query)
+        return [conversation(conn, query) for query in queries]
     except sqlite3.Error as exc:
         raise store_error(exc, f"cannot read {location}") from exc
 
@@ -314,5 +315,5 @@ class RecallReads:
     def recall_candidates(self, probe: RecallProbe) -> RecallCandidates:
         return search(self._conn, self.location, probe, self._batch_time)
 
-    def conversation(self, query: ConversationQuery) -> list[Episode]:
-        return neighbours(self._conn, self.location, query)
+    def conversations(self, queries: Sequence[ConversationQuery]) -> list[list[Episode]]:
+        return neighbours(self._conn, self.location, queries)

@@ -445,8 +445,11 @@ CREATE TABLE IF NOT EXISTS recall_vector_scopes (scope TEXT PRIMARY KEY) WITHOUT
 CREATE TABLE IF NOT EXISTS recall_vector_backlog (vid INTEGER PRIMARY KEY, scope TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS recall_vector_backlog_scope ON recall_vector_backlog (scope);
 CREATE TABLE IF NOT EXISTS recall_vectors (
-    vid INTEGER PRIMARY KEY, scope TEXT NOT NULL, list INTEGER NOT NULL, vector BLOB NOT NULL);
-CREATE INDEX IF NOT EXISTS recall_vectors_list ON recall_vectors (scope, list);
+    vid INTEGER PRIMARY KEY, scope TEXT NOT NULL, vector BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS recall_sketches (
+    scope TEXT NOT NULL, vid INTEGER NOT NULL, sys_from INTEGER NOT NULL, sys_to INTEGER,
+    valid_from INTEGER NOT NULL, valid_to INTEGER, sketch BLOB NOT NULL,
+    PRIMARY KEY (scope, vid)) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS recall_vectors_doc AFTER INSERT ON recall_fact_docs
 BEGIN
     DELETE FROM recall_vectors WHERE vid = NEW.vid;
@@ -463,5 +466,14 @@ CREATE TRIGGER IF NOT EXISTS recall_vectors_del AFTER DELETE ON versions
 BEGIN
     DELETE FROM recall_vectors WHERE vid = OLD.vid;
     DELETE FROM recall_vector_backlog WHERE vid = OLD.vid;
+END;
+CREATE TRIGGER IF NOT EXISTS recall_sketches_del AFTER DELETE ON recall_vectors
+BEGIN
+    DELETE FROM recall_sketches WHERE scope = OLD.scope AND vid = OLD.vid;
+END;
+CREATE TRIGGER IF NOT EXISTS recall_sketches_close AFTER UPDATE OF sys_to, valid_to ON versions
+BEGIN
+    UPDATE recall_sketches SET sys_to = NEW.sys_to, valid_to = NEW.valid_to
+    WHERE scope = NEW.scope AND vid = NEW.vid;
 END;
 

@@ -115,13 +115,19 @@ END;
 #: its first hybrid recall; from then on every revision indexed for it (written, re-indexed
 #: after a rename, migrated) waits in the backlog until the next recall embeds it, and a
 #: vector leaves with its index row (a forget, a re-index), in the same transaction.
+#: Schema 5: each vector's sign sketch, clustered by scope beside a copy of its revision's
+#: intervals (kept current by ``recall_sketches_close``), so a search reads one narrow table
+#: in scope order instead of every vector joined to its revision.
 VECTOR_DDL = """
 CREATE TABLE IF NOT EXISTS recall_vector_scopes (scope TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS recall_vector_backlog (vid INTEGER PRIMARY KEY, scope TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS recall_vector_backlog_scope ON recall_vector_backlog (scope);
 CREATE TABLE IF NOT EXISTS recall_vectors (
-    vid INTEGER PRIMARY KEY, scope TEXT NOT NULL, list INTEGER NOT NULL, vector BLOB NOT NULL);
-CREATE INDEX IF NOT EXISTS recall_vectors_list ON recall_vectors (scope, list);
+    vid INTEGER PRIMARY KEY, scope TEXT NOT NULL, vector BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS recall_sketches (
+    scope TEXT NOT NULL, vid INTEGER NOT NULL, sys_from INTEGER NOT NULL, sys_to INTEGER,
+    valid_from INTEGER NOT NULL, valid_to INTEGER, sketch BLOB NOT NULL,
+    PRIMARY KEY (scope, vid)) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS recall_vectors_doc AFTER INSERT ON recall_fact_docs
 BEGIN
     DELETE FROM recall_vectors WHERE vid = NEW.vid;
@@ -138,6 +144,15 @@ CREATE TRIGGER IF NOT EXISTS recall_vectors_del AFTER DELETE ON versions
 BEGIN
     DELETE FROM recall_vectors WHERE vid = OLD.vid;
     DELETE FROM recall_vector_backlog WHERE vid = OLD.vid;
+END;
+CREATE TRIGGER IF NOT EXISTS recall_sketches_del AFTER DELETE ON recall_vectors
+BEGIN
+    DELETE FROM recall_sketches WHERE scope = OLD.scope AND vid = OLD.vid;
+END;
+CREATE TRIGGER IF NOT EXISTS recall_sketches_close AFTER UPDATE OF sys_to, valid_to ON versions
+BEGIN
+    UPDATE recall_sketches SET sys_to = NEW.sys_to, valid_to = NEW.valid_to
+    WHERE scope = NEW.scope AND vid = NEW.vid;
 END;
 """
 

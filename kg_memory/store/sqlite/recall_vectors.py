@@ -1,19 +1,23 @@
-"""The embedded store's vector index: random-hyperplane lists in the store's own SQLite file.
+"""The embedded store's vector index: sign sketches and exact re-ranking in the store's file.
 
 This Python's SQLite (3.40, no ``load_extension``) cannot load sqlite-vec, so the index is
 plain tables (``recall.sql``): each revision's unit vector as a float32 BLOB in
-``recall_vectors``, filed under one of :data:`LISTS` lists by the signs of its projections on
-:data:`BITS` fixed random hyperplanes (seeded by the dimensions: no training, nothing learnt
-from the data, so a list carries no trace of a forgotten vector). A search
+``recall_vectors``, and its *sketch* in ``recall_sketches``: the signs of its projections on
+:data:`SKETCH_BITS` fixed random directions (seeded by the dimensions: nothing is trained or
+learnt from the data, so nothing in the index carries a trace of a forgotten vector), packed
+into a BLOB, clustered by scope beside a copy of the revision's intervals. A search
 
-1. scores every vector of the scope exactly when it holds at most ``exact_below`` of them;
-2. otherwise visits the scope's lists cheapest first (query-directed multi-probe: a list costs
-   the sum of ``|projection|`` over the bits it differs from the query's code) until it has
-   collected enough vectors, and scores those with numpy;
+1. reads the sketches of the scope's revisions believed at ``known_at`` and valid at ``at``
+   (one narrow table in key order: a stale vector is never a candidate);
+2. scores each sketch against the query asymmetrically: the sum of the query's projections,
+   signed by the sketch's bits (a table lookup per byte), which tracks cosine far better than
+   the Hamming distance between two sketches because the query keeps its magnitudes;
+3. re-ranks the best :data:`SHORTLIST` (at least ``4k``) by exact cosine over their stored
+   vectors, and returns the top ``k``.
 
-restricted in SQL to revisions believed at ``known_at`` and valid at ``at``, so a stale vector
-is never ranked. Vectors live in the same file and transactions as every other row: triggers
-delete a vector with its revision or its index row (forget, re-index), ``secure_delete`` zeroes
+A scope with at most ``exact_below`` eligible vectors skips step 2 (every one is re-ranked).
+Vectors live in the same file and transactions as every other row: triggers delete a vector
+and its sketch with its revision or its index row (forget, re-index), ``secure_delete`` zeroes
 the freed pages, and the scrub's byte scan covers these tables like the rest.
 """
 
@@ -34,36 +38,39 @@ from kg_memory.store.sqlite.recall_shards import facts_table, shard
 from kg_memory.store.sqlite.rows import VERSION_COLUMNS, version_from_row
 
 __all__ = [
-    "BITS",
-    "LISTS",
+    "SHORTLIST",
+    "SKETCH_BITS",
     "VectorReads",
     "backlog",
     "candidates",
-    "list_of",
-    "probe_order",
     "put",
+    "sketch_of",
     "space_of",
     "unit",
+    "upgrade",
 ]
 
-BITS = 8
-LISTS = 1 << BITS
-#: How many vectors a probe collects (at least, and at least 4k) before it stops visiting lists.
-PROBE_TARGET = 2048
+#: Sign bits per sketch (32 bytes): with the query scored asymmetrically, the exact top 10
+#: of a 20,000-vector tenant is among the best 256 sketches (``kg_memory.bench.vector_index``).
+SKETCH_BITS = 256
+#: How many of the best sketches (at least ``4k``) are re-ranked by exact cosine.
+SHORTLIST = 256
 _SPACE = "recall_vector_space"
 
 Vec = npt.NDArray[np.float32]
 
 
 @cache
-def _planes(dimensions: int) -> Vec:
+def _directions(dimensions: int) -> Vec:
     return np.random.default_rng(7_919 + dimensions).standard_normal(
-        (BITS, dimensions)).astype(np.float32)
+        (SKETCH_BITS, dimensions)).astype(np.float32)
 
 
 @cache
-def _codes() -> npt.NDArray[np.bool_]:
-    return ((np.arange(LISTS)[:, None] >> np.arange(BITS)) & 1).astype(bool)
+def _byte_signs() -> Vec:
+    """``[b, i]``: +1 when bit ``i`` of byte value ``b`` is set, else -1 (little bit order)."""
+    bits = (np.arange(256)[:, None] >> np.arange(8)) & 1
+    return (2 * bits - 1).astype(np.float32)
 
 
 def unit(vector: Sequence[float]) -> Vec:
@@ -73,18 +80,21 @@ def unit(vector: Sequence[float]) -> Vec:
     return v / norm if norm else v
 
 
-def list_of(v: Vec) -> int:
-    """The list of a unit vector: bit ``i`` set when it lies on hyperplane ``i``'s positive side."""
-    bits = (_planes(v.shape[0]) @ v) > 0
-    return int(np.sum(bits.astype(np.int64) << np.arange(BITS)))
+def sketch_of(v: Vec) -> bytes:
+    """A vector's sketch: bit ``i`` set when it lies on direction ``i``'s positive side."""
+    return np.packbits((_directions(v.shape[0]) @ v) > 0, bitorder="little").tobytes()
 
 
-def probe_order(v: Vec) -> list[int]:
-    """Every list, the likeliest to hold ``v``'s neighbours first."""
-    projection = _planes(v.shape[0]) @ v
-    differs = _codes() != (projection > 0)
-    cost = differs @ np.abs(projection)
-    return [int(i) for i in np.argsort(cost, kind="stable")]
+def _sketch_scores(query: Vec, sketches: bytes, count: int) -> Vec:
+    """Each sketch's asymmetric score against ``query``: ``sum_i proj_i * sign_i``.
+
+    A per-byte table (32 bytes x 256 values) turns the sum into 32 lookups per sketch."""
+    per_byte = SKETCH_BITS // 8
+    table = (_directions(query.shape[0]) @ query).reshape(per_byte, 8) @ _byte_signs().T
+    codes = np.frombuffer(sketches, dtype=np.uint8).reshape(count, per_byte)
+    flat = codes.astype(np.intp) + (np.arange(per_byte, dtype=np.intp) * 256)
+    scores: Vec = np.take(table.ravel(), flat).sum(axis=1, dtype=np.float32)
+    return scores
 
 
 def space_of(conn: sqlite3.Connection) -> str | None:
@@ -158,7 +168,7 @@ def backlog(conn: sqlite3.Connection, location: str, scope: str, space: str, lim
 
 def put(conn: sqlite3.Connection, location: str, scope: str, space: str,
         vectors: Sequence[tuple[VectorDoc, Sequence[float]]]) -> None:
-    """File each vector under its list; only revisions of ``scope`` still in its backlog are
+    """File each vector and its sketch; only revisions of ``scope`` still in its backlog are
     written (a revision forgotten meanwhile, or another tenant's, is skipped)."""
     if not vectors:
         return
@@ -166,42 +176,60 @@ def put(conn: sqlite3.Connection, location: str, scope: str, space: str,
         _check(conn, space)
     except sqlite3.Error as exc:
         raise store_error(exc, f"cannot read {location}") from exc
-    rows = []
+    rows, sketches = [], []
     for doc, vector in vectors:
         v = unit(vector)
-        rows.append((list_of(v), v.astype("<f4").tobytes(), doc.assertion_id, doc.revision,
-                     scope))
+        rows.append((v.astype("<f4").tobytes(), doc.assertion_id, doc.revision, scope))
+        sketches.append((sketch_of(v), doc.assertion_id, doc.revision, scope))
+    # The sketch first: it is filed only while its revision waits in the backlog, which the
+    # vector's own statement then empties.
     _transact(conn, location, [
         ("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", (_SPACE, space))], [
-        ("INSERT OR REPLACE INTO recall_vectors (vid, scope, list, vector) "
-         "SELECT v.vid, v.scope, ?, ? FROM versions v JOIN recall_vector_backlog b "
+        ("INSERT OR REPLACE INTO recall_sketches (scope, vid, sys_from, sys_to, valid_from, "
+         "valid_to, sketch) SELECT v.scope, v.vid, v.sys_from, v.sys_to, v.valid_from, "
+         "v.valid_to, ? FROM versions v JOIN recall_vector_backlog b ON b.vid = v.vid "
+         "WHERE v.assertion_id = ? AND v.revision = ? AND v.scope = ?", sketches),
+        ("INSERT OR REPLACE INTO recall_vectors (vid, scope, vector) "
+         "SELECT v.vid, v.scope, ? FROM versions v JOIN recall_vector_backlog b "
          "ON b.vid = v.vid WHERE v.assertion_id = ? AND v.revision = ? AND v.scope = ?", rows),
         ("DELETE FROM recall_vector_backlog WHERE vid = (SELECT vid FROM versions WHERE "
          "assertion_id = ? AND revision = ? AND scope = ?)",
-         [r[2:] for r in rows])])
+         [r[1:] for r in rows])])
 
 
+_IN_TIME = ("sys_from <= ? AND (sys_to IS NULL OR sys_to > ?) "
+            "AND valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)")
+#: The exact search (and the re-ranking's check): the revision's own intervals, not the copy.
 _ELIGIBLE = (
     "SELECT r.vid, r.vector FROM recall_vectors r JOIN versions v ON v.vid = r.vid "
     "WHERE r.scope = ? AND v.sys_from <= ? AND (v.sys_to IS NULL OR v.sys_to > ?) "
     "AND v.valid_from <= ? AND (v.valid_to IS NULL OR v.valid_to > ?)"
 )
+#: One row for the whole scan: a Python tuple per sketch would cost more than scoring it.
+#: ``group_concat`` keeps a BLOB's bytes (this UTF-8 file never converts them), and both
+#: lists are built in the same pass, so the n-th vid owns the n-th sketch.
+_SKETCHES = ("SELECT count(*), group_concat(vid), CAST(group_concat(sketch, '') AS BLOB) "
+             "FROM recall_sketches WHERE scope = ? AND " + _IN_TIME)
 
 
-def _lists(conn: sqlite3.Connection, probe: VectorProbe, query: Vec) -> list[int] | None:
-    """The lists to score, or ``None`` for all of them (an exact search)."""
-    sizes = dict(conn.execute("SELECT list, count(*) FROM recall_vectors WHERE scope = ? "
-                              "GROUP BY list", (probe.scope,)).fetchall())
-    if probe.exact or sum(sizes.values()) <= probe.exact_below:
-        return None
-    target, chosen, total = max(PROBE_TARGET, 4 * probe.k), [], 0
-    for i in probe_order(query):
-        if i in sizes:
-            chosen.append(i)
-            total += sizes[i]
-            if total >= target:
-                break
-    return None if len(chosen) == len(sizes) else chosen
+def _shortlist(conn: sqlite3.Connection, probe: VectorProbe, query: Vec,
+               interval: list[object]) -> tuple[list[int] | None, bool]:
+    """The vids to re-rank (``None``: all, by the exact query) and whether they are every
+    eligible-by-interval vector of the scope."""
+    if probe.exact or not probe.k:
+        return None, True
+    count, listed, sketches = conn.execute(_SKETCHES, [probe.scope, *interval]).fetchone()
+    if not count:
+        return [], True
+    vids = np.fromstring(listed, dtype=np.int64, sep=",")
+    if len(vids) != count or len(sketches) != count * SKETCH_BITS // 8:
+        raise sqlite3.DatabaseError("recall_sketches: a sketch of the wrong size")
+    wanted = max(SHORTLIST, 4 * probe.k)
+    if count <= max(probe.exact_below, wanted):
+        return [int(v) for v in vids], True
+    scores = _sketch_scores(query, sketches, count)
+    best = np.argpartition(-scores, wanted - 1)[:wanted]
+    return [int(v) for v in vids[best]], False
 
 
 def candidates(conn: sqlite3.Connection, location: str, probe: VectorProbe
@@ -211,17 +239,20 @@ def candidates(conn: sqlite3.Connection, location: str, probe: VectorProbe
         if not _check(conn, probe.space):
             return VectorCandidates()
         query = unit(probe.vector)
-        lists = _lists(conn, probe, query)
         known, at = to_micros(probe.known_at), to_micros(probe.at)
-        sql, params = _ELIGIBLE, [probe.scope, known, known, at, at]
-        if lists is not None:
-            marks = ", ".join("?" for _ in lists)
-            sql += f" AND r.list IN ({marks})"
-            params += lists
+        interval: list[object] = [known, known, at, at]
+        shortlist, covered = _shortlist(conn, probe, query, interval)
+        method = "exact" if covered else "sketch"  # covered: every one scored exactly
+        sql, params = _ELIGIBLE, [probe.scope, *interval]
+        if shortlist is not None:
+            if not shortlist:
+                return VectorCandidates(method=method, complete=True)
+            marks = ", ".join("?" for _ in shortlist)
+            sql += f" AND r.vid IN ({marks})"
+            params += shortlist
         rows = conn.execute(sql, params).fetchall()
         if not rows:
-            return VectorCandidates(method="exact" if lists is None else "lsh",
-                                    complete=lists is None)
+            return VectorCandidates(method=method, complete=covered)
         vids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(
             len(rows), query.shape[0])
@@ -238,8 +269,30 @@ def candidates(conn: sqlite3.Connection, location: str, probe: VectorProbe
     return VectorCandidates(
         facts=tuple(facts[v] for v in chosen),
         similarities=tuple(float(sims[i]) for i in order),
-        method="exact" if lists is None else "lsh",
-        complete=lists is None and len(chosen) == len(rows))
+        method=method, complete=covered and len(chosen) == len(rows))
+
+
+def upgrade(conn: sqlite3.Connection) -> int:
+    """Bring a schema 4 vector index to schema 5 inside the caller's transaction (idempotent;
+    run by ``kg-memory migrate``): the lists go, every stored vector gets its sketch and its
+    revision's intervals. How many sketches were written."""
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(recall_vectors)")}
+    if "list" in columns:
+        conn.execute("DROP INDEX IF EXISTS recall_vectors_list")
+        conn.execute("ALTER TABLE recall_vectors DROP COLUMN list")
+    missing = [r[0] for r in conn.execute(
+        "SELECT r.vid FROM recall_vectors r WHERE NOT EXISTS (SELECT 1 FROM recall_sketches s "
+        "WHERE s.scope = r.scope AND s.vid = r.vid)")]
+    for start in range(0, len(missing), 512):
+        chunk = missing[start:start + 512]
+        marks = ", ".join("?" for _ in chunk)
+        rows = [(sketch_of(np.frombuffer(blob, dtype="<f4")), vid) for vid, blob in conn.execute(
+            f"SELECT vid, vector FROM recall_vectors WHERE vid IN ({marks})", chunk)]
+        conn.executemany(
+            "INSERT INTO recall_sketches (scope, vid, sys_from, sys_to, valid_from, valid_to, "
+            "sketch) SELECT scope, vid, sys_from, sys_to, valid_from, valid_to, ? "
+            "FROM versions WHERE vid = ?", rows)
+    return len(missing)
 
 
 class VectorReads:

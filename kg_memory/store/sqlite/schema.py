@@ -16,6 +16,7 @@ from pathlib import Path
 from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.recall import index_missing
+from kg_memory.store.sqlite.recall_vectors import upgrade as upgrade_vectors
 
 __all__ = [
     "DEFAULT_BUSY_TIMEOUT",
@@ -33,7 +34,9 @@ __all__ = [
 #: creates it on a version 2 file and indexes every revision and message it holds.
 #: 4: recall's vector index (recall_vectors, its lists and backlog; see
 #: kg_memory.store.sqlite.recall_vectors), added empty by ``kg-memory migrate``.
-SCHEMA_VERSION = "4"
+#: 5: the vector index's sign sketches (recall_sketches) replace its lists; ``kg-memory
+#: migrate`` drops the lists and sketches every vector already stored.
+SCHEMA_VERSION = "5"
 #: Schema versions this one cannot be reached from, and why. Schema 1 keyed entities, operation
 #: ids, edges and documents globally, so one tenant's rows could be another's; its rows cannot
 #: be given scopes after the fact without guessing.
@@ -94,6 +97,7 @@ def _initialise(conn: sqlite3.Connection) -> None:
     try:
         # A file from before recall: index what it holds, in the same transaction.
         index_missing(conn)
+        upgrade_vectors(conn)  # a file from before the sketches (schema 4)
         conn.execute(
             "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [SCHEMA_VERSION])

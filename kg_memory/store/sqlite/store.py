@@ -13,8 +13,7 @@ from __future__ import annotations
 import os
 import secrets
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,7 @@ from kg_memory.domain.model import (
 from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery, AsOfRows
 from kg_memory.store.sqlite.asof import asof_rows, asof_versions
+from kg_memory.store.sqlite.batching import Batching
 from kg_memory.store.sqlite.integrity import snapshot
 from kg_memory.store.sqlite.outbox import Outbox
 from kg_memory.store.sqlite.recall import RecallReads
@@ -51,7 +51,6 @@ from kg_memory.store.sqlite.rows import (
 )
 from kg_memory.store.sqlite.schema import SCHEMA_VERSION, connect, store_error
 from kg_memory.store.sqlite.scrub import scrub_file
-from kg_memory.store.sqlite.tx import SqliteTransaction
 
 __all__ = ["SCHEMA_VERSION", "SqliteStore", "default_path"]
 
@@ -65,15 +64,14 @@ def default_path() -> Path:
     return Path(base) / "kg-memory" / "memory.db"
 
 
-class SqliteStore(RecallReads, VectorReads):
+class SqliteStore(Batching, RecallReads, VectorReads):
     """The embedded store. Open with :meth:`open`; use as a context manager to close it."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, clock: Clock) -> None:
         self._conn = conn
         self.path = path
         self._clock = clock
-        self._in_batch = False
-        self._batch_time: int | None = None
+        self._init_batching()
 
     @classmethod
     def open(
@@ -127,93 +125,6 @@ class SqliteStore(RecallReads, VectorReads):
 
     def close(self) -> None:
         self._conn.close()
-
-    def _next_system_time(self) -> int:
-        """Strictly increasing even when the clock stands still or steps back.
-
-        Inside a batch the write lock is held, so the last value can stay in memory; it is
-        written once per batch (a crash loses the batch and the counter together).
-        """
-        last = self._batch_time
-        if last is None:
-            row = self._conn.execute("SELECT value FROM meta WHERE key = 'system_time'").fetchone()
-            last = -1 if row is None else int(row[0])
-        now = max(to_micros(self._clock()), last + 1)
-        if self._in_batch:
-            self._batch_time = now
-        else:
-            self._store_system_time(now)
-        return now
-
-    def _store_system_time(self, now: int) -> None:
-        self._conn.execute("INSERT INTO meta (key, value) VALUES ('system_time', ?) "
-                           "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(now),))
-
-    def _execute(self, sql: str, what: str) -> None:
-        """A transaction-control statement, with a held lock reported as :class:`StoreBusy`."""
-        try:
-            self._conn.execute(sql)
-        except sqlite3.Error as exc:
-            raise store_error(exc, f"{what} {self.path}") from exc
-
-    def _commit(self) -> None:
-        try:
-            self._conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            # Not committed, so nothing of it may be acknowledged: roll back and say so.
-            with suppress(sqlite3.Error):
-                self._conn.execute("ROLLBACK")
-            raise store_error(exc, f"cannot commit to {self.path}") from exc
-
-    @contextmanager
-    def batch(self) -> Iterator[None]:
-        """Hold the write lock and commit once for many transactions (savepoints inside).
-
-        Beginning waits up to the busy timeout for another writer, then raises
-        :class:`StoreBusy` with nothing written. Leaving commits, even on an error: each
-        episode inside was its own savepoint, so what was accepted before the failure stays.
-        The commit is the durability point: nothing inside is durable before this returns.
-        """
-        if self._in_batch:
-            yield
-            return
-        self._execute("BEGIN IMMEDIATE", "cannot write to")
-        self._in_batch = True
-        try:
-            yield
-        finally:
-            self._in_batch = False
-            if self._batch_time is not None:
-                self._store_system_time(self._batch_time)
-                self._batch_time = None
-            self._commit()
-
-    def prepare(self, records: Sequence[Any], secret: bytes) -> None:
-        """Nothing to prefetch: each read is a local index lookup."""
-
-    @contextmanager
-    def transaction(self, scope: str) -> Iterator[SqliteTransaction]:
-        if self._in_batch:
-            self._conn.execute("SAVEPOINT episode")
-            try:
-                tx = SqliteTransaction(self._conn, self._next_system_time(), scope)
-                yield tx
-                tx.finish()
-            except BaseException:
-                self._conn.execute("ROLLBACK TO episode")
-                self._conn.execute("RELEASE episode")
-                raise
-            self._conn.execute("RELEASE episode")
-            return
-        self._execute("BEGIN IMMEDIATE", "cannot write to")
-        try:
-            tx = SqliteTransaction(self._conn, self._next_system_time(), scope)
-            yield tx
-            tx.finish()
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._commit()
 
     # -- reads -----------------------------------------------------------------------------
 

@@ -177,10 +177,11 @@ class SqliteTransaction:
         for assertion_id in sorted(self._vanished):
             if self._conn.execute("SELECT 1 FROM versions WHERE assertion_id = ? LIMIT 1",
                                   (assertion_id,)).fetchone() is None:
-                self._conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?",
-                                   (assertion_id, assertion_id))
-                self._conn.execute("DELETE FROM dependencies WHERE assertion_id = ?",
-                                   (assertion_id,))
+                # This unit's scope only: another tenant's edge to a node that happens to
+                # bear the same id is that tenant's, and no write of this one may touch it.
+                self._delete_edges(assertion_id)
+                self._conn.execute("DELETE FROM dependencies WHERE assertion_id = ? AND "
+                                   "+scope = ?", (assertion_id, self._scope))
         self._vanished.clear()
 
     def insert_version(self, draft: Draft) -> Assertion:

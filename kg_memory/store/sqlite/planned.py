@@ -1,0 +1,295 @@
+"""One episode's unit of work inside a planned batch: the store protocol over a
+:class:`~kg_memory.store.sqlite.plan.BatchPlan`, writing journal rows instead of statements.
+
+Reads see the file as it was when the batch began, then the batch's earlier episodes, then this
+unit's own writes: exactly what :class:`~kg_memory.store.sqlite.tx.SqliteTransaction` would
+see had each episode been written on its own. Each rule of that class is kept here in memory:
+a revision written and replaced inside one unit was never visible and is not written (though
+the outbox rows its insert and delete would have left are), entities' owners only grow and a
+name is only filled in, an edge is recorded once.
+
+The write path of an ingest is planned; anything else (identity documents, forgetting, blocks,
+activities) raises :class:`~kg_memory.domain.errors.Unplanned` before it changes anything, and
+the store then writes the batch so far and runs that unit on its own.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import NoReturn
+
+from kg_memory.domain.change import Closure, Draft, PlannedEdge
+from kg_memory.domain.errors import ScopeError, StoreUnavailable, Unplanned
+from kg_memory.domain.instant import from_micros, to_micros
+from kg_memory.domain.interval import Interval
+from kg_memory.domain.model import (
+    Activity,
+    Assertion,
+    Block,
+    Entity,
+    Episode,
+    Refusal,
+    Tombstone,
+    trusted,
+)
+from kg_memory.domain.recall_text import episode_document, fact_document
+from kg_memory.store.protocol import Slot
+from kg_memory.store.sqlite.plan import BatchPlan, Journal, Key, Written
+
+__all__ = ["PlannedUnit"]
+
+
+def _order(found: list[tuple[int, Assertion]]) -> list[Assertion]:
+    """By valid start, then row id: the order of the direct path's ``ORDER BY valid_from``
+    over its index (row ids grow with insertion, and the batch's come after the file's)."""
+    return [v for _, v in sorted(found, key=lambda p: (p[1].valid.start, p[0]))]
+
+
+class PlannedUnit:
+    """One episode's unit of work at system time :attr:`now`, planned into :attr:`journal`."""
+
+    def __init__(self, plan: BatchPlan, now: int, scope: str) -> None:
+        self._plan = plan
+        self._batch = plan.journal
+        self.journal = Journal()
+        self._now = now
+        self.now_dt = from_micros(now)
+        self._scope = scope
+        #: Assertions whose revision this unit wrote and then replaced (see :meth:`finish`).
+        self._vanished: set[str] = set()
+
+    @property
+    def now(self) -> datetime:
+        return self.now_dt
+
+    @property
+    def scope(self) -> str:
+        return self._scope
+
+    def _same_scope(self, given: str) -> None:
+        if given != self._scope:
+            raise ScopeError(
+                f"a unit of work for scope {self._scope!r} cannot write to scope {given!r}")
+
+    # -- the live view: stored, minus what the batch closed, plus what it wrote --------------
+
+    def _closed(self, key: Key) -> bool:
+        return key in self.journal.closed or key in self._batch.closed
+
+    def _written(self, index: str, key: object) -> list[tuple[int, Assertion]]:
+        """Believed revisions the batch wrote under ``key`` of one of the journals' indexes."""
+        found = []
+        for journal in (self._batch, self.journal):
+            for k in getattr(journal, index).get(key, ()):
+                if not self._closed(k):
+                    written = journal.inserted[k]
+                    found.append((written.vid, written.version))
+        return found
+
+    def _stored(self, found: list[tuple[int, Assertion]]) -> list[tuple[int, Assertion]]:
+        return [(vid, v) for vid, v in found if not self._closed((v.assertion_id, v.revision))]
+
+    def live_versions(self, slot: Slot) -> list[Assertion]:
+        self._same_scope(slot.scope)
+        key = (slot.scope, slot.subject, slot.predicate, slot.project or "")
+        return _order([*self._stored(self._plan.stored_slot(key)),
+                       *self._written("by_slot", key)])
+
+    def _live_of(self, assertion_id: str) -> list[tuple[int, Assertion]]:
+        stored = ([] if self._plan.known_absent(assertion_id)
+                  else self._stored(self._plan.stored_live_of(assertion_id)))
+        return [*stored, *self._written("by_id", assertion_id)]
+
+    def live_versions_of(self, assertion_id: str) -> list[Assertion]:
+        return _order([(vid, v) for vid, v in self._live_of(assertion_id)
+                       if v.scope == self._scope])
+
+    def live_dependents(self, key: str) -> list[Assertion]:
+        ids = dict.fromkeys(self._plan.stored_dependents(self._scope, key))
+        for journal in (self._batch, self.journal):
+            ids.update(journal.by_dependency.get((self._scope, key), {}))
+        return _order([p for assertion_id in ids for p in self._live_of(assertion_id)])
+
+    # -- episodes and entities ---------------------------------------------------------------
+
+    def episode_by_operation(self, operation_id: str) -> tuple[Episode, str] | None:
+        key = (self._scope, operation_id)
+        for journal in (self.journal, self._batch):
+            if key in journal.operations:
+                return journal.operations[key]
+        return self._plan.stored_operation(*key)
+
+    def add_episode(self, episode: Episode, payload_hash: str) -> None:
+        self.journal.operations[(episode.scope, episode.operation_id)] = (episode, payload_hash)
+        self.journal.episodes.append((episode, payload_hash, episode_document(episode.content)))
+
+    def entity(self, entity_id: str) -> Entity | None:
+        key = (self._scope, entity_id)
+        for journal in (self.journal, self._batch):
+            if key in journal.entities:
+                return journal.entities[key]
+        return self._plan.stored_entity(*key)
+
+    def put_entity(self, entity: Entity) -> None:
+        """Insert, or widen the owners and fill in the name (the direct path's statements, kept
+        as rows so the flush replays them and their triggers in order)."""
+        self._same_scope(entity.scope)
+        key = (entity.scope, entity.entity_id)
+        known = self.entity(entity.entity_id)
+        if known is None:
+            self.journal.entity_inserts.append((
+                entity.entity_id, entity.type, entity.name, entity.scope,
+                json.dumps(list(entity.owners)), self._now))
+            self.journal.entities[key] = entity
+            return
+        owners = tuple(dict.fromkeys((*known.owners, *entity.owners)))
+        if owners != known.owners or (entity.name and not known.name):
+            self.journal.entity_updates.append(
+                (json.dumps(list(owners)), entity.name, self._scope, entity.entity_id))
+            name = known.name if known.name is not None else entity.name  # coalesce(name, ?)
+            self.journal.entities[key] = known.model_copy(update={"owners": owners,
+                                                                  "name": name})
+
+    # -- revisions and edges -----------------------------------------------------------------
+
+    def close_version(self, closure: Closure) -> None:
+        key = (closure.assertion_id, closure.revision)
+        if key in self.journal.inserted:
+            # Written and replaced inside one unit: never visible to anyone, so not written.
+            written = self.journal.uninsert(key)
+            self.journal.outbox += [("versions", closure.assertion_id)] * 2
+            if written.text:
+                self.journal.counted.add(written.version.scope)
+            self._vanished.add(closure.assertion_id)
+            return
+        vid: int | None = None
+        if not self._closed(key):
+            batch = self._batch.inserted.get(key)
+            vid = batch.vid if batch is not None else self._plan.stored_revision_vid(key)
+        if vid is None:
+            raise StoreUnavailable(
+                f"revision {closure.assertion_id}#{closure.revision} is not live; "
+                "the store changed under this transaction")
+        self.journal.closed[key] = (vid, self._now, closure.closed_by, closure.reason.value)
+
+    def insert_version(self, draft: Draft) -> Assertion:
+        self._same_scope(draft.scope)
+        numbers = [r for j in (self._batch, self.journal)
+                   for _, r in j.by_id.get(draft.assertion_id, ())]
+        revision = max([self._plan.highest(draft.assertion_id), *numbers]) + 1
+        # Every field comes from an already validated draft: no need to validate again.
+        written = trusted(Assertion, {
+            **dict(draft), "revision": revision,
+            "system": trusted(Interval, {"start": self.now_dt, "end": None}),
+            "closed_by": None, "close_reason": None,
+        })
+        for dep in draft.depends_on:
+            self.journal.depend(self._scope, dep, draft.assertion_id)
+        project = draft.qualifiers.project
+        ids = sorted({draft.subject, *([project] if project else [])})
+        names = tuple(e.name for e in map(self.entity, ids) if e is not None
+                      and e.name is not None)
+        text = fact_document(written, project, draft.qualifiers.exceptions, names)
+        self.journal.insert(Written(self._plan.next_vid(), written, text))
+        return written
+
+    def add_edge(self, edge: PlannedEdge) -> None:
+        self.journal.edges.setdefault((self._scope, edge.src, edge.type.value, edge.dst),
+                                      self._now)
+
+    def add_edges(self, edges: list[PlannedEdge]) -> None:
+        for edge in edges:
+            self.add_edge(edge)
+
+    def add_refusal(self, refusal: Refusal) -> None:
+        self.journal.refusals.append((refusal.episode_id, refusal.source, refusal.what,
+                                      refusal.reason, to_micros(refusal.at)))
+
+    def finish(self) -> None:
+        """An assertion all of whose revisions this unit wrote and replaced was never visible:
+        the edges and dependency rows naming it go too (the direct path deletes them, and its
+        triggers leave the edges' insert and delete in the outbox)."""
+        for assertion_id in sorted(self._vanished):
+            if self._plan.highest(assertion_id) or any(
+                    j.by_id.get(assertion_id) for j in (self._batch, self.journal)):
+                continue
+            # This unit's scope only (as the direct path): another tenant's edge to a node
+            # that happens to bear the same id is not this unit's to remove.
+            for journal in (self._batch, self.journal):
+                for edge in [e for e in journal.edges
+                             if e[0] == self._scope and assertion_id in (e[1], e[3])]:
+                    del journal.edges[edge]
+                    self.journal.outbox += [("edges", chr(31).join(edge))] * 2
+                journal.undepend(self._scope, assertion_id)
+        self._vanished.clear()
+
+    # -- reads a write path makes ------------------------------------------------------------
+
+    def tombstones(self, keys: list[str]) -> dict[str, datetime]:
+        found = self._plan.stored_tombstones(list(keys)) if keys else {}
+        return {k: from_micros(t) for k, t in found.items()}
+
+    def active_blocks(self, scope: str) -> list[Block]:
+        self._same_scope(scope)
+        return list(self._plan.stored_blocks(scope))
+
+    # -- not planned: the unit runs on its own instead ---------------------------------------
+
+    def _unplanned(self, what: str) -> NoReturn:
+        raise Unplanned(f"{what} is not planned in a batch; the episode runs on its own")
+
+    def delete_assertion(self, assertion_id: str) -> None:
+        self._unplanned("delete_assertion")
+
+    def delete_assertions(self, assertion_ids: list[str]) -> None:
+        self._unplanned("delete_assertions")
+
+    def delete_entity(self, entity_id: str) -> None:
+        self._unplanned("delete_entity")
+
+    def rename_entity(self, entity_id: str, name: str | None) -> None:
+        self._unplanned("rename_entity")
+
+    def erase_episode(self, episode_id: str) -> None:
+        self._unplanned("erase_episode")
+
+    def redact_episode(self, episode_id: str, supports_to_drop: list[str]) -> None:
+        self._unplanned("redact_episode")
+
+    def replace_content(self, episode_id: str, content: str) -> None:
+        self._unplanned("replace_content")
+
+    def rewrite_refusal(self, episode_id: str, what: str, new_what: str) -> None:
+        self._unplanned("rewrite_refusal")
+
+    def forget_keys(self, keys: list[str]) -> None:
+        self._unplanned("forget_keys")
+
+    def next_generation(self) -> int:
+        self._unplanned("next_generation")
+
+    def add_tombstone(self, tombstone: Tombstone) -> None:
+        self._unplanned("add_tombstone")
+
+    def add_tombstones(self, tombstones: list[Tombstone]) -> None:
+        self._unplanned("add_tombstones")
+
+    def add_activity(self, activity: Activity) -> None:
+        self._unplanned("add_activity")
+
+    def add_block(self, block: Block) -> None:
+        self._unplanned("add_block")
+
+    def revoke_block(self, block_id: str) -> bool:
+        self._unplanned("revoke_block")
+
+    def put_document(self, kind: str, key: str, scope: str, body: str,
+                     lookup: list[str] | None = None) -> None:
+        self._unplanned("put_document")
+
+    def documents_by(self, kind: str, scope: str, lookup: list[str]) -> list[str]:
+        self._unplanned("documents_by")
+
+    def delete_document(self, kind: str, key: str) -> None:
+        self._unplanned("delete_document")
