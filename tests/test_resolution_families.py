@@ -95,10 +95,15 @@ def test_a_replaced_national_id_is_outvoted_by_the_whole_record_but_never_for_a_
     twin = resolver.add(said(3, "Mary Doe", "5554443", **RECORD), now=T)
     assert twin.decision.outcome is Outcome.KEEP_APART
     assert twin.decision.vetoes  # the id conflict still vetoes: the given name contradicts
-    moved = resolver.add(said(4, "Jane Doe", "2223334", **{**RECORD, "street_number": "14"}),
-                         now=T)
-    assert moved.decision.outcome is not Outcome.MERGE  # not the whole address: a veto
-    assert moved.decision.vetoes
+    # Round 3: three of house number, street, locality and postcode agreeing is near enough
+    # (id_conflict_outvoted_by_near_record); two of them differing is another address: a veto.
+    typo = resolver.add(said(4, "Jane Doe", "2223334", **{**RECORD, "street_number": "14"}),
+                        now=T)
+    assert (typo.decision.outcome, typo.entity_id) == (Outcome.MERGE, jane.entity_id)
+    moved = {**RECORD, "street_number": "77", "street": "cedar road"}
+    elsewhere = resolver.add(said(5, "Jane Doe", "3334445", **moved), now=T)
+    assert elsewhere.decision.outcome is not Outcome.MERGE
+    assert elsewhere.decision.vetoes
 
 
 def _line(n: int, context: dict[str, str]) -> IngestRecord:

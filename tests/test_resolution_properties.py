@@ -32,7 +32,7 @@ from kg_memory.domain.resolution import (
     resolve,
     unmerge,
 )
-from kg_memory.domain.resolution.merge_rules import name_compatible
+from kg_memory.domain.resolution.merge_rules import contradicted_rival, name_compatible
 
 NOW = datetime(2026, 1, 6, tzinfo=UTC)
 SCOPES = ("a", "b", "c")
@@ -149,6 +149,9 @@ def test_a_merge_satisfies_every_merge_rule(known: list[EntityProfile], said: Me
         or log_odds(c) < log_odds(winner) - margin
         or families[c.entity_id] == families[winner.entity_id]
         or (name_compatible(winner.fields) and not name_compatible(c.fields))
+        # Round 3: nor one a distinguishing field contradicts that agrees exactly with a
+        # winner nothing distinguishing contradicts (another John Smith's birth date).
+        or contradicted_rival(winner.fields, c.fields, DEFAULT_CONFIG)
         for c in others
     )
 

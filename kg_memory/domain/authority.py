@@ -105,6 +105,8 @@ def arbitrate(
     present are served. A fact of lower standing with another value is a :class:`Conflict`
     naming the served facts it contradicts; one with the same value agrees and adds nothing.
     """
+    if len(facts) < 2:
+        return tuple(facts), ()  # a single lookup's usual answer: nothing to weigh
     slots: dict[tuple[str, str, str, str | None], list[Fact]] = {}
     for fact in facts:
         key = (fact.scope, fact.subject, fact.predicate, fact.qualifiers.project)

@@ -87,7 +87,8 @@ def retirement_walk(
     episode_id: str,
     erased: bool = False,
 ) -> Iterator[ChangePlan]:
-    """Walk DEPENDS_ON backwards from everything that stopped holding, one retirement per step.
+    """Walk DEPENDS_ON backwards from everything that stopped holding, one retirement per step
+    that finds dependents (a key nothing depends on yields nothing).
 
     ``ended`` pairs an assertion (or entity) id with the valid time it lost; ``live_dependents``
     returns the believed revisions whose ``depends_on`` names an id. The caller applies each
@@ -102,7 +103,10 @@ def retirement_walk(
     queue = deque(ended)
     while queue:
         key, portion = queue.popleft()
+        dependents = live_dependents(key)
+        if not dependents:  # most keys have none: no empty plan to build and apply
+            continue
         at = ALWAYS.start if erased else portion.start
-        plan = plan_retirement(live_dependents(key), at=at, episode_id=episode_id)
+        plan = plan_retirement(dependents, at=at, episode_id=episode_id)
         yield plan
         queue.extend(plan.ended)

@@ -21,7 +21,11 @@ neighbourhood (see :func:`kg_memory.services.lineage.forget_view`):
   fact never held in any history that remains
   (:func:`kg_memory.domain.dependency.retirement_walk`, the write path's walk). Their stored
   reference to the erased fact is its opaque id alone, the digest the dependency index and
-  both stores keep (no value, subject or predicate); the fact it named is gone;
+  both stores keep: derived from the fact's scope, operation id and position, never from its
+  value, subject or predicate (someone who guesses the scope and operation id can confirm
+  that such a fact existed, which a replay's refusal tells a sender anyway); the fact it named
+  is gone. A forgotten entity (the ``grounds`` of :func:`plan_forget`) retires what depends on
+  it the same way; its id stays in those dependents' ``depends_on``, verbatim;
 * **retain**: everything else in view.
 
 The service then adds what lineage cannot see: the **entities** left unreferenced, and the
@@ -34,6 +38,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from collections.abc import Set as AbstractSet
+from functools import lru_cache
 from typing import Literal
 
 import networkx as nx
@@ -195,19 +201,36 @@ class ForgetPlan(BaseModel):
                     or self.retire or self.entities or self.residues or self.rules)
 
 
-def _targets(view: nx.MultiDiGraph[str], node: str, relation: EdgeType) -> set[str]:
-    """Nodes ``node`` points at by ``relation`` in the derivative -> source orientation."""
-    return {dst for _, dst, key in view.out_edges(node, keys=True) if key == relation.value}
+_NONE: frozenset[str] = frozenset()
 
 
-def _sources_of(view: nx.MultiDiGraph[str], node: str, relation: EdgeType) -> set[str]:
-    return {src for src, _, key in view.in_edges(node, keys=True) if key == relation.value}
+class _Links:
+    """The view's edges by node and relation, read once: a plan asks every node for its
+    sources or derivatives several times, and networkx's edge views cost a generator each."""
+
+    def __init__(self, view: nx.MultiDiGraph[str]) -> None:
+        self._out: dict[tuple[str, str], set[str]] = {}
+        self._in: dict[tuple[str, str], set[str]] = {}
+        for src, dst, key in view.edges(keys=True):
+            self._out.setdefault((src, key), set()).add(dst)
+            self._in.setdefault((dst, key), set()).add(src)
+
+    def targets(self, node: str, relation: EdgeType) -> AbstractSet[str]:
+        """Nodes ``node`` points at by ``relation`` (derivative -> source orientation)."""
+        return self._out.get((node, relation.value), _NONE)
+
+    def sources(self, node: str, relation: EdgeType) -> AbstractSet[str]:
+        """Nodes pointing at ``node`` by ``relation``."""
+        return self._in.get((node, relation.value), _NONE)
 
 
 def plan_forget(
-    view: nx.MultiDiGraph[str], selector: Selector, *, episodes: set[str], assertions: set[str]
+    view: nx.MultiDiGraph[str], selector: Selector, *, episodes: set[str], assertions: set[str],
+    grounds: set[str] | frozenset[str] = frozenset(),
 ) -> ForgetPlan:
-    """Classify every node of ``view`` for forgetting ``episodes`` and ``assertions``.
+    """Classify every node of ``view`` for forgetting ``episodes`` and ``assertions``, and the
+    entities ``grounds`` (what depends on a forgotten entity is retired like what depends on a
+    deleted fact).
 
     ``view`` uses the lineage orientation (edges point from a derivative to its source) and node
     attributes ``kind`` (episode / assertion / …), ``derived`` (bool) and ``believed`` (the
@@ -215,6 +238,7 @@ def plan_forget(
     """
     deleted, erased = set(assertions), set(episodes)
     rebuild: set[str] = set()
+    links = _Links(view)
     kinds: dict[str, str] = {n: view.nodes[n]["kind"] for n in view.nodes}
     derived = {n for n in view.nodes if view.nodes[n].get("derived")}
     changed = True
@@ -224,7 +248,7 @@ def plan_forget(
             if kind != "assertion" or node in deleted:
                 continue
             if node in derived:
-                sources = _targets(view, node, EdgeType.DERIVED_FROM)
+                sources = links.targets(node, EdgeType.DERIVED_FROM)
                 if sources and sources <= deleted:
                     deleted.add(node)
                     rebuild.discard(node)
@@ -232,7 +256,7 @@ def plan_forget(
                 elif sources & deleted:
                     rebuild.add(node)
                 continue
-            support = _targets(view, node, EdgeType.SUPPORTS)
+            support = links.targets(node, EdgeType.SUPPORTS)
             if support and support <= erased:
                 deleted.add(node)
                 changed = True
@@ -241,19 +265,20 @@ def plan_forget(
     for node, kind in kinds.items():
         if kind != "episode" or node in erased:
             continue
-        supported = _sources_of(view, node, EdgeType.SUPPORTS)
+        supported = links.sources(node, EdgeType.SUPPORTS)
         if supported and supported <= deleted:
             erased.add(node)
         elif supported & deleted:
             redact.add(node)
-    restore = {older for node in deleted for older in _targets(view, node, EdgeType.SUPERSEDES)} | {
-        fact for ep in erased for fact in _sources_of(view, ep, EdgeType.INVALIDATES)
+    restore = {older for node in deleted for older in links.targets(node, EdgeType.SUPERSEDES)} | {
+        fact for ep in erased for fact in links.sources(ep, EdgeType.INVALIDATES)
     }
-    retire = _retirements(view, deleted)
+    retire = _retirements(view, links, deleted, grounds)
     # A fact believed on erased ground is retired, not restored; one with no believed revision
     # left and an erased dependency stays as it is (restoring it would make it believed there).
+    erased_ground = deleted | retire | set(grounds)
     restore -= deleted | retire | {
-        n for n in restore if _targets(view, n, EdgeType.DEPENDS_ON) & (deleted | retire)}
+        n for n in restore if links.targets(n, EdgeType.DEPENDS_ON) & erased_ground}
     touched = deleted | erased | redact | rebuild | restore | retire
     retain = {n for n, k in kinds.items() if k in ("episode", "assertion") and n not in touched}
     return ForgetPlan(
@@ -268,25 +293,40 @@ def plan_forget(
     )
 
 
-def _retirements(view: nx.MultiDiGraph[str], deleted: set[str]) -> set[str]:
+def _retirements(view: nx.MultiDiGraph[str], links: _Links, deleted: set[str],
+                 grounds: set[str] | frozenset[str]) -> set[str]:
     """The facts the run's retirement walk closes: the same walk over the view's believed
-    revisions, each closure applied before the next step as the transaction applies it."""
+    revisions, from every deleted fact and forgotten entity, each closure applied before the
+    next step as the transaction applies it."""
     closed: set[tuple[str, int]] = set()
 
     def live_dependents(key: str) -> list[Assertion]:
-        return [v for node in sorted(_sources_of(view, key, EdgeType.DEPENDS_ON) - deleted)
+        return [v for node in sorted(links.sources(key, EdgeType.DEPENDS_ON) - deleted)
                 for v in view.nodes[node].get("believed", ())
                 if key in v.depends_on and (v.assertion_id, v.revision) not in closed]
 
-    for step in retirement_walk([(a, ALWAYS) for a in sorted(deleted)], live_dependents,
+    ended = [(a, ALWAYS) for a in (*sorted(deleted), *sorted(set(grounds) - deleted))]
+    for step in retirement_walk(ended, live_dependents,
                                 episode_id="", erased=True):
         closed |= {(c.assertion_id, c.revision) for c in step.closures}
     return {assertion_id for assertion_id, _ in closed}
 
 
+@lru_cache(maxsize=4)
+def _keyed(secret: bytes) -> hmac.HMAC:
+    # The key schedule, once per store: a forget run hashes thousands of keys with it.
+    return hmac.new(secret, digestmod=hashlib.sha256)
+
+
 def tombstone_key(secret: bytes, kind: str, text: str) -> str:
-    """A keyed hash: recognisable by the store that holds ``secret``, meaningless without it."""
-    return hmac.new(secret, f"{kind}\x00{text}".encode(), hashlib.sha256).hexdigest()
+    r"""A keyed hash: recognisable by the store that holds ``secret``, meaningless without it.
+
+    >>> tombstone_key(b"k", "node", "x") == hmac.new(b"k", b"node\x00x", "sha256").hexdigest()
+    True
+    """
+    mac = _keyed(secret).copy()
+    mac.update(f"{kind}\x00{text}".encode())
+    return mac.hexdigest()
 
 
 def node_key(secret: bytes, scope: str, node_id: str) -> str:

@@ -44,6 +44,8 @@ def ensure_utc(value: datetime, *, what: str = "datetime") -> datetime:
     >>> ensure_utc(datetime(2026, 1, 1, 12, tzinfo=UTC)).isoformat()
     '2026-01-01T12:00:00+00:00'
     """
+    if type(value) is datetime and value.tzinfo is UTC:
+        return value  # already UTC: every stored instant, and most arguments
     if not isinstance(value, datetime):
         raise TimeError(f"{what} must be a datetime, got {type(value).__name__}")
     if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
@@ -70,6 +72,8 @@ def parse_instant(text: str, *, what: str = "time") -> datetime:
 
 def to_micros(value: datetime) -> int:
     """Microseconds since the Unix epoch; exact, so ordering and equality survive a round trip."""
+    if type(value) is datetime and value.tzinfo is UTC:  # every stored or validated instant
+        return (value - EPOCH) // _MICRO
     return (ensure_utc(value) - EPOCH) // _MICRO
 
 

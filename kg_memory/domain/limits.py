@@ -124,8 +124,9 @@ def check_text(**arguments: str | None) -> None:
     """Refuse an argument that is not storable text (``history SUBJECT`` given bytes that are
     not UTF-8 arrives as a lone surrogate), naming the argument."""
     for name, value in arguments.items():
-        if value is None:
-            continue
+        if value is None or (type(value) is str and value.isascii()
+                             and len(value) <= MAX_STRING_CHARS):
+            continue  # the usual argument: ASCII text (no surrogate), short enough
         if not isinstance(value, str):
             raise InvalidArgument(f"{name} must be text, got {type(value).__name__}")
         problem = scalar_problem(value)

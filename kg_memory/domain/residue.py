@@ -44,6 +44,8 @@ _FEW = 16  # up to this many needles, one search per needle is faster than the i
 MARK = "[forgotten]"
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+#: Whitespace that normalising would change: any but a lone space (ASCII fast path below).
+_ODD_SPACE = re.compile(r"[^\S ]| {2,}")
 
 
 class Residue(BaseModel):
@@ -85,6 +87,10 @@ def _sentences(content: str) -> list[str]:
 def _normalise(text: str) -> tuple[str, list[int]]:
     """Casefolded text with each whitespace run as one space, and for every character of it
     the index in ``text`` it came from (casefolding may lengthen: "ß" becomes "ss")."""
+    if text.isascii() and _ODD_SPACE.search(text) is None:
+        # Most values and sentences: ASCII casefolds to lower case, character for character,
+        # and a lone space stays as it is, so nothing moves.
+        return text.lower(), list(range(len(text)))
     out: list[str] = []
     where: list[int] = []
     in_space = False

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from datetime import datetime
+from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
@@ -96,6 +97,14 @@ def to_mention(candidate: MentionCandidate, record: IngestRecord, episode_id: st
     )
 
 
+@lru_cache(maxsize=4096)
+def _parse_profile(body: str) -> EntityProfile:
+    """A stored profile, parsed once per distinct body: a block's profiles are fetched again
+    for every mention that shares its keys, and parsing was a tenth of the store path. Safe to
+    share: a profile is frozen, and a changed profile is another body."""
+    return EntityProfile.model_validate_json(body)
+
+
 def _save_profile(tx: Transaction, profile: EntityProfile) -> None:
     tx.put_document(PROFILE, profile.entity_id, profile.scope, profile.model_dump_json(),
                     [*sorted(profile_keys(profile)), *map(_episode_key, profile.episode_ids)])
@@ -125,8 +134,7 @@ def resolve_mentions(tx: Transaction, record: IngestRecord, episode_id: str,
         mention = to_mention(candidate, record, episode_id, [*known, *resolved.values()])
         lookup = sorted(mention_keys(mention))
         profiles = {p.entity_id: p for p in (
-            EntityProfile.model_validate_json(b)
-            for b in tx.documents_by(PROFILE, record.scope, lookup))}
+            _parse_profile(b) for b in tx.documents_by(PROFILE, record.scope, lookup))}
         try:
             decision = resolve(mention, BlockingIndex(list(profiles.values())), now=tx.now,
                                scorer=scorer, config=config)

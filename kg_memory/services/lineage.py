@@ -20,7 +20,7 @@ import networkx as nx
 
 from kg_memory.domain.errors import NotFound, ScopeError
 from kg_memory.domain.layers import Rule
-from kg_memory.domain.model import EdgeType
+from kg_memory.domain.model import Edge, EdgeType
 from kg_memory.services.rules import RULE, RuleLink, rule_links
 from kg_memory.store.protocol import Store
 
@@ -207,23 +207,26 @@ def lineage_tree(graph: nx.MultiDiGraph[str], root: str, direction: Direction) -
 
 
 def forget_view(
-    store: Store, episodes: Iterable[str], assertions: Iterable[str], scope: str
+    store: Store, episodes: Iterable[str], assertions: Iterable[str], scope: str, *,
+    grounds: Iterable[str] = (),
 ) -> nx.MultiDiGraph[str]:
     """The neighbourhood a forget plan needs in ``scope``, in lineage orientation.
 
     Everything derived from the seeds (facts an episode supports, records derived from a fact,
     transitively), plus one hop toward the sources of each of those (their other support, a
     derived record's other sources, what a fact superseded, what an episode invalidated), plus
-    what those supporting episodes support in turn (to tell "erase" from "redact").
+    what those supporting episodes support in turn (to tell "erase" from "redact"), plus what
+    depends, transitively, on any of them or on one of ``grounds`` (entities being forgotten).
+    The walk reads a whole level of nodes at once (:meth:`Store.edges_of`).
     """
     graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()
     down = {EdgeType.SUPPORTS, EdgeType.DERIVED_FROM}
     explored: set[str] = set()
 
-    def expand(node: str) -> list[str]:
+    def expand(node: str, edges: list[Edge]) -> list[str]:
         explored.add(node)
         found = []
-        for edge in store.edges(node, scope):
+        for edge in edges:
             if edge.type not in LINEAGE_EDGES or edge.type == EdgeType.GENERATED_BY:
                 continue
             derivative, source = (
@@ -237,16 +240,25 @@ def forget_view(
                 found.append(derivative)
         return found
 
-    queue = deque([*episodes, *assertions])
-    for seed in list(queue):
+    level = list(dict.fromkeys([*episodes, *assertions]))
+    for seed in level:
         graph.add_node(seed, kind=node_kind(seed))
-    while queue:  # the downstream closure, with each node's immediate neighbourhood
-        node = queue.popleft()
-        if node not in explored:
-            queue.extend(d for d in expand(node) if d not in explored)
-    for node in [n for n in graph.nodes if n not in explored]:
-        if graph.nodes[node]["kind"] == "episode":
-            expand(node)
+    while level:  # the downstream closure, a whole level per read, with each node's neighbours
+        edges = store.edges_of(level, scope)
+        reached = [d for node in level for d in expand(node, edges[node])]
+        level = [d for d in dict.fromkeys(reached) if d not in explored]
+    others = [n for n in graph.nodes if n not in explored and graph.nodes[n]["kind"] == "episode"]
+    edges = store.edges_of(others, scope)
+    for node in others:
+        expand(node, edges[node])
+    grounds = list(dict.fromkeys(grounds))
+    for ground, drawn in store.edges_of(grounds, scope).items():
+        for edge in drawn:
+            if edge.type is EdgeType.DEPENDS_ON and edge.dst == ground:
+                for end in (edge.src, ground):
+                    if end not in graph:
+                        graph.add_node(end, kind=node_kind(end))
+                graph.add_edge(edge.src, ground, key=EdgeType.DEPENDS_ON.value)
     _dependents(store, graph, scope, explored)
     for v in store.versions([n for n in graph.nodes if graph.nodes[n]["kind"] == "assertion"]):
         if v.kind == "derived":
@@ -265,18 +277,17 @@ def _dependents(
     support and derivatives stay out of the plan (retiring it erases nothing of theirs).
     An explored node's dependents are in the graph already (its every edge was drawn)."""
     depends = EdgeType.DEPENDS_ON.value
-    queue = deque(
-        src for src, dst, key in graph.edges(keys=True) if key == depends and src not in explored
-    )
     walked = set(explored)
-    while queue:
-        node = queue.popleft()
-        if node in walked:
-            continue
-        walked.add(node)
-        for edge in store.edges(node, scope):
-            if edge.type is EdgeType.DEPENDS_ON and edge.dst == node:
-                if edge.src not in graph:
-                    graph.add_node(edge.src, kind=node_kind(edge.src))
-                graph.add_edge(edge.src, node, key=depends)
-                queue.append(edge.src)
+    level = list(dict.fromkeys(
+        src for src, dst, key in graph.edges(keys=True) if key == depends and src not in walked))
+    while level:  # one read per level of dependents
+        walked.update(level)
+        reached: list[str] = []
+        for node, edges in store.edges_of(level, scope).items():
+            for edge in edges:
+                if edge.type is EdgeType.DEPENDS_ON and edge.dst == node:
+                    if edge.src not in graph:
+                        graph.add_node(edge.src, kind=node_kind(edge.src))
+                    graph.add_edge(edge.src, node, key=depends)
+                    reached.append(edge.src)
+        level = [n for n in dict.fromkeys(reached) if n not in walked]

@@ -261,14 +261,17 @@ class Memory(Recalling, PolicyViews, EntityMethods):
         (default now). Both axes are independent: "what did we believe on day 2 about day 1"
         is ``asof(valid_at=day1, known_at=day2)``."""
         check_text(subject=subject, predicate=predicate, scope=scope)
-        now = self._clock()
-        query = AsOfQuery(
-            valid_at=ensure_utc(valid_at, what="valid_at") if valid_at else now,
-            known_at=ensure_utc(known_at, what="known_at") if known_at else now,
-            subject=subject,
-            predicate=predicate,
-            scope=scope,
-        )
+        if valid_at is None or known_at is None:
+            now = self._clock()
+            valid_at = now if valid_at is None else valid_at
+            known_at = now if known_at is None else known_at
+        # Every field is checked just above (text) or here (instants, converted to UTC): the
+        # query is built without validating it a second time (the lookup hot path).
+        query = trusted(AsOfQuery, {
+            "valid_at": ensure_utc(valid_at, what="valid_at"),
+            "known_at": ensure_utc(known_at, what="known_at"),
+            "subject": subject, "predicate": predicate, "scope": scope,
+        })
         pooled = subject is not None and predicate != SAME_AS
         # One round trip for a subject with no merges: its facts, their supports, and the
         # probe for merges (see Store.asof_rows).

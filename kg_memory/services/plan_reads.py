@@ -21,8 +21,9 @@ __all__ = ["PlanReads", "plan_reads"]
 
 
 class PlanReads:
-    """A :class:`Store` whose ``versions``, ``edges``, ``history`` and ``episodes`` reads are
-    remembered per id; every other attribute is the store's own."""
+    """A :class:`Store` whose ``versions``, ``edges`` (and ``edges_of``), ``history``,
+    ``subject_assertions`` and ``episodes`` reads are remembered per id; every other attribute
+    is the store's own."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
@@ -30,6 +31,7 @@ class PlanReads:
         self._edges: dict[tuple[str, str | None], list[Edge]] = {}
         self._history: dict[tuple[str, str | None, str | None], list[Assertion]] = {}
         self._episodes: dict[str, Episode | None] = {}
+        self._about: dict[tuple[str, str | None], frozenset[str]] = {}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
@@ -51,6 +53,22 @@ class PlanReads:
         if key not in self._edges:
             self._edges[key] = self._store.edges(node_id, scope)
         return list(self._edges[key])
+
+    def edges_of(self, node_ids: Sequence[str], scope: str | None = None
+                 ) -> dict[str, list[Edge]]:
+        missing = [i for i in dict.fromkeys(node_ids) if (i, scope) not in self._edges]
+        if missing:
+            for node, found in self._store.edges_of(missing, scope).items():
+                self._edges[(node, scope)] = found
+        return {i: list(self._edges[(i, scope)]) for i in dict.fromkeys(node_ids)}
+
+    def subject_assertions(self, subjects: Sequence[str], scope: str | None = None
+                           ) -> dict[str, frozenset[str]]:
+        missing = [s for s in dict.fromkeys(subjects) if (s, scope) not in self._about]
+        if missing:
+            for subject, ids in self._store.subject_assertions(missing, scope).items():
+                self._about[(subject, scope)] = ids
+        return {s: self._about[(s, scope)] for s in dict.fromkeys(subjects)}
 
     def history(self, subject: str, predicate: str | None = None, scope: str | None = None
                 ) -> list[Assertion]:

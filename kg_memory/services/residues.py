@@ -200,25 +200,32 @@ def _still_json(text: str) -> bool:
 def orphaned_entities(store: Store, plan: ForgetPlan, selected: str | None = None
                       ) -> tuple[str, ...]:
     """Entities the plan leaves nothing retained referring to (no edge from a retained node,
-    no revision about them): the forgotten input alone created them."""
+    no revision about them, in the plan's scope): the forgotten input alone created them.
+
+    Two reads for the whole candidate set (their edges, the assertions about them), however
+    many there are. Only the plan's scope is read: another tenant's entity of the same id is a
+    different entity, and what it refers to must neither keep this one nor be counted here."""
     # A rebuilt record lives on under a new id, about the same subject: not gone.
     deleted = store.versions(list(plan.delete))
+    scope = plan.selector.scope
     candidates = {v.subject for v in deleted} | {d for v in deleted for d in v.depends_on}
-    for episode in plan.erase:
-        candidates |= {e.dst for e in store.edges(episode) if e.src == episode}
+    for episode, drawn in store.edges_of(list(plan.erase), scope).items():
+        candidates |= {e.dst for e in drawn if e.src == episode}
     gone = set(plan.delete) | set(plan.erase)
-    scopes = {v.scope for v in deleted} | {e.scope for e in store.episodes(list(plan.erase))}
-    known = {e.entity_id for scope in scopes for e in store.entities(scope)}
+    known = {e.entity_id for e in store.entities(scope)}
     chosen = {selected} if selected else set()
-    candidates = (candidates & known) - chosen
+    order = sorted((candidates & known) - chosen)
+    edges = store.edges_of(order, scope)
+    about = store.subject_assertions(order, scope)
+    others = {entity: {e.dst if e.src == entity else e.src for e in edges[entity]}
+              for entity in order}
     orphans: set[str] = set()
     changed = True
     while changed:  # an entity may be referred to only by another orphan (SAME_AS)
         changed = False
-        for entity in sorted(candidates - orphans):
-            others = {e.dst if e.src == entity else e.src for e in store.edges(entity)}
-            about = {v.assertion_id for v in store.history(entity)}
-            if others <= gone | orphans | chosen and about <= gone:
+        for entity in order:
+            if entity not in orphans and others[entity] <= gone | orphans | chosen \
+                    and about[entity] <= gone:
                 orphans.add(entity)
                 changed = True
     return tuple(sorted(orphans))

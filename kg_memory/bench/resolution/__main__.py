@@ -1,8 +1,9 @@
 """``python -m kg_memory.bench.resolution``: print the benchmark on the committed corpus, with the
 naive baselines for contrast. ``python -m kg_memory.bench.resolution corpus DIR`` regenerates the
 corpus files into ``DIR`` (byte-identical for the same seed). ``python -m
-kg_memory.bench.resolution train [PATH]`` relearns the shipped weights (needs the
-``resolution-bench`` extra)."""
+kg_memory.bench.resolution train [PATH]`` relearns the shipped weights, and ``python -m
+kg_memory.bench.resolution misses DATASET [--identifier]`` classifies every miss on a public
+dataset's test half (both need the ``resolution-bench`` extra)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,11 @@ def main(argv: list[str]) -> int:
         from kg_memory.bench.resolution.train import TRAINED_PATH, train
 
         print(train(Path(argv[1]) if len(argv) == 2 else TRAINED_PATH))
+        return 0
+    if argv[:1] == ["misses"] and len(argv) in (2, 3) and argv[2:] in ([], ["--identifier"]):
+        from kg_memory.bench.resolution.misses import classify_misses, format_misses
+
+        print(format_misses(classify_misses(argv[1], identifier=len(argv) == 3)))
         return 0
     if argv:
         print(__doc__, file=sys.stderr)

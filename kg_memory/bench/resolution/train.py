@@ -28,7 +28,7 @@ from kg_memory.domain.resolution.config import ResolverConfig
 
 __all__ = ["TRAINED_PATH", "TRAINED_VERSION", "train"]
 
-TRAINED_VERSION: Final = "fs-em-2"
+TRAINED_VERSION: Final = "fs-em-3"  # 3: national ids near at two edits
 TRAINED_PATH: Final = Path(__file__).resolve().parents[2] / "domain" / "resolution" / "trained.json"
 _DEV_SEED: Final = 1
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Final
 
 from pydantic import (
     BaseModel,
@@ -44,6 +45,7 @@ from kg_memory.domain.resolution.weights import (
 
 __all__ = [
     "DEFAULT_CONFIG",
+    "RULES_VERSION",
     "CustomAttribute",
     "FieldParams",
     "IdentifierRule",
@@ -155,10 +157,24 @@ class CustomAttribute(BaseModel):
         return f"custom.{self.name}"
 
 
+# Iterating an Enum class costs a generator per call, and these are read per candidate (not
+# cached on the config: ``model_copy`` would carry a stale answer into a changed copy).
+_KINDS: Final = tuple(IdentifierKind)
+
+#: The merge rules' own version, the last part of :attr:`ResolverConfig.rule_version`: a rule
+#: switched on or off by default changes decisions as surely as a weight does.
+RULES_VERSION: Final = "rules-3"
+
 _IDENTIFIER_RULES: Mapping[IdentifierKind, IdentifierRule] = MappingProxyType(
     {
         IdentifierKind.USER_ID: IdentifierRule(one_per_person=True, decisive=True),
-        IdentifierKind.NATIONAL_ID: IdentifierRule(one_per_person=True, decisive=True),
+        # Two edits (two substitutions, a dropped and a changed digit) are still one national
+        # number typed twice far more often than two people's in one name block; account ids
+        # stay at one edit (accounts are numbered in sequence: 1009 and 1010 are two people).
+        # Measured in docs/resolution.md ("Round 3").
+        IdentifierKind.NATIONAL_ID: IdentifierRule(
+            one_per_person=True, decisive=True, near_miss_edits=2
+        ),
         IdentifierKind.EMAIL: IdentifierRule(),
         IdentifierKind.PHONE: IdentifierRule(),
         IdentifierKind.HANDLE: IdentifierRule(),
@@ -208,6 +224,34 @@ class ResolverConfig(BaseModel):
     #: and the whole address agree exactly. Off: that is what twins look like (on, it merged
     #: 863 of 965 twins added to FEBRL 3), measured in the same section.
     replaced_given_explained_by_record: bool = False
+    #: Whether a conflicting one-per-person identifier is also only evidence against when the
+    #: record *nearly* agrees: both name parts compatible, the date of birth exact, and three of
+    #: house number, street, locality and postcode agreeing (a typo'd street, a missing number).
+    #: Never for twins (their given names differ). Measured in docs/resolution.md ("Round 3").
+    id_conflict_outvoted_by_near_record: bool = True
+    #: Whether a contradicting family name is explained by the given name (exact or a typo),
+    #: the date of birth (exact) and the address (house number exact, and locality or postcode
+    #: agreeing) when no birth date, identifier, employer or project contradicts. A surname is
+    #: what people change; a twin keeps it. Measured in docs/resolution.md ("Round 3").
+    family_change_explained_by_address: bool = True
+    #: Whether a contradicting street is outvoted by the rest of the address: house number,
+    #: locality and postcode exact, both name parts compatible and nothing else distinguishing
+    #: contradicting. Registers put a building name in the street line. Measured in
+    #: docs/resolution.md ("Round 3").
+    street_outvoted_by_address: bool = True
+    #: Whether a rival stops being one when a distinguishing field contradicts it that agrees
+    #: exactly with the winner, and nothing distinguishing contradicts the winner: "John Smith
+    #: born 1970-01-02" is not ambiguous between the John Smith born that day and another.
+    contradicted_rival_is_no_rival: bool = True
+    #: Whether a contradicting birth date needs agreement on a distinguishing field a
+    #: household does not share (an identifier, employer, project, co-mention) to be outvoted:
+    #: the street alone does not tell John Smith from John Smith junior at the same address.
+    #: Measured in docs/resolution.md ("Round 3", the junior probe).
+    birth_date_needs_personal_evidence: bool = True
+    #: Whether a name whose words are split in another place, with at most one other typo
+    #: ("diamonnd bis hop" for "diamond bishop"), compares as a typo of both parts rather than
+    #: as two contradicting parts. Measured in docs/resolution.md ("Round 3").
+    respaced_names: bool = True
     #: A rival only makes a MERGE ambiguous when its evidence is within this many bits of the
     #: winner's (``None``: any rival above the rival threshold does). An earlier REVIEW leaves
     #: a provisional copy of a person that would otherwise block every later merge.
@@ -238,12 +282,12 @@ class ResolverConfig(BaseModel):
     @property
     def vetoing_identifiers(self) -> tuple[IdentifierKind, ...]:
         """Kinds a person has exactly one of: a conflict is a veto, not just evidence."""
-        return tuple(k for k in IdentifierKind if self.rule(k).one_per_person)
+        return tuple(k for k in _KINDS if self.rule(k).one_per_person)
 
     @property
     def decisive_identifiers(self) -> tuple[IdentifierKind, ...]:
         """Kinds whose agreement may merge despite a different given or family name."""
-        return tuple(k for k in IdentifierKind if self.rule(k).decisive)
+        return tuple(k for k in _KINDS if self.rule(k).decisive)
 
     def custom_attribute(self, name: str) -> CustomAttribute | None:
         return next((c for c in self.custom if c.name == name), None)
@@ -278,10 +322,10 @@ class ResolverConfig(BaseModel):
         """The shipped rules with ``trained`` weights over the starting ones (``None``: the
         hand-set starting point alone, rule version ``fs-2``)."""
         fields = dict(STARTING_FIELDS)
-        version = f"fs-2/{NAME_TABLES_VERSION}"
+        version = f"fs-2/{NAME_TABLES_VERSION}/{RULES_VERSION}"
         if trained is not None:
             fields.update(trained.fields)
-            version = f"{trained.rule_version}/{NAME_TABLES_VERSION}"
+            version = f"{trained.rule_version}/{NAME_TABLES_VERSION}/{RULES_VERSION}"
         return cls(
             rule_version=version,
             fields=fields,

@@ -24,8 +24,17 @@ from kg_memory.domain.resolution.field import (
 from kg_memory.domain.resolution.mention import Mention
 from kg_memory.domain.resolution.record_fields import parses_as
 
-__all__ = ["candidate_outcome", "check_custom",
-    "contradicts_distinguishing", "name_compatible", "record_agrees", "vetoes"]
+__all__ = [
+    "candidate_outcome",
+    "check_custom",
+    "contradicted_rival",
+    "contradicts_distinguishing",
+    "distinguishing_fields",
+    "name_compatible",
+    "record_agrees",
+    "record_nearly_agrees",
+    "vetoes",
+]
 
 _AGREE = (Level.EXACT, Level.CLOSE)
 
@@ -38,9 +47,17 @@ def name_compatible(fields: Sequence[FieldComparison | FieldEvidence]) -> bool:
     )
 
 
-def _distinguishing(config: ResolverConfig) -> frozenset[Field | str]:
+def distinguishing_fields(config: ResolverConfig) -> frozenset[Field | str]:
+    """The distinguishing fields, with the custom attributes ``config`` declares as such."""
     custom = (c.field for c in config.custom if c.distinguishing)
     return frozenset((*DISTINGUISHING_FIELDS, *custom))
+
+
+_distinguishing = distinguishing_fields
+_ADDRESS = (Field.STREET_NUMBER, Field.STREET, Field.LOCALITY, Field.POSTCODE)
+#: Distinguishing fields a household shares: they tell namesakes in two homes apart, not a
+#: father from the son named after him.
+_HOUSEHOLD = frozenset({Field.STREET})
 
 
 def record_agrees(fields: Sequence[FieldComparison | FieldEvidence]) -> bool:
@@ -57,6 +74,62 @@ def record_agrees(fields: Sequence[FieldComparison | FieldEvidence]) -> bool:
             Field.LOCALITY,
         )
     )
+
+
+def record_nearly_agrees(fields: Sequence[FieldComparison | FieldEvidence]) -> bool:
+    """Both name parts compatible (neither contradicts), the date of birth exact, and at least
+    three of house number, street, locality and postcode agreeing: one person's record with a
+    typo or a gap. A twin fails on the given name."""
+    levels = {f.field: f.level for f in fields}
+    return (
+        name_compatible(fields)
+        and levels.get(Field.BIRTH_DATE) is Level.EXACT
+        and sum(levels.get(f) in _AGREE for f in _ADDRESS) >= 3
+    )
+
+
+def _address_agrees(levels: dict[Field | str, Level]) -> bool:
+    """House number, locality and postcode all exact."""
+    return all(
+        levels.get(f) is Level.EXACT for f in (Field.STREET_NUMBER, Field.LOCALITY, Field.POSTCODE)
+    )
+
+
+def _family_changed(
+    fields: Sequence[FieldEvidence], distinguishing: frozenset[Field | str]
+) -> bool:
+    """A contradicting family name that the rest of the record explains: the given name exact
+    or a typo (not an initial), the date of birth exact, the house number exact and two of
+    street, locality and postcode agreeing, and nothing distinguishing but the street
+    contradicting (registers put a building name in the street line)."""
+    by = {f.field: f for f in fields}
+    given = by[Field.GIVEN_NAME]
+    if given.level not in _AGREE or given.kind == "initial":
+        return False
+    levels = {f.field: f.level for f in fields}
+    if levels.get(Field.BIRTH_DATE) is not Level.EXACT:
+        return False
+    if levels.get(Field.STREET_NUMBER) is not Level.EXACT:
+        return False
+    if sum(levels.get(f) in _AGREE for f in (Field.STREET, Field.LOCALITY, Field.POSTCODE)) < 2:
+        return False
+    return not any(
+        f.field in distinguishing and f.field is not Field.STREET and f.level is Level.DIFFERENT
+        for f in fields
+    )
+
+
+def contradicted_rival(
+    winner: Sequence[FieldEvidence], rival: Sequence[FieldEvidence], config: ResolverConfig
+) -> bool:
+    """Whether ``rival`` is out of the running against ``winner``: nothing distinguishing
+    contradicts the winner, and a distinguishing field that agrees exactly with the winner
+    contradicts the rival (another birth date, another street)."""
+    distinguishing = distinguishing_fields(config)
+    if contradicts_distinguishing(winner, config):
+        return False
+    exact = {f.field for f in winner if f.field in distinguishing and f.level is Level.EXACT}
+    return any(f.field in exact and f.level is Level.DIFFERENT for f in rival)
 
 
 def contradicts_distinguishing(
@@ -89,6 +162,12 @@ def _name_explained(
         )
     if Level.MISSING in (given.level, family.level):
         return False
+    if (
+        family.level is Level.DIFFERENT
+        and config.family_change_explained_by_address
+        and _family_changed(fields, distinguishing)
+    ):
+        return True
     agree = [f for f in fields if f.field in distinguishing and f.level in _AGREE]
     against = [f for f in fields if f.field in distinguishing and f.level is Level.DIFFERENT]
     exact = any(f.level is Level.EXACT for f in agree)
@@ -120,6 +199,8 @@ def vetoes(
         levels = {f.field: f.level for f in fields}
         if levels[Field.GIVEN_NAME] is not Level.DIFFERENT:
             vetoing = set()
+    if config.id_conflict_outvoted_by_near_record and record_nearly_agrees(fields):
+        vetoing = set()
     found: list[Veto] = []
     for f in fields:
         if f.level is not Level.DIFFERENT:
@@ -152,7 +233,13 @@ def candidate_outcome(
     fields: Sequence[FieldEvidence],
     namesakes: int,
     config: ResolverConfig,
+    *,
+    generation_apart: bool = False,
 ) -> tuple[Outcome, str]:
+    """MERGE, REVIEW or KEEP_APART for one candidate, with the reason in words.
+
+    ``generation_apart``: the mention's birth date is a generation from every one the
+    candidate has (:func:`~kg_memory.domain.resolution.record_fields.generation_apart`)."""
     thresholds = config.thresholds
     if vetoes:
         return Outcome.KEEP_APART, "vetoed: " + "; ".join(v.reason.value for v in vetoes)
@@ -172,6 +259,14 @@ def candidate_outcome(
     contradicted = [
         str(f.field) for f in fields if f.field in distinguishing and f.level is Level.DIFFERENT
     ]
+    levels = {f.field: f.level for f in fields}
+    if (
+        contradicted == [str(Field.STREET)]
+        and config.street_outvoted_by_address
+        and name_compatible(fields)
+        and _address_agrees(levels)
+    ):
+        contradicted = []
     generic_against = [
         str(f.field)
         for f in fields
@@ -189,6 +284,16 @@ def candidate_outcome(
             "speak for the match"
         )
     if (
+        generation_apart
+        and config.birth_date_needs_personal_evidence
+        and str(Field.BIRTH_DATE) in contradicted
+        and not (distinguishing - _HOUSEHOLD).intersection(corroborated)
+    ):
+        return Outcome.REVIEW, (
+            "a birth date a generation away at an address that agrees: a junior or a senior "
+            "of the household, and only the household's fields speak for the match"
+        )
+    if (
         namesakes > 1
         and config.namesakes_need_distinguishing
         and not (distinguishing.intersection(corroborated))
@@ -198,7 +303,6 @@ def candidate_outcome(
             "which one is meant"
         )
     decisive = {k.field for k in config.decisive_identifiers}
-    levels = {f.field: f.level for f in fields}
     if (
         not name_compatible(fields)
         and not any(levels[d] is Level.EXACT for d in decisive)

@@ -31,7 +31,12 @@ __all__ = [
     "compare_exact",
     "compare_postcode",
     "compare_text_jw",
+    "generation_apart",
 ]
+
+#: Birth years at least this far apart are a generation apart: a father and the son named after
+#: him, not a typo (a mistyped year digit is one edit, and CLOSE).
+GENERATION_YEARS = 15
 
 #: Jaro-Winkler at or above this is CLOSE for free text (streets, localities): high enough that
 #: "tullaroop street" ~ "tullarop street" is close and "giblin" ~ "gibson" is not.
@@ -87,6 +92,17 @@ def compare_birth_date(a: str, b: str) -> tuple[Level, str]:
     if days is not None and days <= 31:
         return Level.CLOSE, f"{days} days apart"
     return Level.DIFFERENT, f"{da} vs {db}"
+
+
+def generation_apart(said: str, known: list[str]) -> bool:
+    """Whether the birth date ``said`` is a generation from every one of ``known``: the
+    household namesake's pattern (John Smith and John Smith junior), as opposed to a date typed
+    wrong, which is rarely fifteen years off."""
+    mine = birth_date_digits(said)
+    years = [d[:4] for d in map(birth_date_digits, known) if d is not None]
+    if mine is None or not years:
+        return False
+    return all(abs(int(mine[:4]) - int(y)) >= GENERATION_YEARS for y in years)
 
 
 def _days_apart(a: str, b: str) -> int | None:

@@ -20,14 +20,17 @@ identifier), :func:`resolve`
    * when several entities in scope could carry the name, a distinguishing field that agrees:
      two John Smiths may both live in Leeds, so "John Smith from Leeds" is a REVIEW;
    * no contradicting given or family name, unless a user id agrees (a household phone or a
-     team inbox is shared; an account is not);
+     team inbox is shared; an account is not) or the record explains it (a near given name or
+     a changed family name, with the birth date and address: ``merge_rules._name_explained``);
    * when either side has only part of a name ("Jo", "Dr Okafor"), a distinguishing field or
      two other fields that agree: a bare first name and a shared city say almost nothing;
    * no veto (conflicting user id, type mismatch); and
    * no rival: no other unvetoed candidate also reaching the rival threshold within
      ``rival_margin`` bits of the winner, except the winner's own family: an earlier REVIEW's
      provisional copy of the winner (or the entity the winner is a copy of) is the same
-     candidate seen twice. A REVIEW whose candidates are all one family says so in
+     candidate seen twice; nor a rival that a distinguishing field contradicts which agrees
+     exactly with a winner nothing distinguishing contradicts (another John Smith's birth
+     date). A REVIEW whose candidates are all one family says so in
      ``copy_of``, and the caller records it on the provisional entity; a REVIEW between two
      families links nothing, so two namesakes never become one family.
 
@@ -68,11 +71,13 @@ from kg_memory.domain.resolution.mention import Mention
 from kg_memory.domain.resolution.merge_rules import (
     candidate_outcome,
     check_custom,
+    contradicted_rival,
     contradicts_distinguishing,
     name_compatible,
     vetoes,
 )
 from kg_memory.domain.resolution.names import name_commonness, parse_name
+from kg_memory.domain.resolution.record_fields import generation_apart
 from kg_memory.domain.resolution.scorer import Scorer, ScorerEvidence
 
 __all__ = ["posterior", "rescore", "resolve"]
@@ -145,7 +150,13 @@ def _evaluate(
         and e.level in (Level.EXACT, Level.CLOSE)
         and e.weight > 0
     )
-    outcome, reason = candidate_outcome(post, found, corroborated, evidence, same_name, config)
+    said = mention.context.birth_date
+    apart = said is not None and generation_apart(
+        said, [v.value for v in candidate.profile.values(Field.BIRTH_DATE)]
+    )
+    outcome, reason = candidate_outcome(
+        post, found, corroborated, evidence, same_name, config, generation_apart=apart
+    )
     return CandidateEvidence(
         entity_id=entity_id,
         blocking_keys=candidate.keys,
@@ -190,6 +201,13 @@ def _decide(
             # "Melinda Sandman" does not mean "Jaes Sandman", however alike their records
             # (twins): only a candidate that could carry the mention's name is a rival.
             rivals = [c for c in rivals if name_compatible(c.fields)]
+        if config.contradicted_rival_is_no_rival:
+            # Another John Smith whose birth date the mention contradicts, where the winner's
+            # agrees exactly, is a namesake the winner beats, not an ambiguity.
+            merges = [c for c in merges if c is best or not contradicted_rival(
+                best.fields, c.fields, config)]
+            rivals = [c for c in rivals if c is best or not contradicted_rival(
+                best.fields, c.fields, config)]
         kin = families[best.entity_id]
         merges = [c for c in merges if c is best or families[c.entity_id] != kin]
         rivals = [c for c in rivals if c is best or families[c.entity_id] != kin]
@@ -274,6 +292,7 @@ def resolve(
                 single_valued=config.single_valued,
                 identifiers=rules,
                 custom=config.custom,
+                respaced_names=config.respaced_names,
             ),
         )
         for c in candidates

@@ -13,6 +13,7 @@ gives that episode a transaction of its own (see ``Neo4jStore.transaction``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NoReturn
 
@@ -98,6 +99,15 @@ class BufferedUnit(ScopedUnit):
     def live_dependents(self, key: str) -> list[Assertion]:
         stored = [] if self._new_here(key) else self._plan.stored_dependents(self._scope, key)
         return self._live(stored, self._written("by_dependency", (self._scope, key)))
+
+    def delete_entities(self, entity_ids: Sequence[str]) -> None:
+        """One :meth:`delete_entity` per id (the protocol allows a loop)."""
+        for entity_id in dict.fromkeys(entity_ids):
+            self.delete_entity(entity_id)
+
+    def live_dependents_many(self, keys: Sequence[str]) -> dict[str, list[Assertion]]:
+        """One :meth:`live_dependents` per key (the protocol allows a loop)."""
+        return {key: self.live_dependents(key) for key in keys}
 
     # -- episodes and entities -------------------------------------------------------------------
 

@@ -55,6 +55,7 @@ from kg_memory.store.neo4j.audit import Audits
 from kg_memory.store.neo4j.auth import credentials, public_uri, redact, split_uri
 from kg_memory.store.neo4j.batching import Batching
 from kg_memory.store.neo4j.buffered import BufferedUnit
+from kg_memory.store.neo4j.bulk_reads import BulkReads
 from kg_memory.store.neo4j.cypher import statements
 from kg_memory.store.neo4j.migrate import MigrationReport, migrate
 from kg_memory.store.neo4j.plan import BatchPlan
@@ -86,7 +87,7 @@ MIRROR_SCOPE = "kg-memory-mirror"
 _SCHEMA_READY: set[tuple[str, str]] = set()
 
 
-class Neo4jStore(Batching, RecallReads, Audits):
+class Neo4jStore(Batching, RecallReads, Audits, BulkReads):
     """A store on a Neo4j 5 server. Open with :meth:`connect`; close with :meth:`close`."""
 
     def __init__(self, driver: Driver, uri: str, database: str, clock: Clock) -> None:

@@ -16,6 +16,7 @@ the store then writes the batch so far and runs that unit on its own.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import datetime
 from typing import NoReturn
 
@@ -112,6 +113,10 @@ class PlannedUnit:
         return _order([p for assertion_id in ids for p in self._live_of(assertion_id)])
 
     # -- episodes and entities ---------------------------------------------------------------
+
+    def live_dependents_many(self, keys: Sequence[str]) -> dict[str, list[Assertion]]:
+        """One :meth:`live_dependents` per key, from the plan and what this batch wrote."""
+        return {key: self.live_dependents(key) for key in keys}
 
     def episode_by_operation(self, operation_id: str) -> tuple[Episode, str] | None:
         key = (self._scope, operation_id)
@@ -247,6 +252,9 @@ class PlannedUnit:
 
     def delete_entity(self, entity_id: str) -> None:
         self._unplanned("delete_entity")
+
+    def delete_entities(self, entity_ids: Sequence[str]) -> None:
+        self._unplanned("delete_entities")
 
     def rename_entity(self, entity_id: str, name: str | None) -> None:
         self._unplanned("rename_entity")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from datetime import datetime
+from typing import Any
 
 from kg_memory.domain.instant import from_micros
 from kg_memory.domain.interval import Interval
@@ -18,6 +20,7 @@ from kg_memory.domain.model import (
     Episode,
     Kind,
     Qualifiers,
+    Value,
     trusted,
 )
 
@@ -27,7 +30,9 @@ __all__ = [
     "block_from_row",
     "entity_from_row",
     "episode_from_row",
+    "json_value",
     "opt_time",
+    "qualifiers",
     "version_from_row",
 ]
 
@@ -42,7 +47,8 @@ def opt_time(value: int | None) -> datetime | None:
     return None if value is None else from_micros(value)
 
 
-def _qualifiers(text: str) -> Qualifiers:
+def qualifiers(text: str) -> Qualifiers:
+    """Stored qualifiers; the common empty ones without parsing."""
     if text == _NO_QUALIFIERS_JSON:  # most facts: no need to parse
         return _NO_QUALIFIERS
     data = json.loads(text)
@@ -56,44 +62,62 @@ _NO_QUALIFIERS = Qualifiers()
 _NO_QUALIFIERS_JSON = _NO_QUALIFIERS.model_dump_json()
 
 
-def version_from_row(row: sqlite3.Row) -> Assertion:
+_KINDS = {k.value: k for k in Kind}
+_REASONS: dict[str | None, EndReason | None] = {r.value: r for r in EndReason}
+_REASONS[None] = None
+
+
+def json_value(text: str) -> Value:
+    """A stored JSON value. Most are plain strings: ``json.dumps`` escapes every quote,
+    backslash and non-ASCII character, so a string without a backslash is its own text
+    between the quotes, and needs no decoder."""
+    if text[:1] == '"' and "\\" not in text:
+        return text[1:-1]
+    value: Value = json.loads(text)
+    return value
+
+
+def version_from_row(row: sqlite3.Row | Mapping[str, Any]) -> Assertion:
     """A stored revision. The row was validated on its way in (and the schema's CHECKs hold),
-    so it is rebuilt without validating again: this is the as-of hot path."""
-    reason = row["close_reason"]
+    so it is rebuilt without validating again: this is the as-of hot path (enums by table
+    lookup, the common string value and empty lists without a JSON decoder)."""
+    depends = row["depends_on"]
     return trusted(Assertion, {
         "assertion_id": row["assertion_id"],
         "revision": row["revision"],
         "scope": row["scope"],
         "subject": row["subject"],
         "predicate": row["predicate"],
-        "value": json.loads(row["value"]),
-        "qualifiers": _qualifiers(row["qualifiers"]),
-        "kind": Kind(row["kind"]),
+        "value": json_value(row["value"]),
+        "qualifiers": qualifiers(row["qualifiers"]),
+        "kind": _KINDS[row["kind"]],
         "writer": row["writer"],
-        "depends_on": () if row["depends_on"] == "[]" else tuple(json.loads(row["depends_on"])),
+        "depends_on": () if depends == "[]" else tuple(json.loads(depends)),
         "confidence": row["confidence"],
         "valid": trusted(Interval, {"start": from_micros(row["valid_from"]),
                                     "end": opt_time(row["valid_to"])}),
         "system": trusted(Interval, {"start": from_micros(row["sys_from"]),
                                      "end": opt_time(row["sys_to"])}),
-        "reason": EndReason(row["reason"]),
+        "reason": _REASONS[row["reason"]],
         "recorded_by": row["recorded_by"],
         "closed_by": row["closed_by"],
-        "close_reason": None if reason is None else EndReason(reason),
+        "close_reason": _REASONS[row["close_reason"]],
     })
 
 
 def episode_from_row(row: sqlite3.Row) -> Episode:
-    return Episode(
-        episode_id=row["episode_id"],
-        operation_id=row["operation_id"],
-        source=row["source"],
-        channel=Channel(row["channel"]),
-        content=row["content"],
-        occurred_at=from_micros(row["occurred_at"]),
-        recorded_at=from_micros(row["recorded_at"]),
-        scope=row["scope"],
-    )
+    # Validated on its way in: rebuilt without validating again (a forget's residue search
+    # reads a whole scope's episodes).
+    return trusted(Episode, {
+        "episode_id": row["episode_id"],
+        "operation_id": row["operation_id"],
+        "source": row["source"],
+        "channel": Channel(row["channel"]),
+        "content": row["content"],
+        "occurred_at": from_micros(row["occurred_at"]),
+        "recorded_at": from_micros(row["recorded_at"]),
+        "scope": row["scope"],
+    })
 
 
 def block_from_row(row: sqlite3.Row) -> Block:
@@ -114,7 +138,9 @@ def activity_from_row(row: sqlite3.Row) -> Activity:
 
 
 def entity_from_row(row: sqlite3.Row) -> Entity:
-    return Entity(
-        entity_id=row["entity_id"], type=row["type"], name=row["name"], scope=row["scope"],
-        owners=tuple(json.loads(row["owners"])),
-    )
+    # Validated on its way in: rebuilt without validating again (a forget plan reads a
+    # scope's every entity).
+    return trusted(Entity, {
+        "entity_id": row["entity_id"], "type": row["type"], "name": row["name"],
+        "scope": row["scope"], "owners": tuple(json.loads(row["owners"])),
+    })

@@ -37,6 +37,7 @@ from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery, AsOfRows
 from kg_memory.store.sqlite.asof import asof_rows, asof_versions
 from kg_memory.store.sqlite.batching import Batching
+from kg_memory.store.sqlite.bulk_reads import BulkReads
 from kg_memory.store.sqlite.integrity import snapshot
 from kg_memory.store.sqlite.outbox import Outbox
 from kg_memory.store.sqlite.recall import RecallReads
@@ -64,7 +65,7 @@ def default_path() -> Path:
     return Path(base) / "kg-memory" / "memory.db"
 
 
-class SqliteStore(Batching, RecallReads, VectorReads):
+class SqliteStore(Batching, RecallReads, VectorReads, BulkReads):
     """The embedded store. Open with :meth:`open`; use as a context manager to close it."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, clock: Clock) -> None:
@@ -260,21 +261,6 @@ class SqliteStore(Batching, RecallReads, VectorReads):
         rows = self._rows("SELECT * FROM episodes WHERE scope = ? ORDER BY recorded_at", [scope])
         return [episode_from_row(r) for r in rows]
 
-    def find_assertions(
-        self,
-        scope: str | None = None,
-        subject: str | None = None,
-        predicates: str = "*",
-        project: str | None = None,
-    ) -> list[str]:
-        """Assertion ids with any revision matching; ``predicates`` is a glob."""
-        rows = self._rows(
-            "SELECT DISTINCT assertion_id FROM versions WHERE (? IS NULL OR scope = ?) "
-            "AND (? IS NULL OR subject = ?) AND predicate GLOB ? AND (? IS NULL OR project = ?)",
-            [scope, scope, subject, subject, predicates, project, project],
-        )
-        return [r["assertion_id"] for r in rows]
-
     @property
     def secret(self) -> bytes:
         """The key of this store's tombstone hashes, created with the store and kept in the file.
@@ -327,11 +313,13 @@ class SqliteStore(Batching, RecallReads, VectorReads):
     def documents(self, kind: str, scope: str | None = None, key: str | None = None
                   ) -> list[str]:
         """JSON bodies of stored documents of ``kind`` (profiles, decisions), oldest first."""
-        rows = self._rows(
-            "SELECT body FROM documents WHERE kind = ? AND (? IS NULL OR scope = ?) "
-            "AND (? IS NULL OR key = ?) ORDER BY recorded_at, key",
-            [kind, scope, scope, key, key],
-        )
+        where, params = ["kind = ?"], [kind]
+        for column, value in (("scope", scope), ("key", key)):
+            if value is not None:  # only the filters given: "? IS NULL OR" defeats the index
+                where.append(f"{column} = ?")
+                params.append(value)
+        rows = self._rows(f"SELECT body FROM documents WHERE {' AND '.join(where)} "
+                          "ORDER BY recorded_at, key", params)
         return [r["body"] for r in rows]
 
     def entities(self, scope: str | None = None) -> list[Entity]:

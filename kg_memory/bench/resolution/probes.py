@@ -1,0 +1,93 @@
+"""Probes: the benchmark's records with people added that a public dataset lacks, so that a
+false merge its labels cannot show becomes countable.
+
+* :func:`with_twins`: a twin of every person (the same surname, birth date and address,
+  another given name): what a duplicate with a replaced given name looks like.
+* :func:`with_juniors`: a namesake of every person in the same household, a generation
+  younger (John Smith junior): what a duplicate with a replaced birth date looks like.
+
+Each returns the records with the additions and which records were added; the benchmark
+(:mod:`~kg_memory.bench.resolution.dataset`) counts the added ones merged as false merges.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from kg_memory.bench.resolution.febrl import Record
+from kg_memory.domain.resolution.field import Level
+from kg_memory.domain.resolution.names import compare_given, format_name, parse_name
+
+__all__ = ["with_juniors", "with_twins"]
+
+
+def with_twins(records: Sequence[Record], *, seed: int = 15) -> tuple[list[Record], list[bool]]:
+    """``records`` with a twin of every person added, and which records are twins.
+
+    FEBRL has no twins, yet a twin is what a duplicate with a replaced given name looks like:
+    the same surname, date of birth and address, another given name, and (when filed) another
+    national id. Each twin gets the given name of another person of the file, one that compares
+    DIFFERENT with the sibling's, and is read after the sibling's first record, so merging it is
+    a false merge the same-name slice cannot show.
+    """
+    rng = random.Random(seed)
+    firsts: dict[str, Record] = {}
+    for record in records:
+        firsts.setdefault(record.person, record)
+    givens = sorted({g for r in records if (g := parse_name(r.mention.name).given)})
+    out: list[Record] = []
+    flags: list[bool] = []
+    for record in records:
+        out.append(record)
+        flags.append(False)
+        if firsts[record.person] is not record:
+            continue
+        sibling = parse_name(record.mention.name)
+        if not sibling.given or not sibling.family:
+            continue
+        other = rng.choice(givens)
+        while compare_given(other, sibling.given) is not Level.DIFFERENT:
+            other = rng.choice(givens)
+        mention = record.mention
+        identifiers = tuple(
+            i.model_copy(update={"value": i.value[::-1] + "9"}) for i in mention.identifiers
+        )
+        twin = mention.model_copy(update={
+            "mention_id": f"{mention.mention_id}-twin",
+            "episode_id": f"{mention.episode_id}-twin",
+            "name": format_name(other, sibling.family),
+            "identifiers": identifiers,
+        })
+        out.append(Record(mention=twin, person=f"{record.person}-twin"))
+        flags.append(True)
+    return out, flags
+
+
+def with_juniors(records: Sequence[Record]) -> tuple[list[Record], list[bool]]:
+    """``records`` with a namesake of every person added in the same household, and which
+    records are those: the person's first record with the birth year 28 years later (a son
+    named after his father), read right after it. Merging one is a same-name false merge that
+    FEBRL, whose namesakes live apart, cannot show."""
+    firsts: dict[str, Record] = {}
+    for record in records:
+        firsts.setdefault(record.person, record)
+    out: list[Record] = []
+    flags: list[bool] = []
+    for record in records:
+        out.append(record)
+        flags.append(False)
+        born = record.mention.context.birth_date
+        if firsts[record.person] is not record or not born or len(born) < 8:
+            continue
+        mention = record.mention
+        junior = f"{int(born[:4]) + 28:04d}{born[4:]}"
+        out.append(Record(mention=mention.model_copy(update={
+            "mention_id": f"{mention.mention_id}-junior",
+            "episode_id": f"{mention.episode_id}-junior",
+            "identifiers": tuple(
+                i.model_copy(update={"value": i.value[::-1] + "7"}) for i in mention.identifiers),
+            "context": mention.context.model_copy(update={"birth_date": junior}),
+        }), person=f"{record.person}-junior"))
+        flags.append(True)
+    return out, flags
