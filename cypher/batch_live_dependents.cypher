@@ -1,6 +1,8 @@
 // Batch planning: the currently believed revisions that depend on any of `keys` (live_dependents
 // for each: an entity id or an assertion id, in its scope), with the highest revision number of
 // each revision's assertion.
+// The revision comes back as the fields the planner reads, instants as ISO-8601 text (the
+// driver unpacks a DATETIME in pure Python, ~40 µs each; see kg_memory/store/neo4j/rows.py).
 // :params {keys: [{scope: 'u1', key: 'R1'}]}
 UNWIND $keys AS k
 MATCH (:Node {scope: k.scope, id: k.key})<-[:NEEDS]-(f:Node)<-[:REVISION_OF_FACT]-(a:Assertion)
@@ -9,4 +11,8 @@ CALL (a) {
   MATCH (b:Assertion {assertion_id: a.assertion_id})
   RETURN max(b.revision) AS highest
 }
-RETURN k.scope AS scope, k.key AS key, a {.*, recall_vector: null} AS version, highest
+RETURN k.scope AS scope, k.key AS key,
+       a {.assertion_id, .revision, .scope, .subject, .predicate, .project, .exceptions, .value,
+          .kind, .writer, .depends_on, .confidence, .reason, .recorded_by, .closed_by,
+          .close_reason, valid_from: toString(a.valid_from), valid_to: toString(a.valid_to),
+          sys_from: toString(a.sys_from), sys_to: toString(a.sys_to)} AS version, highest

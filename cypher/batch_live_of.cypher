@@ -1,5 +1,7 @@
 // Batch planning: the currently believed revisions of each of `ids` (live_versions_of for each,
 // in its scope), with the highest revision number of the assertion.
+// The revision comes back as the fields the planner reads, instants as ISO-8601 text (the
+// driver unpacks a DATETIME in pure Python, ~40 µs each; see kg_memory/store/neo4j/rows.py).
 // :params {ids: [{scope: 'u1', id: 'as_1'}]}
 UNWIND $ids AS k
 MATCH (a:Assertion {assertion_id: k.id})
@@ -8,4 +10,8 @@ CALL (a) {
   MATCH (b:Assertion {assertion_id: a.assertion_id})
   RETURN max(b.revision) AS highest
 }
-RETURN k.scope AS scope, k.id AS id, a {.*, recall_vector: null} AS version, highest
+RETURN k.scope AS scope, k.id AS id,
+       a {.assertion_id, .revision, .scope, .subject, .predicate, .project, .exceptions, .value,
+          .kind, .writer, .depends_on, .confidence, .reason, .recorded_by, .closed_by,
+          .close_reason, valid_from: toString(a.valid_from), valid_to: toString(a.valid_to),
+          sys_from: toString(a.sys_from), sys_to: toString(a.sys_to)} AS version, highest

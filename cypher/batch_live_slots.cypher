@@ -1,6 +1,8 @@
 // Batch planning: the currently believed revisions of many slots at once (live_versions for
 // each), with the highest revision number of each revision's assertion, closed ones included
 // (the next revision is numbered after it). `project` is '' for a fact without a project.
+// The revision comes back as the fields the planner reads, instants as ISO-8601 text (the
+// driver unpacks a DATETIME in pure Python, ~40 µs each; see kg_memory/store/neo4j/rows.py).
 // :params {slots: [{scope: 'u1', subject: 'ana', predicate: 'diet', project: ''}]}
 UNWIND $slots AS s
 MATCH (a:Assertion)
@@ -12,4 +14,7 @@ CALL (a) {
   MATCH (b:Assertion {assertion_id: a.assertion_id})
   RETURN max(b.revision) AS highest
 }
-RETURN a {.*, recall_vector: null} AS version, highest
+RETURN a {.assertion_id, .revision, .scope, .subject, .predicate, .project, .exceptions, .value,
+          .kind, .writer, .depends_on, .confidence, .reason, .recorded_by, .closed_by,
+          .close_reason, valid_from: toString(a.valid_from), valid_to: toString(a.valid_to),
+          sys_from: toString(a.sys_from), sys_to: toString(a.sys_to)} AS version, highest

@@ -3,9 +3,10 @@
 // (a lookup the planner may serve by scanning every relationship when the statistics are
 // young). The start node was written earlier in the same transaction; the end node may be a
 // placeholder, created here if no write named it before.
+// `since` is a DATETIME or ISO-8601 text (datetime() takes either; see batch_versions).
 // :params {type: 'SUPPORTS', rows: [{scope: 'u1', src: 'ep_1', dst: 'as_1', since: datetime('2026-02-14T20:00Z')}]}
 UNWIND $rows AS r
 MATCH (s:Node {scope: r.scope, id: r.src})
 MERGE (d:Node {scope: r.scope, id: r.dst})
 CREATE (s)-[g:$($type)]->(d)
-SET g.since = r.since
+SET g.since = datetime(r.since)

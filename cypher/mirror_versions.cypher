@@ -1,12 +1,16 @@
 // Mirror: upsert revisions exactly as the embedded store holds them (sync from the outbox).
 // Same shape as insert_version: one :Assertion per revision on its :Fact hub, kind label,
-// :Current while the system interval is open.
-// :params {rows: [{assertion_id: 'as_1', revision: 1, label: 'Stated', current: true, deps: [], props: {assertion_id: 'as_1', revision: 1, scope: 'u1', subject: 'ana', predicate: 'diet', project: '', value: 'vegetarian', exceptions: [], kind: 'stated', writer: 'user', depends_on: [], confidence: 1.0, valid_from: datetime('2026-02-14T20:00Z'), valid_to: null, sys_from: datetime('2026-02-14T20:00Z'), sys_to: null, reason: 'asserted', recorded_by: 'ep_1', closed_by: null, close_reason: null}}]}
+// :Current while the system interval is open. Instants travel beside `props` and are stored
+// with datetime(), which takes a DATETIME or the ISO-8601 text sync sends (see
+// kg_memory/store/neo4j/rows.py); null: open.
+// :params {rows: [{assertion_id: 'as_1', revision: 1, label: 'Stated', current: true, deps: [], valid_from: datetime('2026-02-14T20:00Z'), valid_to: null, sys_from: datetime('2026-02-14T20:00Z'), sys_to: null, props: {assertion_id: 'as_1', revision: 1, scope: 'u1', subject: 'ana', predicate: 'diet', project: '', value: 'vegetarian', exceptions: [], kind: 'stated', writer: 'user', depends_on: [], confidence: 1.0, reason: 'asserted', recorded_by: 'ep_1', closed_by: null, close_reason: null}}]}
 UNWIND $rows AS r
 MERGE (f:Node {scope: r.props.scope, id: r.assertion_id})
 SET f:Fact, f.assertion_id = r.assertion_id
 MERGE (a:Assertion {assertion_id: r.assertion_id, revision: r.revision})
-SET a += r.props, a:$(r.label)
+SET a += r.props, a:$(r.label),
+    a.valid_from = datetime(r.valid_from), a.valid_to = datetime(r.valid_to),
+    a.sys_from = datetime(r.sys_from), a.sys_to = datetime(r.sys_to)
 MERGE (a)-[:REVISION_OF_FACT]->(f)
 FOREACH (_ IN CASE WHEN r.current THEN [1] ELSE [] END | SET a:Current)
 FOREACH (_ IN CASE WHEN r.current THEN [] ELSE [1] END | REMOVE a:Current)

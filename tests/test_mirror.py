@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from kg_memory import Memory
+from kg_memory.domain.instant import from_micros
+from kg_memory.services.check import check
 from kg_memory.sim.cedar import FORGET_SELECTOR, load_records, replay
 from kg_memory.sim.scenario import Scenario, ScenarioClock
 from kg_memory.store.neo4j import Neo4jStore
@@ -68,6 +70,8 @@ def test_sync_projects_every_answer_and_is_idempotent(
     assert report.applied > 0
     mirror = Memory(target, clock=clock)
     assert _views(mirror) == _views(memory)
+    # Every revision's digest, computed by sync from the rows, is the one check recomputes.
+    assert check(target).ok
     again = sync(memory.store, target)
     assert (again.applied, again.records, again.lag) == (0, 0, 0)
     assert _views(mirror) == _views(memory)
@@ -115,3 +119,10 @@ def test_a_forget_reaches_the_mirror_before_it_reports(
     left = [f for f in mirror.asof(scope="acme").facts if f.predicate == "report_style"
             and f.qualifiers.project == "c1"]
     assert left == []
+    # The run's tombstones reached the mirror (one query per slice), each with its instant.
+    stored = {k: from_micros(t) for k, t in memory.store._conn.execute(
+        "SELECT key, created_at FROM tombstones")}
+    assert stored
+    with target.transaction("acme") as unit:
+        assert unit.tombstones(sorted(stored)) == stored
+    assert check(target).ok

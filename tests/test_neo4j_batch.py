@@ -16,12 +16,14 @@ from typing import Any
 
 import pytest
 
-from kg_memory import IdempotencyConflict, Memory
+from kg_memory import IdempotencyConflict, Memory, ScopeError
 from kg_memory.bench.arrival import ArrivalClock
 from kg_memory.bench.workload import POLICY, Workload
+from kg_memory.domain.model import Entity
 from kg_memory.domain.record import IngestRecord
 from kg_memory.services.check import check
 from kg_memory.store.neo4j import Neo4jStore
+from kg_memory.store.neo4j.tx import Neo4jTransaction
 from kg_memory.store.protocol import Store
 
 pytestmark = pytest.mark.neo4j
@@ -134,3 +136,45 @@ def test_a_batch_writes_with_a_handful_of_queries(neo4j: Neo4jStore) -> None:
     memory.ingest_many(records, batch_size=len(records))
     assert len(records) == 60
     assert len(ran) <= 20, ran
+
+
+def test_a_batch_of_owners_events_reads_the_retired_facts_entities_with_the_batch(
+        neo4j: Neo4jStore) -> None:
+    """An owner's event retires a fact about the user, and the retired revision's recall text
+    names the user: that entity is read with the batch's prefetch, not one query per episode
+    (it was one round trip per user)."""
+    users = 30
+    records = _records(users=users)
+    clock = ArrivalClock(records[0].occurred_at)
+    neo4j._clock = clock
+    memory = Memory(neo4j, clock=clock, policy=POLICY)
+    before, cancels = records[:4 * users], records[4 * users:5 * users]
+    assert {r.source for r in cancels} == {"restaurant"}
+    _ingest(memory, clock, before, batch_size=len(before))
+    ran: list[str] = []
+    original = neo4j._run_in
+
+    def counting(tx: Any, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        ran.append(name)
+        return original(tx, name, **params)
+
+    neo4j._run_in = counting  # type: ignore[method-assign]
+    reports = _ingest(memory, clock, cancels, batch_size=len(cancels))
+    assert all("retired" in [action for action, _, _ in effects]
+               for _, _, _, effects in reports), reports
+    assert ran.count("batch_entities_of") <= 1, ran
+    assert len(ran) <= 20, ran
+
+
+def test_a_unit_of_work_writes_only_its_own_scope_planned_or_not(neo4j: Neo4jStore) -> None:
+    """Both kinds of unit (a transaction of its own, and one planned into a batch) share the
+    scope guard: a write for another tenant is refused before anything is written."""
+    stranger = Entity(entity_id="ana", type="person", name="Ana", scope="u2")
+    with pytest.raises(ScopeError, match="'u1' cannot write to scope 'u2'"), \
+            neo4j.transaction("u1") as unit:
+        unit.put_entity(stranger)
+    with neo4j.batch(), neo4j.transaction("u1") as planned:
+        assert not isinstance(planned, Neo4jTransaction)
+        with pytest.raises(ScopeError, match="'u1' cannot write to scope 'u2'"):
+            planned.put_entity(stranger)
+    assert neo4j.entities() == []

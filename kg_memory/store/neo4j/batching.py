@@ -86,7 +86,7 @@ class Batching:
 
     def _run_in(self, tx: DriverTransaction, name: str, /, **params: Any
                 ) -> list[dict[str, Any]]:
-        return run_query(tx, name, params, where=self._uri, reads=False)
+        return run_query(tx, name, params, where=self._uri, reads=False, plain=True)
 
     def _end_plan(self) -> None:
         """Write the batch's plan and commit (nothing to do when no episode ran)."""

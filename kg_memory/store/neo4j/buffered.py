@@ -18,11 +18,22 @@ from datetime import datetime
 from typing import Any, NoReturn
 
 from kg_memory.domain.change import Closure, Draft, PlannedEdge
-from kg_memory.domain.errors import ScopeError, StoreUnavailable, Unplanned
+from kg_memory.domain.errors import StoreUnavailable, Unplanned
 from kg_memory.domain.interval import Interval
-from kg_memory.domain.model import Activity, Assertion, Block, Entity, Episode, Refusal, Tombstone
+from kg_memory.domain.model import (
+    Activity,
+    Assertion,
+    Block,
+    Entity,
+    Episode,
+    Refusal,
+    Tombstone,
+    trusted,
+)
 from kg_memory.domain.recall_text import episode_document, fact_document
 from kg_memory.store.neo4j.plan import BatchPlan, Journal, Key, slot_key
+from kg_memory.store.neo4j.rows import iso
+from kg_memory.store.neo4j.unit import ScopedUnit
 from kg_memory.store.protocol import Slot
 
 __all__ = ["BufferedUnit", "Unbatched"]
@@ -37,34 +48,17 @@ def _by_valid(v: Assertion) -> tuple[datetime, str, int]:
     return (v.valid.start, v.assertion_id, v.revision)
 
 
-class BufferedUnit:
-    """One episode's unit of work at system time :attr:`now`, planned into a journal."""
+class BufferedUnit(ScopedUnit):
+    """One episode's unit of work at system time :attr:`now`, planned into a journal. What
+    forget runs erase is never planned here (see :class:`Unbatched`), so its erased lists stay
+    empty."""
 
     def __init__(self, plan: BatchPlan, now: datetime, scope: str) -> None:
+        super().__init__(now, scope)
         self._plan = plan
         self._batch = plan.journal
         self.journal = Journal()
-        self.now_dt = now
-        self._scope = scope
-        self._vanished: set[str] = set()
         self._refusal_seq: dict[str, int] = {}
-        # What forget runs erase is never planned here (see Unbatched).
-        self.erased: list[str] = []
-        self.erased_entities: list[tuple[str, str]] = []
-        self.redacted: list[str] = []
-
-    @property
-    def now(self) -> datetime:
-        return self.now_dt
-
-    @property
-    def scope(self) -> str:
-        return self._scope
-
-    def _in_scope(self, given: str) -> None:
-        if given != self._scope:
-            raise ScopeError(
-                f"a unit of work for scope {self._scope!r} cannot write to scope {given!r}")
 
     # -- the live view: stored, minus what the batch closed, plus what it wrote -----------------
 
@@ -128,12 +122,13 @@ class BufferedUnit:
         self._in_scope(episode.scope)
         text = episode_document(episode.content)
         self.journal.operations[(episode.scope, episode.operation_id)] = (episode, payload_hash)
-        self.journal.episodes.append({"scope": episode.scope, "episode_id": episode.episode_id,
-                                      "props": {
+        self.journal.episodes.append({
+            "scope": episode.scope, "episode_id": episode.episode_id,
+            "occurred_at": iso(episode.occurred_at), "recorded_at": iso(episode.recorded_at),
+            "props": {
             "episode_id": episode.episode_id, "operation_id": episode.operation_id,
             "payload_hash": payload_hash, "source": episode.source,
             "channel": episode.channel.value, "content": episode.content,
-            "occurred_at": episode.occurred_at, "recorded_at": episode.recorded_at,
             "scope": episode.scope, "recall_text": text or None,
             "recall_length": text.count(" ") + 1 if text else None}})
 
@@ -182,9 +177,12 @@ class BufferedUnit:
         numbers = [r for j in (self._batch, self.journal)
                    for _, r in j.by_id.get(draft.assertion_id, ())]
         revision = max([self._plan.highest.get(draft.assertion_id, 0), *numbers]) + 1
-        version = Assertion(
-            **draft.model_dump(exclude={"valid"}), valid=draft.valid, revision=revision,
-            system=Interval(start=self.now_dt))
+        # The draft was validated when it was made and the rest is the store's own: no second
+        # validation of what the planner builds thousands of per batch.
+        version = trusted(Assertion, {
+            **dict(draft), "revision": revision,
+            "system": trusted(Interval, {"start": self.now_dt, "end": None}),
+            "closed_by": None, "close_reason": None})
         ids = [version.subject,
                *([version.qualifiers.project] if version.qualifiers.project else [])]
         names = tuple(sorted((e.entity_id, e.name) for e in map(self.entity, ids)
@@ -208,7 +206,7 @@ class BufferedUnit:
         self._refusal_seq[refusal.episode_id] = seq + 1
         self.journal.refusals.append({
             "episode_id": refusal.episode_id, "source": refusal.source, "what": refusal.what,
-            "reason": refusal.reason, "at": refusal.at, "seq": seq})
+            "reason": refusal.reason, "at": iso(refusal.at), "seq": seq})
 
     def finish(self) -> None:
         """The hub of a fact all of whose revisions this unit wrote and replaced is never

@@ -11,8 +11,10 @@ a key whose row is gone, and the mirror deletes it.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -21,10 +23,13 @@ from kg_memory.domain.errors import KgMemoryError
 from kg_memory.domain.instant import from_micros
 from kg_memory.store.neo4j import Neo4jStore
 from kg_memory.store.neo4j.migrate import convert_node
+from kg_memory.store.neo4j.rows import iso, props_hash
 from kg_memory.store.sqlite import SqliteStore
 from kg_memory.store.sqlite.outbox import Changes
 
 __all__ = ["SyncReport", "mirror_lag", "propagate", "sync"]
+
+_VERSION_TIMES = ("valid_from", "valid_to", "sys_from", "sys_to")
 
 
 class SyncReport(BaseModel):
@@ -47,22 +52,51 @@ def _native(label: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [convert_node(label, row) for row in rows]
 
 
+def _text(micros: int | None) -> str | None:
+    """An embedded instant as the ISO text the batched queries store with ``datetime()``."""
+    return None if micros is None else iso(from_micros(micros))
+
+
+def _with_times(row: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """A row as ``{props, <instant>: text, ...}``: the instants beside the other properties."""
+    props = dict(row)
+    return {"props": props, **{name: _text(props.pop(name)) for name in names}}
+
+
+def _version(change: dict[str, Any]) -> dict[str, Any]:
+    """One embedded revision in mirror_versions' shape: convert_node's layout (value of its own
+    type, qualifiers as properties, the content digest), instants as text."""
+    row = _with_times(change["props"], _VERSION_TIMES)
+    props = row["props"]
+    if isinstance(props.get("value"), str):
+        props["value"] = json.loads(props["value"])
+    qualifiers = json.loads(props.pop("qualifiers", None) or "{}")
+    props["exceptions"] = list(qualifiers.get("exceptions") or [])
+    props["project"] = props.get("project") or qualifiers.get("project") or ""
+    props["content_hash"] = props_hash(props, row["valid_from"], row["valid_to"],
+                                       row["sys_from"])
+    return {**{k: v for k, v in change.items() if k != "props"}, **row}
+
+
 def _steps(changes: Changes) -> list[tuple[str, dict[str, Any]]]:
     steps: list[tuple[str, dict[str, Any]]] = []
     if changes.versions:
-        rows = [{**r, "props": convert_node("Assertion", r["props"])} for r in changes.versions]
-        steps.append(("mirror_versions", {"rows": rows}))
+        steps.append(("mirror_versions", {"rows": [_version(r) for r in changes.versions]}))
     if changes.facts:
         steps.append(("mirror_prune_revisions", {"facts": changes.facts}))
     # Assertion and episode ids are unique across scopes: a deleted row's id names one node.
-    steps += [("delete_assertion", {"assertion_id": a, "scope": None})
-              for a in changes.deleted_facts]
+    if changes.deleted_facts:
+        # One query for the slice, not one round trip per erased fact (a forget run erases
+        # thousands).
+        steps.append(("mirror_delete_facts", {"ids": changes.deleted_facts}))
     if changes.episodes:
-        steps.append(("mirror_episodes", {"rows": _native("Episode", changes.episodes)}))
+        steps.append(("mirror_episodes", {"rows": [
+            _with_times(r, ("occurred_at", "recorded_at")) for r in changes.episodes]}))
     steps += [("erase_episode", {"episode_id": e, "scope": None})
               for e in changes.deleted_episodes]
     if changes.entities:
-        steps.append(("mirror_entities", {"rows": _native("Entity", changes.entities)}))
+        steps.append(("mirror_entities", {"rows": [
+            _with_times(r, ("recorded_at",)) for r in changes.entities]}))
     steps += [("delete_entity", e) for e in changes.deleted_entities]
     if changes.edges:
         # Grouped by type: the type is one parameter of each MERGE, not one per row.
@@ -70,12 +104,14 @@ def _steps(changes: Changes) -> list[tuple[str, dict[str, Any]]]:
         for r in changes.edges:
             by_type.setdefault(r["type"], []).append(
                 {"scope": r["scope"], "src": r["src"], "dst": r["dst"],
-                 "since": from_micros(r["since"])})
+                 "since": _text(r["since"])})
         steps += [("batch_edges", {"type": t, "rows": rows}) for t, rows in sorted(by_type.items())]
     if changes.deleted_edges:
         steps.append(("mirror_delete_edges", {"rows": changes.deleted_edges}))
     steps += [("add_activity", row) for row in _native("Activity", changes.activities)]
-    steps += [("add_tombstone", row) for row in _native("Tombstone", changes.tombstones)]
+    if changes.tombstones:
+        steps.append(("mirror_tombstones", {"rows": [
+            {**r, "created_at": _text(r["created_at"])} for r in changes.tombstones]}))
     steps.append(("mirror_set_cursor", {"cursor": changes.last}))
     return steps
 
@@ -91,18 +127,34 @@ def sync(
     batch_size: int = 2000,
     progress: Callable[[int, int], None] | None = None,
 ) -> SyncReport:
-    """Apply every outbox row past the mirror's cursor; ``progress(done, total)``."""
+    """Apply every outbox row past the mirror's cursor; ``progress(done, total)``.
+
+    One slice is read from SQLite (this thread: the connection belongs to it) while Neo4j
+    applies the one before it (one worker thread, the only user of the store meanwhile), so
+    the embedded reads and the server's work overlap instead of taking turns. The slices are
+    still applied one after another, each with its cursor in its own transaction: a failure
+    stops the run at that slice, and the slice read ahead of it is never sent.
+    """
     started = time.perf_counter()
     cursor = target.mirror_cursor()
     total = source.outbox.pending(cursor)
     applied = records = 0
-    while (changes := source.outbox.changes(cursor, batch_size)) is not None:
-        target.run_many(_steps(changes))
-        applied += changes.rows
-        records += changes.count
-        cursor = changes.last
-        if progress is not None:
-            progress(applied, total)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kg-sync") as neo4j:
+        in_flight: tuple[Changes, Future[Any]] | None = None
+        while True:
+            changes = source.outbox.changes(cursor, batch_size)
+            steps = None if changes is None else _steps(changes)
+            if in_flight is not None:
+                done, future = in_flight
+                future.result()  # raises what the slice raised; the next is not sent
+                applied += done.rows
+                records += done.count
+                if progress is not None:
+                    progress(applied, total)
+            if changes is None or steps is None:
+                break
+            in_flight = (changes, neo4j.submit(target.run_many, steps))
+            cursor = changes.last
     source.set_mirror(target.location)
     lag = source.outbox.pending(cursor)
     return SyncReport(location=target.location, status="complete" if lag == 0 else "incomplete",

@@ -32,8 +32,11 @@ from kg_memory.store.neo4j.rows import (
     block_from_props,
     entity_from_props,
     episode_from_props,
+    iso,
+    opt_iso,
     qualifier_props,
     revision_hash,
+    time_from_text,
     time_of,
     version_from_props,
 )
@@ -125,6 +128,7 @@ class BatchPlan:
         self.highest: dict[str, int] = {}
         #: Every believed revision the batch read from the server.
         self.stored_live: dict[Key, Assertion] = {}
+        self._fetched: list[Assertion] = []  # read since the last prefetch of entities
 
     def next_time(self, clock: datetime) -> datetime:
         """The next episode's system time: system_time.cypher's rule (the clock, or 1 µs after
@@ -140,11 +144,12 @@ class BatchPlan:
     def _versions(self, rows: list[dict[str, Any]]) -> list[Assertion]:
         found = []
         for row in rows:
-            version = version_from_props(row["version"])
+            version = version_from_props(row["version"], time_from_text)
             self.highest[version.assertion_id] = max(
                 int(row["highest"]), self.highest.get(version.assertion_id, 0))
             self.stored_live[(version.assertion_id, version.revision)] = version
             found.append(version)
+        self._fetched += found
         return found
 
     def prefetch(self, *, operations: Iterable[tuple[str, str]] = (),
@@ -152,23 +157,16 @@ class BatchPlan:
                  dependents: Iterable[tuple[str, str]] = (), tombstones: Iterable[str] = (),
                  scopes: Iterable[str] = ()) -> None:
         """Read what the batch will ask about in one query per kind (each key once)."""
+        entities = list(entities)
         ops = [k for k in dict.fromkeys(operations) if k not in self._operations]
         if ops:
             for k in ops:
                 self._operations[k] = None
             for row in self._run("batch_operations", keys=[
                     {"scope": s, "operation_id": o} for s, o in ops]):
-                episode = episode_from_props(row["episode"])
+                episode = episode_from_props(row["episode"], time_from_text)
                 self._operations[(episode.scope, episode.operation_id)] = (
                     episode, row["episode"]["payload_hash"])
-        ents = [k for k in dict.fromkeys(entities) if k not in self._entities]
-        if ents:
-            for k in ents:
-                self._entities[k] = None
-            for row in self._run("batch_entities_of", keys=[
-                    {"scope": s, "entity_id": e} for s, e in ents]):
-                entity = entity_from_props(row["entity"])
-                self._entities[(entity.scope, entity.entity_id)] = entity
         wanted = [sk for sk in dict.fromkeys(slots) if sk not in self._slots]
         if wanted:
             for sk in wanted:
@@ -194,6 +192,22 @@ class BatchPlan:
             for row, version in zip(rows, self._versions(rows), strict=True):
                 self._dependents[(row["scope"], row["key"])].append(version)
             dependents = [(v.scope, v.assertion_id) for k in deps for v in self._dependents[k]]
+        # A revision read here may be replaced (superseded, retired), and the new one's recall
+        # text names its subject and project: their entities come in the same query as the
+        # batch's own, not one round trip each on a miss.
+        for v in self._fetched:
+            entities.append((v.scope, v.subject))
+            if v.qualifiers.project:
+                entities.append((v.scope, v.qualifiers.project))
+        self._fetched.clear()
+        ents = [k for k in dict.fromkeys(entities) if k not in self._entities]
+        if ents:
+            for k in ents:
+                self._entities[k] = None
+            for row in self._run("batch_entities_of", keys=[
+                    {"scope": s, "entity_id": e} for s, e in ents]):
+                entity = entity_from_props(row["entity"])
+                self._entities[(entity.scope, entity.entity_id)] = entity
         keys = [t for t in dict.fromkeys(tombstones) if t not in self._tombstones]
         if keys:
             for t in keys:
@@ -249,7 +263,7 @@ class BatchPlan:
         if j.entities:
             self._run("batch_entities", rows=[
                 {"scope": e.scope, "entity_id": e.entity_id, "type": e.type, "name": e.name,
-                 "owners": list(e.owners), "recorded_at": at}
+                 "owners": list(e.owners), "recorded_at": iso(at)}
                 for e, at in j.entities.values()])
             runs += 1
         if j.inserted:
@@ -257,7 +271,7 @@ class BatchPlan:
                                               for v, texts in j.inserted.values()])
             runs += 1
         if j.closed:
-            rows = [{"assertion_id": a, "revision": r, "now": c["now"],
+            rows = [{"assertion_id": a, "revision": r, "now": iso(c["now"]),
                      "closed_by": c["closed_by"], "close_reason": c["reason"].value}
                     for (a, r), c in j.closed.items()]
             [row] = self._run("batch_close_versions", rows=rows)
@@ -272,7 +286,7 @@ class BatchPlan:
         by_type: dict[tuple[bool, str], list[dict[str, Any]]] = {}
         for (scope, src, kind, dst), since in j.edges.items():
             by_type.setdefault((src in fresh, kind), []).append(
-                {"scope": scope, "src": src, "dst": dst, "since": since})
+                {"scope": scope, "src": src, "dst": dst, "since": iso(since)})
         for (new, kind), rows in sorted(by_type.items()):
             if new:
                 self._run("batch_new_edges", type=kind, rows=rows)
@@ -293,13 +307,14 @@ def _version_row(v: Assertion, texts: list[str]) -> dict[str, Any]:
     return {
         "scope": v.scope, "assertion_id": v.assertion_id, "label": v.kind.value.capitalize(),
         "current": v.system.end is None, "depends_on": list(v.depends_on),
+        "valid_from": iso(v.valid.start), "valid_to": opt_iso(v.valid.end),
+        "sys_from": iso(v.system.start), "sys_to": opt_iso(v.system.end),
         "props": {
             "assertion_id": v.assertion_id, "revision": v.revision, "scope": v.scope,
             "subject": v.subject, "predicate": v.predicate, **qualifier_props(v.qualifiers),
             "value": v.value, "kind": v.kind.value, "writer": v.writer,
             "depends_on": list(v.depends_on), "confidence": float(v.confidence),
-            "valid_from": v.valid.start, "valid_to": v.valid.end,
-            "sys_from": v.system.start, "sys_to": v.system.end, "reason": v.reason.value,
+            "reason": v.reason.value,
             "recorded_by": v.recorded_by, "closed_by": v.closed_by,
             "close_reason": None if v.close_reason is None else v.close_reason.value,
             "recall_text": text or None,
