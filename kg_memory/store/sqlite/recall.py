@@ -283,8 +283,10 @@ def merge_segments(conn: sqlite3.Connection) -> list[int]:
     them) into one, dropping deleted entries; ``secure_delete`` then zeroes the pages the old
     segments freed. A merge rewrites its whole shard, so untouched shards are left alone.
     Returns the shards merged."""
+    # A key range, not LIKE (case-insensitive, so no index serves it): meta holds a row per
+    # scope that ever forgot, and the primary key finds the marks among them.
     marked = [int(r[0].rsplit("_", 1)[1]) for r in conn.execute(
-        "SELECT key FROM meta WHERE key LIKE 'recall\\_erased\\_%' ESCAPE '\\'")]
+        "SELECT key FROM meta WHERE key >= 'recall_erased_' AND key < 'recall_erased`'")]
     shards = sorted(k for k in marked if 0 <= k < SHARDS)
     if not shards:
         return []

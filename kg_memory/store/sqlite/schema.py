@@ -36,7 +36,9 @@ __all__ = [
 #: kg_memory.store.sqlite.recall_vectors), added empty by ``kg-memory migrate``.
 #: 5: the vector index's sign sketches (recall_sketches) replace its lists; ``kg-memory
 #: migrate`` drops the lists and sketches every vector already stored.
-SCHEMA_VERSION = "5"
+#: 6: the outbox index a forget's key marking reads (``outbox_named``), added by ``kg-memory
+#: migrate``, so forgetting in one scope no longer reads every scope's outbox rows.
+SCHEMA_VERSION = "6"
 #: Schema versions this one cannot be reached from, and why. Schema 1 keyed entities, operation
 #: ids, edges and documents globally, so one tenant's rows could be another's; its rows cannot
 #: be given scopes after the fact without guessing.

@@ -234,3 +234,12 @@ CREATE INDEX IF NOT EXISTS episodes_conversation ON episodes (scope, channel, oc
 CREATE TABLE IF NOT EXISTS outbox_erased (
     seq INTEGER PRIMARY KEY
 );
+-- Schema 6: a forget marks the outbox rows naming an erased entity (its own rows, edges from
+-- or to it) by their key, which starts with the scope: without this index the marking read
+-- every row of the outbox, so a forget grew with the store. Only the two tables whose keys
+-- carry user-chosen ids are indexed (versions' and episodes' keys are ids the store makes), so
+-- ingest pays for it on entity and edge rows only.
+CREATE INDEX IF NOT EXISTS outbox_named ON outbox (key) WHERE tbl IN ('entities', 'edges');
+-- Also schema 6: every forget run reads the forget activities (to complete those a crash left
+-- erased), which are few next to the consolidations' activities of a large store.
+CREATE INDEX IF NOT EXISTS activities_type ON activities (type, started_at);

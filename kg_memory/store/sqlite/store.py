@@ -219,11 +219,15 @@ class SqliteStore(Batching, RecallReads, VectorReads, BulkReads):
                                "since": from_micros(r["since"])}) for r in rows]
 
     def refusals(self, scope: str | None = None) -> list[Refusal]:
+        # Only the filter given ("? IS NULL OR" defeats every index): a scope's refusals are
+        # found through its episodes (episodes_conversation leads with the scope), so a forget's
+        # residue search reads one tenant's refusals, not every refusal in the file.
         rows = self._rows(
+            "SELECT r.* FROM episodes e CROSS JOIN refusals r ON r.episode_id = e.episode_id "
+            "WHERE e.scope = ? ORDER BY r.at, r.id", [scope],
+        ) if scope is not None else self._rows(
             "SELECT r.* FROM refusals r JOIN episodes e USING (episode_id) "
-            "WHERE (? IS NULL OR e.scope = ?) ORDER BY r.at, r.id",
-            [scope, scope],
-        )
+            "ORDER BY r.at, r.id", [])
         return [
             Refusal(
                 episode_id=r["episode_id"],
@@ -286,11 +290,13 @@ class SqliteStore(Batching, RecallReads, VectorReads, BulkReads):
 
     def activities(self, type_: str | None = None, scope: str | None = None
                    ) -> list[Activity]:
-        rows = self._rows(
-            "SELECT * FROM activities WHERE (? IS NULL OR type = ?) "
-            "AND (? IS NULL OR scope = ?) ORDER BY started_at",
-            [type_, type_, scope, scope],
-        )
+        where, params = ["1"], []
+        for column, value in (("type", type_), ("scope", scope)):
+            if value is not None:  # only the filters given, so activities_type can serve them
+                where.append(f"{column} = ?")
+                params.append(value)
+        rows = self._rows(f"SELECT * FROM activities WHERE {' AND '.join(where)} "
+                          "ORDER BY started_at", params)
         return [activity_from_row(r) for r in rows]
 
     def drop_erased_keys(self) -> int:
@@ -323,10 +329,11 @@ class SqliteStore(Batching, RecallReads, VectorReads, BulkReads):
         return [r["body"] for r in rows]
 
     def entities(self, scope: str | None = None) -> list[Entity]:
+        # Only the filter given: the primary key (scope, entity_id) serves a scope's entities in
+        # order (a forget's orphan search asks for its scope's; it used to read every scope's).
         rows = self._rows(
-            "SELECT * FROM entities WHERE (? IS NULL OR scope = ?) ORDER BY entity_id",
-            [scope, scope],
-        )
+            "SELECT * FROM entities WHERE scope = ? ORDER BY entity_id", [scope],
+        ) if scope is not None else self._rows("SELECT * FROM entities ORDER BY entity_id", [])
         return [entity_from_row(r) for r in rows]
 
     # -- integrity -------------------------------------------------------------------------
