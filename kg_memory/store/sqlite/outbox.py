@@ -77,11 +77,12 @@ class Outbox:
             (after, limit)).fetchall()
         if not rows:
             return None
-        keys: dict[str, list[str]] = {}
+        # Each table's keys once, in first-seen order: a dict as an ordered set (a list's `in`
+        # made a slice of n rows cost n^2 / 2 comparisons: 7 s of a 1e5 sync's client time).
+        seen: dict[str, dict[str, None]] = {}
         for row in rows:
-            bucket = keys.setdefault(row["tbl"], [])
-            if row["key"] not in bucket:
-                bucket.append(row["key"])
+            seen.setdefault(row["tbl"], {})[row["key"]] = None
+        keys = {tbl: list(found) for tbl, found in seen.items()}
         out: dict[str, Any] = {"first": rows[0]["seq"], "last": rows[-1]["seq"], "rows": len(rows)}
         self._versions(keys.get("versions", []), out)
         self._simple("episodes", "episode_id", keys.get("episodes", []), out)
