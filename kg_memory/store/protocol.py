@@ -249,6 +249,14 @@ class Transaction(Protocol):
     def rename_entity(self, entity_id: str, name: str | None) -> None:
         """Change an entity's display name (a forgotten mention had given it)."""
 
+    def rewrite_dependency(self, old: str, new: str) -> None:
+        """Replace the dependency reference ``old`` (a forgotten entity's id) with ``new`` (its
+        tombstone's content-free key) in every revision of this scope, open or closed, and in
+        the dependency index: the one sanctioned change to a stored revision besides its
+        closure (the id is user-chosen text, a person's name, and must not outlive the forget
+        in its dependents' history; the embedded store's immutability guard and the Neo4j
+        revision digest stay exact for the rewritten revisions)."""
+
     def erase_episode(self, episode_id: str) -> None: ...
 
     def redact_episode(self, episode_id: str, supports_to_drop: list[str]) -> None: ...

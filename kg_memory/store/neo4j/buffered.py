@@ -244,6 +244,9 @@ class BufferedUnit(ScopedUnit):
     def rename_entity(self, entity_id: str, name: str | None) -> None:
         self._unbatched("rename_entity")
 
+    def rewrite_dependency(self, old: str, new: str) -> None:
+        self._unbatched("rewrite_dependency")
+
     def erase_episode(self, episode_id: str) -> None:
         self._unbatched("erase_episode")
 

@@ -25,6 +25,7 @@ from kg_memory.store.neo4j.rows import (
     episode_from_props,
     instant,
     opt_instant,
+    revision_hash,
     time_of,
     version_from_props,
     version_params,
@@ -247,6 +248,21 @@ class Neo4jTransaction(ScopedUnit):
         self._rows("rename_entity", scope=self._scope, entity_id=entity_id, name=name)
         for row in self._rows("entity_revisions", scope=self._scope, entity_id=entity_id):
             self._index_fact(version_from_props(row["version"]))
+
+    def rewrite_dependency(self, old: str, new: str) -> None:
+        """Replace ``old`` with ``new`` in this scope's revisions that depend on it, each with
+        its digest re-computed here as on insert (``kg-memory check`` re-checks it), and in
+        the dependency links."""
+        rows = []
+        for row in self._rows("dependency_revisions", scope=self._scope, key=old):
+            version = version_from_props(row["version"])
+            if old not in version.depends_on:
+                continue
+            depends = tuple(dict.fromkeys(new if d == old else d for d in version.depends_on))
+            rows.append({"assertion_id": version.assertion_id, "revision": version.revision,
+                         "depends_on": list(depends), "content_hash": revision_hash(
+                             version.model_copy(update={"depends_on": depends}))})
+        self._rows("rewrite_dependency", scope=self._scope, old=old, new=new, rows=rows)
 
     def erase_episode(self, episode_id: str) -> None:
         """Erase an episode, its edges and what the gate refused from it."""

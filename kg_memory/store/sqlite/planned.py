@@ -259,6 +259,9 @@ class PlannedUnit:
     def rename_entity(self, entity_id: str, name: str | None) -> None:
         self._unplanned("rename_entity")
 
+    def rewrite_dependency(self, old: str, new: str) -> None:
+        self._unplanned("rewrite_dependency")
+
     def erase_episode(self, episode_id: str) -> None:
         self._unplanned("erase_episode")
 
