@@ -14,12 +14,13 @@ The byte scan and the reference checks failed on the main of 2026-12-01 (e555fea
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from kg_memory import Memory
+from kg_memory import Memory, SqliteStore
 from kg_memory.domain.forgetting import node_key
 from kg_memory.domain.model import EndReason
 from tests.conftest import ManualClock, MemoryFactory, day, episode, fact
@@ -126,3 +127,30 @@ def test_no_byte_of_the_forgotten_id_remains_in_the_store_files(tmp_path: Path) 
             conn.execute("UPDATE versions SET depends_on = '[]' WHERE sys_to IS NOT NULL")
     finally:
         conn.close()
+
+
+@pytest.mark.neo4j
+def test_a_synced_mirror_loses_the_id_from_the_dependents_too(tmp_path: Path) -> None:
+    """The embedded store's forget run propagates to its mirror: the rewritten revisions are
+    re-sent, and the mirror's dependency links follow them, so no node there keeps the id."""
+    from kg_memory.store.neo4j import Neo4jStore
+    from kg_memory.store.neo4j.mirror import sync
+
+    target = Neo4jStore.connect(os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687"))
+    target.wipe()
+    clock = ManualClock(day(0))
+    try:
+        with Memory.open(tmp_path / "store" / "m.db", clock=clock) as memory:
+            _seed(memory, clock)
+            assert isinstance(memory.store, SqliteStore)
+            sync(memory.store, target)
+            mirrored = Memory(target, clock=clock)
+            assert [d for d, _ in target.integrity_snapshot().dependencies if d == CANARY]
+            clock.now = day(6)
+            report = memory.forget(f"entity:{CANARY}@u1")
+            assert [d["status"] for d in report.destinations] == ["complete", "complete"]
+            assert not [r for r in _revisions(mirrored, "u1") if CANARY in r[1]]
+            assert not [d for d, _ in target.integrity_snapshot().dependencies if CANARY in d]
+            assert mirrored.check().ok
+    finally:
+        target.close()
