@@ -27,8 +27,8 @@ from kg_memory.domain.model import (
 )
 from kg_memory.store.protocol import Slot
 from kg_memory.store.sqlite.bulk_reads import BulkTxReads
-from kg_memory.store.sqlite.rewrite import DependencyRewrite
 from kg_memory.store.sqlite.recall import index_episode, index_fact, reindex_entity
+from kg_memory.store.sqlite.rewrite import DependencyRewrite
 from kg_memory.store.sqlite.rows import (
     VERSION_COLUMNS,
     block_from_row,
