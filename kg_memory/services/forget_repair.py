@@ -140,9 +140,9 @@ def unname_entities(tx: Transaction, secret: bytes, entity_ids: Sequence[str]) -
     """Replace each forgotten entity's id in what depended on it (every revision, open or
     closed, and the dependency index) with :func:`entity_reference`: the dependents keep
     their history, retired, without the name (see
-    :meth:`~kg_memory.store.protocol.Transaction.rewrite_dependency`)."""
-    for entity_id in dict.fromkeys(entity_ids):
-        tx.rewrite_dependency(entity_id, entity_reference(secret, tx.scope, entity_id))
+    :meth:`~kg_memory.store.protocol.Transaction.rewrite_dependencies`)."""
+    tx.rewrite_dependencies({entity_id: entity_reference(secret, tx.scope, entity_id)
+                             for entity_id in entity_ids})
 
 
 def tombstone_keys(
