@@ -19,6 +19,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kg_memory import Memory, SqliteStore
 from kg_memory.domain.forgetting import node_key
@@ -155,3 +157,54 @@ def test_a_synced_mirror_loses_the_id_from_the_dependents_too(tmp_path: Path) ->
             assert mirrored.check().ok
     finally:
         target.close()
+
+
+PEOPLE = ("Ana Quist", "Bo Reyes", "Cy Stone")
+
+
+@st.composite
+def _writes(draw: st.DrawFn) -> tuple[str, int, int, tuple[str, ...]]:
+    """One fact: its scope, subject, value and the people it depends on."""
+    return (draw(st.sampled_from(("u1", "u2"))), draw(st.integers(0, 2)), draw(st.integers(0, 2)),
+            tuple(sorted(draw(st.sets(st.sampled_from(PEOPLE), min_size=1)))))
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(writes=st.lists(_writes(), min_size=1, max_size=6), gone=st.sampled_from(PEOPLE))
+def test_every_revision_names_the_tombstone_instead_of_the_forgotten_id(
+    make_memory: MemoryFactory, writes: list[tuple[str, int, int, tuple[str, ...]]], gone: str,
+) -> None:
+    """Reference model: each revision's dependencies as they were, with the forgotten id
+    replaced by the tombstone reference in its own scope only (duplicates folded), nothing
+    else changed; and the store's check holds."""
+    clock = ManualClock(day(0))
+    with make_memory(clock) as memory:
+        for scope in ("u1", "u2"):
+            memory.ingest(episode(f"people-{scope}", "user", day(0), scope=scope,
+                                  entities=[{"entity_id": p, "type": "person"} for p in PEOPLE]))
+        for n, (scope, subject, value, deps) in enumerate(writes, start=1):
+            clock.now = day(n)
+            memory.ingest(episode(f"w{n}", "user", day(n), scope=scope, assertions=[
+                fact(f"s{subject}", "p", f"v{value}", depends_on=list(deps))]))
+
+        def stored() -> dict[tuple[str, int], tuple[str, tuple[str, ...]]]:
+            store = memory.store
+            return {(v.assertion_id, v.revision): (v.scope, v.depends_on)
+                    for scope in ("u1", "u2")
+                    for v in store.versions(store.find_assertions(scope))}
+
+        before = stored()
+        tomb = f"tomb_{node_key(memory.store.secret, 'u1', gone)[:20]}"
+        clock.now = day(len(writes) + 1)
+        planned = memory.forget(f"entity:{gone}@u1", dry_run=True)
+        run = memory.forget(f"entity:{gone}@u1")
+        assert run.plan == planned.plan
+        after = stored()
+        for key, (scope, deps) in before.items():
+            expected = deps if scope == "u2" else tuple(
+                dict.fromkeys(tomb if d == gone else d for d in deps))
+            assert after[key] == (scope, expected)
+        assert not [k for k, (scope, deps) in after.items() if scope == "u1" and gone in deps]
+        check = memory.check()
+        assert check.ok, check.violations
