@@ -168,7 +168,7 @@ class Outbox:
             chunk = pairs[start:start + _PAIRS_PER_QUERY]
             marks = ", ".join("(?, ?)" for _ in chunk)
             found += self._conn.execute(
-                f"WITH w(a, b) AS (VALUES {marks}) SELECT {select} FROM w JOIN {join}",
+                f"WITH w(a, b) AS (VALUES {marks}) SELECT " + select + " FROM w JOIN " + join,
                 [v for pair in chunk for v in pair]).fetchall()
         return found
 
