@@ -2,7 +2,9 @@
 // Same shape as insert_version: one :Assertion per revision on its :Fact hub, kind label,
 // :Current while the system interval is open. Instants travel beside `props` and are stored
 // with datetime(), which takes a DATETIME or the ISO-8601 text sync sends (see
-// kg_memory/store/neo4j/rows.py); null: open.
+// kg_memory/store/neo4j/rows.py); null: open. A revision a forget run rewrote names a forgotten
+// entity by its tombstone (`tomb_…`) instead of its id: its hub's links to ids no revision
+// names any more go, and so does a bare node left touching nothing (the id is user text).
 // :params {rows: [{assertion_id: 'as_1', revision: 1, label: 'Stated', current: true, deps: [], valid_from: datetime('2026-02-14T20:00Z'), valid_to: null, sys_from: datetime('2026-02-14T20:00Z'), sys_to: null, props: {assertion_id: 'as_1', revision: 1, scope: 'u1', subject: 'ana', predicate: 'diet', project: '', value: 'vegetarian', exceptions: [], kind: 'stated', writer: 'user', depends_on: [], confidence: 1.0, reason: 'asserted', recorded_by: 'ep_1', closed_by: null, close_reason: null}}]}
 UNWIND $rows AS r
 MERGE (f:Node {scope: r.props.scope, id: r.assertion_id})
@@ -17,3 +19,12 @@ FOREACH (_ IN CASE WHEN r.current THEN [] ELSE [1] END | REMOVE a:Current)
 FOREACH (dep IN r.deps |
   MERGE (d:Node {scope: r.props.scope, id: dep})
   MERGE (f)-[:NEEDS]->(d))
+WITH f, r
+WHERE any(dep IN r.deps WHERE dep STARTS WITH 'tomb_')
+WITH DISTINCT f
+MATCH (f)-[n:NEEDS]->(d:Node)
+WHERE NOT EXISTS { MATCH (f)<-[:REVISION_OF_FACT]-(a:Assertion) WHERE d.id IN a.depends_on }
+DELETE n
+WITH DISTINCT d
+WHERE labels(d) = ['Node'] AND NOT EXISTS { (d)--() }
+DELETE d

@@ -92,7 +92,10 @@ def measure_recall(memory: Memory, store_file: Path, probes: list[RecallProbe]
 
         def cosine(p: RecallProbe) -> int:
             [q] = embedder.embed([p.query])
-            rows = raw.execute("SELECT vid, vector FROM recall_vectors WHERE scope = ?",
+            # The scope's vids from its sketches' primary key: recall_vectors has no scope
+            # index, and a scan of every tenant's vectors is no reference for one tenant's.
+            rows = raw.execute("SELECT r.vid, r.vector FROM recall_sketches s JOIN "
+                               "recall_vectors r ON r.vid = s.vid WHERE s.scope = ?",
                                (p.scope,)).fetchall()
             if not rows:
                 return 0

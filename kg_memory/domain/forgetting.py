@@ -25,7 +25,9 @@ neighbourhood (see :func:`kg_memory.services.lineage.forget_view`):
   value, subject or predicate (someone who guesses the scope and operation id can confirm
   that such a fact existed, which a replay's refusal tells a sender anyway); the fact it named
   is gone. A forgotten entity (the ``grounds`` of :func:`plan_forget`) retires what depends on
-  it the same way; its id stays in those dependents' ``depends_on``, verbatim;
+  it the same way; its id, user-chosen text, does not stay in those dependents: the run
+  replaces it, in every revision and the dependency index, by the entity's tombstone reference
+  (:func:`kg_memory.services.forget_repair.entity_reference`);
 * **retain**: everything else in view.
 
 The service then adds what lineage cannot see: the **entities** left unreferenced, and the

@@ -19,7 +19,8 @@ from kg_memory.domain.model import Assertion, EdgeType, EndReason, Episode
 from kg_memory.domain.supersession import draft_of, plan_write
 from kg_memory.store.protocol import Slot, Store, Transaction, apply_plan
 
-__all__ = ["rebuild", "restore", "retire_dependents", "tombstone_keys"]
+__all__ = ["entity_reference", "rebuild", "restore", "retire_dependents", "tombstone_keys",
+           "unname_entities"]
 
 
 def _lost_valid_time(versions: list[Assertion], enders: set[str]) -> list[Interval]:
@@ -128,15 +129,33 @@ def retire_dependents(tx: Transaction, grounds: Sequence[str], activity: str) ->
             first.clear()
 
 
+def entity_reference(secret: bytes, scope: str, entity_id: str) -> str:
+    """What a forgotten entity's dependents name it by once it is gone: its tombstone's node
+    id, keyed like every tombstone (an HMAC of scope and id, so content-free and distinct per
+    tenant), never the id itself, which is user-chosen text."""
+    return f"tomb_{node_key(secret, scope, entity_id)[:20]}"
+
+
+def unname_entities(tx: Transaction, secret: bytes, entity_ids: Sequence[str]) -> None:
+    """Replace each forgotten entity's id in what depended on it (every revision, open or
+    closed, and the dependency index) with :func:`entity_reference`: the dependents keep
+    their history, retired, without the name (see
+    :meth:`~kg_memory.store.protocol.Transaction.rewrite_dependencies`)."""
+    tx.rewrite_dependencies({entity_id: entity_reference(secret, tx.scope, entity_id)
+                             for entity_id in entity_ids})
+
+
 def tombstone_keys(
     the_plan: ForgetPlan, secret: bytes, deleted: list[Assertion], episodes: list[Episode],
-    scope: str,
+    scope: str, entities: Sequence[str] = (),
 ) -> list[tuple[str, str]]:
-    """``(kind, key)`` of every tombstone the run leaves: each erased node, each forgotten
-    operation id (of ``episodes``, the erased and redacted ones), each deleted fact's content."""
+    """``(kind, key)`` of every tombstone the run leaves: each erased node and forgotten
+    entity (what depended on it now names this tombstone), each forgotten operation id (of
+    ``episodes``, the erased and redacted ones), each deleted fact's content."""
     keys: list[tuple[str, str]] = []
     gone_rules = [r.rule_id for r in the_plan.rules if r.outcome == "delete"]
-    for node in (*the_plan.delete, *the_plan.rebuild, *the_plan.erase, *gone_rules):
+    for node in (*the_plan.delete, *the_plan.rebuild, *the_plan.erase, *gone_rules,
+                 *entities):
         keys.append(("node", node_key(secret, scope, node)))
     for episode in episodes:
         keys.append(("operation", operation_key(secret, episode.scope, episode.operation_id)))

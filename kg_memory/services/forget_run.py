@@ -29,7 +29,13 @@ from kg_memory.services.forget_plan import (
     required_scope,
     selector_scopes,
 )
-from kg_memory.services.forget_repair import rebuild, restore, retire_dependents, tombstone_keys
+from kg_memory.services.forget_repair import (
+    rebuild,
+    restore,
+    retire_dependents,
+    tombstone_keys,
+    unname_entities,
+)
 from kg_memory.services.identity import forget_identity
 from kg_memory.services.reconciliation import forget_policy_records
 from kg_memory.services.residues import redact_residues
@@ -137,9 +143,10 @@ def _forget_in_scope(
             # The state before this transaction, as the plan read it (nothing written yet).
             deleted = before.versions(list(the_plan.delete))
             enders = set(the_plan.erase) | {v.recorded_by for v in deleted}
+            forgotten = [*sorted(forget_grounds(selector)), *the_plan.entities]
             tombstones = tombstone_keys(
                 the_plan, secret, deleted, before.episodes([*the_plan.erase, *the_plan.redact]),
-                scope)
+                scope, forgotten)
             if not keep_residues:
                 for residue in [r.residue for r in found.found if r.residue.where == "record"]:
                     rebuilt = rebuild(tx, store, residue.node, set(the_plan.delete),
@@ -169,7 +176,8 @@ def _forget_in_scope(
                 tx.erase_episode(episode)
             for episode in the_plan.redact:
                 tx.redact_episode(episode, list(the_plan.delete))
-            tx.delete_entities([*sorted(forget_grounds(selector)), *the_plan.entities])
+            tx.delete_entities(forgotten)
+            unname_entities(tx, secret, forgotten)
             tx.forget_keys([*the_plan.entities,
                             *([selector.value] if selector.kind == "entity" else [])])
             for fact in the_plan.restore:

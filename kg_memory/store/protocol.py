@@ -13,7 +13,7 @@ the clock has not moved. Revision numbers are assigned by the store too.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, NamedTuple, Protocol, runtime_checkable
@@ -248,6 +248,15 @@ class Transaction(Protocol):
 
     def rename_entity(self, entity_id: str, name: str | None) -> None:
         """Change an entity's display name (a forgotten mention had given it)."""
+
+    def rewrite_dependencies(self, renames: Mapping[str, str]) -> None:
+        """Replace each dependency reference ``old`` (a forgotten entity's id, a key of
+        ``renames``) with ``renames[old]`` (its tombstone's content-free reference) in every
+        revision of this scope, open or closed, and in the dependency index: the one sanctioned
+        change to a stored revision besides its closure (the id is user-chosen text, a
+        person's name, and must not outlive the forget in its dependents' history; the
+        embedded store's immutability guard and the Neo4j revision digest stay exact for the
+        rewritten revisions). Set-based: a forget of 1,000 entities asks once."""
 
     def erase_episode(self, episode_id: str) -> None: ...
 

@@ -13,7 +13,7 @@ gives that episode a transaction of its own (see ``Neo4jStore.transaction``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, NoReturn
 
@@ -243,6 +243,9 @@ class BufferedUnit(ScopedUnit):
 
     def rename_entity(self, entity_id: str, name: str | None) -> None:
         self._unbatched("rename_entity")
+
+    def rewrite_dependencies(self, renames: Mapping[str, str]) -> None:
+        self._unbatched("rewrite_dependencies")
 
     def erase_episode(self, episode_id: str) -> None:
         self._unbatched("erase_episode")

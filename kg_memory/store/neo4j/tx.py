@@ -25,6 +25,7 @@ from kg_memory.store.neo4j.rows import (
     episode_from_props,
     instant,
     opt_instant,
+    revision_hash,
     time_of,
     version_from_props,
     version_params,
@@ -247,6 +248,24 @@ class Neo4jTransaction(ScopedUnit):
         self._rows("rename_entity", scope=self._scope, entity_id=entity_id, name=name)
         for row in self._rows("entity_revisions", scope=self._scope, entity_id=entity_id):
             self._index_fact(version_from_props(row["version"]))
+
+    def rewrite_dependencies(self, renames: Mapping[str, str]) -> None:
+        """Replace each key of ``renames`` with its value in this scope's revisions that
+        depend on it, each with its digest re-computed here as on insert (``kg-memory check``
+        re-checks it), and in the dependency links: two queries for the whole set."""
+        if not renames:
+            return
+        rows = []
+        for row in self._rows("dependency_revisions", scope=self._scope, keys=list(renames)):
+            version = version_from_props(row["version"])
+            depends = tuple(dict.fromkeys(renames.get(d, d) for d in version.depends_on))
+            if depends == version.depends_on:
+                continue
+            rows.append({"assertion_id": version.assertion_id, "revision": version.revision,
+                         "depends_on": list(depends), "content_hash": revision_hash(
+                             version.model_copy(update={"depends_on": depends}))})
+        self._rows("rewrite_dependencies", scope=self._scope, rows=rows,
+                   renames=[{"old": old, "new": new} for old, new in renames.items()])
 
     def erase_episode(self, episode_id: str) -> None:
         """Erase an episode, its edges and what the gate refused from it."""

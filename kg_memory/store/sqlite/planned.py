@@ -16,7 +16,7 @@ the store then writes the batch so far and runs that unit on its own.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import NoReturn
 
@@ -258,6 +258,9 @@ class PlannedUnit:
 
     def rename_entity(self, entity_id: str, name: str | None) -> None:
         self._unplanned("rename_entity")
+
+    def rewrite_dependencies(self, renames: Mapping[str, str]) -> None:
+        self._unplanned("rewrite_dependencies")
 
     def erase_episode(self, episode_id: str) -> None:
         self._unplanned("erase_episode")

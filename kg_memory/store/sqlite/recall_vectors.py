@@ -200,9 +200,13 @@ def put(conn: sqlite3.Connection, location: str, scope: str, space: str,
 _IN_TIME = ("sys_from <= ? AND (sys_to IS NULL OR sys_to > ?) "
             "AND valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)")
 #: The exact search (and the re-ranking's check): the revision's own intervals, not the copy.
+#: Driven by the scope's sketches (their primary key starts with the scope; every vector has
+#: one, written in the same statement pair): recall_vectors has no scope index, so
+#: ``r.scope = ?`` scanned every tenant's vectors on the under-fill fallback.
 _ELIGIBLE = (
-    "SELECT r.vid, r.vector FROM recall_vectors r JOIN versions v ON v.vid = r.vid "
-    "WHERE r.scope = ? AND v.sys_from <= ? AND (v.sys_to IS NULL OR v.sys_to > ?) "
+    "SELECT r.vid, r.vector FROM recall_sketches s JOIN recall_vectors r ON r.vid = s.vid "
+    "JOIN versions v ON v.vid = r.vid WHERE s.scope = ? "
+    "AND v.sys_from <= ? AND (v.sys_to IS NULL OR v.sys_to > ?) "
     "AND v.valid_from <= ? AND (v.valid_to IS NULL OR v.valid_to > ?)"
 )
 #: One row for the whole scan: a Python tuple per sketch would cost more than scoring it.

@@ -28,6 +28,7 @@ from kg_memory.domain.model import (
 from kg_memory.store.protocol import Slot
 from kg_memory.store.sqlite.bulk_reads import BulkTxReads
 from kg_memory.store.sqlite.recall import index_episode, index_fact, reindex_entity
+from kg_memory.store.sqlite.rewrite import DependencyRewrite
 from kg_memory.store.sqlite.rows import (
     VERSION_COLUMNS,
     block_from_row,
@@ -46,7 +47,7 @@ def _same_scope(given: str, bound: str) -> str:
     return given
 
 
-class SqliteTransaction(BulkTxReads):
+class SqliteTransaction(BulkTxReads, DependencyRewrite):
     def __init__(self, conn: sqlite3.Connection, now: int, scope: str) -> None:
         self._conn = conn
         self._now = now
