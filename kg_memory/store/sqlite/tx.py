@@ -331,9 +331,7 @@ class SqliteTransaction(BulkTxReads, DependencyRewrite):
         own rows (``scope␟id``) and edges from or to it (``scope␟src␟type␟dst``, exactly three
         parts). One statement over the scope's key range, matched by SQLite against the ids
         passed as one JSON array (no temporary table, which could spill them to a temp file;
-        no row brought into Python: a forget of 1,000 entities used to loop over every one).
-        The scope's key range is read through ``outbox_named`` (schema 6): other scopes' rows,
-        and every versions and episodes row, are never read."""
+        no row brought into Python), reading only the scope's range of ``outbox_named``."""
         if not keys:
             return
         prefix = self._scope + chr(31)
