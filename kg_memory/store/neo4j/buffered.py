@@ -13,21 +13,18 @@ gives that episode a transaction of its own (see ``Neo4jStore.transaction``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, NoReturn
+from typing import Any
 
 from kg_memory.domain.change import Closure, Draft, PlannedEdge
 from kg_memory.domain.errors import StoreUnavailable, Unplanned
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import (
-    Activity,
     Assertion,
     Block,
     Entity,
     Episode,
     Refusal,
-    Tombstone,
     trusted,
 )
 from kg_memory.domain.recall_text import episode_document, fact_document
@@ -35,6 +32,7 @@ from kg_memory.store.neo4j.plan import BatchPlan, Journal, Key, slot_key
 from kg_memory.store.neo4j.rows import iso
 from kg_memory.store.neo4j.unit import ScopedUnit
 from kg_memory.store.protocol import Slot
+from kg_memory.store.unplanned import UnplannedWrites
 
 __all__ = ["BufferedUnit", "Unbatched"]
 
@@ -48,10 +46,12 @@ def _by_valid(v: Assertion) -> tuple[datetime, str, int]:
     return (v.valid.start, v.assertion_id, v.revision)
 
 
-class BufferedUnit(ScopedUnit):
+class BufferedUnit(UnplannedWrites, ScopedUnit):
     """One episode's unit of work at system time :attr:`now`, planned into a journal. What
     forget runs erase is never planned here (see :class:`Unbatched`), so its erased lists stay
     empty."""
+
+    refusal = Unbatched
 
     def __init__(self, plan: BatchPlan, now: datetime, scope: str) -> None:
         super().__init__(now, scope)
@@ -99,15 +99,6 @@ class BufferedUnit(ScopedUnit):
     def live_dependents(self, key: str) -> list[Assertion]:
         stored = [] if self._new_here(key) else self._plan.stored_dependents(self._scope, key)
         return self._live(stored, self._written("by_dependency", (self._scope, key)))
-
-    def delete_entities(self, entity_ids: Sequence[str]) -> None:
-        """One :meth:`delete_entity` per id (the protocol allows a loop)."""
-        for entity_id in dict.fromkeys(entity_ids):
-            self.delete_entity(entity_id)
-
-    def live_dependents_many(self, keys: Sequence[str]) -> dict[str, list[Assertion]]:
-        """One :meth:`live_dependents` per key (the protocol allows a loop)."""
-        return {key: self.live_dependents(key) for key in keys}
 
     # -- episodes and entities -------------------------------------------------------------------
 
@@ -227,68 +218,7 @@ class BufferedUnit(ScopedUnit):
         self._in_scope(scope)
         return list(self._plan.stored_blocks(scope))
 
-    # -- not planned: the unit runs on its own instead -------------------------------------------
-
-    def _unbatched(self, what: str) -> NoReturn:
-        raise Unbatched(f"{what} is not planned in a batch; the episode runs on its own")
-
-    def delete_assertion(self, assertion_id: str) -> None:
-        self._unbatched("delete_assertion")
-
-    def delete_assertions(self, assertion_ids: list[str]) -> None:
-        self._unbatched("delete_assertions")
-
-    def delete_entity(self, entity_id: str) -> None:
-        self._unbatched("delete_entity")
-
-    def rename_entity(self, entity_id: str, name: str | None) -> None:
-        self._unbatched("rename_entity")
-
-    def rewrite_dependencies(self, renames: Mapping[str, str]) -> None:
-        self._unbatched("rewrite_dependencies")
-
-    def erase_episode(self, episode_id: str) -> None:
-        self._unbatched("erase_episode")
-
-    def redact_episode(self, episode_id: str, supports_to_drop: list[str]) -> None:
-        self._unbatched("redact_episode")
-
-    def replace_content(self, episode_id: str, content: str) -> None:
-        self._unbatched("replace_content")
-
-    def rewrite_refusal(self, episode_id: str, what: str, new_what: str) -> None:
-        self._unbatched("rewrite_refusal")
-
-    def forget_keys(self, keys: list[str]) -> None:
-        self._unbatched("forget_keys")
-
-    def next_generation(self) -> int:
-        self._unbatched("next_generation")
-
-    def add_tombstone(self, tombstone: Tombstone) -> None:
-        self._unbatched("add_tombstone")
-
-    def add_tombstones(self, tombstones: list[Tombstone]) -> None:
-        self._unbatched("add_tombstones")
-
-    def add_activity(self, activity: Activity) -> None:
-        self._unbatched("add_activity")
-
-    def add_block(self, block: Block) -> None:
-        self._unbatched("add_block")
-
-    def revoke_block(self, block_id: str) -> bool:
-        self._unbatched("revoke_block")
-
-    def put_document(self, kind: str, key: str, scope: str, body: str,
-                     lookup: list[str] | None = None) -> None:
-        self._unbatched("put_document")
-
-    def documents_by(self, kind: str, scope: str, lookup: list[str]) -> list[str]:
-        self._unbatched("documents_by")
-
-    def delete_document(self, kind: str, key: str) -> None:
-        self._unbatched("delete_document")
+    # -- not planned (the rest: kg_memory.store.unplanned): the unit runs on its own instead --
 
     def run(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        self._unbatched(f"query {name}")
+        self._unplanned(f"query {name}")

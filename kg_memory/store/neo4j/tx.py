@@ -7,7 +7,7 @@ round trip; methods that write many rows do it with ``UNWIND``/``FOREACH`` insid
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -149,15 +149,6 @@ class Neo4jTransaction(ScopedUnit):
 
     def live_dependents(self, key: str) -> list[Assertion]:
         return self._versions("live_dependents", scope=self._scope, key=key)
-
-    def delete_entities(self, entity_ids: Sequence[str]) -> None:
-        """One :meth:`delete_entity` per id (the protocol allows a loop)."""
-        for entity_id in dict.fromkeys(entity_ids):
-            self.delete_entity(entity_id)
-
-    def live_dependents_many(self, keys: Sequence[str]) -> dict[str, list[Assertion]]:
-        """One :meth:`live_dependents` per key (the protocol allows a loop)."""
-        return {key: self.live_dependents(key) for key in keys}
 
     def close_version(self, closure: Closure) -> None:
         rows = self._rows(

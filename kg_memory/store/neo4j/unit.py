@@ -6,9 +6,11 @@ that keeps it inside that scope, and what it erased for the store's scrub verifi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from kg_memory.domain.errors import ScopeError
+from kg_memory.domain.model import Assertion
 
 __all__ = ["ScopedUnit"]
 
@@ -40,3 +42,18 @@ class ScopedUnit:
         if given != self._scope:
             raise ScopeError(
                 f"a unit of work for scope {self._scope!r} cannot write to scope {given!r}")
+
+    def delete_entity(self, entity_id: str) -> None:
+        raise NotImplementedError  # each unit has its own (the buffered one refuses it)
+
+    def live_dependents(self, key: str) -> list[Assertion]:
+        raise NotImplementedError
+
+    def delete_entities(self, entity_ids: Sequence[str]) -> None:
+        """One :meth:`delete_entity` per id (the protocol allows a loop)."""
+        for entity_id in dict.fromkeys(entity_ids):
+            self.delete_entity(entity_id)
+
+    def live_dependents_many(self, keys: Sequence[str]) -> dict[str, list[Assertion]]:
+        """One :meth:`live_dependents` per key (the protocol allows a loop)."""
+        return {key: self.live_dependents(key) for key in keys}

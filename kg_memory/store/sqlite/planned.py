@@ -16,27 +16,25 @@ the store then writes the batch so far and runs that unit on its own.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from typing import NoReturn
 
 from kg_memory.domain.change import Closure, Draft, PlannedEdge
-from kg_memory.domain.errors import ScopeError, StoreUnavailable, Unplanned
+from kg_memory.domain.errors import ScopeError, StoreUnavailable
 from kg_memory.domain.instant import from_micros, to_micros
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import (
-    Activity,
     Assertion,
     Block,
     Entity,
     Episode,
     Refusal,
-    Tombstone,
     trusted,
 )
 from kg_memory.domain.recall_text import episode_document, fact_document
 from kg_memory.store.protocol import Slot
 from kg_memory.store.sqlite.plan import BatchPlan, Journal, Key, Written
+from kg_memory.store.unplanned import UnplannedWrites
 
 __all__ = ["PlannedUnit"]
 
@@ -47,7 +45,7 @@ def _order(found: list[tuple[int, Assertion]]) -> list[Assertion]:
     return [v for _, v in sorted(found, key=lambda p: (p[1].valid.start, p[0]))]
 
 
-class PlannedUnit:
+class PlannedUnit(UnplannedWrites):
     """One episode's unit of work at system time :attr:`now`, planned into :attr:`journal`."""
 
     def __init__(self, plan: BatchPlan, now: int, scope: str) -> None:
@@ -238,69 +236,3 @@ class PlannedUnit:
     def active_blocks(self, scope: str) -> list[Block]:
         self._same_scope(scope)
         return list(self._plan.stored_blocks(scope))
-
-    # -- not planned: the unit runs on its own instead ---------------------------------------
-
-    def _unplanned(self, what: str) -> NoReturn:
-        raise Unplanned(f"{what} is not planned in a batch; the episode runs on its own")
-
-    def delete_assertion(self, assertion_id: str) -> None:
-        self._unplanned("delete_assertion")
-
-    def delete_assertions(self, assertion_ids: list[str]) -> None:
-        self._unplanned("delete_assertions")
-
-    def delete_entity(self, entity_id: str) -> None:
-        self._unplanned("delete_entity")
-
-    def delete_entities(self, entity_ids: Sequence[str]) -> None:
-        self._unplanned("delete_entities")
-
-    def rename_entity(self, entity_id: str, name: str | None) -> None:
-        self._unplanned("rename_entity")
-
-    def rewrite_dependencies(self, renames: Mapping[str, str]) -> None:
-        self._unplanned("rewrite_dependencies")
-
-    def erase_episode(self, episode_id: str) -> None:
-        self._unplanned("erase_episode")
-
-    def redact_episode(self, episode_id: str, supports_to_drop: list[str]) -> None:
-        self._unplanned("redact_episode")
-
-    def replace_content(self, episode_id: str, content: str) -> None:
-        self._unplanned("replace_content")
-
-    def rewrite_refusal(self, episode_id: str, what: str, new_what: str) -> None:
-        self._unplanned("rewrite_refusal")
-
-    def forget_keys(self, keys: list[str]) -> None:
-        self._unplanned("forget_keys")
-
-    def next_generation(self) -> int:
-        self._unplanned("next_generation")
-
-    def add_tombstone(self, tombstone: Tombstone) -> None:
-        self._unplanned("add_tombstone")
-
-    def add_tombstones(self, tombstones: list[Tombstone]) -> None:
-        self._unplanned("add_tombstones")
-
-    def add_activity(self, activity: Activity) -> None:
-        self._unplanned("add_activity")
-
-    def add_block(self, block: Block) -> None:
-        self._unplanned("add_block")
-
-    def revoke_block(self, block_id: str) -> bool:
-        self._unplanned("revoke_block")
-
-    def put_document(self, kind: str, key: str, scope: str, body: str,
-                     lookup: list[str] | None = None) -> None:
-        self._unplanned("put_document")
-
-    def documents_by(self, kind: str, scope: str, lookup: list[str]) -> list[str]:
-        self._unplanned("documents_by")
-
-    def delete_document(self, kind: str, key: str) -> None:
-        self._unplanned("delete_document")
