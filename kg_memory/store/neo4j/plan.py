@@ -21,11 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from pydantic_core import PydanticSerializationError
-
-from kg_memory.domain.dependency import parse_fact_ref
 from kg_memory.domain.errors import StoreUnavailable
-from kg_memory.domain.forgetting import content_key, operation_key
 from kg_memory.domain.model import Assertion, Block, Entity, Episode
 from kg_memory.domain.record import IngestRecord
 from kg_memory.store.neo4j.rows import (
@@ -41,6 +37,7 @@ from kg_memory.store.neo4j.rows import (
     version_from_props,
 )
 from kg_memory.store.protocol import Slot
+from kg_memory.store.touched import touched
 
 __all__ = ["BatchPlan", "Journal", "Key", "Run", "SlotKey", "prefetch_records", "slot_key"]
 
@@ -325,44 +322,9 @@ def _version_row(v: Assertion, texts: list[str]) -> dict[str, Any]:
 
 
 def prefetch_records(plan: BatchPlan, records: Iterable[IngestRecord], secret: bytes) -> None:
-    """Prefetch what ``records`` will read: their operation ids, tombstone keys, entities,
-    slots (and what depends on the values held there), event targets' dependents and scopes'
-    blocks, in one query per kind."""
-    operations, tombstones, entities, slots, dependents, scopes = [], [], [], [], [], []
-    for r in records:
-        try:
-            r.payload_hash()
-        except (PydanticSerializationError, UnicodeEncodeError):
-            continue  # a lone surrogate the driver cannot send: the write path refuses it
-        scope = r.scope
-        operations.append((scope, r.operation_id))
-        tombstones.append(operation_key(secret, scope, r.operation_id))
-        scopes.append(scope)
-        entities += [(scope, e.entity_id) for e in r.entities]
-        entities += [(scope, m) for m in r.mentions]
-        for event in r.events:
-            entities.append((scope, event.target))
-            dependents.append((scope, event.target))
-        for x in r.retractions:
-            entities.append((scope, x.subject))
-            slots.append((scope, x.subject, x.predicate, x.project or ""))
-        for c in r.assertions:
-            project = c.qualifiers.project
-            tombstones.append(content_key(secret, scope, c.subject, c.predicate, project,
-                                          c.value))
-            if project:
-                entities.append((scope, project))
-            if not c.subject.startswith("@"):
-                entities.append((scope, c.subject))
-                slots.append((scope, c.subject, c.predicate, project or ""))
-            for ref in c.depends_on:
-                try:
-                    fact = parse_fact_ref(ref)
-                except ValueError:
-                    continue  # refused by the write path, which says why
-                if fact is None:
-                    entities.append((scope, ref))
-                else:
-                    slots.append((scope, fact.subject, fact.predicate, fact.project or ""))
-    plan.prefetch(operations=operations, entities=entities, slots=slots,
-                  dependents=dependents, tombstones=tombstones, scopes=scopes)
+    """Prefetch what ``records`` will read (:func:`~kg_memory.store.touched.touched`: operation
+    ids, tombstone keys, entities, slots and what depends on them, scopes' blocks), in one query
+    per kind."""
+    t = touched(records, secret)
+    plan.prefetch(operations=t.operations, entities=t.entities, slots=t.slots,
+                  dependents=t.dependents, tombstones=t.tombstones, scopes=t.scopes)

@@ -24,9 +24,6 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from kg_memory.domain.dependency import parse_fact_ref
-from kg_memory.domain.forgetting import content_key, operation_key
-from kg_memory.domain.ids import assertion_id_for, episode_id_for
 from kg_memory.domain.model import Assertion, Block, Entity, Episode
 from kg_memory.domain.record import IngestRecord
 from kg_memory.store.sqlite.rows import (
@@ -36,6 +33,7 @@ from kg_memory.store.sqlite.rows import (
     episode_from_row,
     version_from_row,
 )
+from kg_memory.store.touched import touched
 
 __all__ = ["BatchPlan", "Journal", "Key", "SlotKey", "Written", "prefetch_records"]
 
@@ -354,43 +352,11 @@ class BatchPlan:
 
 
 def prefetch_records(plan: BatchPlan, records: Iterable[IngestRecord], secret: bytes) -> None:
-    """Prefetch what ``records`` will read: operation ids, tombstone keys, entities, slots (and
-    what depends on the values held there), event targets' dependents, scopes' blocks and the
-    ids the episodes mint, one statement per kind."""
-    operations, tombstones, entities, slots, dependents, scopes, minted = ([] for _ in range(7))
-    for r in records:
-        scope = r.scope
-        try:
-            episode_id = episode_id_for(scope, r.operation_id)
-        except UnicodeEncodeError:
-            continue  # a lone surrogate: the write path refuses the record, with its line
-        operations.append((scope, r.operation_id))
-        tombstones.append(operation_key(secret, scope, r.operation_id))
-        scopes.append(scope)
-        minted += [assertion_id_for(episode_id, i) for i in range(len(r.assertions))]
-        entities += [(scope, e.entity_id) for e in r.entities]
-        for event in r.events:
-            entities.append((scope, event.target))
-            dependents.append((scope, event.target))
-        for x in r.retractions:
-            entities.append((scope, x.subject))
-            slots.append((scope, x.subject, x.predicate, x.project or ""))
-        for c in r.assertions:
-            project = c.qualifiers.project
-            tombstones.append(content_key(secret, scope, c.subject, c.predicate, project,
-                                          c.value))
-            if project:
-                entities.append((scope, project))
-            if not c.subject.startswith("@"):
-                entities.append((scope, c.subject))
-                slots.append((scope, c.subject, c.predicate, project or ""))
-            for ref in c.depends_on:
-                try:
-                    fact = parse_fact_ref(ref)
-                except ValueError:
-                    continue  # refused by the write path, which says why
-                if fact is not None:
-                    slots.append((scope, fact.subject, fact.predicate, fact.project or ""))
-    plan.prefetch(operations=operations, entities=entities, slots=slots, dependents=dependents,
-                  tombstones=tombstones, scopes=scopes, minted=minted)
+    """Prefetch what ``records`` will read (:func:`~kg_memory.store.touched.touched`: operation
+    ids, tombstone keys, entities, slots and what depends on them, scopes' blocks, the ids the
+    episodes mint), one statement per kind."""
+    t = touched(records, secret)
+    plan.prefetch(operations=t.operations, entities=t.entities, slots=t.slots,
+                  dependents=t.dependents, tombstones=t.tombstones, scopes=t.scopes,
+                  minted=t.minted)
 

@@ -1,0 +1,84 @@
+"""What a batch of records will ask its store about, read before any of them is planned.
+
+Both batch planners (:mod:`kg_memory.store.sqlite.plan`, :mod:`kg_memory.store.neo4j.plan`)
+prefetch these keys in one statement or query per kind, then answer the write path's reads from
+memory. Asking for more than a record ends up reading costs a few keys; asking for less costs a
+read per miss, so the list errs on the side of more (a mention's entity, an entity a fact
+depends on). A record the write path will refuse outright (a lone surrogate that cannot be
+encoded) is skipped here: it is refused with its line, and nothing of it is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from pydantic_core import PydanticSerializationError
+
+from kg_memory.domain.dependency import parse_fact_ref
+from kg_memory.domain.forgetting import content_key, operation_key
+from kg_memory.domain.ids import assertion_id_for, episode_id_for
+from kg_memory.domain.record import IngestRecord
+
+__all__ = ["Touched", "touched"]
+
+Pair = tuple[str, str]
+
+
+@dataclass
+class Touched:
+    """The keys of a batch, by kind (scoped: an id names one thing per scope)."""
+
+    operations: list[Pair] = field(default_factory=list)
+    tombstones: list[str] = field(default_factory=list)
+    entities: list[Pair] = field(default_factory=list)
+    #: (scope, subject, predicate, project or "")
+    slots: list[tuple[str, str, str, str]] = field(default_factory=list)
+    #: (scope, key) of event targets, whose dependents an event may retire
+    dependents: list[Pair] = field(default_factory=list)
+    scopes: list[str] = field(default_factory=list)
+    #: the assertion ids the records' episodes will mint
+    minted: list[str] = field(default_factory=list)
+
+
+def touched(records: Iterable[IngestRecord], secret: bytes) -> Touched:
+    """Every key ``records`` will read, in record order (duplicates kept: the planners dedup)."""
+    t = Touched()
+    for r in records:
+        scope = r.scope
+        try:
+            r.payload_hash()
+            episode_id = episode_id_for(scope, r.operation_id)
+        except (PydanticSerializationError, UnicodeEncodeError):
+            continue
+        t.operations.append((scope, r.operation_id))
+        t.tombstones.append(operation_key(secret, scope, r.operation_id))
+        t.scopes.append(scope)
+        t.minted += [assertion_id_for(episode_id, i) for i in range(len(r.assertions))]
+        t.entities += [(scope, e.entity_id) for e in r.entities]
+        t.entities += [(scope, m) for m in r.mentions]
+        for event in r.events:
+            t.entities.append((scope, event.target))
+            t.dependents.append((scope, event.target))
+        for x in r.retractions:
+            t.entities.append((scope, x.subject))
+            t.slots.append((scope, x.subject, x.predicate, x.project or ""))
+        for c in r.assertions:
+            project = c.qualifiers.project
+            t.tombstones.append(content_key(secret, scope, c.subject, c.predicate, project,
+                                            c.value))
+            if project:
+                t.entities.append((scope, project))
+            if not c.subject.startswith("@"):
+                t.entities.append((scope, c.subject))
+                t.slots.append((scope, c.subject, c.predicate, project or ""))
+            for ref in c.depends_on:
+                try:
+                    fact = parse_fact_ref(ref)
+                except ValueError:
+                    continue  # refused by the write path, which says why
+                if fact is None:
+                    t.entities.append((scope, ref))
+                else:
+                    t.slots.append((scope, fact.subject, fact.predicate, fact.project or ""))
+    return t
