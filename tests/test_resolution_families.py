@@ -3,41 +3,15 @@ whole-number replacement of a national id is outvoted by a whole agreeing record
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 from kg_memory import Memory
 from kg_memory.domain.record import IngestRecord
 from kg_memory.domain.resolution import (
-    Context,
-    Identifier,
-    IdentifierKind,
     IncrementalResolver,
-    Mention,
     Outcome,
 )
 from kg_memory.services.identity import load_decisions, load_profile
 from tests.conftest import ManualClock, day, episode
-
-T = datetime(2026, 1, 1, tzinfo=UTC)
-RECORD = {
-    "birth_date": "1980-01-02",
-    "street_number": "12",
-    "street": "giblin street",
-    "locality": "canberra",
-    "postcode": "2600",
-    "state": "act",
-}
-
-
-def said(i: int, name: str, *ids: str, **context: str) -> Mention:
-    return Mention(
-        mention_id=f"m{i}",
-        name=name,
-        episode_id=f"e{i}",
-        at=T + timedelta(minutes=i),
-        context=Context.from_mapping(context),
-        identifiers=tuple(Identifier(kind=IdentifierKind.NATIONAL_ID, value=v) for v in ids),
-    )
+from tests.person_records import RECORD, T, said
 
 
 def test_a_provisional_copy_of_the_winner_is_not_its_rival() -> None:

@@ -4,42 +4,17 @@ and that the twin or namesake next to it is still kept apart."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
 
 from kg_memory.domain.resolution import (
     DEFAULT_CONFIG,
-    Context,
-    Identifier,
     IdentifierKind,
     IncrementalResolver,
-    Mention,
     Outcome,
     ResolverConfig,
 )
 from kg_memory.domain.resolution.config import IdentifierRule
-
-T = datetime(2026, 1, 1, tzinfo=UTC)
-RECORD = {
-    "birth_date": "1980-01-02",
-    "street_number": "12",
-    "street": "giblin street",
-    "locality": "canberra",
-    "postcode": "2600",
-    "state": "act",
-}
-
-
-def said(i: int, name: str, *ids: str, **context: str) -> Mention:
-    return Mention(
-        mention_id=f"m{i}",
-        name=name,
-        episode_id=f"e{i}",
-        at=T + timedelta(minutes=i),
-        context=Context.from_mapping(context),
-        identifiers=tuple(Identifier(kind=IdentifierKind.NATIONAL_ID, value=v) for v in ids),
-    )
+from tests.person_records import RECORD, T, said
 
 
 def without(switch: str) -> ResolverConfig:
