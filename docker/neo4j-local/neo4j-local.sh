@@ -109,7 +109,9 @@ built() { [ -f "$JAR" ] && [ -d "$HERE/target/lib" ] && [ -d "$HERE/target/plugi
 launchers_here() {
     local f
     for f in /proc/[0-9]*/cmdline; do
-        tr '\0' ' ' < "$f" 2>/dev/null | grep -- "$MAIN_CLASS.*--plugins $HERE/target/plugins" >/dev/null \
+        # stderr first: a process can end between the glob and the read, and the shell reports a
+        # failed input redirection on the stderr in force when it is made.
+        tr '\0' ' ' 2>/dev/null < "$f" | grep -- "$MAIN_CLASS.*--plugins $HERE/target/plugins" >/dev/null \
             && { f="${f#/proc/}"; echo "${f%/cmdline}"; }
     done
     return 0
