@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from kg_memory import Outcome, Rule, RuleBook, RuleType, Tier, parse_instant
+from kg_memory import Outcome, Rule, RuleBook, RuleType, ScopeError, Tier, parse_instant
 from kg_memory.cli import render
 from kg_memory.cli.options import (
     AllScopesOption,
@@ -86,6 +86,8 @@ def _emit_rules(rows: list[Rule], title: str, json_out: bool, wide: bool) -> Non
 def _one_scope(scope: str | None) -> str:
     if scope is None:
         raise typer.BadParameter("name the rule's tenant with --scope")
+    if not scope:
+        raise ScopeError("a scoped memory needs a non-empty scope")
     return scope
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from kg_memory.domain.instant import Clock
+from kg_memory.domain.limits import check_text
 from kg_memory.domain.pending import AdmissionDecision, PendingCandidate
 from kg_memory.domain.record import IngestRecord
 from kg_memory.domain.write_policy import WritePolicy
@@ -34,14 +35,17 @@ class PolicyViews:
     def pending(self, scope: str | None = None, *, status: str | None = "pending"
                 ) -> list[PendingCandidate]:
         """Values the write policy holds back until corroborated; never served as facts."""
+        check_text(scope=scope)
         return pending_candidates(self.store, scope, status=status)
 
     def admissions(self, scope: str | None = None) -> list[AdmissionDecision]:
         """Every decision the write policy made (accepted, refused with reason, pending)."""
+        check_text(scope=scope)
         return admission_decisions(self.store, scope)
 
     def admission_counts(self, scope: str | None = None) -> dict[str, dict[str, int]]:
         """Acceptance and rejection counts by reason: ``{decision: {category: n}}``."""
+        check_text(scope=scope)
         return admission_counts(self.store, scope)
 
     @property
@@ -57,5 +61,6 @@ class PolicyViews:
         """Keep every scope under ``cap`` assertions: already-invalid ones go first, then
         expired ones, then the least recently confirmed. Without ``delete`` only reported;
         with it each eviction is a forget request (see :mod:`kg_memory.services.sweep`)."""
+        check_text(scope=scope)
         return sweep(self.store, self.write_policy or WritePolicy.default(), cap=cap,
                      now=self._clock(), scope=scope, delete=delete)

@@ -1,0 +1,114 @@
+"""Bad input to the write-policy and rule commands is a typed error naming the argument, exit 2,
+never a traceback: text that is not UTF-8 (it arrives as a lone surrogate), an empty tenant,
+an empty task id or scene tag (each would count as one more distinct confirmation)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kg_memory import InvalidArgument, Memory, ScopeError
+from kg_memory.cli import app
+from tests.conftest import ManualClock, episode
+
+# A byte that is not UTF-8 on a command line reaches Python as this lone surrogate.
+BAD = "b\udcff"
+BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
+
+
+@pytest.fixture
+def rule_store(tmp_path: Path) -> tuple[Path, str, str]:
+    """A store with one episode and one rule of tenant u1: (path, rule id, episode id)."""
+    path = tmp_path / "m.db"
+    with Memory.open(path, clock=ManualClock(BASE)) as memory:
+        seen = memory.ingest(episode("op-1", "agent", BASE, content="seen once"))
+        rule = memory.rules.propose("u1", "retry on 503")
+    return path, rule.rule_id, seen.episode_id
+
+
+def _commands(rule: str, ep: str, bad: str) -> list[tuple[str, list[str]]]:
+    """(the argument the error must name, the command) for each text argument."""
+    return [
+        ("scope", ["pending", "--scope", bad]),
+        ("scope", ["admissions", "--scope", bad]),
+        ("scope", ["sweep", "--cap", "1", "--scope", bad]),
+        ("scope", ["rules", "list", "--scope", bad]),
+        ("rule_id", ["rules", "show", bad, "--scope", "u1"]),
+        ("scope", ["rules", "propose", "x", "--scope", bad]),
+        ("content", ["rules", "propose", bad, "--scope", "u1"]),
+        ("condition", ["rules", "propose", "x", "--condition", bad, "--scope", "u1"]),
+        ("signal", ["rules", "propose", "x", "--signal", f"api={bad}", "--scope", "u1"]),
+        ("task_id", ["rules", "observe", rule, "--episode", ep, "--task", bad, "--scene", "s",
+                     "--scope", "u1"]),
+        ("scene", ["rules", "observe", rule, "--episode", ep, "--task", "t", "--scene", bad,
+                   "--scope", "u1"]),
+        ("episode_id", ["rules", "observe", rule, "--episode", bad, "--task", "t", "--scene",
+                        "s", "--scope", "u1"]),
+        ("signal", ["rules", "signal", "api", bad, "--scope", "u1"]),
+        ("by", ["rules", "demote", rule, "--by", bad, "--scope", "u1"]),
+        ("reason", ["rules", "demote", rule, "--by", "ana", "--reason", bad, "--scope", "u1"]),
+        ("by", ["rules", "review", rule, "--outcome", "keep", "--by", bad, "--scope", "u1"]),
+        ("by", ["rules", "approve", rule, "--by", bad, "--scope", "u1"]),
+    ]
+
+
+@pytest.mark.parametrize("case", range(17))
+def test_text_that_is_not_unicode_is_bad_input_naming_the_argument(
+    rule_store: tuple[Path, str, str], case: int
+) -> None:
+    store, rule, ep = rule_store
+    commands = _commands(rule, ep, BAD)
+    assert len(commands) == 17
+    name, args = commands[case]
+    result = CliRunner().invoke(app, [*args, "--store", str(store)])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert name in result.output
+    assert "not valid Unicode" in result.output
+    with Memory.open(store) as memory:
+        (kept,) = memory.rules.all("u1")
+        assert (kept.tier.value, kept.status, kept.transitions) == ("session", "active", ())
+
+
+@pytest.mark.parametrize("args", [
+    ["pending", "--scope", ""], ["admissions", "--scope", ""],
+    ["sweep", "--cap", "1", "--scope", ""], ["rules", "list", "--scope", ""],
+    ["rules", "propose", "x", "--scope", ""], ["rules", "signal", "api", "v2", "--scope", ""],
+])
+def test_an_empty_tenant_is_bad_input_as_for_every_other_reader(
+    rule_store: tuple[Path, str, str], args: list[str]
+) -> None:
+    store, _, _ = rule_store
+    result = CliRunner().invoke(app, [*args, "--store", str(store)])
+    assert result.exit_code == 2, result.output
+    assert "ScopeError" in result.output
+    with Memory.open(store) as memory:
+        assert [r.scope for r in memory.rules.all()] == ["u1"]
+
+
+def test_the_api_refuses_a_rule_for_no_tenant_and_text_that_is_not_unicode() -> None:
+    book = Memory.open(":memory:").rules
+    with pytest.raises(ScopeError):
+        book.propose("", "x")
+    with pytest.raises(InvalidArgument, match="content"):
+        book.propose("u1", BAD)
+    assert book.all() == []
+
+
+@pytest.mark.parametrize("field", ["--task", "--scene"])
+def test_an_empty_task_id_or_scene_tag_is_no_confirmation(
+    rule_store: tuple[Path, str, str], field: str
+) -> None:
+    """Promotion counts distinct task ids and scene tags; an empty one is not a task."""
+    store, rule, ep = rule_store
+    values = {"--task": "t1", "--scene": "deploy", field: " "}
+    result = CliRunner().invoke(app, [
+        "rules", "observe", rule, "--episode", ep, "--task", values["--task"], "--scene",
+        values["--scene"], "--scope", "u1", "--store", str(store)])
+    assert result.exit_code == 2, result.output
+    assert field.lstrip("-") in result.output
+    with Memory.open(store) as memory:
+        assert memory.rules.show(rule).basis == ()
