@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kg_memory import InvalidArgument, Memory, ScopeError
+from kg_memory import InvalidArgument, Memory, RuleType, ScopeError, Tier
 from kg_memory.cli import app
 from tests.conftest import ManualClock, episode
 
@@ -112,3 +112,26 @@ def test_an_empty_task_id_or_scene_tag_is_no_confirmation(
     assert field.lstrip("-") in result.output
     with Memory.open(store) as memory:
         assert memory.rules.show(rule).basis == ()
+
+
+def test_a_safety_constraint_changes_on_the_command_line_only_by_a_design_change(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "m.db"
+    with Memory.open(store) as memory:
+        safety = memory.rules.propose("u1", "confirm before deleting", type=RuleType.SAFETY)
+    run = CliRunner().invoke
+    base = ["--by", "ana", "--scope", "u1", "--store", str(store)]
+    assert run(app, ["rules", "approve", safety.rule_id, *base]).exit_code == 2
+    assert run(app, ["rules", "approve", safety.rule_id, *base, "--design-change"]).exit_code == 0
+    refused = run(app, ["rules", "demote", safety.rule_id, *base])
+    assert refused.exit_code == 2
+    assert "design change" in refused.output
+    assert run(app, ["rules", "review", safety.rule_id, "--outcome", "expire",
+                     *base]).exit_code == 2
+    with Memory.open(store) as memory:
+        assert (memory.rules.show(safety.rule_id).tier, memory.rules.show(
+            safety.rule_id).status) == (Tier.METADATA, "active")
+    assert run(app, ["rules", "demote", safety.rule_id, *base, "--design-change"]).exit_code == 0
+    with Memory.open(store) as memory:
+        assert memory.rules.show(safety.rule_id).tier is Tier.EXPERIENCE

@@ -35,6 +35,9 @@ rules_app = typer.Typer(help="Tiered rules (session, experience, metadata): prop
 RuleArg = Annotated[str, typer.Argument(help="A rule id (rl_...).")]
 ByOption = Annotated[str, typer.Option("--by", help="Who decides (recorded with the time).")]
 ReasonOption = Annotated[str, typer.Option(help="Why.")]
+DesignOption = Annotated[bool, typer.Option(
+    "--design-change", help="This is an explicit design change (what a safety constraint, or "
+    "approving a rule that is not a candidate, takes).")]
 
 
 class RuleKind(StrEnum):
@@ -200,24 +203,28 @@ def rules_signal(
 
 
 @rules_app.command("approve")
-def rules_approve(rule_id: RuleArg, by: ByOption, scope: ScopeOption = None,
+def rules_approve(rule_id: RuleArg, by: ByOption, design_change: DesignOption = False,
+                  scope: ScopeOption = None,
                   all_scopes: AllScopesOption = False, store: StoreOption = None,
                   json_out: JsonOption = False, wide: WideOption = False) -> None:
     """A person approves a metadata candidate into the metadata tier."""
     with store_command(store) as opened:
         tenant = wanted_scope(scope, all_scopes)
-        _emit_rule(opened().rules.approve(rule_id, by, scope=tenant), json_out, wide)
+        _emit_rule(opened().rules.approve(rule_id, by, design_change=design_change,
+                                          scope=tenant), json_out, wide)
 
 
 @rules_app.command("demote")
 def rules_demote(rule_id: RuleArg, by: ByOption, reason: ReasonOption = "",
+                 design_change: DesignOption = False,
                  scope: ScopeOption = None, all_scopes: AllScopesOption = False,
                  store: StoreOption = None, json_out: JsonOption = False,
                  wide: WideOption = False) -> None:
     """Move a rule one tier down."""
     with store_command(store) as opened:
         tenant = wanted_scope(scope, all_scopes)
-        _emit_rule(opened().rules.demote(rule_id, by, reason, scope=tenant), json_out, wide)
+        _emit_rule(opened().rules.demote(rule_id, by, reason, design_change=design_change,
+                                         scope=tenant), json_out, wide)
 
 
 @rules_app.command("review")
@@ -227,6 +234,7 @@ def rules_review(
     outcome: Annotated[Outcome | None, typer.Option(help="keep, demote or expire.")] = None,
     by: Annotated[str | None, typer.Option("--by", help="Who decides.")] = None,
     reason: ReasonOption = "",
+    design_change: DesignOption = False,
     due: Annotated[bool, typer.Option(
         "--due", help="First send every rule whose review date passed (or whose signal "
         "moved) to review, and list those.")] = False,
@@ -256,5 +264,6 @@ def rules_review(
             return
         if outcome is None or not by:
             raise typer.BadParameter("a review needs --outcome keep|demote|expire and --by")
-        _emit_rule(memory.rules.review(rule_id, outcome, by, reason, scope=tenant), json_out,
-                   wide)
+        _emit_rule(memory.rules.review(rule_id, outcome, by, reason,
+                                       design_change=design_change, scope=tenant),
+                   json_out, wide)

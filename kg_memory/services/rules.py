@@ -261,12 +261,12 @@ class RuleBook:
                                  design_change=design_change))
 
     def review(self, rule_id: str, outcome: Outcome, by: str, reason: str = "", *,
-               scope: str | None = None) -> Rule:
+               design_change: bool = False, scope: str | None = None) -> Rule:
         """End a review. Keeping a rule whose signal moved binds it to the value it is kept
         under (the current one), so the next move sends it to review again."""
         check_text(by=by, reason=reason)
         rule = self.show(rule_id, scope)
-        after = review(rule, outcome, by, self._clock(), reason)
+        after = review(rule, outcome, by, self._clock(), reason, design_change=design_change)
         if outcome is Outcome.KEEP and self.unbound(rule) is not None:
             current = {n: self.current_signal(n, rule.scope) for n in rule.signals}
             after = after.model_copy(update={"signals": {
@@ -275,14 +275,16 @@ class RuleBook:
             self._bind(after)
         return self._put(after)
 
-    def demote(self, rule_id: str, by: str, reason: str = "", *,
+    def demote(self, rule_id: str, by: str, reason: str = "", *, design_change: bool = False,
                scope: str | None = None) -> Rule:
-        return self.review(rule_id, Outcome.DEMOTE, by, reason, scope=scope)
+        return self.review(rule_id, Outcome.DEMOTE, by, reason, design_change=design_change,
+                           scope=scope)
 
-    def overturn(self, rule_id: str, by: str, reason: str, *,
+    def overturn(self, rule_id: str, by: str, reason: str, *, design_change: bool = False,
                  scope: str | None = None) -> Rule:
         check_text(by=by, reason=reason)
-        return self._put(overturn(self.show(rule_id, scope), by, self._clock(), reason))
+        return self._put(overturn(self.show(rule_id, scope), by, self._clock(), reason,
+                                  design_change=design_change))
 
     def due(self, scope: str | None = None) -> list[Rule]:
         """Send every active rule whose review conditions came due to review: an expiry or a
