@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kg_memory import InvalidArgument, Memory, RuleType, ScopeError, Tier
+from kg_memory import InvalidArgument, Memory, Outcome, RuleType, ScopeError, Tier
 from kg_memory.cli import app
 from tests.conftest import ManualClock, episode
 
@@ -135,3 +135,23 @@ def test_a_safety_constraint_changes_on_the_command_line_only_by_a_design_change
     assert run(app, ["rules", "demote", safety.rule_id, *base, "--design-change"]).exit_code == 0
     with Memory.open(store) as memory:
         assert memory.rules.show(safety.rule_id).tier is Tier.EXPERIENCE
+
+
+def test_a_rules_transitions_are_a_table_of_one_line_each_at_80_columns(
+    rule_store: tuple[Path, str, str],
+) -> None:
+    """The CLI's tables never wrap a cell: a transition with its reason is one line."""
+    store, rule, _ = rule_store
+    with Memory.open(store) as memory:
+        memory.rules.review(rule, Outcome.KEEP, "ana", "the 503s still come from the gateway")
+        memory.rules.review(rule, Outcome.KEEP, "bob", "checked again against the new gateway")
+    shown = CliRunner(env={"COLUMNS": "80"}).invoke(
+        app, ["rules", "show", rule, "--scope", "u1", "--store", str(store)])
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.rstrip("\n").split("\n")
+    assert max(len(line) for line in lines) <= 80
+    for by in ("ana", "bob"):
+        (line,) = [x for x in lines if f" {by} " in x]
+        assert "kept" in line
+    # the rule's table and the transitions' table, each a title, header, rule, rows, caption
+    assert len(lines) == (4 + 1) + (4 + 2)

@@ -74,9 +74,15 @@ def _emit_rule(rule: Rule, json_out: bool, wide: bool) -> None:
     render.show(_rule_sheet([rule], f"rule {rule.rule_id}"), wide=wide)
     for name, value in sorted(rule.signals.items()):
         render.say(f"bound to signal {name} = {value}")
-    for t in rule.transitions:
-        render.say(f"{t.at.isoformat()}  {t.by}: {t.action}" + (f" ({t.reason})" if t.reason
-                                                                else ""))
+    if rule.transitions:
+        # A table like every other: instants to the minute, one line per transition at 80
+        # columns (full instants and reasons with --wide or --json).
+        steps = Sheet(title="transitions", columns=[
+            Column("at"), Column("by", cut="middle"), Column("action", cut="end"),
+            Column("reason", cut="end")], caption=f"{len(rule.transitions)} transition(s)")
+        for t in rule.transitions:
+            steps.add_row(t.at, text(t.by), text(t.action), text(t.reason))
+        render.show(steps, wide=wide)
 
 
 def _emit_rules(rows: list[Rule], title: str, json_out: bool, wide: bool) -> None:
