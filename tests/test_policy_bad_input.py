@@ -155,3 +155,19 @@ def test_a_rules_transitions_are_a_table_of_one_line_each_at_80_columns(
         assert "kept" in line
     # the rule's table and the transitions' table, each a title, header, rule, rows, caption
     assert len(lines) == (4 + 1) + (4 + 2)
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (["--plot", "/nonexistent-dir/lab.png"], "--plot"),
+    (["--plot", "lab.svg"], "--plot"),
+    (["--solution"], "--mission"),
+])
+def test_the_bookstore_lab_refuses_bad_flags_before_it_runs(
+    tmp_path: Path, args: list[str], named: str
+) -> None:
+    """A picture it cannot write, or a solution of no mission, is bad input (exit 2) at once,
+    not a traceback after minutes of simulation or a silent run of something else."""
+    result = CliRunner().invoke(app, ["sim", "bookstore", "--seeds", "1", *args])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert named in result.output
