@@ -75,7 +75,13 @@ from kg_memory.domain.record import (
     read_records,
 )
 from kg_memory.domain.result import AsOfAnswer, Conflict, Fact, HistoryEntry
-from kg_memory.domain.write_policy import Mode, PredicateRule, ScopeLabel, WritePolicy
+from kg_memory.domain.write_policy import (
+    Mode,
+    PredicateRule,
+    Retention,
+    ScopeLabel,
+    WritePolicy,
+)
 from kg_memory.services.decayed_recall import Recalled, recall_value
 from kg_memory.services.forget_run import ForgetReport
 from kg_memory.services.identity import Resolved, preview_resolution
@@ -202,6 +208,7 @@ __all__ = [
     "Refusal",
     "ResolutionError",
     "Resolved",
+    "Retention",
     "Rule",
     "RuleBook",
     "RuleType",

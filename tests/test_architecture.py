@@ -36,7 +36,7 @@ PUBLIC = [
     "ForgottenError", "GateRule", "HistoryEntry", "IdempotencyConflict", "IngestError",
     "IngestRecord", "IngestReport", "Interval", "IntervalError", "KgMemoryError", "Kind",
     "Memory", "MentionCandidate", "NaiveDatetimeError", "Neo4jStore", "NotFound", "PolicyError",
-    "Published", "Qualifiers", "Refusal", "ResolutionError", "Resolved", "ScopeError",
+    "Published", "Qualifiers", "Refusal", "ResolutionError", "Resolved", "Retention", "ScopeError",
     "ScopedMemory", "Selector",
     "SqliteStore", "Store", "StoreUnavailable", "Support", "SyncReport", "TimeError",
     "Tombstone", "Transaction", "WriterPolicy", "__version__", "admit", "default_path",

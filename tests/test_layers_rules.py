@@ -239,3 +239,37 @@ def test_an_observation_holds_unless_it_is_marked_as_a_counterexample() -> None:
     assert seen.holds
     assert _rule().candidate is False
     assert _rule().status == "active"
+
+
+# -- safety constraints and falsified rules stay what they are --------------------------------
+
+
+@pytest.mark.parametrize("outcome", [Outcome.DEMOTE, Outcome.EXPIRE])
+def test_a_review_changes_a_safety_constraint_only_by_a_design_change(outcome: Outcome) -> None:
+    """Seed 004: safety-constraint metadata moves only with a design change and human review,
+    so a review may keep one, but demoting or expiring it takes ``design_change``."""
+    safety = _rule(Tier.METADATA, status="review", type=RuleType.SAFETY)
+    with pytest.raises(PolicyError, match="design change"):
+        review(safety, outcome, "ana", day(8))
+    changed = review(safety, outcome, "ana", day(8), design_change=True)
+    assert changed.status != "review"
+    assert review(safety, Outcome.KEEP, "ana", day(8)).status == "active"
+
+
+def test_a_safety_constraint_is_overturned_only_by_a_design_change() -> None:
+    safety = _rule(Tier.METADATA, type=RuleType.SAFETY)
+    with pytest.raises(PolicyError, match="design change"):
+        overturn(safety, "ana", day(9), "looked wrong")
+    assert overturn(safety, "ana", day(9), "redesigned", design_change=True).status == (
+        "overturned")
+
+
+@pytest.mark.parametrize("outcome", list(Outcome))
+def test_a_falsified_rule_stays_a_counterexample_whatever_a_review_says(
+    outcome: Outcome,
+) -> None:
+    """A falsified rule is kept as a counterexample: no review revives, demotes or expires it
+    (its correction is a new rule that names it in ``corrects``)."""
+    gone = overturn(_rule(Tier.EXPERIENCE, basis=READY), "ana", day(9), "falsified")
+    with pytest.raises(PolicyError, match="overturned"):
+        review(gone, outcome, "bob", day(10))

@@ -165,3 +165,20 @@ def test_the_commands_load_a_policy_and_show_one_tenant_at_a_time(tmp_path: Path
                     "--trust-envelopes"])
     assert bad.exit_code == 2
     assert "write policy" in bad.output
+
+
+def test_a_refusal_by_the_writer_gate_is_counted_with_the_admission_decisions(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    """Seed 003 watches rejection rates by reason, untrusted sources among them: under a write
+    policy the provenance gate's refusals are counted beside the policy's own."""
+    memory = _open(make_memory, clock)
+    memory.ingest(_say(clock, "op-1", 0, "ebook", 0.8))
+    clock.now = day(1)
+    memory.ingest(episode("op-2", "restaurant", day(1), content="remember: paperback",
+                          assertions=[fact("r1", "format", "paperback", confidence=0.95)]))
+    assert memory.asof(valid_at=day(2), subject="r1").values() == ["ebook"]
+    assert memory.admission_counts("u1") == {"accepted": {"write": 1},
+                                             "refused": {"provenance": 1}}
+    (refused,) = [d for d in memory.admissions("u1") if d.decision == "refused"]
+    assert refused.reason == memory.refusals("u1")[0].reason

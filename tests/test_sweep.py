@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -9,9 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from kg_memory import ForgottenError, Memory
+from kg_memory import ForgottenError, Memory, PolicyError
 from kg_memory.cli import app
 from kg_memory.domain.retention import Held, plan_sweep
+from kg_memory.domain.write_policy import Retention, WritePolicy
 from tests.conftest import EPOCH, ManualClock, MemoryFactory, day, episode, fact
 
 
@@ -137,3 +139,52 @@ def test_a_sweep_never_rewrites_the_history_of_what_it_keeps(
             assert memory.store.versions([assertion_id]) == before[assertion_id]
         for assertion_id in evicted:
             assert memory.store.versions([assertion_id]) == []
+
+
+def test_the_cap_and_delete_are_policy_data_like_the_rest_of_the_write_policy(
+    tmp_path: object, clock: ManualClock
+) -> None:
+    """Retention is part of the write policy (JSON): its cap and whether a sweep deletes;
+    the command's --cap and --delete/--report override it for one run."""
+    from pathlib import Path
+
+    root = Path(str(tmp_path))
+    store = root / "m.db"
+    with Memory.open(store, clock=clock) as memory:
+        _fill(memory, clock)
+    policy = root / "policy.json"
+    policy.write_text(WritePolicy(retention=Retention(cap=2)).model_dump_json())
+    run = CliRunner().invoke
+    base = ["sweep", "--scope", "u1", "--store", str(store), "--json"]
+    assert run(app, base).exit_code == 2  # no cap from anywhere
+    planned = run(app, [*base, "--write-policy", str(policy)])
+    assert planned.exit_code == 0, planned.output
+    assert [e["why"] for e in json.loads(planned.output)["evictions"]] == [
+        "already invalid", "already invalid"]
+    assert json.loads(planned.output)["deleted"] is False
+    one = json.loads(run(app, [*base, "--write-policy", str(policy), "--cap", "1"]).output)
+    assert len(one["evictions"]) == 3
+    policy.write_text(WritePolicy(retention=Retention(cap=2, delete=True)).model_dump_json())
+    report = json.loads(run(app, [*base, "--write-policy", str(policy), "--report"]).output)
+    assert report["deleted"] is False
+    with Memory.open(store) as memory:
+        assert memory.history("r1", "genres", scope="u1") != []
+    done = json.loads(run(app, [*base, "--write-policy", str(policy)]).output)
+    assert done["deleted"] is True
+    with Memory.open(store) as memory:
+        assert memory.history("r1", "genres", scope="u1") == []
+    policy.write_text('{"retention": {"cap": -1}}')
+    assert run(app, [*base, "--write-policy", str(policy)]).exit_code == 2
+
+
+def test_a_memory_sweeps_by_its_policys_retention_unless_told_otherwise(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    memory = make_memory(clock)
+    _fill(memory, clock)
+    with pytest.raises(PolicyError, match="cap"):
+        memory.sweep()
+    memory.write_policy = WritePolicy(retention=Retention(cap=1))
+    assert len(memory.sweep(scope="u1").evictions) == 3
+    assert len(memory.sweep(cap=3, scope="u1").evictions) == 1
+    assert memory.sweep(scope="u1").deleted is False

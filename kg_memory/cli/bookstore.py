@@ -44,6 +44,14 @@ def bookstore(
     Rates are shares of answers (correct, stale: used to be true, wrong: never true, poisoned:
     injected, re-ask: nothing trusted), averaged over seeds with their spread.
     """
+    # Checked before the simulation runs, which takes minutes: bad flags fail at once.
+    if solution and mission is None:
+        raise typer.BadParameter("--solution loads a mission's solution: give --mission N",
+                                 param_hint="--mission")
+    if plot is not None and plot.suffix.lower() != ".png":
+        raise typer.BadParameter(f"{plot} must end in .png", param_hint="--plot")
+    if plot is not None and not plot.parent.is_dir():
+        raise typer.BadParameter(f"no directory {plot.parent} to write into", param_hint="--plot")
     with render.errors():
         chosen = MISSIONS[mission] if mission else None
         base = LabConfig() if chosen is None else (chosen.solution if solution else chosen.start)

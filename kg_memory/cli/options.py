@@ -105,6 +105,8 @@ def wanted_scope(scope: str | None, all_scopes: bool) -> str | None:
         raise ScopeError("give --scope or --all-scopes, not both")
     if scope is None and not all_scopes:
         raise ScopeError("name the tenant with --scope SCOPE (or, as an operator, --all-scopes)")
+    if scope is not None and not scope:
+        raise ScopeError("a scoped memory needs a non-empty scope")
     return scope
 
 

@@ -88,11 +88,15 @@ def admissions(
 
 
 def sweep(
-    cap: Annotated[int, typer.Option(min=0, help="Most assertions a scope keeps.")],
+    cap: Annotated[int | None, typer.Option(
+        min=0, help="Most assertions a scope keeps (default: the write policy's retention).")]
+    = None,
     scope: ScopeOption = None,
     all_scopes: AllScopesOption = False,
-    delete: Annotated[bool, typer.Option(
-        "--delete", help="Forget what is evicted (default: only report it).")] = False,
+    delete: Annotated[bool | None, typer.Option(
+        "--delete/--report", show_default=False,
+        help="Forget what is evicted, or only report it (default: the write policy's "
+        "retention says; without one, report).")] = None,
     write_policy: WritePolicyOption = None,
     store: StoreOption = None,
     json_out: JsonOption = False,
@@ -108,8 +112,8 @@ def sweep(
         if json_out:
             render.emit_json(report)
             return
-        verb = "forgotten" if delete else "would be evicted"
-        sheet = Sheet(title=f"sweep to {cap} per scope: {len(report.evictions)} {verb}",
+        verb = "forgotten" if report.deleted else "would be evicted"
+        sheet = Sheet(title=f"sweep to {report.cap} per scope: {len(report.evictions)} {verb}",
                       columns=[Column("scope", cut="middle"), Column("fact", cut="middle"),
                                Column("why", cut="end"), Column("id", priority=1)],
                       caption=", ".join(f"{k}: {n} held" for k, n in report.held.items())

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from kg_memory import Outcome, Rule, RuleBook, RuleType, Tier, parse_instant
+from kg_memory import Outcome, Rule, RuleBook, RuleType, ScopeError, Tier, parse_instant
 from kg_memory.cli import render
 from kg_memory.cli.options import (
     AllScopesOption,
@@ -35,6 +35,9 @@ rules_app = typer.Typer(help="Tiered rules (session, experience, metadata): prop
 RuleArg = Annotated[str, typer.Argument(help="A rule id (rl_...).")]
 ByOption = Annotated[str, typer.Option("--by", help="Who decides (recorded with the time).")]
 ReasonOption = Annotated[str, typer.Option(help="Why.")]
+DesignOption = Annotated[bool, typer.Option(
+    "--design-change", help="This is an explicit design change (what a safety constraint, or "
+    "approving a rule that is not a candidate, takes).")]
 
 
 class RuleKind(StrEnum):
@@ -71,9 +74,15 @@ def _emit_rule(rule: Rule, json_out: bool, wide: bool) -> None:
     render.show(_rule_sheet([rule], f"rule {rule.rule_id}"), wide=wide)
     for name, value in sorted(rule.signals.items()):
         render.say(f"bound to signal {name} = {value}")
-    for t in rule.transitions:
-        render.say(f"{t.at.isoformat()}  {t.by}: {t.action}" + (f" ({t.reason})" if t.reason
-                                                                else ""))
+    if rule.transitions:
+        # A table like every other: instants to the minute, one line per transition at 80
+        # columns (full instants and reasons with --wide or --json).
+        steps = Sheet(title="transitions", columns=[
+            Column("at"), Column("by", cut="middle"), Column("action", cut="end"),
+            Column("reason", cut="end")], caption=f"{len(rule.transitions)} transition(s)")
+        for t in rule.transitions:
+            steps.add_row(t.at, text(t.by), text(t.action), text(t.reason))
+        render.show(steps, wide=wide)
 
 
 def _emit_rules(rows: list[Rule], title: str, json_out: bool, wide: bool) -> None:
@@ -86,6 +95,8 @@ def _emit_rules(rows: list[Rule], title: str, json_out: bool, wide: bool) -> Non
 def _one_scope(scope: str | None) -> str:
     if scope is None:
         raise typer.BadParameter("name the rule's tenant with --scope")
+    if not scope:
+        raise ScopeError("a scoped memory needs a non-empty scope")
     return scope
 
 
@@ -198,24 +209,28 @@ def rules_signal(
 
 
 @rules_app.command("approve")
-def rules_approve(rule_id: RuleArg, by: ByOption, scope: ScopeOption = None,
+def rules_approve(rule_id: RuleArg, by: ByOption, design_change: DesignOption = False,
+                  scope: ScopeOption = None,
                   all_scopes: AllScopesOption = False, store: StoreOption = None,
                   json_out: JsonOption = False, wide: WideOption = False) -> None:
     """A person approves a metadata candidate into the metadata tier."""
     with store_command(store) as opened:
         tenant = wanted_scope(scope, all_scopes)
-        _emit_rule(opened().rules.approve(rule_id, by, scope=tenant), json_out, wide)
+        _emit_rule(opened().rules.approve(rule_id, by, design_change=design_change,
+                                          scope=tenant), json_out, wide)
 
 
 @rules_app.command("demote")
 def rules_demote(rule_id: RuleArg, by: ByOption, reason: ReasonOption = "",
+                 design_change: DesignOption = False,
                  scope: ScopeOption = None, all_scopes: AllScopesOption = False,
                  store: StoreOption = None, json_out: JsonOption = False,
                  wide: WideOption = False) -> None:
     """Move a rule one tier down."""
     with store_command(store) as opened:
         tenant = wanted_scope(scope, all_scopes)
-        _emit_rule(opened().rules.demote(rule_id, by, reason, scope=tenant), json_out, wide)
+        _emit_rule(opened().rules.demote(rule_id, by, reason, design_change=design_change,
+                                         scope=tenant), json_out, wide)
 
 
 @rules_app.command("review")
@@ -225,6 +240,7 @@ def rules_review(
     outcome: Annotated[Outcome | None, typer.Option(help="keep, demote or expire.")] = None,
     by: Annotated[str | None, typer.Option("--by", help="Who decides.")] = None,
     reason: ReasonOption = "",
+    design_change: DesignOption = False,
     due: Annotated[bool, typer.Option(
         "--due", help="First send every rule whose review date passed (or whose signal "
         "moved) to review, and list those.")] = False,
@@ -254,5 +270,6 @@ def rules_review(
             return
         if outcome is None or not by:
             raise typer.BadParameter("a review needs --outcome keep|demote|expire and --by")
-        _emit_rule(memory.rules.review(rule_id, outcome, by, reason, scope=tenant), json_out,
-                   wide)
+        _emit_rule(memory.rules.review(rule_id, outcome, by, reason,
+                                       design_change=design_change, scope=tenant),
+                   json_out, wide)

@@ -203,10 +203,24 @@ def move_signal(rule: Rule, name: str, value: str, now: UtcDatetime) -> Rule:
                        status="review")
 
 
-def review(rule: Rule, outcome: Outcome, by: str, now: UtcDatetime, reason: str = "") -> Rule:
-    """End a review: keep (active again), demote (one tier down) or expire."""
+def _unchangeable(rule: Rule, design_change: bool) -> str | None:
+    """Why ``rule`` may not be demoted, expired or overturned, or ``None``."""
+    if rule.type is RuleType.SAFETY and not design_change:
+        return "a safety constraint changes only by an explicit design change"
+    return None
+
+
+def review(rule: Rule, outcome: Outcome, by: str, now: UtcDatetime, reason: str = "", *,
+           design_change: bool = False) -> Rule:
+    """End a review: keep (active again), demote (one tier down) or expire. A falsified
+    (overturned) rule is kept as a counterexample, so no review reopens it."""
     if not by.strip():
         raise PolicyError("a review names who reviewed")
+    if rule.status == "overturned":
+        raise PolicyError(f"rule {rule.rule_id} is overturned: it is kept as a counterexample "
+                          "(propose its correction as a new rule)")
+    if outcome is not Outcome.KEEP and (why := _unchangeable(rule, design_change)):
+        raise PolicyError(why)
     if outcome is Outcome.KEEP:
         return rule._moved(by, now, "kept", reason, status="active")
     if outcome is Outcome.EXPIRE:
@@ -218,8 +232,11 @@ def review(rule: Rule, outcome: Outcome, by: str, now: UtcDatetime, reason: str 
                        status="active", candidate=False)
 
 
-def overturn(rule: Rule, by: str, now: UtcDatetime, reason: str) -> Rule:
+def overturn(rule: Rule, by: str, now: UtcDatetime, reason: str, *,
+             design_change: bool = False) -> Rule:
     """The rule was falsified: keep it, overturned, as a counterexample (never delete it)."""
     if not by.strip() or not reason.strip():
         raise PolicyError("overturning a rule names who and why")
+    if why := _unchangeable(rule, design_change):
+        raise PolicyError(why)
     return rule._moved(by, now, "overturned", reason, status="overturned", candidate=False)

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kg_memory.domain.errors import PolicyError
 
-__all__ = ["Mode", "PredicateRule", "ScopeLabel", "WritePolicy"]
+__all__ = ["Mode", "PredicateRule", "Retention", "ScopeLabel", "WritePolicy"]
 
 
 class Mode(StrEnum):
@@ -74,8 +74,20 @@ class PredicateRule(BaseModel):
         return any(fnmatchcase(predicate, p) for p in self.predicates)
 
 
+class Retention(BaseModel):
+    """How many memories a scope keeps (``kg-memory sweep``; the eviction order is
+    :mod:`kg_memory.domain.retention`'s) and whether a sweep forgets what it evicts
+    (``delete``) or only reports it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    cap: int = Field(ge=0)
+    delete: bool = False
+
+
 class WritePolicy(BaseModel):
-    """A named, versioned write policy; predicates no rule matches get ``PredicateRule()``."""
+    """A named, versioned write policy; predicates no rule matches get ``PredicateRule()``.
+    ``retention`` (none by default) is what a sweep keeps."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -83,6 +95,7 @@ class WritePolicy(BaseModel):
     version: int = 1
     mode: Mode = Mode.OVERWRITE
     rules: tuple[PredicateRule, ...] = ()
+    retention: Retention | None = None
 
     def rule_for(self, predicate: str) -> PredicateRule:
         for rule in self.rules:

@@ -55,7 +55,7 @@ from kg_memory.domain.supersession import plan_retraction, plan_write
 from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services.admission import admit_entities, check_envelope, refuse
 from kg_memory.services.identity import resolve_mentions
-from kg_memory.services.reconciliation import plan_under, screen
+from kg_memory.services.reconciliation import plan_under, record_refusal, screen
 from kg_memory.store.protocol import Slot, Transaction, apply_plan
 
 __all__ = [
@@ -144,6 +144,8 @@ def _write(
         channel=record.channel,
     )
     if not decision.admitted:
+        if write_policy is not None:
+            record_refusal(tx, episode, index, key, "provenance", decision.reason)
         return [refuse(tx, episode, key, decision.reason, candidate.value)]
     if write_policy is not None and (refused := screen(
             tx, write_policy, episode, index, candidate)) is not None:
@@ -151,6 +153,8 @@ def _write(
     valid = Interval(start=candidate.valid_from or record.occurred_at, end=candidate.valid_to)
     depends = _resolve_dependencies(tx, record, candidate, valid, policy)
     if isinstance(depends, str):
+        if write_policy is not None:
+            record_refusal(tx, episode, index, key, "dependency", depends)
         return [refuse(tx, episode, key, depends, candidate.value)]
     if subject is None:
         tx.put_entity(Entity(entity_id=candidate.subject, scope=record.scope))

@@ -28,7 +28,8 @@ from kg_memory.domain.supersession import plan_write
 from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.store.protocol import Slot, Store, Transaction
 
-__all__ = ["ADMISSION", "PENDING", "forget_policy_records", "plan_under", "screen"]
+__all__ = ["ADMISSION", "PENDING", "forget_policy_records", "plan_under", "record_refusal",
+           "screen"]
 
 ADMISSION = "admission"
 PENDING = "pending"
@@ -41,6 +42,14 @@ def _record(tx: Transaction, episode: Episode, index: int, key: str, decision: s
                              at=tx.now)
     tx.put_document(ADMISSION, f"{episode.episode_id}/{index}", episode.scope,
                     body.model_dump_json())
+
+
+def record_refusal(tx: Transaction, episode: Episode, index: int, key: str, category: str,
+                   reason: str) -> None:
+    """Count a refusal made before admission (the writer gate's: ``provenance``; an unmet
+    dependency's) among the write policy's decisions: seed 003's rejection rates by reason
+    include untrusted sources, and every candidate it judged is then one decision."""
+    _record(tx, episode, index, key, "refused", category, reason)
 
 
 def screen(tx: Transaction, policy: WritePolicy, episode: Episode, index: int,

@@ -23,7 +23,13 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 
-from kg_memory.domain.errors import NotFound, PolicyError, WriteRefused
+from kg_memory.domain.errors import (
+    InvalidArgument,
+    NotFound,
+    PolicyError,
+    ScopeError,
+    WriteRefused,
+)
 from kg_memory.domain.layers import (
     Observation,
     Outcome,
@@ -38,6 +44,7 @@ from kg_memory.domain.layers import (
     promote,
     review,
 )
+from kg_memory.domain.limits import check_text
 from kg_memory.domain.model import Assertion, Channel, Episode, Kind
 from kg_memory.domain.record import AssertionCandidate, IngestRecord
 from kg_memory.domain.rule_review import review_due, send_to_review
@@ -87,12 +94,14 @@ class RuleBook:
         self.policy = policy or PromotionPolicy()
 
     def all(self, scope: str | None = None, tier: Tier | None = None) -> list[Rule]:
+        check_text(scope=scope)
         rules = [Rule.model_validate_json(b) for b in self._store.documents(RULE, scope)]
         return [r for r in rules if tier is None or r.tier is tier]
 
     def show(self, rule_id: str, scope: str | None = None) -> Rule:
         """One rule; with ``scope``, only if it is that tenant's (else not found: another
         tenant's rule is not even confirmed to exist)."""
+        check_text(rule_id=rule_id, scope=scope)
         found = self._store.documents(RULE, scope, key=rule_id)
         if not found:
             raise NotFound(f"no rule {rule_id!r}")
@@ -177,6 +186,8 @@ class RuleBook:
         """Move an environment signal: write the fact (in ``scope``; without one, in every
         scope with a rule bound to ``name``) and send every rule whose binding it retired to
         review. Returns those rules."""
+        check_text(signal=name, scope=scope)
+        check_text(signal=value)
         scopes = [scope] if scope is not None else sorted(
             {r.scope for r in self.all() if name in r.signals})
         moved = []
@@ -202,6 +213,14 @@ class RuleBook:
                 review_every_days: float | None = None) -> Rule:
         """A new session entry (nothing starts higher: promotion is earned), bound to the
         signals it is learned under. Proposing the same rule again returns it unchanged."""
+        if not scope:
+            raise ScopeError("a rule belongs to a tenant: give a non-empty scope")
+        check_text(scope=scope, content=content, corrects=corrects)
+        for condition in conditions:
+            check_text(condition=condition)
+        for name, value in (signals or {}).items():
+            check_text(signal=name)
+            check_text(signal=value)
         if not content.strip():
             raise PolicyError("a rule needs content")
         digest = hashlib.sha256(f"{scope}/{content}/{conditions}".encode()).hexdigest()[:16]
@@ -218,6 +237,12 @@ class RuleBook:
 
     def observe(self, rule_id: str, *, episode_id: str, task_id: str, scene: str,
                 holds: bool = True, scope: str | None = None) -> Rule:
+        check_text(episode_id=episode_id, task_id=task_id, scene=scene)
+        # Promotion counts distinct task ids and scene tags: an empty one is not one more.
+        for name, given in (("task_id", task_id), ("scene", scene)):
+            if not given.strip():
+                raise InvalidArgument(f"{name} is empty: an observation names its task and "
+                                      "scene")
         rule = self.show(rule_id, scope)
         episode = [e for e in self._store.episodes([episode_id]) if e.scope == rule.scope]
         if not episode:  # another tenant's episode is no basis here, nor confirmed to exist
@@ -231,15 +256,17 @@ class RuleBook:
 
     def approve(self, rule_id: str, by: str, *, design_change: bool = False,
                 scope: str | None = None) -> Rule:
+        check_text(by=by)
         return self._put(approve(self.show(rule_id, scope), by, self._clock(),
                                  design_change=design_change))
 
     def review(self, rule_id: str, outcome: Outcome, by: str, reason: str = "", *,
-               scope: str | None = None) -> Rule:
+               design_change: bool = False, scope: str | None = None) -> Rule:
         """End a review. Keeping a rule whose signal moved binds it to the value it is kept
         under (the current one), so the next move sends it to review again."""
+        check_text(by=by, reason=reason)
         rule = self.show(rule_id, scope)
-        after = review(rule, outcome, by, self._clock(), reason)
+        after = review(rule, outcome, by, self._clock(), reason, design_change=design_change)
         if outcome is Outcome.KEEP and self.unbound(rule) is not None:
             current = {n: self.current_signal(n, rule.scope) for n in rule.signals}
             after = after.model_copy(update={"signals": {
@@ -248,13 +275,16 @@ class RuleBook:
             self._bind(after)
         return self._put(after)
 
-    def demote(self, rule_id: str, by: str, reason: str = "", *,
+    def demote(self, rule_id: str, by: str, reason: str = "", *, design_change: bool = False,
                scope: str | None = None) -> Rule:
-        return self.review(rule_id, Outcome.DEMOTE, by, reason, scope=scope)
+        return self.review(rule_id, Outcome.DEMOTE, by, reason, design_change=design_change,
+                           scope=scope)
 
-    def overturn(self, rule_id: str, by: str, reason: str, *,
+    def overturn(self, rule_id: str, by: str, reason: str, *, design_change: bool = False,
                  scope: str | None = None) -> Rule:
-        return self._put(overturn(self.show(rule_id, scope), by, self._clock(), reason))
+        check_text(by=by, reason=reason)
+        return self._put(overturn(self.show(rule_id, scope), by, self._clock(), reason,
+                                  design_change=design_change))
 
     def due(self, scope: str | None = None) -> list[Rule]:
         """Send every active rule whose review conditions came due to review: an expiry or a

@@ -103,14 +103,20 @@ class ScopedRuleBook:
     def approve(self, rule_id: str, by: str, *, design_change: bool = False) -> Rule:
         return self._book.approve(rule_id, by, design_change=design_change, scope=self._scope)
 
-    def review(self, rule_id: str, outcome: Outcome, by: str, reason: str = "") -> Rule:
-        return self._book.review(rule_id, outcome, by, reason, scope=self._scope)
+    def review(self, rule_id: str, outcome: Outcome, by: str, reason: str = "", *,
+               design_change: bool = False) -> Rule:
+        return self._book.review(rule_id, outcome, by, reason, design_change=design_change,
+                                 scope=self._scope)
 
-    def demote(self, rule_id: str, by: str, reason: str = "") -> Rule:
-        return self._book.demote(rule_id, by, reason, scope=self._scope)
+    def demote(self, rule_id: str, by: str, reason: str = "", *,
+               design_change: bool = False) -> Rule:
+        return self._book.demote(rule_id, by, reason, design_change=design_change,
+                                 scope=self._scope)
 
-    def overturn(self, rule_id: str, by: str, reason: str) -> Rule:
-        return self._book.overturn(rule_id, by, reason, scope=self._scope)
+    def overturn(self, rule_id: str, by: str, reason: str, *,
+                 design_change: bool = False) -> Rule:
+        return self._book.overturn(rule_id, by, reason, design_change=design_change,
+                                   scope=self._scope)
 
     def signal(self, name: str, value: str, *, source: str = SIGNAL_SOURCE) -> list[Rule]:
         """Move an environment signal in this scope only; the rules it sent to review."""

@@ -59,6 +59,6 @@ def save(result: SeedResult, path: Path, *, title: str) -> Path:
     axes[-1].set_xlabel("day", fontsize=8)
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    fig.savefig(path, format="png", dpi=90)
     plt.close(fig)
     return path
