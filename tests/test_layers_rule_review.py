@@ -19,7 +19,6 @@ from pydantic import ValidationError
 from kg_memory.domain.layers import Observation, PromotionPolicy, Rule, RuleType, Tier
 from kg_memory.domain.residue import Matcher
 from kg_memory.domain.rule_review import (
-    RuleForget,
     cut_words,
     forget_basis,
     forget_words,
@@ -124,8 +123,13 @@ def test_forgetting_basis_follows_the_reference(
 
 def test_what_is_left_must_span_enough_scenes_as_well_as_enough_tasks() -> None:
     """Promotion's count is ``confirmations`` distinct tasks *across* ``scenes`` scene tags: a
-    trusted rule left with three tasks in one scene goes to review; three in three scenes is
-    more than enough."""
+    trusted rule left with three tasks in one scene, or two tasks in two scenes, goes to
+    review; three tasks in three scenes is more than enough."""
+    two_tasks = _rule((_obs(0, "t0", "a"), _obs(1, "t1", "b"), _obs(2, "t1", "b"),
+                       _obs(3, "t3", "b")))
+    entry = forget_basis(two_tasks, {"ep3"}, POLICY)
+    assert entry is not None
+    assert (entry.outcome, entry.kept) == ("review", 3)
     one_scene = _rule((_obs(0, "t0", "a"), _obs(1, "t1", "a"), _obs(2, "t2", "a"),
                        _obs(3, "t3", "b")))
     entry = forget_basis(one_scene, {"ep3"}, POLICY)

@@ -283,9 +283,9 @@ def test_a_term_missing_from_the_document_frequencies_counts_as_in_no_document()
     stats = CorpusStats(documents=4, tokens=10)
     doc = ["green", "tea", "tea"]
     for query in (("tea",), ("green", "tea")):
-        rare = bm25(doc, query, {t: 0 for t in query}, stats)
+        rare = bm25(doc, query, dict.fromkeys(query, 0), stats)
         assert bm25(doc, query, {}, stats) == rare
-        assert bm25(doc, query, {t: 1 for t in query}, stats) < rare
+        assert bm25(doc, query, dict.fromkeys(query, 1), stats) < rare
 
 
 def test_the_default_weights_are_the_documented_ones() -> None:
