@@ -260,6 +260,34 @@ def test_bm25_of_an_empty_document_or_an_empty_corpus_is_zero() -> None:
     assert CorpusStats(documents=4, tokens=10).average_length == 2.5
 
 
+def test_bm25_with_k1_zero_is_the_binary_model_each_matching_term_adds_its_idf() -> None:
+    """k1 = 0 turns term frequency off (Robertson and Zaragoza's binary model): a matching term
+    adds its idf whatever its count and the document's length, and a query term the document
+    lacks adds nothing (it must not be divided by its zero saturation)."""
+    stats = CorpusStats(documents=4, tokens=12)
+    df = {"tea": 1, "milk": 2}
+    binary = RankingWeights(k1=0.0)
+
+    def idf(n: int) -> float:
+        return math.log(1 + (4 - n + 0.5) / (n + 0.5))
+
+    for doc in (["tea"], ["tea", "tea", "green", "green", "green", "green"]):
+        assert bm25(doc, ("tea", "milk"), df, stats, binary) == pytest.approx(idf(1))
+    assert bm25(["milk", "tea"], ("tea", "milk"), df, stats, binary) == pytest.approx(
+        idf(1) + idf(2))
+
+
+def test_a_term_missing_from_the_document_frequencies_counts_as_in_no_document() -> None:
+    """bm25's rule for an incomplete table: a term ``df`` does not list scores as a term of
+    document frequency 0 (the rarest), never as a common one."""
+    stats = CorpusStats(documents=4, tokens=10)
+    doc = ["green", "tea", "tea"]
+    for query in (("tea",), ("green", "tea")):
+        rare = bm25(doc, query, dict.fromkeys(query, 0), stats)
+        assert bm25(doc, query, {}, stats) == rare
+        assert bm25(doc, query, dict.fromkeys(query, 1), stats) < rare
+
+
 def test_the_default_weights_are_the_documented_ones() -> None:
     w = RankingWeights()
     assert (w.k1, w.b, w.rrf_k) == (K1, B, RRF_K)

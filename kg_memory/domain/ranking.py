@@ -97,7 +97,8 @@ def document_frequencies(documents: Iterable[Sequence[str]], terms: Sequence[str
 
 def bm25(doc: Sequence[str], terms: Sequence[str], df: Mapping[str, int], stats: CorpusStats,
          weights: RankingWeights = RankingWeights()) -> float:
-    """Okapi BM25 of one tokenised document for the query ``terms``."""
+    """Okapi BM25 of one tokenised document for the query ``terms``. A term ``df`` does not
+    list counts as in no document (the highest idf), as a term no document holds would."""
     if not doc or stats.documents == 0:
         return 0.0
     tf = Counter(doc)
