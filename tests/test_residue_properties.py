@@ -6,6 +6,8 @@ text must hold no needle any more."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -60,7 +62,7 @@ def test_spans_cover_exactly_the_characters_of_every_copy_on_both_paths(
         spans = match.spans(text)
         assert {i for start, end in spans for i in range(start, end)} == expected, path
         # Touching or overlapping copies are one span: each starts after the last one ends.
-        assert all(a[1] < b[0] for a, b in zip(spans, spans[1:], strict=False)), path
+        assert all(a[1] < b[0] for a, b in pairwise(spans)), path
 
 
 @settings(max_examples=300, deadline=None)
