@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from pathlib import Path
 
 import networkx as nx
 
 from kg_memory import EdgeType, IngestReport, Memory, Selector
-from kg_memory.domain.forgetting import plan_forget
+from kg_memory.domain.forgetting import ForgetPlan, plan_forget
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Assertion, EndReason, Kind
 from tests.conftest import ManualClock, day, episode, fact
@@ -178,3 +179,52 @@ def test_a_fact_resting_on_erased_ground_is_not_restored() -> None:
     assert set(plan.delete) == {"g", "k"}
     assert plan.restore == ("m",)
     assert plan.retire == ()
+
+
+def _dated(assertion_id: str, start: float, end: float | None, *deps: str) -> Assertion:
+    return _believed(assertion_id, *deps).model_copy(update={"valid": Interval(
+        start=day(start), end=None if end is None else day(end))})
+
+
+def _forget_e0(view: nx.MultiDiGraph[str]) -> ForgetPlan:
+    return plan_forget(view, Selector(kind="episode", value="e0", scope="u1"),
+                       episodes={"e0"}, assertions=set())
+
+
+def test_what_rests_on_a_forgotten_fact_through_another_is_retired_over_its_whole_time() -> None:
+    """Rule: an erased fact never held, so every fact reachable from it is retired whole, not
+    from where the fact between them began to hold: c, believed for days 1 to 3, rests on b,
+    believed from day 5, which rests on the forgotten a."""
+    view = _view({"a": (), "b": ("a",), "c": ("b",)}, believed={"a"},
+                 edges=(("a", EdgeType.SUPPORTS, "e0"),))
+    view.nodes["b"]["believed"] = (_dated("b", 5, None, "a"),)
+    view.nodes["c"]["believed"] = (_dated("c", 1, 3, "b"),)
+    plan = _forget_e0(view)
+    assert plan.delete == ("a",)
+    assert plan.retire == ("b", "c")
+
+
+def test_planning_ends_on_a_dependency_cycle_and_retires_each_fact_of_it() -> None:
+    """Rule: the plan applies each retirement before the next step, as the run's transaction
+    does, so a fact reached again is found retired and the walk ends, even where dependencies
+    form a cycle (b and c each rest on the other and on the forgotten a)."""
+    view = _view({"a": (), "b": ("a", "c"), "c": ("a", "b")}, believed={"a", "b", "c"},
+                 edges=(("a", EdgeType.SUPPORTS, "e0"),))
+    planned: list[ForgetPlan] = []
+    worker = threading.Thread(target=lambda: planned.append(_forget_e0(view)), daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert planned, "planning a forget over a dependency cycle did not end"
+    assert planned[0].retire == ("b", "c")
+
+
+def test_a_fact_is_retired_only_for_a_dependency_its_believed_revision_declares() -> None:
+    """Rule: what a fact depends on is what its believed revision declares; a dependency edge
+    no revision declares (what check() reports as a ``dependency-index`` violation) retires
+    nothing. c's edge to the forgotten a is such a stray; c rests on the kept f only."""
+    view = _view({"a": (), "c": ("f",), "f": ()}, believed={"a", "c", "f"},
+                 edges=(("a", EdgeType.SUPPORTS, "e0"), ("c", EdgeType.DEPENDS_ON, "a")))
+    plan = _forget_e0(view)
+    assert plan.delete == ("a",)
+    assert plan.retire == ()
+    assert "c" in plan.retain

@@ -82,6 +82,26 @@ def test_the_seed_004_scaffold_defaults_and_bounds() -> None:
     assert PromotionPolicy(confirmations=1, scenes=1, window_days=0.5).confirmations == 1
 
 
+def test_enough_tasks_in_too_few_scenes_is_not_ready() -> None:
+    """Rule: promotion needs both, distinct tasks and enough scene tags; three tasks all in one
+    scene fall short of the default two scenes."""
+    one_scene = (_obs(1, "t1"), _obs(2, "t2"), _obs(3, "t3"))
+    assert promotion_ready(_rule(basis=one_scene), POLICY, day(4)) == (False,
+                                                                         "1 of 2 scene tags")
+    with pytest.raises(PolicyError, match="stays in session: 1 of 2 scene tags"):
+        promote(_rule(basis=one_scene), POLICY, day(4))
+
+
+def test_a_review_period_is_any_positive_number_of_days() -> None:
+    """Rule: ``review_every_days`` is unset or positive; a period under a day is a period, zero
+    or a negative one would send the rule to review at once, forever, and is refused."""
+    assert _rule(review_every_days=0.5).review_every_days == 0.5
+    assert _rule().review_every_days is None
+    for bad in (0, -1):
+        with pytest.raises(ValidationError):
+            _rule(review_every_days=bad)
+
+
 # -- observing: a counterexample sends a trusted rule to review --------------------------------
 
 
@@ -206,6 +226,14 @@ def test_demoting_a_session_note_overturns_it_and_expiring_ends_candidacy() -> N
     kept = review(_rule(Tier.METADATA, status="review"), Outcome.KEEP, "ana", day(8), "fine")
     assert (kept.status, kept.tier, kept.transitions[-1].reason) == ("active", Tier.METADATA,
                                                                      "fine")
+
+
+def test_an_overturned_session_note_is_not_a_metadata_candidate() -> None:
+    """Rule: a rule leaves candidacy when it is overturned, and demoting a session note
+    overturns it; it never becomes a candidate on the way out."""
+    for note in (_rule(status="review"), _rule(status="review", candidate=True)):
+        overturned = review(note, Outcome.DEMOTE, "ana", day(8))
+        assert (overturned.status, overturned.candidate) == ("overturned", False)
 
 
 def test_a_review_and_an_overturn_name_who_and_an_overturn_why() -> None:

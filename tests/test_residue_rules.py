@@ -83,6 +83,39 @@ def test_every_copy_is_found_with_few_needles_and_with_the_index() -> None:
     assert Matcher(["   "]).spans(text) == []
 
 
+# Many needles, none of which the texts below hold: past 16 needles the gram index answers.
+FILLERS = [f"filler needle {i:02d}" for i in range(20)]
+
+
+def test_overlapping_copies_of_one_needle_are_cut_whole_on_both_paths() -> None:
+    """Rule: every copy is cut, also one that overlaps the copy before it ("aaaaaaaaaa" holds
+    "aaaaaaaa" three times); cutting only the first would leave the rest of the others."""
+    text = "xx aaaaaaaaaa yy"
+    assert Matcher(["aaaaaaaa"]).spans(text) == [(3, 13)]
+    assert Matcher(["aaaaaaaa", *FILLERS]).spans(text) == [(3, 13)]
+    assert redact("aaaaaaaaa", find_spans("aaaaaaaaa", ["aaaaaaaa"])) == MARK
+
+
+def test_a_value_that_normalises_shorter_than_the_index_is_still_found_among_many() -> None:
+    """Rule: a value of eight characters or more is a needle even when its whitespace collapses
+    to fewer characters than the gram index is wide ("ab      cd" is "ab cd"); with many needles
+    it is still found, among long needles and among short ones alone."""
+    [value] = needles(["ab      cd"], [])
+    text = "note: AB  CD, see"
+    assert Matcher([value, *FILLERS]).spans(text) == [(6, 12)]
+    shorts = [f"{c}      {c}{c}" for c in "pqrstuvwxyz"] + [f"{d}      {d}" for d in "123456"]
+    assert all(len(n.strip()) >= 8 for n in shorts)  # each one a needle by needles()' rule
+    assert Matcher([value, *shorts]).spans(text) == [(6, 12)]
+
+
+def test_a_copy_that_ends_the_text_is_found_by_the_index() -> None:
+    """Rule: a copy is found wherever it lies, the last characters of a text included, also when
+    it is exactly as wide as the index's grams."""
+    text = "the end is ab   def"
+    assert Matcher(["ab   def", *FILLERS]).spans(text) == [(11, 19)]
+    assert Matcher(["ab   def"]).spans(text) == [(11, 19)]
+
+
 def test_redaction_replaces_each_span_and_keeps_the_rest() -> None:
     text = "keep A secret1 keep B secret2 keep"
     assert redact(text, [(7, 14), (22, 29)]) == f"keep A {MARK} keep B {MARK} keep"

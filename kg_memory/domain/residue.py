@@ -141,7 +141,9 @@ class Matcher:
                 at = norm.find(target)
                 while at != -1:
                     found.append((at, at + len(target)))
-                    at = norm.find(target, at + len(target))
+                    # From the next character, not past the copy: a copy may overlap the last
+                    # ("aaaaaaaaa" holds "aaaaaaaa" twice), and the index finds both.
+                    at = norm.find(target, at + 1)
         merged: list[tuple[int, int]] = []
         for start, end in sorted((where[a], where[b - 1] + 1) for a, b in found):
             if merged and start <= merged[-1][1]:
