@@ -139,6 +139,18 @@ def test_a_derived_record_whose_sources_are_all_gone_is_deleted_not_rebuilt() ->
     assert "d0" not in plan.rebuild
 
 
+def test_a_derived_record_whose_last_source_goes_in_a_later_round_is_deleted_not_rebuilt(
+) -> None:
+    """Rule: a derived record all of whose sources are deleted is deleted, never also rebuilt,
+    even when the planner first saw only some of them gone (d0 is listed before d1, its other
+    source, which goes only once f0 has)."""
+    plan = _plan([("f0", EdgeType.SUPPORTS, "e0"), ("d1", EdgeType.DERIVED_FROM, "f0"),
+                  ("d0", EdgeType.DERIVED_FROM, "f0"), ("d0", EdgeType.DERIVED_FROM, "d1")],
+                 episodes={"e0"}, n=(3, 3, 2))
+    assert {"f0", "d0", "d1"} <= set(plan.delete)
+    assert not plan.rebuild
+
+
 def test_a_derived_record_with_no_forgotten_source_is_retained() -> None:
     plan = _plan([("f0", EdgeType.SUPPORTS, "e0"), ("f1", EdgeType.SUPPORTS, "e1"),
                   ("d0", EdgeType.DERIVED_FROM, "f1")], episodes={"e0"})
