@@ -207,6 +207,12 @@ def test_a_name_split_in_another_place_is_a_typo_not_another_name(on: bool) -> N
     twin = jon.add(said(2, "Jan Smithson", **RECORD), now=T)
     assert twin.decision.outcome is not Outcome.MERGE
     assert "respaced" not in twin.decision.candidates[0].fields[0].detail
+    # A short name respaced is too little text to tell a typo from another person ("Li Na Wu"
+    # and "Lina Wu" are six letters either way): only names of ten letters or more qualify.
+    short = IncrementalResolver(config=config)
+    short.add(said(1, "Lina Wu", **record), now=T)
+    li_na = short.add(said(2, "Li Na Wu", **record), now=T)
+    assert "respaced" not in li_na.decision.candidates[0].fields[0].detail
 
 
 @pytest.mark.parametrize("on", [True, False])
