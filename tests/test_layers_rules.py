@@ -293,6 +293,19 @@ def test_a_safety_constraint_is_overturned_only_by_a_design_change() -> None:
 
 
 @pytest.mark.parametrize("outcome", list(Outcome))
+def test_an_expired_rule_stays_expired_whatever_a_review_says(outcome: Outcome) -> None:
+    """Rule: keep must not undo an expiry. An expired rule is finished, as a falsified one is
+    (a moved signal does not revive it either): a review of it is refused with a typed error
+    and the rule is unchanged, so no keep or demote makes it active again."""
+    for tier in Tier:
+        expired = review(_rule(tier, status="review", basis=READY), Outcome.EXPIRE, "ana",
+                         day(9))
+        with pytest.raises(PolicyError, match="expired"):
+            review(expired, outcome, "bob", day(10), "still fine")
+        assert expired.status == "expired"
+
+
+@pytest.mark.parametrize("outcome", list(Outcome))
 def test_a_falsified_rule_stays_a_counterexample_whatever_a_review_says(
     outcome: Outcome,
 ) -> None:

@@ -410,6 +410,7 @@ _op = st.one_of(
     st.tuples(st.just("signal"), st.sampled_from(["a", "b", "c"])),
     st.tuples(st.just("ingest"), st.sampled_from(["a", "b", "c"])),
     st.tuples(st.just("keep"), st.just("")),
+    st.tuples(st.just("expire"), st.just("")),
     st.tuples(st.just("due"), st.just("")),
 )
 
@@ -419,6 +420,9 @@ _op = st.one_of(
 def test_signals_and_reviews_follow_the_reference_and_never_rewrite_history(
     tmp_path_factory: pytest.TempPathFactory, ops: list[tuple[str, str]]
 ) -> None:
+    """Rules: a moved signal sends a bound rule to review once; a keep binds it to the value
+    it is kept under; an expired rule stays expired (a keep on it is refused and writes
+    nothing); and no step rewrites what was believed before it."""
     clock = ManualClock(day(0))
     path = tmp_path_factory.mktemp("rules") / "m.db"
     # The reference: the value the rule is bound to, the signal's value, whether the binding
@@ -438,7 +442,7 @@ def test_signals_and_reviews_follow_the_reference_and_never_rewrite_history(
                     current, live = value, False
                 if op == "signal":
                     reported = [r.rule_id for r in book.signal("map", value, "u1")]
-                    if was_live and not live:
+                    if was_live and not live and status != "expired":
                         status, expected = "review", [rule.rule_id]
                 else:
                     memory.ingest(episode(f"push-{n}", "registry", clock.now, channel="api",
@@ -451,6 +455,12 @@ def test_signals_and_reviews_follow_the_reference_and_never_rewrite_history(
                 if not live:
                     bound, live = current, True
                 assert kept.signals == {"map": bound}
+            elif op == "keep" and status == "expired":
+                with pytest.raises(PolicyError, match="expired"):
+                    book.review(rule.rule_id, Outcome.KEEP, "ana")
+            elif op == "expire" and status != "expired":
+                book.review(rule.rule_id, Outcome.EXPIRE, "ana")
+                status = "expired"
             elif op == "due":
                 reported = [r.rule_id for r in book.due("u1")]
                 if status == "active" and not live:

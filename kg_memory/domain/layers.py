@@ -213,12 +213,16 @@ def _unchangeable(rule: Rule, design_change: bool) -> str | None:
 def review(rule: Rule, outcome: Outcome, by: str, now: UtcDatetime, reason: str = "", *,
            design_change: bool = False) -> Rule:
     """End a review: keep (active again), demote (one tier down) or expire. A falsified
-    (overturned) rule is kept as a counterexample, so no review reopens it."""
+    (overturned) rule is kept as a counterexample, so no review reopens it; an expired rule is
+    as finished, so no review undoes its expiry (a keep or a demote would make it active)."""
     if not by.strip():
         raise PolicyError("a review names who reviewed")
     if rule.status == "overturned":
         raise PolicyError(f"rule {rule.rule_id} is overturned: it is kept as a counterexample "
                           "(propose its correction as a new rule)")
+    if rule.status == "expired":
+        raise PolicyError(f"rule {rule.rule_id} has expired: a review does not undo an expiry "
+                          "(propose its replacement as a new rule)")
     if outcome is not Outcome.KEEP and (why := _unchangeable(rule, design_change)):
         raise PolicyError(why)
     if outcome is Outcome.KEEP:
