@@ -6,10 +6,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from kg_memory import IngestRecord, Memory
 from kg_memory.cli import app
+from kg_memory.domain.model import Kind
+from kg_memory.domain.pending import PendingCandidate, pending_id_for, waiting_entry
 from kg_memory.domain.write_policy import Mode, PredicateRule, WritePolicy
 from tests.conftest import ManualClock, MemoryFactory, day, episode, fact
 
@@ -62,6 +66,92 @@ def test_a_conflict_waits_visible_and_unserved_until_a_second_episode(
     assert done.promoted_to == promoted.effects[0].assertion_id
     # History kept: what was believed on day 4 is still ebook.
     assert memory.asof(valid_at=day(4), known_at=day(4), subject="r1").values() == ["ebook"]
+
+
+def test_a_promotion_record_is_history_and_re_pending_the_value_never_overwrites_it(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    """Rule: a promotion record is history. When a value that was promoted before has to wait
+    again, its new mentions go to a new pending entry; the promoted record keeps its status,
+    its evidence and the assertion it became."""
+    memory = _open(make_memory, clock)
+    memory.ingest(_say(clock, "op-1", 0, "ebook", 0.8))
+    memory.ingest(_say(clock, "op-2", 1, "audio"))
+    first = memory.ingest(_say(clock, "op-3", 2, "audio", content="again: audio"))
+    (promoted,) = memory.pending("u1", status="promoted")
+    before = promoted.model_dump()
+    assert promoted.promoted_to == first.effects[0].assertion_id
+    memory.ingest(_say(clock, "op-4", 3, "ebook"))
+    memory.ingest(_say(clock, "op-5", 4, "ebook", content="back to ebook"))
+    assert memory.asof(valid_at=day(5), subject="r1").values() == ["ebook"]
+
+    waits = memory.ingest(_say(clock, "op-6", 5, "audio", content="audio after all"))
+    assert [e.action for e in waits.effects] == ["pending"]
+    (waiting,) = memory.pending("u1")
+    assert (waiting.value, [m.episode_id for m in waiting.evidence]) == (
+        "audio", [waits.episode_id])
+    assert waiting.pending_id != promoted.pending_id
+    kept = [p for p in memory.pending("u1", status=None) if p.pending_id == promoted.pending_id]
+    assert [p.model_dump() for p in kept] == [before]
+
+    # Promoted again: a second record of its own, the first one still as it was.
+    second = memory.ingest(_say(clock, "op-7", 6, "audio", content="yes, audio"))
+    assert memory.asof(valid_at=day(7), subject="r1").values() == ["audio"]
+    audio = sorted((p for p in memory.pending("u1", status=None) if p.value == "audio"),
+                   key=lambda p: p.updated_at)
+    assert [(p.status, p.promoted_to) for p in audio] == [
+        ("promoted", first.effects[0].assertion_id),
+        ("promoted", second.effects[0].assertion_id)]
+    assert audio[0].model_dump() == before
+
+
+@settings(max_examples=25, deadline=None)
+@given(said=st.lists(st.tuples(st.sampled_from(("ebook", "audio", "paper")), st.booleans()),
+                     min_size=1, max_size=12))
+def test_promotion_records_never_change_and_one_entry_waits_per_value(
+    said: list[tuple[str, bool]]
+) -> None:
+    """Rules: a promotion record is history (once promoted, a pending record is never
+    rewritten or removed by later mentions), and a value waits in at most one pending entry,
+    which gathers every mention since it last waited."""
+    clock = ManualClock(day(0))
+    with Memory.open(":memory:", clock=clock) as memory:
+        memory.write_policy = POLICY
+        promoted: dict[str, dict[str, Any]] = {}
+        for n, (value, explicit) in enumerate(said):
+            memory.ingest(_say(clock, f"op-{n}", n, value, content=f"turn {n}: {value}",
+                               explicit=explicit))
+            records = memory.pending("u1", status=None)
+            now = {p.pending_id: p.model_dump() for p in records}
+            assert all(now.get(pid) == body for pid, body in promoted.items())
+            promoted.update({p.pending_id: now[p.pending_id] for p in records
+                             if p.status == "promoted"})
+            waiting = [p.value for p in records if p.status == "pending"]
+            assert len(waiting) == len(set(waiting))
+
+
+def _entry(generation: int, status: str) -> PendingCandidate:
+    return PendingCandidate(
+        pending_id=pending_id_for("u1", "r1", "format", None, "audio", generation),
+        scope="u1", subject="r1", predicate="format", value="audio", kind=Kind.STATED,
+        writer="user", status=status, updated_at=day(0))
+
+
+def test_a_mention_joins_the_entry_still_waiting_else_an_id_no_record_holds() -> None:
+    """Rules: one entry waits per value (a mention joins it, whichever generation it is), and
+    a promoted record's id is never handed out again, even when an earlier generation's id
+    was freed by forgetting."""
+    where = ("u1", "r1", "format", None, "audio")
+    assert waiting_entry([], *where) == (pending_id_for(*where), None)
+    done, waits = _entry(0, "promoted"), _entry(1, "pending")
+    assert waiting_entry([done, waits], *where) == (waits.pending_id, waits)
+    assert waiting_entry([waits], *where) == (waits.pending_id, waits)  # generation 0 forgotten
+    fresh, none = waiting_entry([done, _entry(1, "promoted")], *where)
+    assert none is None
+    assert fresh == pending_id_for(*where, 2)
+    assert waiting_entry([_entry(1, "promoted")], *where) == (pending_id_for(*where), None)
+    other = _entry(0, "pending").model_copy(update={"value": "ebook", "pending_id": "pd_x"})
+    assert waiting_entry([other], *where) == (pending_id_for(*where), None)
 
 
 def test_a_mention_outside_the_window_does_not_corroborate(

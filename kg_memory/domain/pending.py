@@ -12,6 +12,7 @@ acceptance and rejection rates by reason (what seed 003 says to watch) are a cou
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from datetime import timedelta
 
 from pydantic import BaseModel, ConfigDict
@@ -20,7 +21,10 @@ from kg_memory.domain.corroboration import mentioned
 from kg_memory.domain.instant import UtcDatetime
 from kg_memory.domain.model import Kind, Support, Value
 
-__all__ = ["AdmissionDecision", "Mention", "PendingCandidate", "pending_id_for", "slot_lookup"]
+__all__ = [
+    "AdmissionDecision", "Mention", "PendingCandidate", "pending_id_for", "slot_lookup",
+    "waiting_entry",
+]
 
 
 def slot_lookup(scope: str, subject: str, predicate: str, project: str | None) -> str:
@@ -29,10 +33,33 @@ def slot_lookup(scope: str, subject: str, predicate: str, project: str | None) -
 
 
 def pending_id_for(scope: str, subject: str, predicate: str, project: str | None,
-                   value: Value) -> str:
-    """One pending node per slot and value: repeated mentions add evidence to it."""
+                   value: Value, generation: int = 0) -> str:
+    """One pending node per slot, value and *generation*: repeated mentions add evidence to
+    it, and a value that waits again after it was promoted waits in generation 1, 2, ...
+    (generation 0 is the id pending nodes had before generations existed)."""
     text = f"{slot_lookup(scope, subject, predicate, project)}={type(value).__name__}:{value}"
+    if generation:
+        text += f"#{generation}"
     return f"pd_{hashlib.sha256(text.encode()).hexdigest()[:20]}"
+
+
+def waiting_entry(records: Iterable[PendingCandidate], scope: str, subject: str,
+                  predicate: str, project: str | None, value: Value
+                  ) -> tuple[str, PendingCandidate | None]:
+    """Where a new mention of ``value`` goes among the slot's ``records``: the entry still
+    pending for it (its id and the entry), or a fresh id no record holds (and ``None``).
+
+    A promoted record is history: it keeps the evidence that promoted it and the assertion it
+    became, so a later generation never reuses its id (which would overwrite it)."""
+    taken = {r.pending_id: r for r in records}
+    # len(taken) + 1 generations always include one id no record holds.
+    ids = [pending_id_for(scope, subject, predicate, project, value, n)
+           for n in range(len(taken) + 1)]
+    for pid in ids:
+        found = taken.get(pid)
+        if found is not None and found.status == "pending":
+            return pid, found
+    return next(pid for pid in ids if pid not in taken), None
 
 
 class Mention(BaseModel):

@@ -19,8 +19,8 @@ from kg_memory.domain.pending import (
     AdmissionDecision,
     Mention,
     PendingCandidate,
-    pending_id_for,
     slot_lookup,
+    waiting_entry,
 )
 from kg_memory.domain.reconcile import verdict
 from kg_memory.domain.record import AssertionCandidate
@@ -85,10 +85,9 @@ def plan_under(tx: Transaction, policy: WritePolicy, slot: Slot, live: list[Asse
     or nothing but a pending mention."""
     rule = policy.rule_for(slot.predicate)
     current = [v for v in live if v.valid.overlaps(draft.valid)]
-    pid = pending_id_for(slot.scope, slot.subject, slot.predicate, slot.project, draft.value)
-    waiting = _pending_of(tx, slot).get(pid)
-    if waiting is not None and waiting.status != "pending":
-        waiting = None  # promoted or superseded before: a new mention starts afresh
+    # A value promoted before waits in a new generation: its promotion record is history.
+    pid, waiting = waiting_entry(_pending_of(tx, slot).values(), slot.scope, slot.subject,
+                                 slot.predicate, slot.project, draft.value)
     mention = Mention(episode_id=episode.episode_id, occurred_at=episode.occurred_at,
                       confidence=draft.confidence, source=episode.source,
                       fingerprint=fingerprint(episode.content))
