@@ -91,6 +91,44 @@ def test_a_rule_from_proposal_to_metadata_on_the_command_line(
     assert failed["basis"][-1]["holds"] is False
 
 
+def test_rules_show_prints_only_current_signal_bindings_as_bound(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    """Rule: `rules show` says a rule is bound to a signal only while its binding fact holds.
+    A binding the signal's move retired is marked retired, with what the signal reads now, in
+    the table and in --json (``bindings[].current``); a keep binds it anew."""
+    store, _ = _store(tmp_path, clock)
+    rule = _json(_run(store, "propose", "retry on 503", "--scope", "u1", "--signal", "api=v1",
+                      "--signal", "region=eu", "--json"))
+    assert isinstance(rule, dict)
+    rule_id = rule["rule_id"]
+    assert rule["bindings"] == [
+        {"signal": "api", "value": "v1", "current": True, "reads": "v1"},
+        {"signal": "region", "value": "eu", "current": True, "reads": "eu"}]
+    assert _run(store, "signal", "api", "v2", "--scope", "u1").exit_code == 0
+
+    shown = _json(_run(store, "show", rule_id, "--scope", "u1", "--json"))
+    assert isinstance(shown, dict)
+    assert shown["bindings"] == [
+        {"signal": "api", "value": "v1", "current": False, "reads": "v2"},
+        {"signal": "region", "value": "eu", "current": True, "reads": "eu"}]
+    table = _run(store, "show", rule_id, "--scope", "u1")
+    assert table.exit_code == 0, table.output
+    assert "bound to signal api" not in table.output
+    assert "retired binding: signal api = v1 (reads v2 now)" in table.output
+    assert "bound to signal region = eu" in table.output
+    assert max(len(line) for line in table.output.splitlines()) <= 80
+
+    kept = _json(_run(store, "review", rule_id, "--outcome", "keep", "--by", "ana",
+                      "--scope", "u1", "--json"))
+    assert isinstance(kept, dict)
+    assert [(b["signal"], b["value"], b["current"]) for b in kept["bindings"]] == [
+        ("api", "v2", True), ("region", "eu", True)]
+    again = _run(store, "show", rule_id, "--scope", "u1")
+    assert "bound to signal api = v2" in again.output
+    assert "retired" not in again.output
+
+
 def test_the_rules_commands_refuse_bad_input_with_their_exit_codes(
     tmp_path: Path, clock: ManualClock
 ) -> None:

@@ -287,6 +287,8 @@ def test_a_tenants_rule_book_reads_and_touches_its_own_rules_only(
         u2.rules.observe(theirs.rule_id, episode_id=seen["u1"], task_id="t", scene="s")
     with pytest.raises(ScopeError):  # nor do its signals answer for a rule of theirs
         u2.rules.unbound(mine)
+    with pytest.raises(ScopeError):
+        u2.rules.bindings(mine)
     assert memory.rules.show(mine.rule_id) == mine  # untouched
     # A signal moved, and reviews come due, in the tenant's own scope only.
     clock.now = day(3)

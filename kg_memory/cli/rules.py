@@ -67,13 +67,21 @@ def _rule_sheet(rows: list[Rule], title: str) -> Sheet:
     return sheet
 
 
-def _emit_rule(rule: Rule, json_out: bool, wide: bool) -> None:
+def _emit_rule(rule: Rule, book: RuleBook, json_out: bool, wide: bool) -> None:
+    # The rule document keeps the values it was learned under; whether each binding still
+    # holds is in the graph, so a binding a signal's move retired is never shown as current.
+    bindings = book.bindings(rule)
     if json_out:
-        render.emit_json(rule)
+        render.emit_json({**rule.model_dump(mode="json"),
+                          "bindings": [b.model_dump(mode="json") for b in bindings]})
         return
     render.show(_rule_sheet([rule], f"rule {rule.rule_id}"), wide=wide)
-    for name, value in sorted(rule.signals.items()):
-        render.say(f"bound to signal {name} = {value}")
+    for b in bindings:
+        if b.current:
+            render.say(f"bound to signal {b.signal} = {b.value}")
+        else:
+            now = f"reads {b.reads} now" if b.reads is not None else "no value now"
+            render.say(f"retired binding: signal {b.signal} = {b.value} ({now})")
     if rule.transitions:
         # A table like every other: instants to the minute, one line per transition at 80
         # columns (full instants and reasons with --wide or --json).
@@ -127,10 +135,12 @@ def rules_list(
 def rules_show(rule_id: RuleArg, scope: ScopeOption = None, all_scopes: AllScopesOption = False,
                store: StoreOption = None, json_out: JsonOption = False,
                wide: WideOption = False) -> None:
-    """One rule, its signals and every transition (who, when, why)."""
+    """One rule, its signal bindings (a binding a signal's move retired is marked retired,
+    with what the signal reads now; --json: bindings[].current) and every transition."""
     with store_command(store) as opened:
         tenant = wanted_scope(scope, all_scopes)
-        _emit_rule(opened().rules.show(rule_id, tenant), json_out, wide)
+        book = opened().rules
+        _emit_rule(book.show(rule_id, tenant), book, json_out, wide)
 
 
 @rules_app.command("propose")
@@ -156,10 +166,11 @@ def rules_propose(
         tenant = _one_scope(scope)
         signals = _signals(signal or [])
         until = None if expires is None else parse_instant(expires, what="--expires")
-        rule = opened().rules.propose(tenant, content, type=_TYPES[type_],
-                                      conditions=tuple(condition or ()), signals=signals,
-                                      expires_at=until, review_every_days=review_every)
-        _emit_rule(rule, json_out, wide)
+        book = opened().rules
+        rule = book.propose(tenant, content, type=_TYPES[type_],
+                            conditions=tuple(condition or ()), signals=signals,
+                            expires_at=until, review_every_days=review_every)
+        _emit_rule(rule, book, json_out, wide)
 
 
 @rules_app.command("observe")
@@ -178,9 +189,10 @@ def rules_observe(
     review."""
     with store_command(store) as opened:
         tenant = _one_scope(scope)
-        rule = opened().rules.observe(rule_id, episode_id=episode, task_id=task, scene=scene,
-                                      holds=held, scope=tenant)
-        _emit_rule(rule, json_out, wide)
+        book = opened().rules
+        rule = book.observe(rule_id, episode_id=episode, task_id=task, scene=scene,
+                            holds=held, scope=tenant)
+        _emit_rule(rule, book, json_out, wide)
 
 
 @rules_app.command("promote")
@@ -190,7 +202,8 @@ def rules_promote(rule_id: RuleArg, scope: ScopeOption = None, store: StoreOptio
     (a person approves it with `rules approve`)."""
     with store_command(store) as opened:
         tenant = _one_scope(scope)
-        _emit_rule(opened().rules.promote(rule_id, scope=tenant), json_out, wide)
+        book = opened().rules
+        _emit_rule(book.promote(rule_id, scope=tenant), book, json_out, wide)
 
 
 @rules_app.command("signal")
@@ -216,8 +229,9 @@ def rules_approve(rule_id: RuleArg, by: ByOption, design_change: DesignOption = 
     """A person approves a metadata candidate into the metadata tier."""
     with store_command(store) as opened:
         tenant = wanted_scope(scope, all_scopes)
-        _emit_rule(opened().rules.approve(rule_id, by, design_change=design_change,
-                                          scope=tenant), json_out, wide)
+        book = opened().rules
+        _emit_rule(book.approve(rule_id, by, design_change=design_change, scope=tenant),
+                   book, json_out, wide)
 
 
 @rules_app.command("demote")
@@ -229,8 +243,9 @@ def rules_demote(rule_id: RuleArg, by: ByOption, reason: ReasonOption = "",
     """Move a rule one tier down."""
     with store_command(store) as opened:
         tenant = wanted_scope(scope, all_scopes)
-        _emit_rule(opened().rules.demote(rule_id, by, reason, design_change=design_change,
-                                         scope=tenant), json_out, wide)
+        book = opened().rules
+        _emit_rule(book.demote(rule_id, by, reason, design_change=design_change,
+                               scope=tenant), book, json_out, wide)
 
 
 @rules_app.command("review")
@@ -272,4 +287,4 @@ def rules_review(
             raise typer.BadParameter("a review needs --outcome keep|demote|expire and --by")
         _emit_rule(memory.rules.review(rule_id, outcome, by, reason,
                                        design_change=design_change, scope=tenant),
-                   json_out, wide)
+                   memory.rules, json_out, wide)

@@ -23,6 +23,8 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 
+from pydantic import BaseModel, ConfigDict
+
 from kg_memory.domain.errors import (
     InvalidArgument,
     NotFound,
@@ -52,7 +54,7 @@ from kg_memory.services.ingestion import IngestReport
 from kg_memory.store.protocol import Store
 
 __all__ = [
-    "RULE", "SIGNAL_SOURCE", "RuleBook", "RuleLink", "binding_predicate", "rule_links",
+    "RULE", "SIGNAL_SOURCE", "Binding", "RuleBook", "RuleLink", "binding_predicate", "rule_links",
     "signal_subject",
 ]
 
@@ -81,6 +83,19 @@ def _holding(versions: list[Assertion], now: datetime, writer: str | None = None
     live = [v for v in versions if v.system.end is None and v.valid.contains(now)
             and v.kind is Kind.WORLD and (writer is None or v.writer == writer)]
     return live[-1] if live else None
+
+
+class Binding(BaseModel):
+    """One signal a rule was learned under: the value, what the signal reads now, and whether
+    the binding holds (``current``); a retired binding is history, not what the rule is bound
+    to."""
+
+    model_config = ConfigDict(frozen=True)
+
+    signal: str
+    value: str
+    current: bool
+    reads: str | None
 
 
 class RuleBook:
@@ -168,17 +183,27 @@ class RuleBook:
                                                f"{_SIGNAL_PREDICATE}",))
                 for name, value in sorted(rule.signals.items()))))
 
-    def unbound(self, rule: Rule) -> str | None:
-        """Why a bound signal no longer holds for ``rule``, or None: its binding was retired
-        (the signal moved), or the signal no longer reads the bound value (it was forgotten,
-        which erases a fact without retiring what depends on it)."""
+    def bindings(self, rule: Rule) -> list[Binding]:
+        """Each signal ``rule`` was learned under, by name, and whether its binding still holds
+        now: the binding fact is live with that value and the signal reads it. A binding is
+        retired when the signal moved (the write path retired the fact), or when the signal
+        no longer reads the value (it was forgotten)."""
         now = self._clock()
+        found = []
         for name, value in sorted(rule.signals.items()):
             binding = _holding(self._store.history(rule.rule_id, binding_predicate(name),
                                                    rule.scope), now, SIGNAL_SOURCE)
-            current = self.current_signal(name, rule.scope)
-            if binding is None or binding.value != value or current != value:
-                return f"signal {name}: {value} -> {current or 'no value'}"
+            reads = self.current_signal(name, rule.scope)
+            found.append(Binding(signal=name, value=value, reads=reads, current=(
+                binding is not None and binding.value == value and reads == value)))
+        return found
+
+    def unbound(self, rule: Rule) -> str | None:
+        """Why a bound signal no longer holds for ``rule`` (the first retired binding of
+        :meth:`bindings`), or None."""
+        for b in self.bindings(rule):
+            if not b.current:
+                return f"signal {b.signal}: {b.value} -> {b.reads or 'no value'}"
         return None
 
     def signal(self, name: str, value: str, scope: str | None = None, *,

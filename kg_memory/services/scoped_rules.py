@@ -27,7 +27,7 @@ from datetime import datetime
 from kg_memory.domain.errors import ScopeError
 from kg_memory.domain.layers import Outcome, PromotionPolicy, Rule, RuleType, Tier
 from kg_memory.domain.model import Episode
-from kg_memory.services.rules import SIGNAL_SOURCE, RuleBook
+from kg_memory.services.rules import SIGNAL_SOURCE, Binding, RuleBook
 
 __all__ = ["ScopedRuleBook"]
 
@@ -70,13 +70,21 @@ class ScopedRuleBook:
     def current_signal(self, name: str) -> str | None:
         return self._book.current_signal(name, self._scope)
 
-    def unbound(self, rule: Rule) -> str | None:
-        """Why a bound signal no longer holds for ``rule`` (one of this tenant's)."""
+    def _own(self, rule: Rule) -> Rule:
         if rule.scope != self._scope:
             # The answer reads the rule's scope's signals: never another tenant's.
             raise ScopeError(f"rule {rule.rule_id} is for scope {rule.scope!r}; this rule book "
                              f"is limited to {self._scope!r}")
-        return self._book.unbound(rule)
+        return rule
+
+    def unbound(self, rule: Rule) -> str | None:
+        """Why a bound signal no longer holds for ``rule`` (one of this tenant's)."""
+        return self._book.unbound(self._own(rule))
+
+    def bindings(self, rule: Rule) -> list[Binding]:
+        """Each signal ``rule`` (one of this tenant's) was learned under, and whether its
+        binding still holds."""
+        return self._book.bindings(self._own(rule))
 
     # -- the rule's life --------------------------------------------------------------------
 
