@@ -135,8 +135,10 @@ def rules_list(
 def rules_show(rule_id: RuleArg, scope: ScopeOption = None, all_scopes: AllScopesOption = False,
                store: StoreOption = None, json_out: JsonOption = False,
                wide: WideOption = False) -> None:
-    """One rule, its signal bindings (a binding a signal's move retired is marked retired,
-    with what the signal reads now; --json: bindings[].current) and every transition."""
+    """One rule, its signal bindings and every transition.
+
+    A binding a signal's move retired is marked retired, with what the signal reads now
+    (--json: bindings[].current)."""
     with store_command(store) as opened:
         tenant = wanted_scope(scope, all_scopes)
         book = opened().rules
