@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import typer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -14,8 +15,8 @@ from kg_memory import IngestRecord, Memory
 from kg_memory.cli import app
 from kg_memory.domain.model import Kind
 from kg_memory.domain.pending import PendingCandidate, pending_id_for, waiting_entry
-from kg_memory.domain.write_policy import Mode, PredicateRule, WritePolicy
-from tests.conftest import ManualClock, MemoryFactory, day, episode, fact
+from kg_memory.domain.write_policy import Mode, PredicateRule, Retention, WritePolicy
+from tests.conftest import ROOT, ManualClock, MemoryFactory, day, episode, fact
 
 POLICY = WritePolicy(name="lab", mode=Mode.RECONCILE, rules=(PredicateRule(gate=0.6),))
 
@@ -255,6 +256,55 @@ def test_the_commands_load_a_policy_and_show_one_tenant_at_a_time(tmp_path: Path
                     "--trust-envelopes"])
     assert bad.exit_code == 2
     assert "write policy" in bad.output
+
+
+def test_the_write_policy_comes_from_kg_memory_write_policy_as_the_channel_policy_does(
+    tmp_path: Path
+) -> None:
+    """Rule: every command taking --write-policy reads $KG_MEMORY_WRITE_POLICY when the option
+    is not given (named like $KG_MEMORY_CHANNEL_POLICY, so a deployment configures both the
+    same way); the option wins over the variable, and a bad file from it is bad input."""
+    policy = tmp_path / "policy.json"
+    policy.write_text(POLICY.model_copy(update={"retention": Retention(cap=1)}).model_dump_json())
+    lines = tmp_path / "in.jsonl"
+    lines.write_text("\n".join(_say(ManualClock(), f"op-{n}", n, v).model_dump_json()
+                               for n, v in enumerate(("ebook", "audio", "paper"))) + "\n")
+    run = CliRunner().invoke
+    env = {"KG_MEMORY_WRITE_POLICY": str(policy)}
+    for option in ([], ["--write-policy", str(policy)]):
+        store = str(tmp_path / f"m{len(option)}.db")
+        done = run(app, ["ingest", str(lines), "--store", store, "--trust-envelopes",
+                         "--json", *option], env=env if not option else {})
+        assert done.exit_code == 0, done.output
+        assert json.loads(done.output)["pending"] == 2
+    swept = run(app, ["sweep", "--store", store, "--scope", "u1", "--json"], env=env)
+    assert swept.exit_code == 0, swept.output  # the cap is the policy's, read from $...
+    assert run(app, ["sweep", "--store", store, "--scope", "u1"], env={}).exit_code == 2
+    plain = tmp_path / "plain.json"
+    plain.write_text(WritePolicy().model_dump_json())
+    store = str(tmp_path / "over.db")
+    over = run(app, ["ingest", str(lines), "--store", store, "--trust-envelopes", "--json",
+                     "--write-policy", str(plain)], env=env)
+    assert json.loads(over.output)["pending"] == 0  # the option wins: overwrite, no waiting
+    policy.write_text('{"mode": "sometimes"}')
+    bad = run(app, ["ingest", str(lines), "--store", str(tmp_path / "bad.db"),
+                    "--trust-envelopes"], env=env)
+    assert bad.exit_code == 2
+    assert "write policy" in bad.output
+    # Every command with the option, and its section of docs/cli.md, names the variable.
+    group = typer.main.get_command(app)
+    assert isinstance(group, typer.core.TyperGroup)
+    taking = {name: [p for p in command.params if p.name == "write_policy"]
+              for name, command in group.commands.items()}
+    taking = {name: found for name, found in taking.items() if found}
+    assert {"ingest", "sweep", "recall"} <= set(taking)
+    for name, (param,) in taking.items():
+        assert param.envvar == "KG_MEMORY_WRITE_POLICY", name
+    sections = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8").split("\n## kg-memory ")
+    documented = {s.split("\n", 1)[0] for s in sections if "--write-policy FILE" in s}
+    assert documented == set(taking)
+    assert all("[env var: KG_MEMORY_WRITE_POLICY]" in " ".join(s.split())
+               for s in sections if "--write-policy FILE" in s)
 
 
 def test_a_refusal_by_the_writer_gate_is_counted_with_the_admission_decisions(

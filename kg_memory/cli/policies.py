@@ -25,8 +25,9 @@ __all__ = ["WritePolicyOption", "admissions", "load_write_policy", "pending", "s
 
 WritePolicyOption = Annotated[
     Path | None,
-    typer.Option("--write-policy", metavar="FILE", help="A write policy (JSON: admission, "
-                 "reconcile, decay per predicate); see docs/policies.md."),
+    typer.Option("--write-policy", metavar="FILE", envvar="KG_MEMORY_WRITE_POLICY",
+                 help="A write policy (JSON: admission, reconcile, decay per predicate); "
+                 "see docs/policies.md."),
 ]
 
 
