@@ -161,6 +161,9 @@ def test_a_rules_transitions_are_a_table_of_one_line_each_at_80_columns(
     (["--plot", "/nonexistent-dir/lab.png"], "--plot"),
     (["--plot", "lab.svg"], "--plot"),
     (["--solution"], "--mission"),
+    (["--half-life", "inf"], "--half-life"),
+    (["--half-life", "nan"], "--half-life"),
+    (["--half-life", "1e400"], "--half-life"),
 ])
 def test_the_bookstore_lab_refuses_bad_flags_before_it_runs(
     tmp_path: Path, args: list[str], named: str

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from kg_memory import IngestRecord, Memory, PolicyError
 from kg_memory.domain.admission import admit_candidate
@@ -17,6 +18,7 @@ from kg_memory.domain.decay import decay_factor, judge
 from kg_memory.domain.reconcile import verdict
 from kg_memory.domain.write_policy import Mode, PredicateRule, ScopeLabel, WritePolicy
 from kg_memory.services.decayed_recall import recall_value
+from kg_memory.sim.bookstore import LabConfig
 from tests.conftest import EPOCH, ManualClock, day, episode, fact
 
 # -- admission ------------------------------------------------------------------------------
@@ -51,6 +53,24 @@ def test_policies_load_from_json_like_the_writer_gate(tmp_path: Path) -> None:
     path.write_text(json.dumps({"mode": "sometimes"}))
     with pytest.raises(PolicyError, match="mode"):
         WritePolicy.load(path)
+
+
+@pytest.mark.parametrize("text", ["Infinity", "-Infinity", "NaN", "1e999", "0", "-3"])
+def test_a_half_life_is_a_finite_positive_number_of_days(tmp_path: Path, text: str) -> None:
+    """Rule: a half-life is a finite positive number of days, in a policy file and in the
+    bookstore lab's configuration alike (an infinite one is "no decay", which is spelt
+    ``half_life_days: null``, and JSON has no spelling for it to print back)."""
+    path = tmp_path / "policy.json"
+    path.write_text('{"rules": [{"half_life_days": ' + text + "}]}")
+    with pytest.raises(PolicyError, match="half_life_days"):
+        WritePolicy.load(path)
+    value = float(text)
+    with pytest.raises(ValidationError, match="half_life"):
+        PredicateRule(half_life_days=value)
+    with pytest.raises(ValidationError, match="half_life"):
+        LabConfig(half_life=value)
+    assert PredicateRule(half_life_days=1e-3).half_life_days == 1e-3
+    assert LabConfig(half_life=1e6).half_life == 1e6
 
 
 # -- reconcile --------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 
 from kg_memory import Mode
 from kg_memory.cli import render
@@ -16,6 +17,20 @@ from kg_memory.sim.bookstore_missions import MISSIONS
 __all__ = ["bookstore"]
 
 _FLAG: dict[str, Any] = {"show_default": False}
+
+
+def _configured(base: LabConfig, flags: dict[str, Any]) -> LabConfig:
+    """``base`` changed by ``flags``, validated by the lab's own rules (a copy with updates
+    is not validated: ``--half-life inf`` ran and printed null); a flag a rule refuses is bad
+    input naming the option."""
+    try:
+        return LabConfig.model_validate({**base.model_dump(), **flags})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        name = "--" + str(error["loc"][0]).replace("_", "-")
+        why = (f"a half-life is a finite number of days, not {flags['half_life']:g}"
+               if name == "--half-life" else error["msg"])
+        raise typer.BadParameter(why, param_hint=name) from exc
 
 
 def bookstore(
@@ -52,13 +67,13 @@ def bookstore(
         raise typer.BadParameter(f"{plot} must end in .png", param_hint="--plot")
     if plot is not None and not plot.parent.is_dir():
         raise typer.BadParameter(f"no directory {plot.parent} to write into", param_hint="--plot")
+    chosen = MISSIONS[mission] if mission else None
+    base = LabConfig() if chosen is None else (chosen.solution if solution else chosen.start)
+    given = {"policy": policy, "gate": gate, "half_life": half_life,
+             "one_off_filter": one_off_filter, "provenance": provenance, "drift": drift,
+             "injection": injection}
+    config = _configured(base, {k: v for k, v in given.items() if v is not None})
     with render.errors():
-        chosen = MISSIONS[mission] if mission else None
-        base = LabConfig() if chosen is None else (chosen.solution if solution else chosen.start)
-        given = {"policy": policy, "gate": gate, "half_life": half_life,
-                 "one_off_filter": one_off_filter, "provenance": provenance, "drift": drift,
-                 "injection": injection}
-        config = base.model_copy(update={k: v for k, v in given.items() if v is not None})
         summary, results = run_lab(config, seeds)
         reference = None
         if chosen is not None and chosen.reference is not None and config.injection:

@@ -67,7 +67,8 @@ class PredicateRule(BaseModel):
     durable_only: bool = True
     window_days: float = Field(default=30.0, gt=0)
     margin: float = Field(default=0.25, ge=0.0, le=1.0)
-    half_life_days: float | None = Field(default=None, gt=0)
+    #: finite: no decay is ``None``, never an infinite half-life (JSON cannot print one back)
+    half_life_days: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     floor: float = Field(default=0.25, ge=0.0, le=1.0)
 
     def matches(self, predicate: str) -> bool:

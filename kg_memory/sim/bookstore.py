@@ -55,7 +55,8 @@ class LabConfig(BaseModel):
 
     policy: Mode = Mode.APPEND
     gate: float = Field(default=0.0, ge=0.0, le=1.0)
-    half_life: float = Field(default=365.0, gt=0)
+    #: days, finite (the lab always decays; its write policy refuses an infinite half-life)
+    half_life: float = Field(default=365.0, gt=0, allow_inf_nan=False)
     one_off_filter: bool = False
     provenance: bool = False
     drift: bool = False
