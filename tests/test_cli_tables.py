@@ -17,11 +17,13 @@ from hypothesis import strategies as st
 from rich.console import Console
 from typer.testing import CliRunner
 
-from kg_memory import Interval, Memory
+from kg_memory import IngestRecord, Interval, Memory
 from kg_memory.cli import app
 from kg_memory.cli.app import demo_answers
+from kg_memory.cli.bookstore import verdict_lines
 from kg_memory.cli.instants import Precision, TimeFormat
 from kg_memory.cli.sheet import Column, Ident, Sheet
+from kg_memory.sim.bookstore_missions import MISSIONS
 from kg_memory.sim.scenario import Scenario, ScenarioClock
 from tests.conftest import ROOT
 
@@ -98,6 +100,45 @@ def test_demo_prints_every_row_on_one_line(tmp_path: Path, width: int) -> None:
         cells = [fact.key, str(fact.value), fact.kind.value, fact.writer,
                  reference_interval(fact.valid), reference_interval(fact.system)]
         assert any(all(c in line for c in cells) for line in rows), cells
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_check_prints_its_counts_within_the_terminal(tmp_path: Path, width: int) -> None:
+    """Rule: prose lines fit 80 columns as the tables do: `check`'s counts and its hint that
+    --json has every count are laid out between items, each whole on one line, instead of
+    running past the width for the terminal to break anywhere."""
+    path = study_store(tmp_path)
+    with Memory.open(path) as memory:  # three-digit counts: the line no longer fits as one
+        memory.ingest(IngestRecord.model_validate({
+            "operation_id": "many", "source": "user", "channel": "chat", "scope": "u1",
+            "occurred_at": "2026-06-01T09:00:00Z", "content": "a hundred preferences",
+            "assertions": [{"subject": "u1", "predicate": f"p{n}", "value": "yes",
+                            "kind": "stated"} for n in range(100)]}))
+    store = str(path)
+    checked = json.loads(run(width, "check", "--store", store, "--json"))["checked"]
+    out = run(width, "check", "--store", store)
+    rest = lines_of(out)[1:]  # after "ok: PATH": a path is printed whole, however long
+    assert [line for line in rest if len(line) > 80] == []
+    for item in [f"{checked[w]} {w}" for w in ("revisions", "edges", "episodes", "tombstones")
+                 ] + ["(--json for every count)"]:
+        assert any(item in line for line in rest), (item, rest)
+
+
+@pytest.mark.parametrize("number", sorted(MISSIONS))
+def test_a_mission_verdict_fits_80_columns_whatever_it_missed(number: int) -> None:
+    """Rule: the bookstore lab's verdict is prose within 80 columns (mission 4's title alone
+    is longer), wrapped between words and never inside a goal, and says the same sentence."""
+    mission = MISSIONS[number]
+    everything = [what for what, _ in mission.goals] + [
+        "correct 84.4% lost accuracy (without injection 88.2%)"]
+    for failed in ([], everything[:1], everything):
+        lines = verdict_lines(mission, failed)
+        assert [line for line in lines if len(line) > 80] == [], lines
+        verdict = "passed" if not failed else "not yet: " + "; ".join(failed)
+        assert " ".join(" ".join(lines).split()) == " ".join(
+            f"mission {number} ({mission.title}): {verdict}".split())
+        for goal in failed:
+            assert any(goal in line for line in lines), goal
 
 
 @pytest.mark.parametrize("width", WIDTHS)

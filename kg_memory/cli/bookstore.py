@@ -12,11 +12,21 @@ from kg_memory import Mode
 from kg_memory.cli import render
 from kg_memory.cli.sheet import Column, Sheet
 from kg_memory.sim.bookstore import OUTCOMES, LabConfig, run_lab
-from kg_memory.sim.bookstore_missions import MISSIONS
+from kg_memory.sim.bookstore_missions import MISSIONS, Mission
 
-__all__ = ["bookstore"]
+__all__ = ["bookstore", "verdict_lines"]
 
 _FLAG: dict[str, Any] = {"show_default": False}
+
+
+def verdict_lines(mission: Mission, failed: list[str]) -> list[str]:
+    """"mission N (title): passed", or "not yet: " and each goal ``failed``, within 80
+    columns (mission 4's title alone is longer): wrapped between words, never inside a goal."""
+    words = [f"mission {mission.number}", *f"({mission.title}):".split()]
+    if not failed:
+        return render.fit([*words, "passed"])
+    goals = [goal + ("" if n == len(failed) - 1 else ";") for n, goal in enumerate(failed)]
+    return render.fit([*words, "not yet:", *goals])
 
 
 def _configured(base: LabConfig, flags: dict[str, Any]) -> LabConfig:
@@ -105,5 +115,5 @@ def bookstore(
             parts = [f"{d} {sum(c.values()) / total:.0%}" for d, c in summary.admissions.items()]
             render.say("admission: " + ", ".join(parts))
         if chosen is not None:
-            verdict = "passed" if not failed else "not yet: " + "; ".join(failed or [])
-            render.say(f"mission {chosen.number} ({chosen.title}): {verdict}")
+            for line in verdict_lines(chosen, failed or []):
+                render.say(line)

@@ -61,10 +61,10 @@ def check(
     if json_out:
         render.emit_json(report)
     elif report.ok:
-        counted = ", ".join(f"{report.checked[what]} {what}"
-                            for what in ("revisions", "edges", "episodes", "tombstones"))
+        whats = ("revisions", "edges", "episodes", "tombstones")
+        counted = [f"{report.checked[w]} {w}" + ("," if w != whats[-1] else "") for w in whats]
         render.say(f"ok: {report.location}")
-        render.say(f"checked {counted} (--json for every count)")
+        render.say_fitted(["checked", *counted, "(--json for every count)"])
     else:
         render.show(violations_sheet(report, wide=wide), wide=wide)
     if not json_out:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
 import typer
 from pydantic import BaseModel
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -36,16 +37,19 @@ from kg_memory.cli.instants import Precision, TimeFormat, exact
 from kg_memory.cli.sheet import Cell, Column, Ident, Sheet, text
 
 __all__ = [
+    "PROSE_WIDTH",
     "asof_sheet",
     "asof_table",
     "console",
     "emit_json",
     "errors",
+    "fit",
     "history_sheet",
     "history_table",
     "interval",
     "refusals_sheet",
     "say",
+    "say_fitted",
     "short",
     "show",
     "when",
@@ -102,6 +106,29 @@ def _finite(value: Any) -> Any:
 def say(message: str) -> None:
     """Print one line for people as written: stored ids and values are never read as markup."""
     console.print(Text(text(message)), highlight=False)
+
+
+#: what a line of prose fits in, as the tables fit an 80-column terminal
+PROSE_WIDTH = 80
+
+
+def fit(parts: Sequence[str], *, width: int = PROSE_WIDTH, indent: str = "  ") -> list[str]:
+    """``parts`` joined by spaces into lines of at most ``width`` columns, never breaking a
+    part (a count with its noun, a goal), continuation lines indented so a wrapped sentence
+    reads as one. Left to the terminal, a long line breaks anywhere, at column 0."""
+    lines: list[str] = []
+    for part in parts:
+        if lines and cell_len(f"{lines[-1]} {part}") <= width:
+            lines[-1] = f"{lines[-1]} {part}"
+        else:
+            lines.append(f"{indent if lines else ''}{part}")
+    return lines
+
+
+def say_fitted(parts: Sequence[str]) -> None:
+    """Print :func:`fit`'s lines."""
+    for line in fit(parts):
+        say(line)
 
 
 def show(sheet: Sheet, *, wide: bool = False) -> None:
