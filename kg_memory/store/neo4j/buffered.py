@@ -187,11 +187,6 @@ class BufferedUnit(UnplannedWrites, ScopedUnit):
         self.journal.edges.setdefault((self._scope, edge.src, edge.type.value, edge.dst),
                                       self.now_dt)
 
-    def add_edges(self, edges: list[PlannedEdge]) -> None:
-        """:meth:`add_edge` of each (the set-based form another branch adds to the protocol)."""
-        for edge in edges:
-            self.add_edge(edge)
-
     def add_refusal(self, refusal: Refusal) -> None:
         seq = self._refusal_seq.get(refusal.episode_id, 0)
         self._refusal_seq[refusal.episode_id] = seq + 1
