@@ -1,6 +1,6 @@
 """What every unit of work shares, on either backend and whether it runs its statements at once
 or plans them into a batch: its system time, its scope, the one guard that keeps it inside that
-scope, and the loop forms of the protocol's set-based methods.
+scope, the revision it writes, and the loop forms of the protocol's set-based methods.
 
 The guard is one function on purpose: the tenancy rule ("a unit of work writes its own scope
 only") must not read differently in one adapter than in another.
@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from kg_memory.domain.change import PlannedEdge
+from kg_memory.domain.change import Draft, PlannedEdge
 from kg_memory.domain.errors import ScopeError
-from kg_memory.domain.model import Assertion
+from kg_memory.domain.interval import Interval
+from kg_memory.domain.model import Assertion, trusted
 
 __all__ = ["ScopeBound"]
 
@@ -43,6 +44,15 @@ class ScopeBound:
             raise ScopeError(
                 f"a unit of work for scope {self._scope!r} cannot write to scope {given!r}")
         return given
+
+    def _believed(self, draft: Draft, revision: int) -> Assertion:
+        """Revision ``revision`` of ``draft``'s assertion, believed from :attr:`now` on."""
+        # Every field comes from an already validated draft or from the unit itself: no second
+        # validation of what the planners build thousands of per batch.
+        return trusted(Assertion, {
+            **dict(draft), "revision": revision,
+            "system": trusted(Interval, {"start": self.now_dt, "end": None}),
+            "closed_by": None, "close_reason": None})
 
     def add_edge(self, edge: PlannedEdge) -> None:
         raise NotImplementedError  # each unit records an edge its own way

@@ -21,19 +21,17 @@ from datetime import datetime
 from kg_memory.domain.change import Closure, Draft, PlannedEdge
 from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.instant import from_micros, to_micros
-from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import (
     Assertion,
     Block,
     Entity,
     Episode,
     Refusal,
-    trusted,
 )
 from kg_memory.domain.recall_text import episode_document, fact_document
+from kg_memory.store.journal_view import JournalView
 from kg_memory.store.protocol import Slot
-from kg_memory.store.scoping import ScopeBound
-from kg_memory.store.sqlite.plan import BatchPlan, Journal, Key, Written
+from kg_memory.store.sqlite.plan import BatchPlan, Journal, Written
 from kg_memory.store.unplanned import UnplannedWrites
 
 __all__ = ["PlannedUnit"]
@@ -45,31 +43,20 @@ def _order(found: list[tuple[int, Assertion]]) -> list[Assertion]:
     return [v for _, v in sorted(found, key=lambda p: (p[1].valid.start, p[0]))]
 
 
-class PlannedUnit(UnplannedWrites, ScopeBound):
+class PlannedUnit(UnplannedWrites, JournalView[BatchPlan, Journal]):
     """One episode's unit of work at system time :attr:`now`, planned into :attr:`journal`."""
 
     def __init__(self, plan: BatchPlan, now: int, scope: str) -> None:
-        super().__init__(from_micros(now), scope)
-        self._plan = plan
-        self._batch = plan.journal
-        self.journal = Journal()
+        super().__init__(plan, plan.journal, Journal(), from_micros(now), scope)
         #: :attr:`now` as the store's column value (microseconds since the epoch).
         self._now = now
 
     # -- the live view: stored, minus what the batch closed, plus what it wrote --------------
 
-    def _closed(self, key: Key) -> bool:
-        return key in self.journal.closed or key in self._batch.closed
-
     def _written(self, index: str, key: object) -> list[tuple[int, Assertion]]:
         """Believed revisions the batch wrote under ``key`` of one of the journals' indexes."""
-        found = []
-        for journal in (self._batch, self.journal):
-            for k in getattr(journal, index).get(key, ()):
-                if not self._closed(k):
-                    written = journal.inserted[k]
-                    found.append((written.vid, written.version))
-        return found
+        return [(w.vid, w.version)
+                for w in (journal.inserted[k] for journal, k in self._unclosed(index, key))]
 
     def _stored(self, found: list[tuple[int, Assertion]]) -> list[tuple[int, Assertion]]:
         return [(vid, v) for vid, v in found if not self._closed((v.assertion_id, v.revision))]
@@ -96,13 +83,6 @@ class PlannedUnit(UnplannedWrites, ScopeBound):
         return _order([p for assertion_id in ids for p in self._live_of(assertion_id)])
 
     # -- episodes and entities ---------------------------------------------------------------
-
-    def episode_by_operation(self, operation_id: str) -> tuple[Episode, str] | None:
-        key = (self._scope, operation_id)
-        for journal in (self.journal, self._batch):
-            if key in journal.operations:
-                return journal.operations[key]
-        return self._plan.stored_operation(*key)
 
     def add_episode(self, episode: Episode, payload_hash: str) -> None:
         self.journal.operations[(episode.scope, episode.operation_id)] = (episode, payload_hash)
@@ -162,12 +142,7 @@ class PlannedUnit(UnplannedWrites, ScopeBound):
         numbers = [r for j in (self._batch, self.journal)
                    for _, r in j.by_id.get(draft.assertion_id, ())]
         revision = max([self._plan.highest(draft.assertion_id), *numbers]) + 1
-        # Every field comes from an already validated draft: no need to validate again.
-        written = trusted(Assertion, {
-            **dict(draft), "revision": revision,
-            "system": trusted(Interval, {"start": self.now_dt, "end": None}),
-            "closed_by": None, "close_reason": None,
-        })
+        written = self._believed(draft, revision)
         for dep in draft.depends_on:
             self.journal.depend(self._scope, dep, draft.assertion_id)
         project = draft.qualifiers.project

@@ -14,7 +14,6 @@ from datetime import datetime
 from kg_memory.domain.change import Closure, Draft, PlannedEdge
 from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.instant import from_micros, to_micros
-from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import (
     Activity,
     Assertion,
@@ -23,7 +22,6 @@ from kg_memory.domain.model import (
     Episode,
     Refusal,
     Tombstone,
-    trusted,
 )
 from kg_memory.store.protocol import Slot
 from kg_memory.store.scoping import ScopeBound
@@ -202,12 +200,7 @@ class SqliteTransaction(BulkTxReads, DependencyRewrite, ScopeBound):
                 "INSERT OR IGNORE INTO dependencies (scope, dep, assertion_id) VALUES (?, ?, ?)",
                 [(self._scope, dep, draft.assertion_id) for dep in draft.depends_on],
             )
-        # Every field comes from an already validated draft: no need to validate again.
-        written = trusted(Assertion, {
-            **dict(draft), "revision": revision,
-            "system": trusted(Interval, {"start": self.now_dt, "end": None}),
-            "closed_by": None, "close_reason": None,
-        })
+        written = self._believed(draft, revision)
         index_fact(self._conn, vid, written)
         return written
 
