@@ -85,6 +85,7 @@ class PlannedUnit(UnplannedWrites, JournalView[BatchPlan, Journal]):
     # -- episodes and entities ---------------------------------------------------------------
 
     def add_episode(self, episode: Episode, payload_hash: str) -> None:
+        self._in_scope(episode.scope)
         self.journal.operations[(episode.scope, episode.operation_id)] = (episode, payload_hash)
         self.journal.episodes.append((episode, payload_hash, episode_document(episode.content)))
 

@@ -54,6 +54,7 @@ class SqliteTransaction(BulkTxReads, DependencyRewrite, ScopeBound):
         return None if row is None else (episode_from_row(row), row["payload_hash"])
 
     def add_episode(self, episode: Episode, payload_hash: str) -> None:
+        self._in_scope(episode.scope)
         self._conn.execute(
             "INSERT INTO episodes (episode_id, operation_id, payload_hash, source, channel, "
             "content, occurred_at, recorded_at, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
