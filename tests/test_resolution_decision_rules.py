@@ -46,6 +46,8 @@ def test_well_formed_decisions_of_each_outcome() -> None:
     assert decision(outcome=Outcome.KEEP_APART).entity_id is None
     review = decision(outcome=Outcome.REVIEW, possible_same_as=("jo-1", "jo-2"))
     assert review.possible_same_as == ("jo-1", "jo-2")
+    copy = decision(outcome=Outcome.REVIEW, possible_same_as=("jo-1",), copy_of="jo-1")
+    assert copy.copy_of == "jo-1"
     assert not review.is_manual
     assert decision(outcome=Outcome.KEEP_APART, decided_by="ana").is_manual
 
@@ -63,6 +65,12 @@ def test_well_formed_decisions_of_each_outcome() -> None:
     ({"outcome": Outcome.REVIEW, "possible_same_as": ("jo-1",), "decided_by": "ana"},
      "never REVIEW"),
     ({"outcome": Outcome.KEEP_APART, "decided_by": ""}, "at least 1 character"),
+    # Provisional copies belong to a REVIEW only: a MERGE or KEEP_APART naming one would leave
+    # a copy no review ever resolves.
+    ({"outcome": Outcome.MERGE, "entity_id": "jo-1", "copy_of": "jo-2"},
+     "only a REVIEW decision names the entity its provisional copies"),
+    ({"outcome": Outcome.KEEP_APART, "copy_of": "jo-2"},
+     "only a REVIEW decision names the entity its provisional copies"),
 ])
 def test_malformed_decisions_are_refused(fields: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
