@@ -128,13 +128,21 @@ def _where(subject: bool, predicate: bool, scope: bool) -> str:
                          "valid_from <= ?", "(valid_to IS NULL OR valid_to > ?)"])
 
 
+# A fact reads none of a revision's provenance columns (why it was written and closed, by
+# whom): the facts' arm leaves them NULL, so SQLite decodes and Python converts four columns
+# fewer per row. The merge arm keeps them (its rows become Assertions).
+_TAIL = ", reason, recorded_by, closed_by, close_reason"
+assert VERSION_COLUMNS.endswith(_TAIL)
+_FACT_COLUMNS = VERSION_COLUMNS[:-len(_TAIL)] + ", NULL, NULL, NULL, NULL"
+
+
 @lru_cache(maxsize=16)
 def _statement(subject: bool, predicate: bool, scope: bool, merge: bool) -> str:
     """The lookup statement for one shape of query, assembled once from fixed fragments."""
     # The supports: a correlated json_group_array of the episodes with a SUPPORTS edge to the
     # row's assertion, drawn by the known time (served by edges_dst, one seek per fact).
     sql = (
-        f"SELECT 0 AS arm, {VERSION_COLUMNS}, project, (SELECT json_group_array(json_array("
+        f"SELECT 0 AS arm, {_FACT_COLUMNS}, project, (SELECT json_group_array(json_array("
         "e.episode_id, e.source, e.occurred_at, e.fingerprint)) FROM edges g JOIN episodes e "
         "ON e.episode_id = g.src AND e.scope = g.scope WHERE g.dst = versions.assertion_id "
         "AND g.type = 'SUPPORTS' AND g.since <= ?) AS support FROM versions "
