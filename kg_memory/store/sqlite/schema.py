@@ -105,10 +105,13 @@ def _add_fingerprints(conn: sqlite3.Connection) -> None:
     [trigger] = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = "
                              "'outbox_episodes_upd'").fetchone()
     conn.execute("DROP TRIGGER outbox_episodes_upd")
-    conn.executemany(
-        "UPDATE episodes SET fingerprint = ? WHERE rowid = ?",
-        ((fingerprint(content), rowid)
-         for rowid, content in conn.execute("SELECT rowid, content FROM episodes").fetchall()))
+    last = 0
+    # In slices of rowids, so a large store's contents are never all in memory at once.
+    while rows := conn.execute("SELECT rowid, content FROM episodes WHERE rowid > ? "
+                               "ORDER BY rowid LIMIT 10000", [last]).fetchall():
+        conn.executemany("UPDATE episodes SET fingerprint = ? WHERE rowid = ?",
+                         [(fingerprint(content), rowid) for rowid, content in rows])
+        last = rows[-1][0]
     conn.execute(trigger)
 
 
