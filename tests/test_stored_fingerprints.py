@@ -7,6 +7,8 @@ content on every lookup. Rules protected:
   written, after a forget cuts a quoted residue out of it, and after a forget redacts it (empty
   content) while it still supports another fact; on both backends, in ``asof`` and
   ``Store.supports`` alike;
+- the mirror (``neo4j sync``) serves the same fingerprints and its episodes keep their shape
+  (no stored fingerprint: a Neo4j episode derives it from its content);
 - a schema 6 file is refused with its reason until ``kg-memory migrate`` upgrades it; the
   migration fills every episode's fingerprint from its content (redacted ones included),
   queues nothing for the mirror, keeps every answer, and is a no-op the second time.
@@ -14,6 +16,7 @@ content on every lookup. Rules protected:
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -22,7 +25,7 @@ import pytest
 from kg_memory import Memory
 from kg_memory.domain.corroboration import fingerprint
 from kg_memory.domain.errors import StoreUnavailable
-from tests.conftest import ManualClock, MemoryFactory, day, episode, fact
+from tests.conftest import BACKENDS, ManualClock, MemoryFactory, day, episode, fact
 from tests.test_forgetting_copies import REQUEST, _quoted_request
 
 
@@ -123,3 +126,41 @@ def test_migrate_fills_the_fingerprints_of_a_schema_6_file(tmp_path: Path) -> No
     with sqlite3.connect(db) as raw:
         assert raw.execute("SELECT count(*) FROM outbox WHERE seq > ? AND tbl = 'episodes'",
                            [outbox]).fetchone()[0] > 0
+
+
+@pytest.mark.neo4j
+@pytest.mark.skipif("neo4j" not in BACKENDS, reason="KG_TEST_BACKENDS leaves out neo4j")
+def test_the_mirror_serves_the_same_fingerprints_and_keeps_its_episode_shape(
+    tmp_path: Path,
+) -> None:
+    """The stored fingerprint is the embedded store's read cache: ``neo4j sync`` leaves it out
+    of the mirrored episodes (a Neo4j episode derives it from its content, as one written
+    directly does), and the mirror's supports carry the same fingerprints, redaction included."""
+    from neo4j import GraphDatabase
+
+    from kg_memory import Neo4jStore
+    from kg_memory.store.neo4j.mirror import sync
+    from kg_memory.store.sqlite import SqliteStore
+
+    uri = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
+    clock = ManualClock(day(0))
+    _fill(tmp_path / "m.db", clock)
+    with Memory.open(tmp_path / "m.db", clock=clock, create=False) as memory, \
+            Neo4jStore.connect(uri) as target:
+        target.wipe()
+        assert isinstance(memory.store, SqliteStore)
+        assert sync(memory.store, target).status == "complete"
+        mirror = Memory(target, clock=clock)
+        for subject in ("ana", "ben"):
+            assert mirror.asof(subject=subject).model_dump() == \
+                memory.asof(subject=subject).model_dump()
+        [city] = mirror.asof(subject="ben").facts
+        assert [s.fingerprint for s in city.supported_by] == [fingerprint("")]  # redacted
+    password = os.environ.get("NEO4J_PASSWORD")
+    auth = (os.environ.get("NEO4J_USER", "neo4j"), password) if password else None
+    with GraphDatabase.driver(uri, auth=auth) as driver:
+        records, _, _ = driver.execute_query(
+            "MATCH (e:Episode) RETURN count(e) AS n, "
+            "count(CASE WHEN e.fingerprint IS NOT NULL THEN 1 END) AS carrying")
+    assert records[0]["n"] == 3
+    assert records[0]["carrying"] == 0
