@@ -10,6 +10,8 @@ import pytest
 
 from kg_memory import ConcurrencyError, IngestRecord, Memory
 from kg_memory.domain.errors import ConsolidationRefused, ForgottenError
+from kg_memory.domain.model import Activity
+from kg_memory.services.forget_run import FORGETTER
 from kg_memory.sim.cedar import FORGET_SELECTOR, CedarRun, load_records, replay
 from kg_memory.sim.scenario import ScenarioClock
 from tests.conftest import ROOT, ManualClock, MemoryFactory, day, episode, fact
@@ -301,6 +303,29 @@ def test_a_crash_between_erasure_and_scrub_is_finished_by_rerunning(tmp_path: Pa
         [activity] = memory.store.activities("forget")
         assert activity.status == "complete"
     assert files_holding(store_dir, CANARY) == []
+
+
+def test_a_forget_run_finishes_only_its_own_tenants_interrupted_runs(
+    memory: Memory, clock: ManualClock
+) -> None:
+    """Rule: a forget run reads and completes the interrupted runs of its own scope only.
+    Another tenant's run, interrupted between its erasure and its scrub, is neither completed
+    by it nor able to change its report; it stays that tenant's to finish."""
+    with memory.store.transaction("u2") as tx:
+        tx.add_activity(Activity(activity_id="act_forget_u2_interrupted", type="forget",
+                                 agent=FORGETTER, scope="u2", started_at=day(1),
+                                 ended_at=day(1), status="erased"))
+    clock.now = day(1, 10)
+    memory.ingest(episode("ana-u1", "user", day(1, 10), scope="u1",
+                          entities=[{"entity_id": "ana", "type": "person"}],
+                          assertions=[fact("ana", "diet", "veg")]))
+    clock.now = day(2)
+    report = memory.scoped("u1").forget("entity:ana")
+    assert (report.status, report.scope) == ("complete", "u1")
+    assert [(a.activity_id, a.status) for a in memory.store.activities("forget", "u2")] == [
+        ("act_forget_u2_interrupted", "erased")]
+    [own] = memory.store.activities("forget", "u1")
+    assert (own.activity_id, own.status) == (report.activity_id, "complete")
 
 
 def test_canary_is_gone_from_every_query_path(make_memory: MemoryFactory) -> None:

@@ -234,7 +234,9 @@ def _forget_in_scope(
             )
     destinations = tuple(scrub_everywhere(store))
     complete = all(d["status"] == "complete" for d in destinations)
-    pending = [a for a in store.activities("forget") if a.status == "erased"]
+    # This scope's runs only: another tenant's run is that tenant's to finish, and reading
+    # every scope's activities would make one tenant's forget pay for all of them.
+    pending = [a for a in store.activities("forget", scope) if a.status == "erased"]
     if complete and pending:
         # Includes runs a crash interrupted between their transaction and their scrub.
         for activity in pending:

@@ -18,17 +18,16 @@ from typing import Any
 
 from kg_memory.domain.change import Closure, Draft, PlannedEdge
 from kg_memory.domain.errors import StoreUnavailable, Unplanned
-from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import (
     Assertion,
     Block,
     Entity,
     Episode,
     Refusal,
-    trusted,
 )
 from kg_memory.domain.recall_text import episode_document, fact_document
-from kg_memory.store.neo4j.plan import BatchPlan, Journal, Key, slot_key
+from kg_memory.store.journal_view import JournalView
+from kg_memory.store.neo4j.plan import BatchPlan, Journal, slot_key
 from kg_memory.store.neo4j.rows import iso
 from kg_memory.store.neo4j.unit import ScopedUnit
 from kg_memory.store.protocol import Slot
@@ -46,7 +45,7 @@ def _by_valid(v: Assertion) -> tuple[datetime, str, int]:
     return (v.valid.start, v.assertion_id, v.revision)
 
 
-class BufferedUnit(UnplannedWrites, ScopedUnit):
+class BufferedUnit(UnplannedWrites, JournalView[BatchPlan, Journal], ScopedUnit):
     """One episode's unit of work at system time :attr:`now`, planned into a journal. What
     forget runs erase is never planned here (see :class:`Unbatched`), so its erased lists stay
     empty."""
@@ -54,27 +53,16 @@ class BufferedUnit(UnplannedWrites, ScopedUnit):
     refusal = Unbatched
 
     def __init__(self, plan: BatchPlan, now: datetime, scope: str) -> None:
-        super().__init__(now, scope)
-        self._plan = plan
-        self._batch = plan.journal
-        self.journal = Journal()
+        super().__init__(plan, plan.journal, Journal(), now, scope)
         self._refusal_seq: dict[str, int] = {}
 
     # -- the live view: stored, minus what the batch closed, plus what it wrote -----------------
 
-    def _closed(self, key: Key) -> bool:
-        return key in self.journal.closed or key in self._batch.closed
-
     def _written(self, index: str, key: Any) -> list[Assertion]:
         """The revisions this batch wrote under ``key`` of one of the journals' indexes, still
         believed."""
-        found = []
-        for journal in (self._batch, self.journal):
-            for k in getattr(journal, index).get(key, ()):
-                version = journal.inserted[k][0]
-                if version.system.end is None and not self._closed(k):
-                    found.append(version)
-        return found
+        return [v for v in (journal.inserted[k][0] for journal, k in self._unclosed(index, key))
+                if v.system.end is None]
 
     def _live(self, stored: list[Assertion], written: list[Assertion]) -> list[Assertion]:
         found = [v for v in stored if not self._closed((v.assertion_id, v.revision))]
@@ -101,13 +89,6 @@ class BufferedUnit(UnplannedWrites, ScopedUnit):
         return self._live(stored, self._written("by_dependency", (self._scope, key)))
 
     # -- episodes and entities -------------------------------------------------------------------
-
-    def episode_by_operation(self, operation_id: str) -> tuple[Episode, str] | None:
-        key = (self._scope, operation_id)
-        for journal in (self.journal, self._batch):
-            if key in journal.operations:
-                return journal.operations[key]
-        return self._plan.stored_operation(*key)
 
     def add_episode(self, episode: Episode, payload_hash: str) -> None:
         self._in_scope(episode.scope)
@@ -168,12 +149,7 @@ class BufferedUnit(UnplannedWrites, ScopedUnit):
         numbers = [r for j in (self._batch, self.journal)
                    for _, r in j.by_id.get(draft.assertion_id, ())]
         revision = max([self._plan.highest.get(draft.assertion_id, 0), *numbers]) + 1
-        # The draft was validated when it was made and the rest is the store's own: no second
-        # validation of what the planner builds thousands of per batch.
-        version = trusted(Assertion, {
-            **dict(draft), "revision": revision,
-            "system": trusted(Interval, {"start": self.now_dt, "end": None}),
-            "closed_by": None, "close_reason": None})
+        version = self._believed(draft, revision)
         ids = [version.subject,
                *([version.qualifiers.project] if version.qualifiers.project else [])]
         names = tuple(sorted((e.entity_id, e.name) for e in map(self.entity, ids)
@@ -186,11 +162,6 @@ class BufferedUnit(UnplannedWrites, ScopedUnit):
     def add_edge(self, edge: PlannedEdge) -> None:
         self.journal.edges.setdefault((self._scope, edge.src, edge.type.value, edge.dst),
                                       self.now_dt)
-
-    def add_edges(self, edges: list[PlannedEdge]) -> None:
-        """:meth:`add_edge` of each (the set-based form another branch adds to the protocol)."""
-        for edge in edges:
-            self.add_edge(edge)
 
     def add_refusal(self, refusal: Refusal) -> None:
         seq = self._refusal_seq.get(refusal.episode_id, 0)

@@ -204,10 +204,6 @@ class Neo4jTransaction(ScopedUnit):
         self._rows("add_edge", scope=self._scope, src=edge.src, type=edge.type.value,
                    dst=edge.dst, now=self.now_dt)
 
-    def add_edges(self, edges: list[PlannedEdge]) -> None:
-        for edge in edges:
-            self.add_edge(edge)
-
     def add_refusal(self, refusal: Refusal) -> None:
         self._rows(
             "add_refusal",

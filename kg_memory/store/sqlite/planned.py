@@ -16,24 +16,22 @@ the store then writes the batch so far and runs that unit on its own.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from datetime import datetime
 
 from kg_memory.domain.change import Closure, Draft, PlannedEdge
-from kg_memory.domain.errors import ScopeError, StoreUnavailable
+from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.instant import from_micros, to_micros
-from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import (
     Assertion,
     Block,
     Entity,
     Episode,
     Refusal,
-    trusted,
 )
 from kg_memory.domain.recall_text import episode_document, fact_document
+from kg_memory.store.journal_view import JournalView
 from kg_memory.store.protocol import Slot
-from kg_memory.store.sqlite.plan import BatchPlan, Journal, Key, Written
+from kg_memory.store.sqlite.plan import BatchPlan, Journal, Written
 from kg_memory.store.unplanned import UnplannedWrites
 
 __all__ = ["PlannedUnit"]
@@ -45,52 +43,26 @@ def _order(found: list[tuple[int, Assertion]]) -> list[Assertion]:
     return [v for _, v in sorted(found, key=lambda p: (p[1].valid.start, p[0]))]
 
 
-class PlannedUnit(UnplannedWrites):
+class PlannedUnit(UnplannedWrites, JournalView[BatchPlan, Journal]):
     """One episode's unit of work at system time :attr:`now`, planned into :attr:`journal`."""
 
     def __init__(self, plan: BatchPlan, now: int, scope: str) -> None:
-        self._plan = plan
-        self._batch = plan.journal
-        self.journal = Journal()
+        super().__init__(plan, plan.journal, Journal(), from_micros(now), scope)
+        #: :attr:`now` as the store's column value (microseconds since the epoch).
         self._now = now
-        self.now_dt = from_micros(now)
-        self._scope = scope
-        #: Assertions whose revision this unit wrote and then replaced (see :meth:`finish`).
-        self._vanished: set[str] = set()
-
-    @property
-    def now(self) -> datetime:
-        return self.now_dt
-
-    @property
-    def scope(self) -> str:
-        return self._scope
-
-    def _same_scope(self, given: str) -> None:
-        if given != self._scope:
-            raise ScopeError(
-                f"a unit of work for scope {self._scope!r} cannot write to scope {given!r}")
 
     # -- the live view: stored, minus what the batch closed, plus what it wrote --------------
 
-    def _closed(self, key: Key) -> bool:
-        return key in self.journal.closed or key in self._batch.closed
-
     def _written(self, index: str, key: object) -> list[tuple[int, Assertion]]:
         """Believed revisions the batch wrote under ``key`` of one of the journals' indexes."""
-        found = []
-        for journal in (self._batch, self.journal):
-            for k in getattr(journal, index).get(key, ()):
-                if not self._closed(k):
-                    written = journal.inserted[k]
-                    found.append((written.vid, written.version))
-        return found
+        return [(w.vid, w.version)
+                for w in (journal.inserted[k] for journal, k in self._unclosed(index, key))]
 
     def _stored(self, found: list[tuple[int, Assertion]]) -> list[tuple[int, Assertion]]:
         return [(vid, v) for vid, v in found if not self._closed((v.assertion_id, v.revision))]
 
     def live_versions(self, slot: Slot) -> list[Assertion]:
-        self._same_scope(slot.scope)
+        self._in_scope(slot.scope)
         key = (slot.scope, slot.subject, slot.predicate, slot.project or "")
         return _order([*self._stored(self._plan.stored_slot(key)),
                        *self._written("by_slot", key)])
@@ -112,18 +84,8 @@ class PlannedUnit(UnplannedWrites):
 
     # -- episodes and entities ---------------------------------------------------------------
 
-    def live_dependents_many(self, keys: Sequence[str]) -> dict[str, list[Assertion]]:
-        """One :meth:`live_dependents` per key, from the plan and what this batch wrote."""
-        return {key: self.live_dependents(key) for key in keys}
-
-    def episode_by_operation(self, operation_id: str) -> tuple[Episode, str] | None:
-        key = (self._scope, operation_id)
-        for journal in (self.journal, self._batch):
-            if key in journal.operations:
-                return journal.operations[key]
-        return self._plan.stored_operation(*key)
-
     def add_episode(self, episode: Episode, payload_hash: str) -> None:
+        self._in_scope(episode.scope)
         self.journal.operations[(episode.scope, episode.operation_id)] = (episode, payload_hash)
         self.journal.episodes.append((episode, payload_hash, episode_document(episode.content)))
 
@@ -137,7 +99,7 @@ class PlannedUnit(UnplannedWrites):
     def put_entity(self, entity: Entity) -> None:
         """Insert, or widen the owners and fill in the name (the direct path's statements, kept
         as rows so the flush replays them and their triggers in order)."""
-        self._same_scope(entity.scope)
+        self._in_scope(entity.scope)
         key = (entity.scope, entity.entity_id)
         known = self.entity(entity.entity_id)
         if known is None:
@@ -177,16 +139,11 @@ class PlannedUnit(UnplannedWrites):
         self.journal.closed[key] = (vid, self._now, closure.closed_by, closure.reason.value)
 
     def insert_version(self, draft: Draft) -> Assertion:
-        self._same_scope(draft.scope)
+        self._in_scope(draft.scope)
         numbers = [r for j in (self._batch, self.journal)
                    for _, r in j.by_id.get(draft.assertion_id, ())]
         revision = max([self._plan.highest(draft.assertion_id), *numbers]) + 1
-        # Every field comes from an already validated draft: no need to validate again.
-        written = trusted(Assertion, {
-            **dict(draft), "revision": revision,
-            "system": trusted(Interval, {"start": self.now_dt, "end": None}),
-            "closed_by": None, "close_reason": None,
-        })
+        written = self._believed(draft, revision)
         for dep in draft.depends_on:
             self.journal.depend(self._scope, dep, draft.assertion_id)
         project = draft.qualifiers.project
@@ -200,10 +157,6 @@ class PlannedUnit(UnplannedWrites):
     def add_edge(self, edge: PlannedEdge) -> None:
         self.journal.edges.setdefault((self._scope, edge.src, edge.type.value, edge.dst),
                                       self._now)
-
-    def add_edges(self, edges: list[PlannedEdge]) -> None:
-        for edge in edges:
-            self.add_edge(edge)
 
     def add_refusal(self, refusal: Refusal) -> None:
         self.journal.refusals.append((refusal.episode_id, refusal.source, refusal.what,
@@ -234,5 +187,5 @@ class PlannedUnit(UnplannedWrites):
         return {k: from_micros(t) for k, t in found.items()}
 
     def active_blocks(self, scope: str) -> list[Block]:
-        self._same_scope(scope)
+        self._in_scope(scope)
         return list(self._plan.stored_blocks(scope))

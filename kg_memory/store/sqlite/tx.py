@@ -13,9 +13,8 @@ from datetime import datetime
 
 from kg_memory.domain.change import Closure, Draft, PlannedEdge
 from kg_memory.domain.corroboration import fingerprint
-from kg_memory.domain.errors import ScopeError, StoreUnavailable
+from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.instant import from_micros, to_micros
-from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import (
     Activity,
     Assertion,
@@ -24,9 +23,9 @@ from kg_memory.domain.model import (
     Episode,
     Refusal,
     Tombstone,
-    trusted,
 )
 from kg_memory.store.protocol import Slot
+from kg_memory.store.scoping import ScopeBound
 from kg_memory.store.sqlite.bulk_reads import BulkTxReads
 from kg_memory.store.sqlite.recall import index_episode, index_fact, reindex_entity
 from kg_memory.store.sqlite.rewrite import DependencyRewrite
@@ -44,29 +43,12 @@ from kg_memory.store.sqlite.rows import (
 __all__ = ["SqliteTransaction"]
 
 
-def _same_scope(given: str, bound: str) -> str:
-    """A write for another scope inside this unit is a bug in the caller, never data to keep."""
-    if given != bound:
-        raise ScopeError(f"a unit of work for scope {bound!r} cannot write to scope {given!r}")
-    return given
-
-
-class SqliteTransaction(BulkTxReads, DependencyRewrite):
+class SqliteTransaction(BulkTxReads, DependencyRewrite, ScopeBound):
     def __init__(self, conn: sqlite3.Connection, now: int, scope: str) -> None:
+        super().__init__(from_micros(now), scope)
         self._conn = conn
+        #: :attr:`now` as the store's column value (microseconds since the epoch).
         self._now = now
-        self.now_dt = from_micros(now)
-        #: Assertions whose revision this unit wrote and then replaced (see :meth:`finish`).
-        self._vanished: set[str] = set()
-        self._scope = scope
-
-    @property
-    def now(self) -> datetime:
-        return self.now_dt
-
-    @property
-    def scope(self) -> str:
-        return self._scope
 
     def episode_by_operation(self, operation_id: str) -> tuple[Episode, str] | None:
         row = self._conn.execute(
@@ -76,6 +58,7 @@ class SqliteTransaction(BulkTxReads, DependencyRewrite):
         return None if row is None else (episode_from_row(row), row["payload_hash"])
 
     def add_episode(self, episode: Episode, payload_hash: str) -> None:
+        self._in_scope(episode.scope)
         self._conn.execute(EPISODE_INSERT, episode_params(episode, payload_hash))
         index_episode(self._conn, episode)
 
@@ -86,7 +69,7 @@ class SqliteTransaction(BulkTxReads, DependencyRewrite):
         return None if row is None else entity_from_row(row)
 
     def put_entity(self, entity: Entity) -> None:
-        _same_scope(entity.scope, self._scope)
+        self._in_scope(entity.scope)
         known = self.entity(entity.entity_id)
         if known is None:
             self._conn.execute(
@@ -111,7 +94,7 @@ class SqliteTransaction(BulkTxReads, DependencyRewrite):
             )
 
     def live_versions(self, slot: Slot) -> list[Assertion]:
-        _same_scope(slot.scope, self._scope)
+        self._in_scope(slot.scope)
         rows = self._conn.execute(
             f"SELECT {VERSION_COLUMNS} FROM versions WHERE scope = ? AND subject = ? "
             "AND predicate = ? AND project = ? AND sys_to IS NULL ORDER BY valid_from",
@@ -177,7 +160,7 @@ class SqliteTransaction(BulkTxReads, DependencyRewrite):
         self._vanished.clear()
 
     def insert_version(self, draft: Draft) -> Assertion:
-        _same_scope(draft.scope, self._scope)
+        self._in_scope(draft.scope)
         # One statement: the revision number is computed and returned by the insert itself.
         revision, vid = self._conn.execute(
             f"INSERT INTO versions ({VERSION_COLUMNS}, project) SELECT ?, "
@@ -208,12 +191,7 @@ class SqliteTransaction(BulkTxReads, DependencyRewrite):
                 "INSERT OR IGNORE INTO dependencies (scope, dep, assertion_id) VALUES (?, ?, ?)",
                 [(self._scope, dep, draft.assertion_id) for dep in draft.depends_on],
             )
-        # Every field comes from an already validated draft: no need to validate again.
-        written = trusted(Assertion, {
-            **dict(draft), "revision": revision,
-            "system": trusted(Interval, {"start": self.now_dt, "end": None}),
-            "closed_by": None, "close_reason": None,
-        })
+        written = self._believed(draft, revision)
         index_fact(self._conn, vid, written)
         return written
 
@@ -377,7 +355,7 @@ class SqliteTransaction(BulkTxReads, DependencyRewrite):
         self._conn.execute(
             "INSERT OR REPLACE INTO activities (activity_id, scope, type, agent, started_at, "
             "ended_at, status, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (activity.activity_id, _same_scope(activity.scope, self._scope), activity.type,
+            (activity.activity_id, self._in_scope(activity.scope), activity.type,
              activity.agent,
              to_micros(activity.started_at),
              None if activity.ended_at is None else to_micros(activity.ended_at),
@@ -385,7 +363,7 @@ class SqliteTransaction(BulkTxReads, DependencyRewrite):
         )
 
     def add_block(self, block: Block) -> None:
-        _same_scope(block.scope, self._scope)
+        self._in_scope(block.scope)
         self._conn.execute(
             "INSERT OR IGNORE INTO blocks (block_id, scope, subject, predicates, project, "
             "created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL)",
@@ -400,7 +378,7 @@ class SqliteTransaction(BulkTxReads, DependencyRewrite):
         return cursor.rowcount > 0
 
     def active_blocks(self, scope: str) -> list[Block]:
-        _same_scope(scope, self._scope)
+        self._in_scope(scope)
         rows = self._conn.execute(
             "SELECT * FROM blocks WHERE scope = ? AND revoked_at IS NULL", (scope,)).fetchall()
         return [block_from_row(r) for r in rows]
@@ -410,7 +388,7 @@ class SqliteTransaction(BulkTxReads, DependencyRewrite):
     def put_document(self, kind: str, key: str, scope: str, body: str,
                      lookup: list[str] | None = None) -> None:
         """Insert or replace a JSON document; ``lookup`` keys find it by :meth:`documents_by`."""
-        _same_scope(scope, self._scope)
+        self._in_scope(scope)
         self._conn.execute(
             "INSERT OR REPLACE INTO documents (kind, key, scope, body, recorded_at) "
             "VALUES (?, ?, ?, ?, ?)", (kind, key, scope, body, self._now))
@@ -421,7 +399,7 @@ class SqliteTransaction(BulkTxReads, DependencyRewrite):
 
     def documents_by(self, kind: str, scope: str, lookup: list[str]) -> list[str]:
         """Bodies of the ``kind`` documents in ``scope`` reachable from any ``lookup`` key."""
-        _same_scope(scope, self._scope)
+        self._in_scope(scope)
         if not lookup:
             return []
         marks = ", ".join("?" for _ in lookup)
