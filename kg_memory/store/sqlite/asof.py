@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from datetime import timedelta
 from functools import lru_cache
 from typing import Any
 
-from kg_memory.domain.corroboration import fingerprint
-from kg_memory.domain.instant import from_micros, to_micros
+from kg_memory.domain.instant import EPOCH, to_micros
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Kind, Support, trusted
 from kg_memory.domain.result import Fact
@@ -63,11 +63,12 @@ _json = json.JSONDecoder().raw_decode
 def _supports(text: str) -> tuple[Support, ...]:
     if text == "[]":
         return ()
+    # Each episode's fingerprint was computed when its content was written (schema 7).
     found = [
         trusted(Support, {"episode_id": episode_id, "source": source,
-                          "occurred_at": from_micros(occurred),
-                          "fingerprint": fingerprint(content or "")})
-        for episode_id, source, occurred, content in _json(text)[0]
+                          "occurred_at": _EPOCH + _micros(0, 0, occurred),
+                          "fingerprint": digest})
+        for episode_id, source, occurred, digest in _json(text)[0]
     ]
     if len(found) > 1:
         # The order the separate supports query gave: by when it happened, then by id.
@@ -93,6 +94,9 @@ def _order(row: tuple[Any, ...]) -> tuple[Any, ...]:
     return (row[_ARM], row[_SCOPE], row[_SUBJECT], row[_PREDICATE], row[_PROJECT],
             row[_VALID_FROM])
 _KINDS = {k.value: k for k in Kind}
+# from_micros inlined (``EPOCH + timedelta(0, 0, us)``, the same instant): a lookup converts
+# three or four per fact and a call each was a measurable part of building it.
+_EPOCH, _micros = EPOCH, timedelta
 
 
 def _fact(row: tuple[Any, ...]) -> Fact:
@@ -106,10 +110,12 @@ def _fact(row: tuple[Any, ...]) -> Fact:
         "kind": _KINDS[row[_KIND]], "writer": row[_WRITER],
         "depends_on": () if depends == "[]" else tuple(json.loads(depends)),
         "confidence": row[_CONFIDENCE],
-        "valid": trusted(Interval, {"start": from_micros(row[_VALID_FROM]),
-                                    "end": None if valid_to is None else from_micros(valid_to)}),
-        "system": trusted(Interval, {"start": from_micros(row[_SYS_FROM]),
-                                     "end": None if sys_to is None else from_micros(sys_to)}),
+        "valid": trusted(Interval, {
+            "start": _EPOCH + _micros(0, 0, row[_VALID_FROM]),
+            "end": None if valid_to is None else _EPOCH + _micros(0, 0, valid_to)}),
+        "system": trusted(Interval, {
+            "start": _EPOCH + _micros(0, 0, row[_SYS_FROM]),
+            "end": None if sys_to is None else _EPOCH + _micros(0, 0, sys_to)}),
         "supported_by": _supports(row[_SUPPORT]),
     })
 
@@ -122,14 +128,22 @@ def _where(subject: bool, predicate: bool, scope: bool) -> str:
                          "valid_from <= ?", "(valid_to IS NULL OR valid_to > ?)"])
 
 
+# A fact reads none of a revision's provenance columns (why it was written and closed, by
+# whom): the facts' arm leaves them NULL, so SQLite decodes and Python converts four columns
+# fewer per row. The merge arm keeps them (its rows become Assertions).
+_TAIL = ", reason, recorded_by, closed_by, close_reason"
+assert VERSION_COLUMNS.endswith(_TAIL)
+_FACT_COLUMNS = VERSION_COLUMNS[:-len(_TAIL)] + ", NULL, NULL, NULL, NULL"
+
+
 @lru_cache(maxsize=16)
 def _statement(subject: bool, predicate: bool, scope: bool, merge: bool) -> str:
     """The lookup statement for one shape of query, assembled once from fixed fragments."""
     # The supports: a correlated json_group_array of the episodes with a SUPPORTS edge to the
     # row's assertion, drawn by the known time (served by edges_dst, one seek per fact).
     sql = (
-        f"SELECT 0 AS arm, {VERSION_COLUMNS}, project, (SELECT json_group_array(json_array("
-        "e.episode_id, e.source, e.occurred_at, e.content)) FROM edges g JOIN episodes e "
+        f"SELECT 0 AS arm, {_FACT_COLUMNS}, project, (SELECT json_group_array(json_array("
+        "e.episode_id, e.source, e.occurred_at, e.fingerprint)) FROM edges g JOIN episodes e "
         "ON e.episode_id = g.src AND e.scope = g.scope WHERE g.dst = versions.assertion_id "
         "AND g.type = 'SUPPORTS' AND g.since <= ?) AS support FROM versions "
         f"WHERE {_where(subject, predicate, scope)}"

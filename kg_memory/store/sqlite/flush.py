@@ -19,7 +19,7 @@ from kg_memory.domain.model import Assertion, Qualifiers
 from kg_memory.store.sqlite.plan import BatchPlan
 from kg_memory.store.sqlite.recall import scope_token
 from kg_memory.store.sqlite.recall_shards import episodes_table, facts_table, shard
-from kg_memory.store.sqlite.rows import VERSION_COLUMNS
+from kg_memory.store.sqlite.rows import EPISODE_INSERT, VERSION_COLUMNS, episode_params
 
 __all__ = ["flush"]
 
@@ -49,12 +49,8 @@ def flush(conn: sqlite3.Connection, plan: BatchPlan) -> None:
     counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     fts: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
     if j.episodes:
-        conn.executemany(
-            "INSERT INTO episodes (episode_id, operation_id, payload_hash, source, channel, "
-            "content, occurred_at, recorded_at, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(e.episode_id, e.operation_id, payload_hash, e.source, e.channel.value, e.content,
-              to_micros(e.occurred_at), to_micros(e.recorded_at), e.scope)
-             for e, payload_hash, _ in j.episodes])
+        conn.executemany(EPISODE_INSERT, [episode_params(e, payload_hash)
+                                           for e, payload_hash, _ in j.episodes])
         docs = []
         for e, _, text in j.episodes:
             if text:

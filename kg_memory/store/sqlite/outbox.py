@@ -136,6 +136,9 @@ class Outbox:
         by_table: dict[str, list[str]] = {}
         for row in rows:
             row["recall_text"] = row["recall_length"] = None
+            # The embedded store's own read cache (schema 7): a Neo4j episode, mirrored or
+            # written directly, has its content and derives the digest from it.
+            row.pop("fingerprint", None)
             by_table.setdefault(episodes_table(shard(row["scope"])), []).append(
                 row["episode_id"])
         found: dict[str, tuple[str, int]] = {}

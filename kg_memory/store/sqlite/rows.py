@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from kg_memory.domain.instant import from_micros
+from kg_memory.domain.corroboration import fingerprint
+from kg_memory.domain.instant import from_micros, to_micros
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import (
     Activity,
@@ -25,11 +26,14 @@ from kg_memory.domain.model import (
 )
 
 __all__ = [
+    "EPISODE_INSERT",
+    "REDACTED_FINGERPRINT",
     "VERSION_COLUMNS",
     "activity_from_row",
     "block_from_row",
     "entity_from_row",
     "episode_from_row",
+    "episode_params",
     "json_value",
     "opt_time",
     "qualifiers",
@@ -41,6 +45,22 @@ VERSION_COLUMNS = (
     "depends_on, confidence, valid_from, valid_to, sys_from, sys_to, reason, recorded_by, "
     "closed_by, close_reason"
 )
+
+
+#: An episode row with every column, in the order of :func:`episode_params`.
+EPISODE_INSERT = (
+    "INSERT INTO episodes (episode_id, operation_id, payload_hash, source, channel, content, "
+    "fingerprint, occurred_at, recorded_at, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+#: The fingerprint of a redacted episode's (empty) content.
+REDACTED_FINGERPRINT = fingerprint("")
+
+
+def episode_params(episode: Episode, payload_hash: str) -> tuple[Any, ...]:
+    """:data:`EPISODE_INSERT`'s parameters. The content's fingerprint (schema 7) is computed
+    once here, on the way in, instead of on every read of the episode's supports."""
+    return (episode.episode_id, episode.operation_id, payload_hash, episode.source,
+            episode.channel.value, episode.content, fingerprint(episode.content),
+            to_micros(episode.occurred_at), to_micros(episode.recorded_at), episode.scope)
 
 
 def opt_time(value: int | None) -> datetime | None:

@@ -13,6 +13,7 @@ import secrets
 import sqlite3
 from pathlib import Path
 
+from kg_memory.domain.corroboration import fingerprint
 from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.recall import index_missing
@@ -38,7 +39,10 @@ __all__ = [
 #: migrate`` drops the lists and sketches every vector already stored.
 #: 6: the outbox index a forget's key marking reads (``outbox_named``), added by ``kg-memory
 #: migrate``, so forgetting in one scope no longer reads every scope's outbox rows.
-SCHEMA_VERSION = "6"
+#: 7: each episode's content fingerprint stored with it (``episodes.fingerprint``), so a lookup
+#: no longer hashes every supporting episode's text; ``kg-memory migrate`` adds the column and
+#: fills it from every episode's content.
+SCHEMA_VERSION = "7"
 #: Schema versions this one cannot be reached from, and why. Schema 1 keyed entities, operation
 #: ids, edges and documents globally, so one tenant's rows could be another's; its rows cannot
 #: be given scopes after the fact without guessing.
@@ -89,6 +93,28 @@ def schema_version(conn: sqlite3.Connection, target: Path) -> str | None:
     return str(row[0])
 
 
+def _add_fingerprints(conn: sqlite3.Connection) -> None:
+    """Add ``episodes.fingerprint`` to a file from before schema 7 and fill it from each
+    episode's content, inside the caller's transaction."""
+    if any(r[1] == "fingerprint" for r in conn.execute("PRAGMA table_info(episodes)")):
+        return
+    conn.execute("ALTER TABLE episodes ADD COLUMN fingerprint TEXT NOT NULL DEFAULT ''")
+    # The mirror carries no fingerprint, so the fill must not queue every episode in the
+    # outbox: its update trigger is set aside for this one statement and put back from its
+    # own text before the transaction commits (as rewrite.py does with the revision guard).
+    [trigger] = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = "
+                             "'outbox_episodes_upd'").fetchone()
+    conn.execute("DROP TRIGGER outbox_episodes_upd")
+    last = 0
+    # In slices of rowids, so a large store's contents are never all in memory at once.
+    while rows := conn.execute("SELECT rowid, content FROM episodes WHERE rowid > ? "
+                               "ORDER BY rowid LIMIT 10000", [last]).fetchall():
+        conn.executemany("UPDATE episodes SET fingerprint = ? WHERE rowid = ?",
+                         [(fingerprint(content), rowid) for rowid, content in rows])
+        last = rows[-1][0]
+    conn.execute(trigger)
+
+
 def _initialise(conn: sqlite3.Connection) -> None:
     """Create (or complete) the schema, the version row and the tombstone key, atomically."""
     conn.execute("PRAGMA journal_mode = WAL")
@@ -100,6 +126,7 @@ def _initialise(conn: sqlite3.Connection) -> None:
         # A file from before recall: index what it holds, in the same transaction.
         index_missing(conn)
         upgrade_vectors(conn)  # a file from before the sketches (schema 4)
+        _add_fingerprints(conn)  # a file from before the stored fingerprints (schema 7)
         conn.execute(
             "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [SCHEMA_VERSION])

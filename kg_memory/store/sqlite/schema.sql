@@ -19,6 +19,10 @@ CREATE TABLE IF NOT EXISTS episodes (
     occurred_at  INTEGER NOT NULL,
     recorded_at  INTEGER NOT NULL,
     scope        TEXT NOT NULL,
+    -- Schema 7: kg_memory.domain.corroboration.fingerprint(content), written with the content
+    -- (and again whenever a forget redacts or rewrites it), so a lookup reads each supporting
+    -- episode's digest instead of hashing its text on every read.
+    fingerprint  TEXT NOT NULL DEFAULT '',
     UNIQUE (scope, operation_id)
 );
 

@@ -18,7 +18,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from kg_memory.domain.corroboration import fingerprint
 from kg_memory.domain.instant import Clock, from_micros, to_micros
 from kg_memory.domain.integrity import Snapshot
 from kg_memory.domain.model import (
@@ -171,7 +170,7 @@ class SqliteStore(Batching, RecallReads, VectorReads, BulkReads):
         known = None if known_at is None else to_micros(known_at)
         marks = ", ".join("?" for _ in ids)
         rows = self._rows(
-            "SELECT g.dst, e.episode_id, e.source, e.occurred_at, e.content FROM edges g "
+            "SELECT g.dst, e.episode_id, e.source, e.occurred_at, e.fingerprint FROM edges g "
             "JOIN episodes e ON e.episode_id = g.src AND e.scope = g.scope "
             f"WHERE g.dst IN ({marks}) AND g.type = 'SUPPORTS' AND (? IS NULL OR g.since <= ?) "
             "ORDER BY e.occurred_at, e.episode_id",
@@ -184,7 +183,7 @@ class SqliteStore(Batching, RecallReads, VectorReads, BulkReads):
                     "episode_id": row["episode_id"],
                     "source": row["source"],
                     "occurred_at": from_micros(row["occurred_at"]),
-                    "fingerprint": fingerprint(row["content"] or ""),
+                    "fingerprint": row["fingerprint"],  # stored with the content (schema 7)
                 })
             )
         return {k: tuple(v) for k, v in found.items()}

@@ -12,6 +12,7 @@ import sqlite3
 from datetime import datetime
 
 from kg_memory.domain.change import Closure, Draft, PlannedEdge
+from kg_memory.domain.corroboration import fingerprint
 from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.instant import from_micros, to_micros
 from kg_memory.domain.model import (
@@ -29,10 +30,13 @@ from kg_memory.store.sqlite.bulk_reads import BulkTxReads
 from kg_memory.store.sqlite.recall import index_episode, index_fact, reindex_entity
 from kg_memory.store.sqlite.rewrite import DependencyRewrite
 from kg_memory.store.sqlite.rows import (
+    EPISODE_INSERT,
+    REDACTED_FINGERPRINT,
     VERSION_COLUMNS,
     block_from_row,
     entity_from_row,
     episode_from_row,
+    episode_params,
     version_from_row,
 )
 
@@ -55,21 +59,7 @@ class SqliteTransaction(BulkTxReads, DependencyRewrite, ScopeBound):
 
     def add_episode(self, episode: Episode, payload_hash: str) -> None:
         self._in_scope(episode.scope)
-        self._conn.execute(
-            "INSERT INTO episodes (episode_id, operation_id, payload_hash, source, channel, "
-            "content, occurred_at, recorded_at, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                episode.episode_id,
-                episode.operation_id,
-                payload_hash,
-                episode.source,
-                episode.channel.value,
-                episode.content,
-                to_micros(episode.occurred_at),
-                to_micros(episode.recorded_at),
-                episode.scope,
-            ),
-        )
+        self._conn.execute(EPISODE_INSERT, episode_params(episode, payload_hash))
         index_episode(self._conn, episode)
 
     def entity(self, entity_id: str) -> Entity | None:
@@ -284,9 +274,9 @@ class SqliteTransaction(BulkTxReads, DependencyRewrite, ScopeBound):
     def redact_episode(self, episode_id: str, supports_to_drop: list[str]) -> None:
         """Keep the episode node for the facts it still supports; drop its content."""
         self._conn.execute(
-            "UPDATE episodes SET content = '', payload_hash = '' WHERE episode_id = ? "
-            "AND scope = ?",
-            (episode_id, self._scope),
+            "UPDATE episodes SET content = '', payload_hash = '', fingerprint = ? "
+            "WHERE episode_id = ? AND scope = ?",
+            (REDACTED_FINGERPRINT, episode_id, self._scope),
         )
         self._conn.execute("DELETE FROM refusals WHERE episode_id IN (SELECT episode_id FROM "
                            "episodes WHERE episode_id = ? AND scope = ?)",
@@ -297,8 +287,8 @@ class SqliteTransaction(BulkTxReads, DependencyRewrite, ScopeBound):
         )
 
     def replace_content(self, episode_id: str, content: str) -> None:
-        self._conn.execute("UPDATE episodes SET content = ? WHERE episode_id = ?",
-                           (content, episode_id))
+        self._conn.execute("UPDATE episodes SET content = ?, fingerprint = ? WHERE episode_id = ?",
+                           (content, fingerprint(content), episode_id))
 
     def rewrite_refusal(self, episode_id: str, what: str, new_what: str) -> None:
         self._conn.execute("UPDATE refusals SET what = ? WHERE episode_id = ? AND what = ?",
