@@ -90,7 +90,7 @@ def test_a_record_that_drops_a_project_or_an_exception_is_named_for_review() -> 
     assert scope_problems(Qualifiers(project="b2"), [fact(1, "x")]) == []
 
 
-@pytest.mark.parametrize("text", ["as_1#2", "as_x#10"])
+@pytest.mark.parametrize("text", ["as_1#2", "as_x#10", "a#1"])  # a one-letter id, revision 1
 def test_evidence_round_trips(text: str) -> None:
     evidence = Evidence.parse(text)
     assert str(evidence) == text
@@ -112,6 +112,13 @@ def test_evidence_with_an_empty_or_malformed_half_names_that_field(text: str, fi
     with pytest.raises(InvalidArgument, match=f"field '{field}'") as caught:
         Evidence.parse(text)
     assert caught.value.field == field
+
+
+def test_text_without_a_hash_is_not_a_tag_and_names_no_half() -> None:
+    # Neither half can be blamed when there is no "#" to split at: the error says the form.
+    with pytest.raises(InvalidArgument, match="must look like ASSERTION_ID#REVISION") as caught:
+        Evidence.parse("as_1")
+    assert caught.value.field is None
 
 
 def test_evidence_built_directly_has_the_same_rules() -> None:

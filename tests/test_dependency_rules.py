@@ -76,6 +76,14 @@ def _booking_note(start: datetime) -> Assertion:
                      system=Interval(start=start), recorded_by="ep-1")
 
 
+def test_a_key_nothing_depends_on_yields_no_plan() -> None:
+    """The walk yields one plan per key with live dependents: an ended fact nothing depends on
+    is no retirement (no empty plan for the caller to apply and record)."""
+    ended = [("R1", Interval(start=datetime(2026, 1, 6, tzinfo=UTC)))]
+    assert list(retirement_walk(ended, lambda key: [], episode_id="ev")) == []
+    assert list(retirement_walk(ended, lambda key: [], episode_id="ev", erased=True)) == []
+
+
 def test_an_ended_dependency_retires_its_dependents_from_its_end_on_an_erased_one_whole() -> None:
     day0 = datetime(2026, 1, 1, tzinfo=UTC)
     note, cancelled = _booking_note(day0), day0 + timedelta(days=6)
