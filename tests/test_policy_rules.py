@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from kg_memory.domain.admission import admit_candidate
-from kg_memory.domain.decay import decay_factor, judge
-from kg_memory.domain.model import Kind
+from kg_memory.domain.decay import confirmed_at, decay_factor, judge
+from kg_memory.domain.interval import Interval
+from kg_memory.domain.model import Assertion, Kind, Qualifiers, Support
 from kg_memory.domain.pending import (
     AdmissionDecision,
     Mention,
@@ -159,6 +160,19 @@ def test_exactly_at_the_floor_a_memory_is_still_served() -> None:
     rule = PredicateRule(half_life_days=10)
     assert judge(rule, 0.8, EPOCH, EPOCH + timedelta(days=20)).served
     assert not judge(rule, 0.8, EPOCH, EPOCH + timedelta(days=20, hours=1)).served
+
+
+def test_a_confirmation_counts_from_the_instant_it_occurred_and_never_before() -> None:
+    """The last confirmation as of ``at`` is the newest support that occurred by then, the
+    instant itself included; a later one says nothing about ``at``; none: the valid start."""
+    fact = Assertion(assertion_id="as_1", revision=1, scope="u1", subject="ana",
+                     predicate="diet", value="vegan", qualifiers=Qualifiers(), kind=Kind.STATED,
+                     writer="user", valid=Interval(start=day(0)), system=Interval(start=day(0)),
+                     recorded_by="ep_0")
+    supports = [Support(episode_id=f"ep_{n}", source="user", occurred_at=day(n)) for n in (3, 7)]
+    assert confirmed_at(fact, supports, day(7)) == day(7)  # confirmed that very instant
+    assert confirmed_at(fact, supports, day(6)) == day(3)
+    assert confirmed_at(fact, supports, day(2)) == day(0)
 
 
 def test_age_is_counted_in_days_of_24_hours() -> None:
