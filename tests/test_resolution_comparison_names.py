@@ -153,6 +153,7 @@ _NAME = st.one_of(
 @example(said="J Park", known="K Park")  # within two edits, but another first letter
 @example(said="Jo Park", known="Jo Pike")  # three edits: not near
 @example(said="Alexandnany Smith", known="Alexandrina Smith")  # three edits, however alike
+@example(said="Adrcew Smith", known="Andrew Smith")  # Jaro-Winkler exactly 0.9: still near
 @example(said="Schuman Alexandra", known="Alexandra Schuman")
 def test_a_name_part_is_near_exactly_when_different_within_two_edits_and_alike(
     said: str, known: str
