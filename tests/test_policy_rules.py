@@ -321,9 +321,14 @@ def test_a_loaded_policy_is_immutable_and_unversioned_files_are_version_1(
     tmp_path: Path
 ) -> None:
     path = tmp_path / "p.json"
-    path.write_text('{"name": "shop", "rules": [{"gate": 0.5}]}', encoding="utf-8")
+    path.write_text('{"name": "shop", "rules": [{"gate": 0.5}], "retention": {"cap": 9}}',
+                    encoding="utf-8")
     policy = WritePolicy.load(path)
     assert policy.version == 1
+    # A sweep run under a policy must not find its cap changed by another holder of it.
+    assert policy.retention is not None
+    with pytest.raises(ValidationError):
+        policy.retention.cap = 0  # type: ignore[misc]
     with pytest.raises(ValidationError):
         policy.rules[0].gate = 0.1  # type: ignore[misc]
     with pytest.raises(ValidationError):
