@@ -43,6 +43,7 @@ from kg_memory.domain.ranking import (
     specificity,
 )
 from kg_memory.domain.recall_answer import (
+    AskAgain,
     RecallAnswer,
     RecalledEpisode,
     RecallHit,
@@ -454,7 +455,11 @@ def test_answers_hits_and_their_scores_are_immutable() -> None:
                     writer="user", valid=Interval(start=day(0)), system=Interval(start=day(0)),
                     supported_by=(), eligible_because=(), label="", own_words=True,
                     historical_only=False, context=(shown,), score=ranked.components())
-    for record in (ranked, ranked.components(), answer, shown, hit):
+    # What recall tells the agent to ask again is part of the answer, and as fixed as it.
+    ask = AskAgain(assertion_id="as_1", revision=1, subject="ana", predicate="diet",
+                   last_confirmed=day(0), age_days=30.0, half_life_days=10.0, factor=0.125,
+                   floor=0.25, reason="not confirmed for 30 days (half-life 10): ask again")
+    for record in (ranked, ranked.components(), answer, shown, hit, ask):
         field = next(iter(type(record).model_fields))
         with pytest.raises(ValidationError, match="frozen"):
             setattr(record, field, getattr(record, field))
