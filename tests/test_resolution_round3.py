@@ -213,6 +213,14 @@ def test_a_name_split_in_another_place_is_a_typo_not_another_name(on: bool) -> N
     short.add(said(1, "Lina Wu", **record), now=T)
     li_na = short.add(said(2, "Li Na Wu", **record), now=T)
     assert "respaced" not in li_na.decision.candidates[0].fields[0].detail
+    # One word has no family name to agree with: "Diamondbishop" run together is not read as
+    # a respaced "Diamond Bishop" (either way round), which would invent a family agreement.
+    for said_name, known in (("Diamondbishop", "Diamond Bishop"),
+                             ("Diamond Bishop", "Diamondbishop")):
+        one = IncrementalResolver(config=config)
+        one.add(said(1, known, **record), now=T)
+        joined = one.add(said(2, said_name, **record), now=T)
+        assert all("respaced" not in c.fields[0].detail for c in joined.decision.candidates)
 
 
 @pytest.mark.parametrize("on", [True, False])
