@@ -79,6 +79,11 @@ def test_malformed_selectors_are_refused_with_a_typed_error(text: str) -> None:
      "predicates": ""},
     {"kind": "category", "value": "u1/j17/*", "scope": "u1", "subject": "j17",
      "predicates": "*", "project": ""},
+    # A missing part is refused even when the value spells it as "None" (the text a missing
+    # part would print as), so the consistency check below cannot stand in for it.
+    {"kind": "category", "value": "None/j17/*", "subject": "j17", "predicates": "*"},
+    {"kind": "category", "value": "u1/None/*", "scope": "u1", "predicates": "*"},
+    {"kind": "category", "value": "u1/j17/None", "scope": "u1", "subject": "j17"},
     # What it prints must be what it erases.
     {"kind": "category", "value": "u1/j17/*", "scope": "u1", "subject": "ana",
      "predicates": "*"},
