@@ -147,6 +147,10 @@ def test_a_mention_joins_the_entry_still_waiting_else_an_id_no_record_holds() ->
     done, waits = _entry(0, "promoted"), _entry(1, "pending")
     assert waiting_entry([done, waits], *where) == (waits.pending_id, waits)
     assert waiting_entry([waits], *where) == (waits.pending_id, waits)  # generation 0 forgotten
+    # Two earlier generations forgotten: the one record left is still the entry that waits
+    # (not a second waiting entry for the same value at a freed id).
+    late = _entry(2, "pending")
+    assert waiting_entry([late], *where) == (late.pending_id, late)
     fresh, none = waiting_entry([done, _entry(1, "promoted")], *where)
     assert none is None
     assert fresh == pending_id_for(*where, 2)

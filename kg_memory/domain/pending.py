@@ -51,14 +51,18 @@ def waiting_entry(records: Iterable[PendingCandidate], scope: str, subject: str,
 
     A promoted record is history: it keeps the evidence that promoted it and the assertion it
     became, so a later generation never reuses its id (which would overwrite it)."""
-    taken = {r.pending_id: r for r in records}
+    records = list(records)
+    # The value's identity is its generation-0 id, so the entry that waits is found whatever
+    # generation it is, even when forgetting removed the generations below it.
+    mine = pending_id_for(scope, subject, predicate, project, value)
+    for record in records:
+        if record.status == "pending" and pending_id_for(
+                scope, subject, predicate, project, record.value) == mine:
+            return record.pending_id, record
+    taken = {r.pending_id for r in records}
     # len(taken) + 1 generations always include one id no record holds.
-    ids = [pending_id_for(scope, subject, predicate, project, value, n)
-           for n in range(len(taken) + 1)]
-    for pid in ids:
-        found = taken.get(pid)
-        if found is not None and found.status == "pending":
-            return pid, found
+    ids = (pending_id_for(scope, subject, predicate, project, value, n)
+           for n in range(len(taken) + 1))
     return next(pid for pid in ids if pid not in taken), None
 
 
