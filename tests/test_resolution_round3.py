@@ -216,11 +216,23 @@ def test_a_name_split_in_another_place_is_a_typo_not_another_name(on: bool) -> N
     # One word has no family name to agree with: "Diamondbishop" run together is not read as
     # a respaced "Diamond Bishop" (either way round), which would invent a family agreement.
     for said_name, known in (("Diamondbishop", "Diamond Bishop"),
-                             ("Diamond Bishop", "Diamondbishop")):
+                             ("Diamond Bishop", "Diamondbishop"),
+                             # Long enough and split differently, but other letters: another name.
+                             ("Mary Ann Jones", "Maria Lopez")):
         one = IncrementalResolver(config=config)
         one.add(said(1, known, **record), now=T)
         joined = one.add(said(2, said_name, **record), now=T)
         assert all("respaced" not in c.fields[0].detail for c in joined.decision.candidates)
+    if on:
+        # Either way round, and from ten letters on: "Mar Ia Lopez" is "Maria Lopez" with a
+        # space typed in (the same letters exactly), and two words for three is a respacing.
+        for said_name, known in (("Mar Ia Lopez", "Maria Lopez"),
+                                 ("Diamond Bishop", "Diamonnd Bis Hop")):
+            pair = IncrementalResolver(config=config)
+            pair.add(said(1, known, **record), now=T)
+            typed = pair.add(said(2, said_name, **record), now=T)
+            assert any("respaced" in c.fields[0].detail for c in typed.decision.candidates), (
+                said_name, known)
 
 
 @pytest.mark.parametrize("on", [True, False])
