@@ -218,7 +218,9 @@ def test_a_name_split_in_another_place_is_a_typo_not_another_name(on: bool) -> N
     for said_name, known in (("Diamondbishop", "Diamond Bishop"),
                              ("Diamond Bishop", "Diamondbishop"),
                              # Long enough and split differently, but other letters: another name.
-                             ("Mary Ann Jones", "Maria Lopez")):
+                             ("Mary Ann Jones", "Maria Lopez"),
+                             # A respacing and two more typos is too far from the name.
+                             ("Diamonnd Bis Hopp", "Diamond Bishop")):
         one = IncrementalResolver(config=config)
         one.add(said(1, known, **record), now=T)
         joined = one.add(said(2, said_name, **record), now=T)

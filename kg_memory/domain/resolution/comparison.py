@@ -130,7 +130,7 @@ def _respaced(said: str, known: str) -> bool:
 
 
 def _names(
-    mention: Mention, profile: EntityProfile, *, respaced: bool = False
+    mention: Mention, profile: EntityProfile, *, respaced: bool
 ) -> tuple[FieldComparison, FieldComparison]:
     """Compare against every name and alias; keep the alias that agrees best (the earlier one,
     the display name first, on a tie). Given and family name swapped ("Schuman Alexandra" for
