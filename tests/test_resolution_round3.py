@@ -10,6 +10,7 @@ from kg_memory.domain.resolution import (
     DEFAULT_CONFIG,
     IdentifierKind,
     IncrementalResolver,
+    Level,
     Outcome,
     ResolverConfig,
 )
@@ -235,6 +236,13 @@ def test_a_name_split_in_another_place_is_a_typo_not_another_name(on: bool) -> N
             typed = pair.add(said(2, said_name, **record), now=T)
             assert any("respaced" in c.fields[0].detail for c in typed.decision.candidates), (
                 said_name, known)
+    # A respacing only explains a part that contradicts: "Jo Ann Smith" for "Joann Smith" has
+    # the family name exact and the given name close already, and keeps them.
+    jo = IncrementalResolver(config=config)
+    jo.add(said(1, "Joann Smith", **record), now=T)
+    jo_ann = jo.add(said(2, "Jo Ann Smith", **record), now=T)
+    given, family = jo_ann.decision.candidates[0].fields[:2]
+    assert (given.level, family.level) == (Level.CLOSE, Level.EXACT)
 
 
 @pytest.mark.parametrize("on", [True, False])
