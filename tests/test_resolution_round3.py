@@ -269,3 +269,19 @@ def test_a_namesake_a_generation_apart_at_the_same_address_is_not_merged(on: boo
     again = ided.add(said(2, "Ann Lee", "6988048", **{**RECORD, "birth_date": "1990-03-04"}),
                      now=T)
     assert (again.decision.outcome, again.entity_id) == (Outcome.MERGE, first.entity_id)
+
+
+def test_a_record_field_agrees_with_any_value_the_profile_grew_from() -> None:
+    """A profile that grew from two records holds both streets: a mention that has the second
+    one agrees exactly, whichever the profile saw first (one compared value never hides the
+    rest)."""
+    resolver = IncrementalResolver(config=DEFAULT_CONFIG)
+    first = resolver.add(said(1, "Jane Doe", "1234567", **RECORD), now=T)
+    moved = {**RECORD, "street": "northbourne avenue"}
+    again = resolver.add(said(2, "Jane Doe", "1234567", **moved), now=T)
+    assert (again.decision.outcome, again.entity_id) == (Outcome.MERGE, first.entity_id)
+    third = resolver.decide(said(3, "Jane Doe", **moved), now=T)
+    evidence = third.candidate(first.entity_id)
+    assert evidence is not None
+    [street] = [f for f in evidence.fields if f.field.value == "street"]
+    assert street.level is Level.EXACT, street
