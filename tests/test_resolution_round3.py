@@ -8,6 +8,7 @@ import pytest
 
 from kg_memory.domain.resolution import (
     DEFAULT_CONFIG,
+    Field,
     IdentifierKind,
     IncrementalResolver,
     Level,
@@ -283,5 +284,5 @@ def test_a_record_field_agrees_with_any_value_the_profile_grew_from() -> None:
     third = resolver.decide(said(3, "Jane Doe", **moved), now=T)
     evidence = third.candidate(first.entity_id)
     assert evidence is not None
-    [street] = [f for f in evidence.fields if f.field.value == "street"]
+    [street] = [f for f in evidence.fields if f.field is Field.STREET]
     assert street.level is Level.EXACT, street
