@@ -18,11 +18,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.domain.change import PlannedEdge
 from kg_memory.domain.errors import NotFound
 from kg_memory.domain.forgetting import ForgetPlan, Selector
 from kg_memory.domain.instant import UtcDatetime
-from kg_memory.domain.model import Activity, Block, EdgeType, Tombstone, trusted
+from kg_memory.domain.model import Activity, Block, Tombstone, trusted
 from kg_memory.services.forget_plan import (
     forget_grounds,
     plan_in_scope,
@@ -182,16 +181,13 @@ def _forget_in_scope(
                             *([selector.value] if selector.kind == "entity" else [])])
             for fact in the_plan.restore:
                 restore(tx, store, fact, enders, activity_id)
-            # Set-based: a source with 1,000 derivatives leaves 2,000 tombstones and edges,
-            # built from values made here (hex keys, the transaction's own time): not validated.
+            # Set-based: a source with 1,000 derivatives leaves about 3,000 tombstones, built
+            # from values made here (hex keys, the transaction's own time): not validated. Each
+            # is INVALIDATED_BY this run: the store records that with it (Transaction protocol).
             tx.add_tombstones([
                 trusted(Tombstone, {"key": key, "kind": kind, "generation": generation,
                                     "activity_id": activity_id, "created_at": at})
                 for kind, key in tombstones])
-            tx.add_edges([
-                trusted(PlannedEdge, {"src": f"tomb_{key[:20]}", "type": EdgeType.INVALIDATED_BY,
-                                      "dst": activity_id})
-                for _, key in tombstones])
             if block:
                 block_id = "blk_" + hashlib.sha256(str(selector).encode()).hexdigest()[:12]
                 tx.add_block(

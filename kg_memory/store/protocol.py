@@ -276,7 +276,10 @@ class Transaction(Protocol):
     def next_generation(self) -> int:
         """Advance and return this scope's removal generation."""
 
-    def add_tombstone(self, tombstone: Tombstone) -> None: ...
+    def add_tombstone(self, tombstone: Tombstone) -> None:
+        """Record ``tombstone`` (a key already tombstoned keeps its row) and that its node
+        ``tomb_<key[:20]>`` was INVALIDATED_BY ``tombstone.activity_id``: :meth:`Store.edges`
+        reports that edge from then on, whether the backend stores or derives it."""
 
     def add_tombstones(self, tombstones: list[Tombstone]) -> None:
         """:meth:`add_tombstone` of each, in one statement where the backend can."""

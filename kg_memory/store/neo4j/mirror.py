@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.errors import KgMemoryError
 from kg_memory.domain.instant import from_micros
+from kg_memory.domain.model import EdgeType
 from kg_memory.store.neo4j import Neo4jStore
 from kg_memory.store.neo4j.migrate import convert_node
 from kg_memory.store.neo4j.rows import iso, props_hash
@@ -98,13 +99,19 @@ def _steps(changes: Changes) -> list[tuple[str, dict[str, Any]]]:
         steps.append(("mirror_entities", {"rows": [
             _with_times(r, ("recorded_at",)) for r in changes.entities]}))
     steps += [("delete_entity", e) for e in changes.deleted_entities]
-    if changes.edges:
+    # The embedded store derives each tombstone's INVALIDATED_BY edge from its row (schema 8):
+    # the mirror stores it, as a direct write does. An older file's stored copy of the same
+    # edge may be in the slice too: one row per edge, so the MERGE sees each once.
+    edges = {(r["type"], r["scope"], r["src"], r["dst"]): r["since"] for r in [
+        *({"type": EdgeType.INVALIDATED_BY.value, "scope": t["scope"],
+           "src": "tomb_" + t["key"][:20], "dst": t["activity_id"], "since": t["created_at"]}
+          for t in changes.tombstones), *changes.edges]}
+    if edges:
         # Grouped by type: the type is one parameter of each MERGE, not one per row.
         by_type: dict[str, list[dict[str, Any]]] = {}
-        for r in changes.edges:
-            by_type.setdefault(r["type"], []).append(
-                {"scope": r["scope"], "src": r["src"], "dst": r["dst"],
-                 "since": _text(r["since"])})
+        for (kind, scope, src, dst), since in edges.items():
+            by_type.setdefault(kind, []).append(
+                {"scope": scope, "src": src, "dst": dst, "since": _text(since)})
         steps += [("batch_edges", {"type": t, "rows": rows}) for t, rows in sorted(by_type.items())]
     if changes.deleted_edges:
         steps.append(("mirror_delete_edges", {"rows": changes.deleted_edges}))

@@ -16,7 +16,16 @@ from neo4j.exceptions import ClientError, DriverError, Neo4jError, TransientErro
 from kg_memory.domain.change import Closure, Draft, PlannedEdge
 from kg_memory.domain.errors import StoreBusy, StoreUnavailable
 from kg_memory.domain.interval import Interval
-from kg_memory.domain.model import Activity, Assertion, Block, Entity, Episode, Refusal, Tombstone
+from kg_memory.domain.model import (
+    Activity,
+    Assertion,
+    Block,
+    EdgeType,
+    Entity,
+    Episode,
+    Refusal,
+    Tombstone,
+)
 from kg_memory.domain.recall_text import episode_document, fact_document
 from kg_memory.store.neo4j.cypher import load
 from kg_memory.store.neo4j.rows import (
@@ -291,6 +300,10 @@ class Neo4jTransaction(ScopedUnit):
             activity_id=tombstone.activity_id,
             created_at=instant(tombstone.created_at),
         )
+        # The graph shows the tombstone linked to its run: an edge here, as before schema 8
+        # (the embedded store derives it from the row instead).
+        self.add_edge(PlannedEdge(src=f"tomb_{tombstone.key[:20]}",
+                                  type=EdgeType.INVALIDATED_BY, dst=tombstone.activity_id))
 
     def add_tombstones(self, tombstones: list[Tombstone]) -> None:
         for tombstone in tombstones:

@@ -18,6 +18,7 @@ from pathlib import Path
 from kg_memory.domain.instant import from_micros
 from kg_memory.domain.model import Assertion, Edge, EdgeType, trusted
 from kg_memory.store.sqlite.errors import store_error
+from kg_memory.store.sqlite.invalidations import invalidations
 from kg_memory.store.sqlite.rows import VERSION_COLUMNS, version_from_row
 
 __all__ = ["BulkReads", "BulkTxReads"]
@@ -32,14 +33,15 @@ def _edges(conn: sqlite3.Connection, node_ids: Sequence[str], scope: str | None
     if not found:
         return found
     ids = json.dumps(list(found))
+    derived, extra = invalidations(list(found), scope)
     # "+scope": the ids pick the index (the primary key's src prefix is not usable without a
     # scope, edges_dst is), never a scan of the scope's edges.
     rows = conn.execute(
         "SELECT src, type, dst, since FROM edges WHERE src IN (SELECT value FROM json_each(?)) "
         "AND (? IS NULL OR +scope = ?) UNION "
         "SELECT src, type, dst, since FROM edges WHERE dst IN (SELECT value FROM json_each(?)) "
-        "AND (? IS NULL OR +scope = ?) ORDER BY since",
-        (ids, scope, scope, ids, scope, scope)).fetchall()
+        "AND (? IS NULL OR +scope = ?)" + derived + " ORDER BY 4",
+        (ids, scope, scope, ids, scope, scope, *extra)).fetchall()
     for src, kind, dst, since in rows:
         # Stored edges were validated on their way in: rebuilt without validating again.
         edge = trusted(Edge, {"src": src, "type": _EDGE_TYPES[kind], "dst": dst,

@@ -13,6 +13,7 @@ from kg_memory.domain.errors import KgMemoryError
 from kg_memory.domain.instant import from_micros
 from kg_memory.domain.integrity import EpisodeMark, OutboxState, Snapshot
 from kg_memory.domain.model import Edge, EdgeType, trusted
+from kg_memory.store.sqlite.invalidations import ALL_INVALIDATIONS
 from kg_memory.store.sqlite.rows import VERSION_COLUMNS, version_from_row
 from kg_memory.store.sqlite.schema import store_error
 
@@ -26,7 +27,8 @@ def read_snapshot(conn: sqlite3.Connection, location: str) -> Snapshot:
     edges = tuple(
         trusted(Edge, {"src": r[0], "type": EdgeType(r[1]), "dst": r[2],
                        "since": from_micros(r[3])})
-        for r in conn.execute("SELECT src, type, dst, since FROM edges")
+        for r in conn.execute("SELECT src, type, dst, since FROM edges UNION "
+                              + ALL_INVALIDATIONS)
         if r[1] in _EDGE_TYPES)
     episodes = tuple(
         EpisodeMark(episode_id=r[0], operation_id=r[1], redacted=r[2] == "", scope=r[3])

@@ -42,7 +42,10 @@ __all__ = [
 #: 7: each episode's content fingerprint stored with it (``episodes.fingerprint``), so a lookup
 #: no longer hashes every supporting episode's text; ``kg-memory migrate`` adds the column and
 #: fills it from every episode's content.
-SCHEMA_VERSION = "7"
+#: 8: a tombstone's INVALIDATED_BY edge is read from its row (``tombstones.activity_id``,
+#: indexed by ``tombstones_activity``) instead of stored per tombstone; ``kg-memory migrate``
+#: adds the index, and an older file's stored edges are the rows derived (read once).
+SCHEMA_VERSION = "8"
 #: Schema versions this one cannot be reached from, and why. Schema 1 keyed entities, operation
 #: ids, edges and documents globally, so one tenant's rows could be another's; its rows cannot
 #: be given scopes after the fact without guessing.

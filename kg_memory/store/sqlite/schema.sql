@@ -132,6 +132,9 @@ CREATE TABLE IF NOT EXISTS tombstones (
     activity_id TEXT NOT NULL,
     created_at  INTEGER NOT NULL
 ) WITHOUT ROWID;
+-- A forget run's tombstones, which its INVALIDATED_BY edges are read from (schema 8;
+-- store/sqlite/invalidations.py).
+CREATE INDEX IF NOT EXISTS tombstones_activity ON tombstones (activity_id);
 
 CREATE TABLE IF NOT EXISTS activities (
     activity_id TEXT PRIMARY KEY,

@@ -38,6 +38,7 @@ from kg_memory.store.sqlite.asof import asof_rows, asof_versions
 from kg_memory.store.sqlite.batching import Batching
 from kg_memory.store.sqlite.bulk_reads import BulkReads
 from kg_memory.store.sqlite.integrity import snapshot
+from kg_memory.store.sqlite.invalidations import invalidations
 from kg_memory.store.sqlite.outbox import Outbox
 from kg_memory.store.sqlite.recall import RecallReads
 from kg_memory.store.sqlite.recall_vectors import VectorReads
@@ -199,23 +200,25 @@ class SqliteStore(Batching, RecallReads, VectorReads, BulkReads):
         return [episode_from_row(r) for r in rows]
 
     def edges(self, node_id: str, scope: str | None = None) -> list[Edge]:
+        derived, extra = invalidations([node_id], scope)
         if scope is None:
             rows = self._rows(
                 "SELECT src, type, dst, since FROM edges WHERE src = ? "
-                "UNION SELECT src, type, dst, since FROM edges WHERE dst = ? ORDER BY since",
-                [node_id, node_id],
+                "UNION SELECT src, type, dst, since FROM edges WHERE dst = ?" + derived
+                + " ORDER BY 4",
+                [node_id, node_id, *extra],
             )
         else:
             rows = self._rows(
                 "SELECT src, type, dst, since FROM edges WHERE scope = ? AND src = ? UNION "
-                "SELECT src, type, dst, since FROM edges WHERE scope = ? AND dst = ? "
-                "ORDER BY since",
-                [scope, node_id, scope, node_id],
+                "SELECT src, type, dst, since FROM edges WHERE scope = ? AND dst = ?" + derived
+                + " ORDER BY 4",
+                [scope, node_id, scope, node_id, *extra],
             )
         # Stored edges were validated on their way in: rebuilt without validating again (a
         # forget plan reads thousands).
-        return [trusted(Edge, {"src": r["src"], "type": EdgeType(r["type"]), "dst": r["dst"],
-                               "since": from_micros(r["since"])}) for r in rows]
+        return [trusted(Edge, {"src": r[0], "type": EdgeType(r[1]), "dst": r[2],
+                               "since": from_micros(r[3])}) for r in rows]
 
     def refusals(self, scope: str | None = None) -> list[Refusal]:
         # Only the filter given ("? IS NULL OR" defeats every index): a scope's refusals are

@@ -19,6 +19,7 @@ from kg_memory.domain.model import (
     Activity,
     Assertion,
     Block,
+    EdgeType,
     Entity,
     Episode,
     Refusal,
@@ -27,6 +28,7 @@ from kg_memory.domain.model import (
 from kg_memory.store.protocol import Slot
 from kg_memory.store.scoping import ScopeBound
 from kg_memory.store.sqlite.bulk_reads import BulkTxReads
+from kg_memory.store.sqlite.invalidations import retombstoned
 from kg_memory.store.sqlite.recall import index_episode, index_fact, reindex_entity
 from kg_memory.store.sqlite.rewrite import DependencyRewrite
 from kg_memory.store.sqlite.rows import (
@@ -327,20 +329,22 @@ class SqliteTransaction(BulkTxReads, DependencyRewrite, ScopeBound):
         return generation
 
     def add_tombstone(self, tombstone: Tombstone) -> None:
-        self._conn.execute(
-            "INSERT OR IGNORE INTO tombstones (key, scope, kind, generation, activity_id, "
-            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (tombstone.key, self._scope, tombstone.kind, tombstone.generation,
-             tombstone.activity_id, to_micros(tombstone.created_at)),
-        )
+        self.add_tombstones([tombstone])
 
     def add_tombstones(self, tombstones: list[Tombstone]) -> None:
+        # The INVALIDATED_BY edge each implies is derived from its row on read
+        # (store/sqlite/invalidations.py); only a key an earlier run tombstoned stores it.
+        again = retombstoned(self._conn, tombstones)
         self._conn.executemany(
             "INSERT OR IGNORE INTO tombstones (key, scope, kind, generation, activity_id, "
             "created_at) VALUES (?, ?, ?, ?, ?, ?)",
             [(t.key, self._scope, t.kind, t.generation, t.activity_id, to_micros(t.created_at))
              for t in tombstones],
         )
+        self._conn.executemany(
+            "INSERT OR IGNORE INTO edges (scope, src, type, dst, since) VALUES (?, ?, ?, ?, ?)",
+            [(self._scope, node, EdgeType.INVALIDATED_BY.value, activity, self._now)
+             for node, activity in again])
 
     def tombstones(self, keys: list[str]) -> dict[str, datetime]:
         """Which of ``keys`` are tombstoned, and since when (checked inside the write)."""
