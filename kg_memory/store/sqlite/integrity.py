@@ -27,7 +27,7 @@ def read_snapshot(conn: sqlite3.Connection, location: str) -> Snapshot:
     edges = tuple(
         trusted(Edge, {"src": r[0], "type": EdgeType(r[1]), "dst": r[2],
                        "since": from_micros(r[3])})
-        for r in conn.execute("SELECT src, type, dst, since FROM edges UNION "
+        for r in conn.execute("SELECT src, type, dst, since FROM edges UNION ALL "
                               + ALL_INVALIDATIONS)
         if r[1] in _EDGE_TYPES)
     episodes = tuple(
