@@ -60,6 +60,6 @@ def test_a_unit_missing_an_abstract_write_cannot_be_built() -> None:
             pass
 
     with pytest.raises(TypeError, match="add_edge"):
-        NoEdges(day(1), "u1")
+        NoEdges(day(1), "u1")  # type: ignore[abstract]  # mypy refuses it too, as it should
     unit = Complete(day(1), "u1")
     assert (unit.now, unit.scope) == (day(1), "u1")
