@@ -12,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
-from kg_memory import InvalidArgument, PolicyError, PromotionPolicy, RankingWeights
+from kg_memory import InvalidArgument, PolicyError, RankingWeights
 from kg_memory.cli.app import app
 from kg_memory.domain.ranking import recency
 from kg_memory.domain.write_policy import PredicateRule, WritePolicy
@@ -34,14 +34,12 @@ def test_a_window_is_a_finite_positive_number_of_days_up_to_a_century(
     value = float(text)
     with pytest.raises(ValidationError, match="window_days"):
         PredicateRule(window_days=value)
-    with pytest.raises(ValidationError, match="window_days"):
-        PromotionPolicy(window_days=value)
 
 
 def test_a_window_of_a_century_or_a_moment_is_accepted() -> None:
+    """The promotion policy's window has the same bounds (``test_layers_rules.py``)."""
     for value in (36_525, 1e-3):
         assert PredicateRule(window_days=value).window_days == value
-        assert PromotionPolicy(window_days=value).window_days == value
 
 
 def test_ingest_refuses_a_policy_with_an_infinite_window_before_it_writes(
