@@ -380,8 +380,8 @@ class Store(Protocol):
 
     def blocks(self, scope: str | None = None) -> list[Block]: ...
 
-    def activities(self, type_: str | None = None, scope: str | None = None
-                   ) -> list[Activity]: ...
+    def activities(self, type_: str | None = None, scope: str | None = None,
+                   activity_id: str | None = None) -> list[Activity]: ...  # None: any
 
     def entities(self, scope: str | None = None) -> list[Entity]: ...
 
