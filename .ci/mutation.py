@@ -11,7 +11,7 @@ in ``.ci/mutation-equivalent.txt`` and left out of the score.
 
     python .ci/mutation.py                      # every module, the full table and every survivor
     python .ci/mutation.py --module gate        # one module (a suffix of its dotted name)
-    python .ci/mutation.py --sample 40 --seed 7 --floor 90   # what .ci/test runs
+    python .ci/mutation.py --sample 30 --seed 2026 --floor 80 --focus-only --jobs 2   # .ci/test
 
 See docs/testing.md for how to read a survivor.
 """
@@ -28,9 +28,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from queue import Queue
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = [
@@ -303,6 +305,7 @@ def coverage_map(work: Path) -> dict[str, dict[int, set[str]]]:
 
 def _copy_tree(work: Path) -> Path:
     tree = work / "tree"
+    work.mkdir(parents=True, exist_ok=True)
     shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(
         ".venv", ".git", "*.egg-info", "__pycache__", ".mypy_cache", ".ruff_cache",
         ".hypothesis", "artifacts", "target", ".import_linter_cache"))
@@ -323,21 +326,41 @@ def _stages(mutant: Mutant, tests: set[str]) -> list[list[str]]:
     return [stage for stage in (focus, rest) if stage]
 
 
-def run_mutant(mutant: Mutant, tests: set[str], tree: Path, timeout: float) -> str:
+def _focus_stages(mutant: Mutant) -> list[list[str]]:
+    """Without a coverage map: the module's focus files, then every target's focus files.
+
+    The second stage runs only for a survivor of the first, and holds the files named for the
+    other rules (a rule's mutant is often noticed through its callers' tests). A mutant that
+    only an unfocused test would notice counts as survived, so this score is a lower bound of
+    the coverage-selected run's: it can fail a run that should pass, never the other way.
+    """
+    own = _focus_files(FOCUS.get(mutant.module.rsplit(".", 1)[-1], ()))
+    every = sorted({f for words in FOCUS.values() for f in _focus_files(words)} - set(own))
+    return [stage for stage in (own, every) if stage]
+
+
+#: pytest's exit codes for an internal error, a usage error and no tests collected: the stage
+#: did not run, which says nothing about the mutant.
+_NOT_RUN = {3, 4, 5}
+
+
+def run_mutant(mutant: Mutant, stages: list[list[str]], tree: Path, timeout: float) -> str:
     """``killed``, ``survived`` or ``uncovered`` (no test runs the line: it survives too)."""
-    if not tests:
+    if not stages:
         return "uncovered"
     path = _module_path(mutant.module, tree)
     original = path.read_text(encoding="utf-8")
     path.write_text(mutated_source(mutant), encoding="utf-8")
     try:
-        for stage in _stages(mutant, tests):
+        for stage in stages:
             result = subprocess.run(
                 [_python(), "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p",
                  "no:cov", *stage],
                 cwd=tree, env=_test_env(), stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL, timeout=timeout, check=False,
             )
+            if result.returncode in _NOT_RUN:
+                raise SystemExit(f"pytest could not run {stage} (exit {result.returncode})")
             if result.returncode != 0:
                 return "killed"
     except subprocess.TimeoutExpired:
@@ -345,6 +368,32 @@ def run_mutant(mutant: Mutant, tests: set[str], tree: Path, timeout: float) -> s
     finally:
         path.write_text(original, encoding="utf-8")
     return "survived"
+
+
+def _run_all(mutants: list[Mutant], stages_of: Callable[[Mutant], list[list[str]]],
+             work: Path, jobs: int, timeout: float) -> list[str]:
+    """Each worker owns a copy of the tree, so two mutants never share a mutated file."""
+    trees: Queue[Path] = Queue()
+    for n in range(jobs):
+        tree = _copy_tree(work / f"worker{n}")
+        # A copy that cannot run its tests would count every mutant as killed: prove it can.
+        canary = subprocess.run([_python(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                                 "no:cov", *_focus_files(FOCUS["interval"])],
+                                cwd=tree, env=_test_env(), capture_output=True, text=True,
+                                check=False)
+        if canary.returncode != 0:
+            raise SystemExit(f"the unmutated copy fails its tests; fix it first:\n{canary.stdout}")
+        trees.put(tree)
+
+    def one(mutant: Mutant) -> str:
+        tree = trees.get()
+        try:
+            return run_mutant(mutant, stages_of(mutant), tree, timeout)
+        finally:
+            trees.put(tree)
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(one, mutants))
 
 
 def _choose(modules: list[str], sample: int | None, seed: int) -> Iterator[Mutant]:
@@ -362,24 +411,39 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--floor", type=float, help="fail when the score (%%) is below this")
     parser.add_argument("--json", type=Path, help="write every mutant's outcome here")
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant")
+    parser.add_argument("--timeout", type=float,
+                        help="seconds per test run of a mutant (120; 1800 with --focus-only)")
+    parser.add_argument("--focus-only", action="store_true",
+                        help="no coverage baseline: run the focus files (a lower-bound score)")
+    parser.add_argument("--jobs", type=int, default=1, help="mutants run side by side")
     args = parser.parse_args(argv)
     modules = [m for m in MODULES if not args.module or any(m.endswith(s) for s in args.module)]
     if not modules:
         parser.error(f"no target module ends with {args.module}; targets: {MODULES}")
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
     equivalent = _equivalent()
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="kg-mutation-") as tmp:
         work = Path(tmp)
-        covered = coverage_map(work)
-        tree = _copy_tree(work)
-        outcomes: list[tuple[Mutant, str]] = []
-        for mutant in _choose(modules, args.sample, args.seed):
-            if mutant.key in equivalent:
-                outcomes.append((mutant, "equivalent"))
-                continue
-            tests = covered[mutant.module].get(mutant.line, set())
-            outcomes.append((mutant, run_mutant(mutant, tests, tree, args.timeout)))
+        chosen = list(_choose(modules, args.sample, args.seed))
+        to_run = [m for m in chosen if m.key not in equivalent]
+        if args.focus_only:
+            stages_of = _focus_stages
+            # A survivor's second stage runs every focus file: minutes on a loaded machine, and
+            # a timeout counts as a kill, so the limit is only for a mutant that hangs.
+            timeout = args.timeout if args.timeout is not None else 1800.0
+        else:
+            covered = coverage_map(work)
+            timeout = args.timeout if args.timeout is not None else 120.0
+
+            def stages_of(mutant: Mutant) -> list[list[str]]:
+                tests = covered[mutant.module].get(mutant.line, set())
+                return _stages(mutant, tests) if tests else []
+
+        results = dict(zip(to_run, _run_all(to_run, stages_of, work, args.jobs, timeout),
+                           strict=True))
+        outcomes = [(m, results.get(m, "equivalent")) for m in chosen]
     print(f"{'module':<42} {'mutants':>7} {'killed':>6} {'surv.':>5} {'equiv.':>6} {'score':>6}")
     total_killed = total_scored = 0
     for module in modules:

@@ -182,6 +182,15 @@ def _plant_outbox(db: sqlite3.Connection) -> list[str]:
     return [f"seq:{last}"]
 
 
+def _plant_fingerprint(db: sqlite3.Connection) -> list[str]:
+    """A stale stored fingerprint: the content changed (or the digest was written wrong)."""
+    [eid] = _one(db.execute("SELECT episode_id FROM episodes "
+                            "ORDER BY content = '', episode_id LIMIT 1").fetchall())
+    db.execute("UPDATE episodes SET fingerprint = '0000000000000000' WHERE episode_id = ?",
+               (eid,))
+    return [str(eid)]
+
+
 PLANTS: dict[str, Callable[[sqlite3.Connection], list[str]]] = {
     "valid-interval": _plant_valid,
     "system-interval": _plant_system,
@@ -194,6 +203,7 @@ PLANTS: dict[str, Callable[[sqlite3.Connection], list[str]]] = {
     "tombstone": _plant_tombstone,
     "lineage-cycle": _plant_cycle,
     "outbox": _plant_outbox,
+    "episode-fingerprint": _plant_fingerprint,
 }
 
 
@@ -216,6 +226,29 @@ def test_each_planted_violation_is_reported_with_its_ids(
     found = [v for v in out["violations"] if v["rule"] == rule]
     assert found, out["violations"]
     assert any(set(ids) <= set(v["ids"]) for v in found), (ids, found)
+
+
+def test_a_stored_episode_fingerprint_must_be_that_of_its_content(
+    base: Path, tmp_path: Path
+) -> None:
+    """Rule ``episode-fingerprint``: a clean store (redacted episodes included) has none, a
+    stale one is reported alone, by its episode."""
+    path = _copy(base, tmp_path)
+    clock = ManualClock()
+    clock.now = day(9)
+    with Memory.open(path, clock=clock) as memory:
+        memory.ingest(episode("note", "user", day(9), content="Lunch with  Mina at NOON"))
+    code, out = _check(path)
+    assert code == 0, out
+    assert out["checked"]["episodes"] >= 5
+    with sqlite3.connect(path, isolation_level=None) as db:
+        ids = _plant_fingerprint(db)
+        [content] = _one(db.execute("SELECT content FROM episodes WHERE episode_id = ?",
+                                    ids).fetchall())
+    assert content == "Lunch with  Mina at NOON"
+    code, out = _check(path)
+    assert code == 8
+    assert [(v["rule"], v["ids"]) for v in out["violations"]] == [("episode-fingerprint", ids)]
 
 
 def test_violations_are_listed_for_people_too(base: Path, tmp_path: Path) -> None:

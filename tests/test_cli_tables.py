@@ -17,12 +17,13 @@ from hypothesis import strategies as st
 from rich.console import Console
 from typer.testing import CliRunner
 
-from kg_memory import IngestRecord, Interval, Memory
+from kg_memory import IngestRecord, Interval, Memory, Mode
 from kg_memory.cli import app
 from kg_memory.cli.app import demo_answers
-from kg_memory.cli.bookstore import verdict_lines
+from kg_memory.cli.bookstore import title_lines, verdict_lines
 from kg_memory.cli.instants import Precision, TimeFormat
 from kg_memory.cli.sheet import Column, Ident, Sheet
+from kg_memory.sim.bookstore import LabConfig
 from kg_memory.sim.bookstore_missions import MISSIONS
 from kg_memory.sim.scenario import Scenario, ScenarioClock
 from tests.conftest import ROOT
@@ -117,11 +118,65 @@ def test_check_prints_its_counts_within_the_terminal(tmp_path: Path, width: int)
     store = str(path)
     checked = json.loads(run(width, "check", "--store", store, "--json"))["checked"]
     out = run(width, "check", "--store", store)
-    rest = lines_of(out)[1:]  # after "ok: PATH": a path is printed whole, however long
+    rest = lines_of(out)  # "ok: PATH" too: a long path is cut in its middle
     assert [line for line in rest if len(line) > 80] == []
     for item in [f"{checked[w]} {w}" for w in ("revisions", "edges", "episodes", "tombstones")
                  ] + ["(--json for every count)"]:
         assert any(item in line for line in rest), (item, rest)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_check_cuts_a_long_store_path_in_its_middle_to_fit(tmp_path: Path, width: int) -> None:
+    """Rule: `check`'s "ok: PATH" line fits 80 columns: a longer path keeps its start and its
+    file name around an ellipsis; --json gives it whole."""
+    path = tmp_path / ("a-long-directory-name-" * 4) / "the-store.db"
+    path.parent.mkdir()
+    with Memory.open(path):
+        pass
+    store = str(path)
+    assert len(f"ok: {store}") > 80
+    first = lines_of(run(width, "check", "--store", store))[0]
+    assert len(first) <= 80
+    assert first.startswith(f"ok: {store[:30]}")
+    assert first.endswith("the-store.db")
+    assert "…" in first
+    assert json.loads(run(width, "check", "--store", store, "--json"))["location"] == store
+
+
+def test_a_short_store_path_is_printed_whole(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    with Memory.open(path):
+        pass
+    assert lines_of(run(80, "check", "--store", str(path)))[0] == f"ok: {path}"
+
+
+LONG_LAB = LabConfig(policy=Mode.OVERWRITE, gate=0.123457, half_life=1e6, one_off_filter=True,
+                     provenance=True, drift=True, injection=True)
+
+
+@pytest.mark.parametrize("config", [LabConfig(), LONG_LAB, *(
+    c for m in MISSIONS.values() for c in (m.start, m.solution))])
+def test_the_bookstore_title_fits_80_columns_between_settings(config: LabConfig) -> None:
+    """Rule: the lab's title ("bookstore lab: " and its settings) is one line when it fits,
+    else wrapped between settings within 80 columns, never inside one, saying the same."""
+    lines = title_lines(config)
+    assert [line for line in lines if len(line) > 80] == [], lines
+    assert " ".join(line.strip() for line in lines) == f"bookstore lab: {config.label()}"
+    settings = config.label().split(", ")
+    for line in lines:
+        for part in line.strip().removeprefix("bookstore lab:").split(","):
+            assert part.strip() in ("", *settings), (part, lines)
+    assert (len(lines) == 1) == (len(f"bookstore lab: {config.label()}") <= 80)
+
+
+def test_mission_4s_solution_prints_within_80_columns() -> None:
+    """The case that wrapped: mission 4's solution, every setting on, 91 characters."""
+    out = run(80, "sim", "bookstore", "--mission", "4", "--solution", "--seeds", "1")
+    assert_fits(out, 80)
+    head = lines_of(out)[:2]
+    assert head[0].startswith("bookstore lab: reconcile, gate 0.7")
+    assert head[1].strip().endswith("injection")
+    assert any(line.startswith("measure") for line in lines_of(out)[2:4])
 
 
 @pytest.mark.parametrize("number", sorted(MISSIONS))

@@ -7,6 +7,8 @@ dropped condition would let a rule promote itself or lose its history.
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -80,6 +82,19 @@ def test_the_seed_004_scaffold_defaults_and_bounds() -> None:
         with pytest.raises(ValidationError):
             PromotionPolicy.model_validate(bad)
     assert PromotionPolicy(confirmations=1, scenes=1, window_days=0.5).confirmations == 1
+
+
+@pytest.mark.parametrize("window", [math.inf, -math.inf, math.nan, 1e999, 0, -3, 36_526])
+def test_a_promotion_window_is_a_finite_positive_number_of_days_up_to_a_century(
+    window: float
+) -> None:
+    """Rule: the window's start is a datetime, so an infinite window (or one past the
+    calendar) is refused, naming the field, rather than overflowing in ``promotion_ready``."""
+    with pytest.raises(ValidationError, match="window_days"):
+        PromotionPolicy(window_days=window)
+    for accepted in (36_525, 1e-3):
+        assert PromotionPolicy(window_days=accepted).window_days == accepted
+    assert promotion_ready(_rule(basis=READY), PromotionPolicy(window_days=36_525), day(3))[0]
 
 
 def test_enough_tasks_in_too_few_scenes_is_not_ready() -> None:

@@ -268,6 +268,21 @@ def _operators(plan: dict[str, Any]) -> list[tuple[str, str]]:
     return found
 
 
+@pytest.mark.neo4j
+@needs_server
+def test_an_activity_by_its_id_is_a_seek_of_its_unique_constraint(driver: Driver) -> None:
+    """Rule: the lineage lookup of one activity reads that activity, not every activity of
+    every tenant filtered afterwards."""
+    with driver.session() as session:
+        summary = session.run("EXPLAIN " + load("activity"), example_params("activity")).consume()
+    assert summary.plan is not None
+    steps = _operators(summary.plan)
+    plan = "\n".join(f"{op}: {details}" for op, details in steps)
+    assert any(op.startswith("NodeUniqueIndexSeek") and "Activity(activity_id)" in details
+               for op, details in steps), plan
+    assert not {"NodeByLabelScan", "AllNodesScan", "NodeIndexScan"} & {op for op, _ in steps}
+
+
 @pytest.mark.parametrize(
     ("name", "index"),
     [

@@ -10,8 +10,10 @@ from contextlib import AbstractContextManager, nullcontext
 
 import pytest
 
-from kg_memory import Channel, Entity, Episode, Memory, ScopeError
+from kg_memory import Assertion, Channel, Entity, Episode, Memory, ScopeError
+from kg_memory.domain.change import PlannedEdge
 from kg_memory.store.protocol import Store, Transaction
+from kg_memory.store.scoping import ScopeBound
 from tests.conftest import day
 
 Write = Callable[[Transaction], None]
@@ -43,3 +45,21 @@ def test_a_unit_of_work_refuses_a_write_for_another_scope(
     with store.transaction("u2") as unit:
         write(unit)
     assert len(store.episodes(["ep_x"])) + len(store.entities()) == 1
+
+
+def test_a_unit_missing_an_abstract_write_cannot_be_built() -> None:
+    """Every unit records edges and reads dependents its own way: a unit that leaves
+    ``add_edge`` or ``live_dependents`` out fails when it is built, not at its first write."""
+
+    class NoEdges(ScopeBound):
+        def live_dependents(self, key: str) -> list[Assertion]:
+            return []
+
+    class Complete(NoEdges):
+        def add_edge(self, edge: PlannedEdge) -> None:
+            pass
+
+    with pytest.raises(TypeError, match="add_edge"):
+        NoEdges(day(1), "u1")  # type: ignore[abstract]  # mypy refuses it too, as it should
+    unit = Complete(day(1), "u1")
+    assert (unit.now, unit.scope) == (day(1), "u1")

@@ -14,7 +14,7 @@ from kg_memory.cli.sheet import Column, Sheet
 from kg_memory.sim.bookstore import OUTCOMES, LabConfig, run_lab
 from kg_memory.sim.bookstore_missions import MISSIONS, Mission
 
-__all__ = ["bookstore", "verdict_lines"]
+__all__ = ["bookstore", "title_lines", "verdict_lines"]
 
 _FLAG: dict[str, Any] = {"show_default": False}
 
@@ -27,6 +27,14 @@ def verdict_lines(mission: Mission, failed: list[str]) -> list[str]:
         return render.fit([*words, "passed"])
     goals = [goal + ("" if n == len(failed) - 1 else ";") for n, goal in enumerate(failed)]
     return render.fit([*words, "not yet:", *goals])
+
+
+def title_lines(config: LabConfig) -> list[str]:
+    """"bookstore lab: " and ``config``'s settings within 80 columns: one line when it fits
+    (the table's title), else wrapped between settings, never inside one. Left to the table,
+    a long title wraps anywhere and widens the table to the terminal."""
+    settings = config.label().split(", ")
+    return render.fit(["bookstore lab:", *(s + "," for s in settings[:-1]), settings[-1]])
 
 
 def _configured(base: LabConfig, flags: dict[str, Any]) -> LabConfig:
@@ -100,7 +108,11 @@ def bookstore(
                                       "failed": failed, "passed": not failed}
             render.emit_json(payload)
             return
-        sheet = Sheet(title=f"bookstore lab: {config.label()}",
+        title = title_lines(config)
+        if len(title) > 1:
+            for line in title:
+                render.say(line)
+        sheet = Sheet(title=title[0] if len(title) == 1 else "",
                       columns=[Column("measure"), Column("mean", justify="right"),
                                Column("spread", justify="right")],
                       caption=f"{summary.answers} answers over {seeds} seed(s)")

@@ -10,7 +10,7 @@ import typer
 from kg_memory import INTEGRITY_EXIT, IntegrityReport
 from kg_memory.cli import render
 from kg_memory.cli.options import JsonOption, StoreOption, WideOption, open_memory
-from kg_memory.cli.sheet import Column, Ident, Sheet
+from kg_memory.cli.sheet import Column, Ident, Sheet, cut_middle
 
 __all__ = ["check", "violations_sheet"]
 
@@ -63,7 +63,9 @@ def check(
     elif report.ok:
         whats = ("revisions", "edges", "episodes", "tombstones")
         counted = [f"{report.checked[w]} {w}" + ("," if w != whats[-1] else "") for w in whats]
-        render.say(f"ok: {report.location}")
+        # Left whole, a long path wraps anywhere; cut in its middle it keeps the file's name,
+        # and --json has it whole.
+        render.say(f"ok: {cut_middle(report.location, render.PROSE_WIDTH - len('ok: '))}")
         render.say_fitted(["checked", *counted, "(--json for every count)"])
     else:
         render.show(violations_sheet(report, wide=wide), wide=wide)

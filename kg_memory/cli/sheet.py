@@ -39,7 +39,9 @@ from rich.text import Text
 from kg_memory import Interval
 from kg_memory.cli.instants import Precision, TimeFormat, exact, single_year
 
-__all__ = ["GAP", "ID_DIGITS", "MIN_WIDTH", "SOFT_WIDTH", "Column", "Ident", "Sheet", "text"]
+__all__ = [
+    "GAP", "ID_DIGITS", "MIN_WIDTH", "SOFT_WIDTH", "Column", "Ident", "Sheet", "cut_middle", "text",
+]
 
 SOFT_WIDTH = 24
 MIN_WIDTH = 6
@@ -268,12 +270,20 @@ def _show(part: Part, fmt: TimeFormat, wide: bool) -> str:
     return text(part)
 
 
+def cut_middle(value: str, width: int) -> str:
+    """``value`` within ``width`` columns, an ellipsis in its middle if it is wider: a name,
+    id or path keeps both its start and the end that often tells two apart."""
+    if cell_len(value) <= width or width < 3:
+        return value
+    tail = (width - 1) // 2
+    end = set_cell_size(value[::-1], tail)[::-1]
+    return set_cell_size(value, width - 1 - tail) + "…" + end
+
+
 def _cut(value: str, width: int, where: Literal["end", "middle"] | None) -> Text:
     """A cell as plain text (never markup), shortened with an ellipsis to ``width`` if wider."""
-    if cell_len(value) > width and where == "middle" and width >= 3:
-        tail = (width - 1) // 2
-        end = set_cell_size(value[::-1], tail)[::-1]
-        value = set_cell_size(value, width - 1 - tail) + "…" + end
+    if where == "middle":
+        value = cut_middle(value, width)
     cell = Text(value, no_wrap=True, overflow="ellipsis")
     if cell_len(value) > width:
         cell.truncate(width, overflow="ellipsis")

@@ -29,6 +29,11 @@ The invariants (rule names as reported):
   closure a revision gets (on Neo4j, whose nodes are not immutable, the adapter stores a
   digest with each revision and re-computes it; see
   :func:`kg_memory.store.neo4j.rows.revision_hash`).
+* ``episode-fingerprint``: an episode's stored content fingerprint is the fingerprint of the
+  content it holds (:func:`kg_memory.domain.corroboration.fingerprint`); corroboration counts
+  distinct mentions by it, so a stale one folds or splits copies. Only the embedded store keeps
+  one (schema 7); Neo4j computes it from the content when it reads, so there this rule has
+  nothing to check.
 * ``outbox``: the outbox's sequence numbers are consistent, and a mirror's cursor lies within
   what the outbox issued and still holds (else the mirror missed changes or is ahead of the
   file, e.g. after restoring an old copy).
@@ -44,6 +49,7 @@ from datetime import datetime
 import networkx as nx
 from pydantic import BaseModel, ConfigDict
 
+from kg_memory.domain.corroboration import fingerprint
 from kg_memory.domain.forgetting import node_key, operation_key
 from kg_memory.domain.model import Assertion, Edge, EdgeType
 
@@ -77,7 +83,7 @@ LINEAGE_EDGES: dict[EdgeType, bool] = {
 RULES = (
     "valid-interval", "system-interval", "overlap", "reopened", "revision-numbering",
     "dangling-edge", "dependency-index", "dependency", "tombstone", "lineage-cycle", "outbox",
-    "revision-modified",
+    "revision-modified", "episode-fingerprint",
 )
 
 
@@ -92,7 +98,8 @@ class Violation(BaseModel):
 
 
 class EpisodeMark(BaseModel):
-    """What the rules need of an episode: its ids and whether its content was redacted."""
+    """What the rules need of an episode: its ids and whether its content was redacted; with
+    the fingerprint a store keeps, that fingerprint and the content it was taken of."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -100,6 +107,9 @@ class EpisodeMark(BaseModel):
     operation_id: str
     redacted: bool
     scope: str
+    #: The stored fingerprint (None: the store keeps none, as Neo4j, so nothing to compare).
+    fingerprint: str | None = None
+    content: str = ""
 
 
 class OutboxState(BaseModel):
@@ -346,6 +356,14 @@ def _modified(snap: Snapshot) -> Iterable[Violation]:
                         "what it holds (a revision is only ever closed)")
 
 
+def _fingerprints(snap: Snapshot) -> Iterable[Violation]:
+    for ep in snap.episodes:
+        if ep.fingerprint is not None and ep.fingerprint != fingerprint(ep.content):
+            yield Violation(rule="episode-fingerprint", ids=(ep.episode_id,),
+                            detail=f"stored fingerprint {ep.fingerprint!r} is not that of "
+                            "its content")
+
+
 def violations(snap: Snapshot, secret: bytes) -> list[Violation]:
     """Every broken invariant of ``snap`` (``secret`` keys the tombstone hashes)."""
     assertions = {v.assertion_id for v in snap.versions}
@@ -354,7 +372,7 @@ def violations(snap: Snapshot, secret: bytes) -> list[Violation]:
     for rule in (_intervals(snap), _overlap(snap), _reopened(snap), _numbering(snap),
                  _dangling(snap, assertions, episodes), _dependencies(snap, assertions),
                  _tombstones(snap, secret), _lineage(snap), _outbox(snap.outbox),
-                 _modified(snap)):
+                 _modified(snap), _fingerprints(snap)):
         found.extend(rule)
     return found
 

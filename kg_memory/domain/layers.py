@@ -99,7 +99,9 @@ class PromotionPolicy(BaseModel):
 
     confirmations: int = Field(default=3, ge=1)
     scenes: int = Field(default=2, ge=1)
-    window_days: float = Field(default=30.0, gt=0)
+    #: finite, and at most a century: the window's start is a datetime, which an infinite or
+    #: longer one would carry past the calendar (an OverflowError, not an answer)
+    window_days: float = Field(default=30.0, gt=0, le=36_525, allow_inf_nan=False)
 
 
 class Rule(BaseModel):

@@ -36,6 +36,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
+from kg_memory.domain.errors import InvalidArgument
 from kg_memory.domain.model import Kind, trusted
 
 __all__ = [
@@ -82,7 +83,14 @@ class RankingWeights:
     specificity: float = 0.3
     recency: float = 0.1
     evidence: float = 0.2
+    #: finite and positive, as a write policy's half-life (recency halves every so many days)
     half_life_days: float = 30.0
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.half_life_days) and self.half_life_days > 0):
+            raise InvalidArgument(
+                f"half_life_days must be a finite number of days above 0, not "
+                f"{self.half_life_days:g}", field="half_life_days")
 
 
 def document_frequencies(documents: Iterable[Sequence[str]], terms: Sequence[str]

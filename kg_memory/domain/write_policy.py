@@ -65,7 +65,9 @@ class PredicateRule(BaseModel):
     predicates: tuple[str, ...] = ("*",)
     gate: float = Field(default=0.0, ge=0.0, le=1.0)
     durable_only: bool = True
-    window_days: float = Field(default=30.0, gt=0)
+    #: finite, and at most a century: the window's start is a datetime, which an infinite or
+    #: longer one would carry past the calendar (an OverflowError, not an answer)
+    window_days: float = Field(default=30.0, gt=0, le=36_525, allow_inf_nan=False)
     margin: float = Field(default=0.25, ge=0.0, le=1.0)
     #: finite: no decay is ``None``, never an infinite half-life (JSON cannot print one back)
     half_life_days: float | None = Field(default=None, gt=0, allow_inf_nan=False)

@@ -79,7 +79,7 @@ def node_scope(store: Store, node_id: str) -> str:
     elif kind == "assertion":
         found = {v.scope for v in store.versions([node_id])}
     elif kind == "activity":
-        found = {a.scope for a in store.activities() if a.activity_id == node_id}
+        found = {a.scope for a in store.activities(activity_id=node_id)}
     elif kind == "rule":
         found = {Rule.model_validate_json(b).scope
                  for b in store.documents(RULE, None, key=node_id)}
@@ -103,7 +103,7 @@ def scoped_node(store: Store, node_id: str, scope: str) -> bool:
     if kind == "assertion":
         return any(v.scope == scope for v in store.versions([node_id]))
     if kind == "activity":
-        return any(a.activity_id == node_id for a in store.activities(scope=scope))
+        return bool(store.activities(scope=scope, activity_id=node_id))
     if kind == "rule":
         return bool(store.documents(RULE, scope, key=node_id))
     return bool(store.edges(node_id, scope)) or any(

@@ -17,9 +17,11 @@ from typing import Generic, Protocol, TypeVar
 from kg_memory.domain.model import Episode
 from kg_memory.store.scoping import ScopeBound
 
-__all__ = ["JournalView", "Key"]
+__all__ = ["JournalView", "Key", "SlotKey"]
 
+#: The keys both planners' journals index revisions by, defined once for both backends.
 Key = tuple[str, int]  # (assertion_id, revision)
+SlotKey = tuple[str, str, str, str]  # (scope, subject, predicate, project or '')
 
 
 class _Journal(Protocol):

@@ -277,9 +277,8 @@ class Transaction(Protocol):
         """Advance and return this scope's removal generation."""
 
     def add_tombstone(self, tombstone: Tombstone) -> None:
-        """Record ``tombstone`` (a key already tombstoned keeps its row) and that its node
-        ``tomb_<key[:20]>`` was INVALIDATED_BY ``tombstone.activity_id``: :meth:`Store.edges`
-        reports that edge from then on, whether the backend stores or derives it."""
+        """Record it (a key already there keeps its row) and that ``tomb_<key[:20]>`` was
+        INVALIDATED_BY its activity: :meth:`Store.edges` reports it (stored or derived)."""
 
     def add_tombstones(self, tombstones: list[Tombstone]) -> None:
         """:meth:`add_tombstone` of each, in one statement where the backend can."""
@@ -383,8 +382,8 @@ class Store(Protocol):
 
     def blocks(self, scope: str | None = None) -> list[Block]: ...
 
-    def activities(self, type_: str | None = None, scope: str | None = None
-                   ) -> list[Activity]: ...
+    def activities(self, type_: str | None = None, scope: str | None = None,
+                   activity_id: str | None = None) -> list[Activity]: ...  # None: any
 
     def entities(self, scope: str | None = None) -> list[Entity]: ...
 

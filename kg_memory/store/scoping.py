@@ -8,6 +8,7 @@ only") must not read differently in one adapter than in another.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -19,11 +20,15 @@ from kg_memory.domain.model import Assertion, trusted
 __all__ = ["ScopeBound"]
 
 
-class ScopeBound:
-    """One unit of work at system time :attr:`now`, for the one scope :attr:`scope`."""
+class ScopeBound(ABC):
+    """One unit of work at system time :attr:`now`, for the one scope :attr:`scope`.
+
+    :meth:`add_edge` and :meth:`live_dependents` are abstract: each unit records an edge and
+    reads dependents its own way, and a unit missing one fails when it is built, not when a
+    write first needs it."""
 
     def __init__(self, now: datetime, scope: str) -> None:
-        self.now_dt = now
+        self._system_now = now  # not `_now`: the SQLite units keep it there in microseconds
         self._scope = scope
         #: Assertions whose revision this unit wrote and then replaced: never visible to
         #: anyone, so each unit's ``finish`` removes what still names them.
@@ -31,7 +36,7 @@ class ScopeBound:
 
     @property
     def now(self) -> datetime:
-        return self.now_dt
+        return self._system_now
 
     @property
     def scope(self) -> str:
@@ -51,14 +56,14 @@ class ScopeBound:
         # validation of what the planners build thousands of per batch.
         return trusted(Assertion, {
             **dict(draft), "revision": revision,
-            "system": trusted(Interval, {"start": self.now_dt, "end": None}),
+            "system": trusted(Interval, {"start": self._system_now, "end": None}),
             "closed_by": None, "close_reason": None})
 
-    def add_edge(self, edge: PlannedEdge) -> None:
-        raise NotImplementedError  # each unit records an edge its own way
+    @abstractmethod
+    def add_edge(self, edge: PlannedEdge) -> None: ...
 
-    def live_dependents(self, key: str) -> list[Assertion]:
-        raise NotImplementedError
+    @abstractmethod
+    def live_dependents(self, key: str) -> list[Assertion]: ...
 
     def add_edges(self, edges: list[PlannedEdge]) -> None:
         """One :meth:`add_edge` per edge (the protocol allows a loop)."""

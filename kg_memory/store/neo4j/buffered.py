@@ -117,7 +117,7 @@ class BufferedUnit(UnplannedWrites, JournalView[BatchPlan, Journal], ScopedUnit)
         key = (entity.scope, entity.entity_id)
         known = self.entity(entity.entity_id)
         at = next((j.entities[key][1] for j in (self.journal, self._batch)
-                   if key in j.entities), self.now_dt)
+                   if key in j.entities), self.now)
         if known is not None:
             owners = tuple(dict.fromkeys((*known.owners, *entity.owners)))
             entity = known.model_copy(update={"name": known.name or entity.name,
@@ -141,7 +141,7 @@ class BufferedUnit(UnplannedWrites, JournalView[BatchPlan, Journal], ScopedUnit)
             raise StoreUnavailable(
                 f"revision {closure.assertion_id}#{closure.revision} is not live; "
                 "the store changed under this transaction")
-        self.journal.closed[key] = {"now": self.now_dt, "closed_by": closure.closed_by,
+        self.journal.closed[key] = {"now": self.now, "closed_by": closure.closed_by,
                                     "reason": closure.reason}
 
     def insert_version(self, draft: Draft) -> Assertion:
@@ -161,7 +161,7 @@ class BufferedUnit(UnplannedWrites, JournalView[BatchPlan, Journal], ScopedUnit)
 
     def add_edge(self, edge: PlannedEdge) -> None:
         self.journal.edges.setdefault((self._scope, edge.src, edge.type.value, edge.dst),
-                                      self.now_dt)
+                                      self.now)
 
     def add_refusal(self, refusal: Refusal) -> None:
         seq = self._refusal_seq.get(refusal.episode_id, 0)

@@ -24,6 +24,7 @@ from typing import Any
 from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.model import Assertion, Block, Entity, Episode
 from kg_memory.domain.record import IngestRecord
+from kg_memory.store.journal_view import Key, SlotKey
 from kg_memory.store.neo4j.rows import (
     block_from_props,
     entity_from_props,
@@ -39,13 +40,11 @@ from kg_memory.store.neo4j.rows import (
 from kg_memory.store.protocol import Slot
 from kg_memory.store.touched import touched
 
-__all__ = ["BatchPlan", "Journal", "Key", "Run", "SlotKey", "prefetch_records", "slot_key"]
+__all__ = ["BatchPlan", "Journal", "Run", "prefetch_records", "slot_key"]
 
 Run = Callable[..., list[dict[str, Any]]]
 #: Levels of the dependency walk a batch prefetches (facts -> what depends on them -> ...).
 _DEPENDENCY_LEVELS = 3
-Key = tuple[str, int]  # (assertion_id, revision)
-SlotKey = tuple[str, str, str, str]  # (scope, subject, predicate, project or '')
 
 
 def slot_key(slot: Slot) -> SlotKey:

@@ -401,9 +401,10 @@ class Neo4jStore(Batching, RecallReads, Audits, BulkReads):
     def blocks(self, scope: str | None = None) -> list[Block]:
         return [block_from_props(r["block"]) for r in self._read("blocks", scope=scope)]
 
-    def activities(self, type_: str | None = None, scope: str | None = None
-                   ) -> list[Activity]:
-        rows = self._read("activities", type=type_, scope=scope)
+    def activities(self, type_: str | None = None, scope: str | None = None,
+                   activity_id: str | None = None) -> list[Activity]:
+        rows = (self._read("activities", type=type_, scope=scope) if activity_id is None else
+                self._read("activity", activity_id=activity_id, type=type_, scope=scope))
         return [activity_from_props(r["activity"]) for r in rows]
 
     def documents(

@@ -137,7 +137,7 @@ class Neo4jTransaction(ScopedUnit):
             name=entity.name,
             scope=entity.scope,
             owners=list(entity.owners),
-            now=self.now_dt,
+            now=self.now,
         )
 
     def _versions(self, name: str, /, **params: Any) -> list[Assertion]:
@@ -164,7 +164,7 @@ class Neo4jTransaction(ScopedUnit):
             "close_version",
             assertion_id=closure.assertion_id,
             revision=closure.revision,
-            now=self.now_dt,
+            now=self.now,
             closed_by=closure.closed_by,
             close_reason=closure.reason.value,
         )
@@ -185,12 +185,12 @@ class Neo4jTransaction(ScopedUnit):
 
     def insert_version(self, draft: Draft) -> Assertion:
         self._in_scope(draft.scope)
-        [row] = self._rows("insert_version", **version_params(draft, self.now_dt))
+        [row] = self._rows("insert_version", **version_params(draft, self.now))
         version = Assertion(
             **draft.model_dump(exclude={"valid"}),
             valid=draft.valid,
             revision=row["revision"],
-            system=Interval(start=self.now_dt),
+            system=Interval(start=self.now),
         )
         self._index_fact(version)
         return version
@@ -211,7 +211,7 @@ class Neo4jTransaction(ScopedUnit):
 
     def add_edge(self, edge: PlannedEdge) -> None:
         self._rows("add_edge", scope=self._scope, src=edge.src, type=edge.type.value,
-                   dst=edge.dst, now=self.now_dt)
+                   dst=edge.dst, now=self.now)
 
     def add_refusal(self, refusal: Refusal) -> None:
         self._rows(
@@ -343,7 +343,7 @@ class Neo4jTransaction(ScopedUnit):
         )
 
     def revoke_block(self, block_id: str) -> bool:
-        [row] = self._rows("revoke_block", block_id=block_id, scope=self._scope, now=self.now_dt)
+        [row] = self._rows("revoke_block", block_id=block_id, scope=self._scope, now=self.now)
         return int(row["revoked"]) > 0
 
     def active_blocks(self, scope: str) -> list[Block]:
@@ -357,7 +357,7 @@ class Neo4jTransaction(ScopedUnit):
         """Insert or replace a JSON document; ``lookup`` keys find it by :meth:`documents_by`."""
         self._in_scope(scope)
         self._rows("put_document", kind=kind, key=key, scope=scope, body=body,
-                   lookup=list(lookup or []), now=self.now_dt)
+                   lookup=list(lookup or []), now=self.now)
 
     def documents_by(self, kind: str, scope: str, lookup: list[str]) -> list[str]:
         """Bodies of the ``kind`` documents in ``scope`` reachable from any ``lookup`` key."""

@@ -31,9 +31,10 @@ def read_snapshot(conn: sqlite3.Connection, location: str) -> Snapshot:
                               + ALL_INVALIDATIONS)
         if r[1] in _EDGE_TYPES)
     episodes = tuple(
-        EpisodeMark(episode_id=r[0], operation_id=r[1], redacted=r[2] == "", scope=r[3])
-        for r in conn.execute(
-            "SELECT episode_id, operation_id, payload_hash, scope FROM episodes"))
+        EpisodeMark(episode_id=r[0], operation_id=r[1], redacted=r[2] == "", scope=r[3],
+                    fingerprint=r[4], content=r[5])
+        for r in conn.execute("SELECT episode_id, operation_id, payload_hash, scope, "
+                              "fingerprint, content FROM episodes"))
     meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     first, last, rows = conn.execute(
         "SELECT min(seq), max(seq), count(*) FROM outbox").fetchone()

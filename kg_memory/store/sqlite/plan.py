@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from kg_memory.domain.model import Assertion, Block, Entity, Episode
 from kg_memory.domain.record import IngestRecord
+from kg_memory.store.journal_view import Key, SlotKey
 from kg_memory.store.sqlite.rows import (
     VERSION_COLUMNS,
     block_from_row,
@@ -35,10 +36,8 @@ from kg_memory.store.sqlite.rows import (
 )
 from kg_memory.store.touched import touched
 
-__all__ = ["BatchPlan", "Journal", "Key", "SlotKey", "Written", "prefetch_records"]
+__all__ = ["BatchPlan", "Journal", "Written", "prefetch_records"]
 
-Key = tuple[str, int]  # (assertion_id, revision)
-SlotKey = tuple[str, str, str, str]  # (scope, subject, predicate, project or '')
 #: Levels of the dependency walk a batch prefetches (facts -> what depends on them -> ...).
 _DEPENDENCY_LEVELS = 3
 _V = ", ".join(f"v.{c.strip()}" for c in VERSION_COLUMNS.split(","))

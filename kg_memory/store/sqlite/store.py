@@ -290,11 +290,12 @@ class SqliteStore(Batching, RecallReads, VectorReads, BulkReads):
         )
         return [block_from_row(r) for r in rows]
 
-    def activities(self, type_: str | None = None, scope: str | None = None
-                   ) -> list[Activity]:
+    def activities(self, type_: str | None = None, scope: str | None = None,
+                   activity_id: str | None = None) -> list[Activity]:
         where, params = ["1"], []
-        for column, value in (("type", type_), ("scope", scope)):
-            if value is not None:  # only the filters given, so activities_type can serve them
+        for column, value in (("type", type_), ("scope", scope), ("activity_id", activity_id)):
+            # Only the filters given, so activities_type (or the primary key) can serve them.
+            if value is not None:
                 where.append(f"{column} = ?")
                 params.append(value)
         rows = self._rows(f"SELECT * FROM activities WHERE {' AND '.join(where)} "
