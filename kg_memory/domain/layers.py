@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kg_memory.domain.errors import PolicyError
 from kg_memory.domain.instant import UtcDatetime
+from kg_memory.domain.limits import WindowDays
 
 __all__ = [
     "Observation",
@@ -99,9 +100,7 @@ class PromotionPolicy(BaseModel):
 
     confirmations: int = Field(default=3, ge=1)
     scenes: int = Field(default=2, ge=1)
-    #: finite, and at most a century: the window's start is a datetime, which an infinite or
-    #: longer one would carry past the calendar (an OverflowError, not an answer)
-    window_days: float = Field(default=30.0, gt=0, le=36_525, allow_inf_nan=False)
+    window_days: WindowDays = 30.0
 
 
 class Rule(BaseModel):

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from kg_memory.domain.errors import InvalidArgument
 
@@ -28,6 +30,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_LINE_BYTES",
     "MAX_STRING_CHARS",
+    "WindowDays",
     "check_text",
     "check_tree",
     "json_hooks",
@@ -38,6 +41,11 @@ __all__ = [
 MAX_LINE_BYTES = 1 << 20  # one line of the file, in bytes (UTF-8), newline excluded
 MAX_DEPTH = 32  # JSON nesting: objects and arrays inside each other
 MAX_STRING_CHARS = 1 << 16  # any one string except ``content`` (bounded by the line)
+
+#: A window of days before an instant (a write policy's reconcile window, a promotion window):
+#: finite, and at most a century, since the window's start is a datetime that an infinite or
+#: longer one would carry past the calendar (an OverflowError, not an answer).
+WindowDays = Annotated[float, Field(gt=0, le=36_525, allow_inf_nan=False)]
 INT_RANGE = (-(1 << 63), (1 << 63) - 1)  # signed 64-bit: SQLite's INTEGER and Neo4j's
 
 

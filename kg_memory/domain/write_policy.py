@@ -25,6 +25,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kg_memory.domain.errors import PolicyError
+from kg_memory.domain.limits import WindowDays
 
 __all__ = ["Mode", "PredicateRule", "Retention", "ScopeLabel", "WritePolicy"]
 
@@ -65,9 +66,7 @@ class PredicateRule(BaseModel):
     predicates: tuple[str, ...] = ("*",)
     gate: float = Field(default=0.0, ge=0.0, le=1.0)
     durable_only: bool = True
-    #: finite, and at most a century: the window's start is a datetime, which an infinite or
-    #: longer one would carry past the calendar (an OverflowError, not an answer)
-    window_days: float = Field(default=30.0, gt=0, le=36_525, allow_inf_nan=False)
+    window_days: WindowDays = 30.0
     margin: float = Field(default=0.25, ge=0.0, le=1.0)
     #: finite: no decay is ``None``, never an infinite half-life (JSON cannot print one back)
     half_life_days: float | None = Field(default=None, gt=0, allow_inf_nan=False)
