@@ -19,6 +19,7 @@ from kg_memory import INTEGRITY_EXIT, Assertion, Memory
 from kg_memory.cli.app import app
 from kg_memory.domain.integrity import OutboxState, Snapshot, violations
 from kg_memory.services.ingestion import episode_id_for
+from kg_memory.store.sqlite.integrity import snapshot
 from tests.conftest import BACKENDS, ManualClock, day, episode, fact
 
 runner = CliRunner()
@@ -249,6 +250,24 @@ def test_a_stored_episode_fingerprint_must_be_that_of_its_content(
     code, out = _check(path)
     assert code == 8
     assert [(v["rule"], v["ids"]) for v in out["violations"]] == [("episode-fingerprint", ids)]
+
+
+def test_the_snapshot_holds_no_episode_content(tmp_path: Path) -> None:
+    """The fingerprint rule reads each episode's content as its row streams past: the snapshot
+    keeps two digests per episode, so ``check`` of a store of long inputs stays small."""
+    path = tmp_path / "long.db"
+    clock = ManualClock()
+    clock.now = day(1)
+    long = "a long note about the Cedar rollout " * 3_000  # about 100 kB each
+    with Memory.open(path, clock=clock) as memory:
+        for n in range(8):
+            memory.ingest(episode(f"long{n}", "user", day(1), content=f"{n} {long}"))
+    with sqlite3.connect(path, isolation_level=None) as db:
+        snap = snapshot(db, str(path))
+    assert len(snap.episodes) == 8
+    assert "Cedar" not in snap.model_dump_json()
+    assert len(snap.model_dump_json()) < len(long)
+    assert [v for v in violations(snap, b"k") if v.rule == "episode-fingerprint"] == []
 
 
 def test_violations_are_listed_for_people_too(base: Path, tmp_path: Path) -> None:

@@ -49,7 +49,6 @@ from datetime import datetime
 import networkx as nx
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.domain.corroboration import fingerprint
 from kg_memory.domain.forgetting import node_key, operation_key
 from kg_memory.domain.model import Assertion, Edge, EdgeType
 
@@ -99,7 +98,8 @@ class Violation(BaseModel):
 
 class EpisodeMark(BaseModel):
     """What the rules need of an episode: its ids and whether its content was redacted; with
-    the fingerprint a store keeps, that fingerprint and the content it was taken of."""
+    the fingerprint a store keeps, that fingerprint and the fingerprint of the content it holds
+    (computed as the row is read, so a snapshot of a large store never holds its contents)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -109,7 +109,8 @@ class EpisodeMark(BaseModel):
     scope: str
     #: The stored fingerprint (None: the store keeps none, as Neo4j, so nothing to compare).
     fingerprint: str | None = None
-    content: str = ""
+    #: :func:`~kg_memory.domain.corroboration.fingerprint` of the content the store holds.
+    content_fingerprint: str | None = None
 
 
 class OutboxState(BaseModel):
@@ -358,7 +359,7 @@ def _modified(snap: Snapshot) -> Iterable[Violation]:
 
 def _fingerprints(snap: Snapshot) -> Iterable[Violation]:
     for ep in snap.episodes:
-        if ep.fingerprint is not None and ep.fingerprint != fingerprint(ep.content):
+        if ep.fingerprint is not None and ep.fingerprint != ep.content_fingerprint:
             yield Violation(rule="episode-fingerprint", ids=(ep.episode_id,),
                             detail=f"stored fingerprint {ep.fingerprint!r} is not that of "
                             "its content")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from kg_memory.domain.corroboration import fingerprint
 from kg_memory.domain.errors import KgMemoryError
 from kg_memory.domain.instant import from_micros
 from kg_memory.domain.integrity import EpisodeMark, OutboxState, Snapshot
@@ -32,7 +33,7 @@ def read_snapshot(conn: sqlite3.Connection, location: str) -> Snapshot:
         if r[1] in _EDGE_TYPES)
     episodes = tuple(
         EpisodeMark(episode_id=r[0], operation_id=r[1], redacted=r[2] == "", scope=r[3],
-                    fingerprint=r[4], content=r[5])
+                    fingerprint=r[4], content_fingerprint=fingerprint(r[5]))
         for r in conn.execute("SELECT episode_id, operation_id, payload_hash, scope, "
                               "fingerprint, content FROM episodes"))
     meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
