@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import json
 import os
 import random
@@ -312,9 +313,14 @@ def _copy_tree(work: Path) -> Path:
     return tree
 
 
+@functools.cache
+def _test_files() -> tuple[str, ...]:
+    # Read once per run: every mutant's stages are cut from the same list of files.
+    return tuple(sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_*.py")))
+
+
 def _focus_files(words: tuple[str, ...]) -> list[str]:
-    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_*.py")
-                  if any(w in p.name for w in words))
+    return [f for f in _test_files() if any(w in Path(f).name for w in words)]
 
 
 def _stages(mutant: Mutant, tests: set[str]) -> list[list[str]]:
