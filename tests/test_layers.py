@@ -121,6 +121,37 @@ def test_mt_moon_the_map_changes_and_the_rule_is_rewritten_from_raw_observations
     assert book.show(rule.rule_id).transitions[-1].reason == "falsified by t4"
 
 
+def test_an_expired_rule_proposed_again_starts_a_new_rule(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
+    """Rule: an expiry is final (no review undoes it), and proposing the same text again is
+    a new session entry, not the expired rule handed back; the expired one stays expired, and
+    a further proposal returns the new rule, as any repeated proposal does."""
+    memory: Memory = make_memory(clock)
+    book = memory.rules
+    first = book.propose("u1", "retry on 503", conditions=("api=v1",))
+    assert book.propose("u1", "retry on 503", conditions=("api=v1",)) == first
+    clock.now = day(1)
+    expired = book.review(first.rule_id, Outcome.EXPIRE, "ana", "the api retries itself")
+    assert expired.status == "expired"
+    clock.now = day(2)
+    again = book.propose("u1", "retry on 503", conditions=("api=v1",))
+    assert again.rule_id != first.rule_id
+    assert (again.status, again.tier, again.transitions) == ("active", Tier.SESSION, ())
+    assert book.show(first.rule_id).status == "expired"
+    assert book.propose("u1", "retry on 503", conditions=("api=v1",)) == again
+    assert {r.rule_id for r in book.all("u1")} >= {first.rule_id, again.rule_id}
+    # It expires too: the third proposal is a third rule, each id its own.
+    clock.now = day(3)
+    book.review(again.rule_id, Outcome.EXPIRE, "ana", "again")
+    third = book.propose("u1", "retry on 503", conditions=("api=v1",))
+    assert len({first.rule_id, again.rule_id, third.rule_id}) == 3
+    assert third.status == "active"
+    # Another tenant's same text is its own rule, untouched by u1's expiries.
+    other = book.propose("u2", "retry on 503", conditions=("api=v1",))
+    assert other.rule_id not in {first.rule_id, again.rule_id, third.rule_id}
+
+
 def test_the_rules_commands_list_show_approve_demote_and_review(
     tmp_path: object, clock: ManualClock
 ) -> None:

@@ -237,7 +237,10 @@ class RuleBook:
                 corrects: str | None = None, expires_at: datetime | None = None,
                 review_every_days: float | None = None) -> Rule:
         """A new session entry (nothing starts higher: promotion is earned), bound to the
-        signals it is learned under. Proposing the same rule again returns it unchanged."""
+        signals it is learned under. Proposing the same rule again returns it unchanged,
+        unless it has expired: an expiry is final, so the same text starts a new rule (a new
+        id, the next generation of the same content and conditions), and the expired one stays
+        as it ended."""
         if not scope:
             raise ScopeError("a rule belongs to a tenant: give a non-empty scope")
         check_text(scope=scope, content=content, corrects=corrects)
@@ -248,11 +251,18 @@ class RuleBook:
             check_text(signal=value)
         if not content.strip():
             raise PolicyError("a rule needs content")
-        digest = hashlib.sha256(f"{scope}/{content}/{conditions}".encode()).hexdigest()[:16]
-        rule_id = f"rl_{digest}"
-        existing = self._store.documents(RULE, scope, key=rule_id)
-        if existing:
-            return Rule.model_validate_json(existing[0])
+        generation = 0
+        while True:
+            # Generation 0 keeps the id every earlier proposal of this text was given.
+            key = f"{scope}/{content}/{conditions}" + (f"/{generation}" if generation else "")
+            rule_id = f"rl_{hashlib.sha256(key.encode()).hexdigest()[:16]}"
+            existing = self._store.documents(RULE, scope, key=rule_id)
+            if not existing:
+                break
+            found = Rule.model_validate_json(existing[0])
+            if found.status != "expired":
+                return found
+            generation += 1
         rule = Rule(rule_id=rule_id, scope=scope, content=content, type=type,
                     conditions=conditions, signals=signals or {}, corrects=corrects,
                     expires_at=expires_at, review_every_days=review_every_days,
