@@ -91,6 +91,19 @@ class RankingWeights:
             raise InvalidArgument(
                 f"half_life_days must be a finite number of days above 0, not "
                 f"{self.half_life_days:g}", field="half_life_days")
+        # A negative weight or k1 turns a better match into a lower score, b outside [0, 1]
+        # over- or under-normalises a document's length past BM25's range, and an rrf_k below
+        # 0 divides by zero at the rank -rrf_k: each is refused, never served as an order.
+        for name, value, top in (("k1", self.k1, math.inf), ("b", self.b, 1.0),
+                                 ("specificity", self.specificity, math.inf),
+                                 ("recency", self.recency, math.inf),
+                                 ("evidence", self.evidence, math.inf)):
+            if not (math.isfinite(value) and 0 <= value <= top):
+                bound = "from 0 to 1" if top == 1.0 else "finite and at least 0"
+                raise InvalidArgument(f"{name} must be {bound}, not {value:g}", field=name)
+        if isinstance(self.rrf_k, bool) or not isinstance(self.rrf_k, int) or self.rrf_k < 0:
+            raise InvalidArgument(f"rrf_k must be a whole number at least 0, not {self.rrf_k!r}",
+                                  field="rrf_k")
 
 
 def document_frequencies(documents: Iterable[Sequence[str]], terms: Sequence[str]
