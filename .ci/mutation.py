@@ -346,8 +346,16 @@ def _focus_stages(mutant: Mutant) -> list[list[str]]:
 
 
 #: pytest's exit codes for an internal error, a usage error and no tests collected: the stage
-#: did not run, which says nothing about the mutant.
+#: did not run. That says nothing about the mutant unless the same stage runs unmutated.
 _NOT_RUN = {3, 4, 5}
+
+
+def _collects(stage: list[str], tree: Path) -> bool:
+    """Whether pytest collects ``stage`` in ``tree`` as it stands (the mutant undone)."""
+    return subprocess.run(
+        [_python(), "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-p",
+         "no:cov", *stage], cwd=tree, env=_test_env(), stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, check=False).returncode == 0
 
 
 def run_mutant(mutant: Mutant, stages: list[list[str]], tree: Path, timeout: float) -> str:
@@ -366,6 +374,12 @@ def run_mutant(mutant: Mutant, stages: list[list[str]], tree: Path, timeout: flo
                 stderr=subprocess.DEVNULL, timeout=timeout, check=False,
             )
             if result.returncode in _NOT_RUN:
+                # A mutant that breaks the package's import (a default refused by a mutated
+                # bound, built at import time) stops pytest before it runs a test: killed, if
+                # the stage collects once the mutant is undone; otherwise the harness is broken.
+                path.write_text(original, encoding="utf-8")
+                if _collects(stage, tree):
+                    return "killed"
                 raise SystemExit(f"pytest could not run {stage} (exit {result.returncode})")
             if result.returncode != 0:
                 return "killed"
