@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
@@ -60,20 +60,28 @@ def asof_versions(conn: sqlite3.Connection, query: AsOfQuery) -> list[sqlite3.Ro
 _json = json.JSONDecoder().raw_decode
 
 
-def _supports(text: str) -> tuple[Support, ...]:
+def _supports(text: str, valid_from: int, valid_start: datetime) -> tuple[Support, ...]:
     if text == "[]":
         return ()
-    # Each episode's fingerprint was computed when its content was written (schema 7).
-    found = [
+    # Each episode's fingerprint was computed when its content was written (schema 7). A fact
+    # usually starts when its episode happened: that instant is the one already built.
+    found = _json(text)[0]
+    if len(found) == 1:  # most facts: one episode, nothing to order
+        [(episode_id, source, occurred, digest)] = found
+        return (trusted(Support, {
+            "episode_id": episode_id, "source": source,
+            "occurred_at": valid_start if occurred == valid_from else _instant(occurred),
+            "fingerprint": digest}),)
+    supports = [
         trusted(Support, {"episode_id": episode_id, "source": source,
-                          "occurred_at": _EPOCH + _micros(0, 0, occurred),
+                          "occurred_at": valid_start if occurred == valid_from
+                          else _instant(occurred),
                           "fingerprint": digest})
-        for episode_id, source, occurred, digest in _json(text)[0]
+        for episode_id, source, occurred, digest in found
     ]
-    if len(found) > 1:
-        # The order the separate supports query gave: by when it happened, then by id.
-        found.sort(key=lambda s: (s.occurred_at, s.episode_id))
-    return tuple(found)
+    # The order the separate supports query gave: by when it happened, then by id.
+    supports.sort(key=lambda s: (s.occurred_at, s.episode_id))
+    return tuple(supports)
 
 
 # Positions in a lookup row: the arm, VERSION_COLUMNS, project, support.
@@ -94,15 +102,25 @@ def _order(row: tuple[Any, ...]) -> tuple[Any, ...]:
     return (row[_ARM], row[_SCOPE], row[_SUBJECT], row[_PREDICATE], row[_PROJECT],
             row[_VALID_FROM])
 _KINDS = {k.value: k for k in Kind}
-# from_micros inlined (``EPOCH + timedelta(0, 0, us)``, the same instant): a lookup converts
-# three or four per fact and a call each was a measurable part of building it.
-_EPOCH, _micros = EPOCH, timedelta
+# from_micros inlined, with the microseconds split first (``EPOCH + timedelta(0, s, us)``, the
+# same instant): a lookup converts three or four per fact, and a call each, or timedelta's own
+# normalisation of a 16-digit microsecond count, was a measurable part of building it.
+_EPOCH, _delta, _divmod = EPOCH, timedelta, divmod
+
+
+def _instant(micros: int) -> datetime:
+    """``from_micros(micros)``, for the instants a fact has less often (its ends)."""
+    return _EPOCH + _delta(0, *_divmod(micros, 1_000_000))
 
 
 def _fact(row: tuple[Any, ...]) -> Fact:
     """A fact straight from its row (no revision model in between, nothing validated again:
     the row was validated on its way in)."""
-    depends, valid_to, sys_to = row[_DEPENDS], row[_VALID_TO], row[_SYS_TO]
+    depends, valid_from, valid_to, sys_to = (row[_DEPENDS], row[_VALID_FROM], row[_VALID_TO],
+                                             row[_SYS_TO])
+    seconds, micros = _divmod(valid_from, 1_000_000)
+    valid_start = _EPOCH + _delta(0, seconds, micros)
+    seconds, micros = _divmod(row[_SYS_FROM], 1_000_000)
     return trusted(Fact, {
         "assertion_id": row[_ID], "revision": row[_REVISION], "scope": row[_SCOPE],
         "subject": row[_SUBJECT], "predicate": row[_PREDICATE],
@@ -111,21 +129,24 @@ def _fact(row: tuple[Any, ...]) -> Fact:
         "depends_on": () if depends == "[]" else tuple(json.loads(depends)),
         "confidence": row[_CONFIDENCE],
         "valid": trusted(Interval, {
-            "start": _EPOCH + _micros(0, 0, row[_VALID_FROM]),
-            "end": None if valid_to is None else _EPOCH + _micros(0, 0, valid_to)}),
+            "start": valid_start,
+            "end": None if valid_to is None else _instant(valid_to)}),
         "system": trusted(Interval, {
-            "start": _EPOCH + _micros(0, 0, row[_SYS_FROM]),
-            "end": None if sys_to is None else _EPOCH + _micros(0, 0, sys_to)}),
-        "supported_by": _supports(row[_SUPPORT]),
+            "start": _EPOCH + _delta(0, seconds, micros),
+            "end": None if sys_to is None else _instant(sys_to)}),
+        "supported_by": _supports(row[_SUPPORT], valid_from, valid_start),
     })
 
 
-def _where(subject: bool, predicate: bool, scope: bool) -> str:
-    """:func:`asof_sql`'s conditions for a query with these filters (the same SQL)."""
-    filters = [f"{c} = ?" for c, given in (("scope", scope), ("predicate", predicate),
-                                           ("subject", subject)) if given]
-    return " AND ".join([*filters, "sys_from <= ?", "(sys_to IS NULL OR sys_to > ?)",
-                         "valid_from <= ?", "(valid_to IS NULL OR valid_to > ?)"])
+# Numbered parameters: ?1 is the known time and ?2 the valid time, then the filters given (in
+# the order scope, predicate, subject), then the merge predicate. Each value is bound once
+# although the statement reads the times six times and the filters twice (it was 13 bindings
+# per lookup, each a conversion in the sqlite3 module).
+def _where(filters: dict[str, str]) -> str:
+    """:func:`asof_sql`'s conditions with numbered parameters (``filters``: column -> mark)."""
+    return " AND ".join([*(f"{c} = {mark}" for c, mark in filters.items()), "sys_from <= ?1",
+                         "(sys_to IS NULL OR sys_to > ?1)", "valid_from <= ?2",
+                         "(valid_to IS NULL OR valid_to > ?2)"])
 
 
 # A fact reads none of a revision's provenance columns (why it was written and closed, by
@@ -139,18 +160,25 @@ _FACT_COLUMNS = VERSION_COLUMNS[:-len(_TAIL)] + ", NULL, NULL, NULL, NULL"
 @lru_cache(maxsize=16)
 def _statement(subject: bool, predicate: bool, scope: bool, merge: bool) -> str:
     """The lookup statement for one shape of query, assembled once from fixed fragments."""
+    given = [c for c, on in (("scope", scope), ("predicate", predicate), ("subject", subject))
+             if on]
+    marks = {c: f"?{i}" for i, c in enumerate(given, start=3)}
     # The supports: a correlated json_group_array of the episodes with a SUPPORTS edge to the
     # row's assertion, drawn by the known time (served by edges_dst, one seek per fact).
     sql = (
         f"SELECT 0 AS arm, {_FACT_COLUMNS}, project, (SELECT json_group_array(json_array("
         "e.episode_id, e.source, e.occurred_at, e.fingerprint)) FROM edges g JOIN episodes e "
         "ON e.episode_id = g.src AND e.scope = g.scope WHERE g.dst = versions.assertion_id "
-        "AND g.type = 'SUPPORTS' AND g.since <= ?) AS support FROM versions "
-        f"WHERE {_where(subject, predicate, scope)}"
+        "AND g.type = 'SUPPORTS' AND g.since <= ?1) AS support FROM versions "
+        f"WHERE {_where(marks)}"
     )
     if merge:
+        # The same subject and scope, the merge predicate instead of the query's.
+        merged: dict[str, str] = {
+            c: f"?{3 + len(given)}" if c == "predicate" else marks[c]
+            for c in ("scope", "predicate", "subject") if c in marks or c == "predicate"}
         sql += (f" UNION ALL SELECT 1 AS arm, {VERSION_COLUMNS}, project, NULL AS support "
-                f"FROM versions WHERE {_where(subject, True, scope)}")
+                f"FROM versions WHERE {_where(merged)}")
     # No ORDER BY: SQLite's sorter costs more than the statement's own seeks (about 3.5 µs of
     # 17 at 1e4); the few rows are put in that order in Python (see _ORDER).
     return sql
@@ -163,15 +191,18 @@ def asof_rows(conn: sqlite3.Connection, query: AsOfQuery, merge_predicate: str |
 
     This is the lookup hot path, so the statement is cached per shape of query, rows come back
     as plain tuples, and facts are built from them directly."""
-    known, valid = to_micros(query.known_at), to_micros(query.valid_at)
     subject, predicate, scope = query.subject, query.predicate, query.scope
-    times = (known, known, valid, valid)
-    filters = [v for v in (scope, predicate, subject) if v is not None]
-    params: list[Any] = [known, *filters, *times]
+    # ?1, ?2, then the filters given, then the merge predicate: see _statement.
+    params: list[Any] = [to_micros(query.known_at), to_micros(query.valid_at)]
+    if scope is not None:
+        params.append(scope)
+    if predicate is not None:
+        params.append(predicate)
+    if subject is not None:
+        params.append(subject)
     merge = merge_predicate is not None and subject is not None
     if merge:
-        params += [v for v in (scope, merge_predicate, subject) if v is not None]
-        params += times
+        params.append(merge_predicate)
     cursor = conn.cursor()
     cursor.row_factory = None  # tuples: positional access, no name lookups
     rows = cursor.execute(_statement(subject is not None, predicate is not None,
@@ -180,7 +211,7 @@ def asof_rows(conn: sqlite3.Connection, query: AsOfQuery, merge_predicate: str |
         rows.sort(key=_order)
     facts = [_fact(r) for r in rows if r[_ARM] == 0]
     if not merge:
-        return AsOfRows(facts=facts, merges=[])
+        return AsOfRows(facts, [])
     names = _COLUMNS[:_SUPPORT]
     return AsOfRows(facts=facts, merges=[
         version_from_row(dict(zip(names, r, strict=False)))
