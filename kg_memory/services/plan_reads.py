@@ -15,13 +15,14 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from kg_memory.domain.model import Assertion, Edge, Episode
+from kg_memory.store.link_reads import Link
 from kg_memory.store.protocol import Store
 
 __all__ = ["PlanReads", "plan_reads"]
 
 
 class PlanReads:
-    """A :class:`Store` whose ``versions``, ``edges`` (and ``edges_of``), ``history``,
+    """A :class:`Store` whose ``versions``, ``edges`` (and ``edges_of``, ``links_of``), ``history``,
     ``subject_assertions`` and ``episodes`` reads are remembered per id; every other attribute
     is the store's own."""
 
@@ -32,6 +33,7 @@ class PlanReads:
         self._history: dict[tuple[str, str | None, str | None], list[Assertion]] = {}
         self._episodes: dict[str, Episode | None] = {}
         self._about: dict[tuple[str, str | None], frozenset[str]] = {}
+        self._links: dict[tuple[str, str | None], list[Link]] = {}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
@@ -61,6 +63,14 @@ class PlanReads:
             for node, found in self._store.edges_of(missing, scope).items():
                 self._edges[(node, scope)] = found
         return {i: list(self._edges[(i, scope)]) for i in dict.fromkeys(node_ids)}
+
+    def links_of(self, node_ids: Sequence[str], scope: str | None = None
+                 ) -> dict[str, list[Link]]:
+        missing = [i for i in dict.fromkeys(node_ids) if (i, scope) not in self._links]
+        if missing:
+            for node, found in self._store.links_of(missing, scope).items():
+                self._links[(node, scope)] = found
+        return {i: list(self._links[(i, scope)]) for i in dict.fromkeys(node_ids)}
 
     def subject_assertions(self, subjects: Sequence[str], scope: str | None = None
                            ) -> dict[str, frozenset[str]]:
