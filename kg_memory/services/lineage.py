@@ -21,8 +21,9 @@ import networkx as nx
 from kg_memory.domain.errors import NotFound, ScopeError
 from kg_memory.domain.forgetting import LineageView
 from kg_memory.domain.layers import Rule
-from kg_memory.domain.model import Assertion, Edge, EdgeType
+from kg_memory.domain.model import Assertion, EdgeType
 from kg_memory.services.rules import RULE, RuleLink, rule_links
+from kg_memory.store.link_reads import Link
 from kg_memory.store.protocol import Store
 
 __all__ = [
@@ -218,27 +219,28 @@ def forget_view(
     derived record's other sources, what a fact superseded, what an episode invalidated), plus
     what those supporting episodes support in turn (to tell "erase" from "redact"), plus what
     depends, transitively, on any of them or on one of ``grounds`` (entities being forgotten).
-    The walk reads a whole level of nodes at once (:meth:`Store.edges_of`), into plain sets
+    The walk reads a whole level of nodes at once (:meth:`Store.links_of`), into plain sets
     (:class:`~kg_memory.domain.forgetting.LineageView`), not a graph: a source with 1,000
     derivatives has about 5,000 links.
     """
     view = LineageView()
     down = {EdgeType.SUPPORTS, EdgeType.DERIVED_FROM}
     explored: set[str] = set()
+    kinds = view.kinds  # asked before node_kind: most ends are in view already
 
-    def expand(node: str, edges: list[Edge]) -> list[str]:
+    def expand(node: str, links: list[Link]) -> list[str]:
         explored.add(node)
         found = []
-        for edge in edges:
-            if edge.type not in LINEAGE_EDGES or edge.type == EdgeType.GENERATED_BY:
+        for src, relation, dst in links:
+            if relation not in LINEAGE_EDGES or relation == EdgeType.GENERATED_BY:
                 continue
-            derivative, source = (
-                (edge.src, edge.dst) if LINEAGE_EDGES[edge.type] else (edge.dst, edge.src)
-            )
-            view.add_node(derivative, node_kind(derivative))
-            view.add_node(source, node_kind(source))
-            view.add_link(derivative, source, edge.type.value)
-            if source == node and edge.type in down:
+            derivative, source = (src, dst) if LINEAGE_EDGES[relation] else (dst, src)
+            if derivative not in kinds:
+                view.add_node(derivative, node_kind(derivative))
+            if source not in kinds:
+                view.add_node(source, node_kind(source))
+            view.add_link(derivative, source, relation.value)
+            if source == node and relation in down:
                 found.append(derivative)
         return found
 
@@ -246,20 +248,20 @@ def forget_view(
     for seed in level:
         view.add_node(seed, node_kind(seed))
     while level:  # the downstream closure, a whole level per read, with each node's neighbours
-        edges = store.edges_of(level, scope)
-        reached = [d for node in level for d in expand(node, edges[node])]
+        links = store.links_of(level, scope)
+        reached = [d for node in level for d in expand(node, links[node])]
         level = [d for d in dict.fromkeys(reached) if d not in explored]
     others = [n for n, kind in view.kinds.items() if n not in explored and kind == "episode"]
-    edges = store.edges_of(others, scope)
+    links = store.links_of(others, scope)
     for node in others:
-        expand(node, edges[node])
+        expand(node, links[node])
     grounds = list(dict.fromkeys(grounds))
-    for ground, drawn in store.edges_of(grounds, scope).items():
-        for edge in drawn:
-            if edge.type is EdgeType.DEPENDS_ON and edge.dst == ground:
-                view.add_node(edge.src, node_kind(edge.src))
+    for ground, drawn in store.links_of(grounds, scope).items():
+        for src, relation, dst in drawn:
+            if relation is EdgeType.DEPENDS_ON and dst == ground:
+                view.add_node(src, node_kind(src))
                 view.add_node(ground, node_kind(ground))
-                view.add_link(edge.src, ground, EdgeType.DEPENDS_ON.value)
+                view.add_link(src, ground, EdgeType.DEPENDS_ON.value)
     _dependents(store, view, scope, explored)
     believed: dict[str, list[Assertion]] = {}
     for v in store.versions([n for n, kind in view.kinds.items() if kind == "assertion"]):
@@ -283,10 +285,10 @@ def _dependents(store: Store, view: LineageView, scope: str, explored: set[str])
     while level:  # one read per level of dependents
         walked.update(level)
         reached: list[str] = []
-        for node, edges in store.edges_of(level, scope).items():
-            for edge in edges:
-                if edge.type is EdgeType.DEPENDS_ON and edge.dst == node:
-                    view.add_node(edge.src, node_kind(edge.src))
-                    view.add_link(edge.src, node, depends.value)
-                    reached.append(edge.src)
+        for node, links in store.links_of(level, scope).items():
+            for src, relation, dst in links:
+                if relation is EdgeType.DEPENDS_ON and dst == node:
+                    view.add_node(src, node_kind(src))
+                    view.add_link(src, node, depends.value)
+                    reached.append(src)
         level = [n for n in dict.fromkeys(reached) if n not in walked]
