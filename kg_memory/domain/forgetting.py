@@ -236,11 +236,12 @@ class LineageView:
 
     def targets(self, node: str, relation: EdgeType) -> AbstractSet[str]:
         """Nodes ``node`` points at by ``relation`` (derivative -> source orientation)."""
-        return self._out.get((node, relation.value), _NONE)
+        # An EdgeType is a StrEnum, equal to and hashed as its value: no .value per lookup.
+        return self._out.get((node, relation), _NONE)
 
     def sources(self, node: str, relation: EdgeType) -> AbstractSet[str]:
         """Nodes pointing at ``node`` by ``relation``."""
-        return self._in.get((node, relation.value), _NONE)
+        return self._in.get((node, relation), _NONE)
 
 
 def plan_forget(

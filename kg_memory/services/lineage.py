@@ -239,7 +239,7 @@ def forget_view(
                 view.add_node(derivative, node_kind(derivative))
             if source not in kinds:
                 view.add_node(source, node_kind(source))
-            view.add_link(derivative, source, relation.value)
+            view.add_link(derivative, source, relation)
             if source == node and relation in down:
                 found.append(derivative)
         return found
