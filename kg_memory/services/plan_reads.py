@@ -34,21 +34,28 @@ class PlanReads:
         self._episodes: dict[str, Episode | None] = {}
         self._about: dict[tuple[str, str | None], frozenset[str]] = {}
         self._links: dict[tuple[str, str | None], list[Link]] = {}
+        self._answers: dict[tuple[str, ...], list[Assertion]] = {}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
 
     def versions(self, assertion_ids: Sequence[str]) -> list[Assertion]:
-        missing = [i for i in dict.fromkeys(assertion_ids) if i not in self._versions]
+        # The same list is asked for again and again (the plan's deletions: by the residue
+        # search, the orphan search, the run), and its answer cannot change within the pass.
+        asked = tuple(assertion_ids)
+        if asked in self._answers:
+            return list(self._answers[asked])
+        missing = [i for i in dict.fromkeys(asked) if i not in self._versions]
         if missing:
             for i in missing:
                 self._versions[i] = []
             for version in self._store.versions(missing):
                 self._versions[version.assertion_id].append(version)
-        found = [v for i in dict.fromkeys(assertion_ids) for v in self._versions[i]]
+        found = [v for i in dict.fromkeys(asked) for v in self._versions[i]]
         # The store's order: system time, then valid time (stable, so ties keep id order).
         found.sort(key=lambda v: (v.system.start, v.valid.start))
-        return found
+        self._answers[asked] = found
+        return list(found)
 
     def edges(self, node_id: str, scope: str | None = None) -> list[Edge]:
         key = (node_id, scope)
