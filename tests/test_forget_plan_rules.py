@@ -226,3 +226,21 @@ def test_a_category_selector_names_scope_subject_predicates_and_project() -> Non
 def test_malformed_selectors_are_refused(text: str) -> None:
     with pytest.raises(ValueError, match="selector"):
         Selector.parse(text)
+
+
+def test_the_view_keeps_a_nodes_first_kind_and_one_link_per_relation() -> None:
+    """The view the service builds: a node seen again keeps its kind, a link drawn twice (from
+    each end's edges, by the relation or its value) is one link, and the plan reads it so."""
+    view = LineageView()
+    view.add_node("f0", "assertion")
+    view.add_node("f0", "episode")
+    view.add_node("e0", "episode")
+    view.add_link("f0", "e0", EdgeType.SUPPORTS)
+    view.add_link("f0", "e0", EdgeType.SUPPORTS.value)
+    assert view.kinds == {"f0": "assertion", "e0": "episode"}
+    assert view.targets("f0", EdgeType.SUPPORTS) == {"e0"}
+    assert view.sources("e0", EdgeType.SUPPORTS) == {"f0"}
+    assert view.targets("f0", EdgeType.DERIVED_FROM) == set()
+    assert view.sources("f0", EdgeType.SUPPORTS) == set()
+    plan = plan_forget(view, SELECTOR, episodes={"e0"}, assertions=set())
+    assert (plan.delete, plan.erase, plan.retain) == (("f0",), ("e0",), ())
