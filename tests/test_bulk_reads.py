@@ -2,7 +2,9 @@
 
 Rules protected: ``Store.edges_of(ids, scope)`` is ``Store.edges(id, scope)`` for each id (every
 id present, ``[]`` for one with no edges, an edge between two listed nodes listed under both,
-another scope's edges never), ``Store.subject_assertions`` is the set of ids ``history`` lists,
+another scope's edges never), ``Store.links_of`` is ``edges_of`` as ``(src, type, dst)`` in the
+same order, ``Store.entity_ids`` is the ids asked about among ``entities(scope)``,
+``Store.subject_assertions`` is the set of ids ``history`` lists,
 ``Transaction.live_dependents_many`` is ``live_dependents`` per key, and
 ``Transaction.delete_entities`` is ``delete_entity`` of each: on both backends. On the
 embedded store, the residue search's ``find_assertions(scope)`` is served by an index (it used
@@ -59,6 +61,28 @@ def test_edges_of_is_edges_of_each_node(memory: Memory, clock: ManualClock) -> N
             assert _key(bulk[node]) == _key(memory.store.edges(node, scope)), (node, scope)
     assert memory.store.edges_of(["nobody"], "u1") == {"nobody": []}
     assert memory.store.edges_of([], "u1") == {}
+
+
+def test_links_of_are_edges_of_without_models(memory: Memory, clock: ManualClock) -> None:
+    _seed(memory, clock)
+    nodes = _nodes(memory)
+    for scope in ("u1", "u2", None):
+        edges = memory.store.edges_of(nodes, scope)
+        assert memory.store.links_of(nodes, scope) == {
+            node: [(e.src, e.type, e.dst) for e in edges[node]] for node in nodes}, scope
+    assert memory.store.links_of(["nobody"], "u1") == {"nobody": []}
+    assert memory.store.links_of([], "u1") == {}
+
+
+def test_entity_ids_are_the_entities_asked_about(memory: Memory, clock: ManualClock) -> None:
+    _seed(memory, clock)
+    asked = ["R1", "ana", "bob", "nobody", "R1", *_nodes(memory)]
+    for scope in ("u1", "u2", None):
+        known = {e.entity_id for e in memory.store.entities(scope)}
+        assert memory.store.entity_ids(asked, scope) == known & set(asked), scope
+    assert "R1" in memory.store.entity_ids(["R1"], "u2")  # not vacuous
+    assert memory.store.entity_ids(["R1"], "u3") == frozenset()
+    assert memory.store.entity_ids([], "u1") == frozenset()
 
 
 def test_subject_assertions_are_the_ids_history_lists(memory: Memory, clock: ManualClock

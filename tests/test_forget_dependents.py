@@ -13,10 +13,8 @@ import re
 import threading
 from pathlib import Path
 
-import networkx as nx
-
 from kg_memory import EdgeType, IngestReport, Memory, Selector
-from kg_memory.domain.forgetting import ForgetPlan, plan_forget
+from kg_memory.domain.forgetting import ForgetPlan, LineageView, plan_forget
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Assertion, EndReason, Kind
 from tests.conftest import ManualClock, day, episode, fact
@@ -139,17 +137,17 @@ def _believed(assertion_id: str, *deps: str) -> Assertion:
 
 
 def _view(facts: dict[str, tuple[str, ...]], believed: set[str],
-          edges: tuple[tuple[str, EdgeType, str], ...] = ()) -> nx.MultiDiGraph[str]:
-    view: nx.MultiDiGraph[str] = nx.MultiDiGraph()
-    view.add_node("e0", kind="episode")
+          edges: tuple[tuple[str, EdgeType, str], ...] = ()) -> LineageView:
+    view = LineageView()
+    view.add_node("e0", "episode")
     for node, deps in facts.items():
-        view.add_node(node, kind="assertion", derived=False)
+        view.add_node(node, "assertion")
         if node in believed:
-            view.nodes[node]["believed"] = (_believed(node, *deps),)
+            view.believed[node] = (_believed(node, *deps),)
         for dep in deps:
-            view.add_edge(node, dep, key=EdgeType.DEPENDS_ON.value)
+            view.add_link(node, dep, EdgeType.DEPENDS_ON.value)
     for src, relation, dst in edges:
-        view.add_edge(src, dst, key=relation.value)
+        view.add_link(src, dst, relation.value)
     return view
 
 
@@ -186,7 +184,7 @@ def _dated(assertion_id: str, start: float, end: float | None, *deps: str) -> As
         start=day(start), end=None if end is None else day(end))})
 
 
-def _forget_e0(view: nx.MultiDiGraph[str]) -> ForgetPlan:
+def _forget_e0(view: LineageView) -> ForgetPlan:
     return plan_forget(view, Selector(kind="episode", value="e0", scope="u1"),
                        episodes={"e0"}, assertions=set())
 
@@ -197,8 +195,8 @@ def test_what_rests_on_a_forgotten_fact_through_another_is_retired_over_its_whol
     believed from day 5, which rests on the forgotten a."""
     view = _view({"a": (), "b": ("a",), "c": ("b",)}, believed={"a"},
                  edges=(("a", EdgeType.SUPPORTS, "e0"),))
-    view.nodes["b"]["believed"] = (_dated("b", 5, None, "a"),)
-    view.nodes["c"]["believed"] = (_dated("c", 1, 3, "b"),)
+    view.believed["b"] = (_dated("b", 5, None, "a"),)
+    view.believed["c"] = (_dated("c", 1, 3, "b"),)
     plan = _forget_e0(view)
     assert plan.delete == ("a",)
     assert plan.retire == ("b", "c")

@@ -24,7 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kg_memory import EdgeType, Selector
-from kg_memory.domain.forgetting import ForgetPlan, plan_forget
+from kg_memory.domain.forgetting import ForgetPlan, LineageView, plan_forget
 
 SELECTOR = Selector(kind="episode", value="e0")
 
@@ -47,6 +47,19 @@ def view_of(
         view.add_edge(f"e{i}", "agent:user", key="ATTRIBUTED_TO")
     for src, relation, dst in edges:
         view.add_edge(src, dst, key=relation.value)
+    return view
+
+
+def lineage_view(graph: nx.MultiDiGraph[str]) -> LineageView:
+    """The graph as :func:`plan_forget` takes it, nodes in the graph's order (the reference
+    below reads the graph itself)."""
+    view = LineageView()
+    for node, attributes in graph.nodes(data=True):
+        view.add_node(node, attributes["kind"])
+        if attributes.get("derived"):
+            view.derived.add(node)
+    for derivative, source, relation in graph.edges(keys=True):
+        view.add_link(derivative, source, relation)
     return view
 
 
@@ -117,7 +130,7 @@ def test_the_plan_is_the_least_fixed_point_of_the_rules(
     case: tuple[nx.MultiDiGraph[str], set[str], set[str]],
 ) -> None:
     view, episodes, assertions = case
-    plan = plan_forget(view, SELECTOR, episodes=episodes, assertions=assertions)
+    plan = plan_forget(lineage_view(view), SELECTOR, episodes=episodes, assertions=assertions)
     expected = reference(view, episodes, assertions)
     for field, nodes in expected.items():
         assert set(getattr(plan, field)) == nodes, field
@@ -127,7 +140,7 @@ def test_the_plan_is_the_least_fixed_point_of_the_rules(
 
 def _plan(edges: list[tuple[str, EdgeType, str]], *, episodes: set[str] | None = None,
           assertions: set[str] | None = None, n: tuple[int, int, int] = (3, 3, 1)) -> ForgetPlan:
-    return plan_forget(view_of(*n, edges), SELECTOR, episodes=episodes or set(),
+    return plan_forget(lineage_view(view_of(*n, edges)), SELECTOR, episodes=episodes or set(),
                        assertions=assertions or set())
 
 
@@ -213,3 +226,21 @@ def test_a_category_selector_names_scope_subject_predicates_and_project() -> Non
 def test_malformed_selectors_are_refused(text: str) -> None:
     with pytest.raises(ValueError, match="selector"):
         Selector.parse(text)
+
+
+def test_the_view_keeps_a_nodes_first_kind_and_one_link_per_relation() -> None:
+    """The view the service builds: a node seen again keeps its kind, a link drawn twice (from
+    each end's edges, by the relation or its value) is one link, and the plan reads it so."""
+    view = LineageView()
+    view.add_node("f0", "assertion")
+    view.add_node("f0", "episode")
+    view.add_node("e0", "episode")
+    view.add_link("f0", "e0", EdgeType.SUPPORTS)
+    view.add_link("f0", "e0", EdgeType.SUPPORTS.value)
+    assert view.kinds == {"f0": "assertion", "e0": "episode"}
+    assert view.targets("f0", EdgeType.SUPPORTS) == {"e0"}
+    assert view.sources("e0", EdgeType.SUPPORTS) == {"f0"}
+    assert view.targets("f0", EdgeType.DERIVED_FROM) == set()
+    assert view.sources("f0", EdgeType.SUPPORTS) == set()
+    plan = plan_forget(view, SELECTOR, episodes={"e0"}, assertions=set())
+    assert (plan.delete, plan.erase, plan.retain) == (("f0",), ("e0",), ())

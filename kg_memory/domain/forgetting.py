@@ -37,14 +37,12 @@ The service then adds what lineage cannot see: the **entities** left unreference
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import json
 from collections.abc import Set as AbstractSet
-from functools import lru_cache
+from json.encoder import encode_basestring_ascii as _quoted
 from typing import Literal
 
-import networkx as nx
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from kg_memory.domain.dependency import ALWAYS, retirement_walk
@@ -55,6 +53,7 @@ from kg_memory.domain.rule_review import RuleForget
 
 __all__ = [
     "ForgetPlan",
+    "LineageView",
     "Selector",
     "content_key",
     "node_key",
@@ -206,43 +205,60 @@ class ForgetPlan(BaseModel):
 _NONE: frozenset[str] = frozenset()
 
 
-class _Links:
-    """The view's edges by node and relation, read once: a plan asks every node for its
-    sources or derivatives several times, and networkx's edge views cost a generator each."""
+class LineageView:
+    """The neighbourhood a forget plan reads (built by
+    :func:`kg_memory.services.lineage.forget_view`), in lineage orientation: a link points from
+    a derivative to its source. Each node has a ``kind`` (episode / assertion / ...); ``derived``
+    holds the derived records, ``believed`` each fact's revisions with an open system interval.
 
-    def __init__(self, view: nx.MultiDiGraph[str]) -> None:
+    Plain sets by node and relation: a source with 1,000 derivatives has about 5,000 links,
+    which a graph library's nodes, edge views and attribute dicts made a fifth of the cascade,
+    and the plan asks every node for its sources or derivatives several times."""
+
+    __slots__ = ("_in", "_out", "believed", "derived", "kinds")
+
+    def __init__(self) -> None:
+        self.kinds: dict[str, str] = {}
+        self.derived: set[str] = set()
+        self.believed: dict[str, tuple[Assertion, ...]] = {}
         self._out: dict[tuple[str, str], set[str]] = {}
         self._in: dict[tuple[str, str], set[str]] = {}
-        for src, dst, key in view.edges(keys=True):
-            self._out.setdefault((src, key), set()).add(dst)
-            self._in.setdefault((dst, key), set()).add(src)
+
+    def add_node(self, node: str, kind: str) -> None:
+        """Add ``node`` (a node already in view keeps its kind)."""
+        self.kinds.setdefault(node, kind)
+
+    def add_link(self, derivative: str, source: str, relation: str) -> None:
+        """Add ``derivative -> source`` by ``relation`` (an edge type's value); a link already
+        there is one link, as in a multigraph keyed by relation."""
+        self._out.setdefault((derivative, relation), set()).add(source)
+        self._in.setdefault((source, relation), set()).add(derivative)
 
     def targets(self, node: str, relation: EdgeType) -> AbstractSet[str]:
         """Nodes ``node`` points at by ``relation`` (derivative -> source orientation)."""
-        return self._out.get((node, relation.value), _NONE)
+        # An EdgeType is a StrEnum, equal to and hashed as its value: no .value per lookup.
+        return self._out.get((node, relation), _NONE)
 
     def sources(self, node: str, relation: EdgeType) -> AbstractSet[str]:
         """Nodes pointing at ``node`` by ``relation``."""
-        return self._in.get((node, relation.value), _NONE)
+        return self._in.get((node, relation), _NONE)
 
 
 def plan_forget(
-    view: nx.MultiDiGraph[str], selector: Selector, *, episodes: set[str], assertions: set[str],
+    view: LineageView, selector: Selector, *, episodes: set[str], assertions: set[str],
     grounds: set[str] | frozenset[str] = frozenset(),
 ) -> ForgetPlan:
     """Classify every node of ``view`` for forgetting ``episodes`` and ``assertions``, and the
     entities ``grounds`` (what depends on a forgotten entity is retired like what depends on a
     deleted fact).
 
-    ``view`` uses the lineage orientation (edges point from a derivative to its source) and node
-    attributes ``kind`` (episode / assertion / …), ``derived`` (bool) and ``believed`` (the
-    revisions with an open system interval) for assertions.
+    ``view`` uses the lineage orientation (links point from a derivative to its source) and
+    gives each node its ``kind``, the derived records and each fact's believed revisions (those
+    with an open system interval): :class:`LineageView`.
     """
     deleted, erased = set(assertions), set(episodes)
     rebuild: set[str] = set()
-    links = _Links(view)
-    kinds: dict[str, str] = {n: view.nodes[n]["kind"] for n in view.nodes}
-    derived = {n for n in view.nodes if view.nodes[n].get("derived")}
+    kinds, derived = view.kinds, view.derived
     changed = True
     while changed:  # a deletion can leave a further fact or derivative unsupported
         changed = False
@@ -250,7 +266,7 @@ def plan_forget(
             if kind != "assertion" or node in deleted:
                 continue
             if node in derived:
-                sources = links.targets(node, EdgeType.DERIVED_FROM)
+                sources = view.targets(node, EdgeType.DERIVED_FROM)
                 if sources and sources <= deleted:
                     deleted.add(node)
                     rebuild.discard(node)
@@ -258,7 +274,7 @@ def plan_forget(
                 elif sources & deleted:
                     rebuild.add(node)
                 continue
-            support = links.targets(node, EdgeType.SUPPORTS)
+            support = view.targets(node, EdgeType.SUPPORTS)
             if support and support <= erased:
                 deleted.add(node)
                 changed = True
@@ -267,20 +283,20 @@ def plan_forget(
     for node, kind in kinds.items():
         if kind != "episode" or node in erased:
             continue
-        supported = links.sources(node, EdgeType.SUPPORTS)
+        supported = view.sources(node, EdgeType.SUPPORTS)
         if supported and supported <= deleted:
             erased.add(node)
         elif supported & deleted:
             redact.add(node)
-    restore = {older for node in deleted for older in links.targets(node, EdgeType.SUPERSEDES)} | {
-        fact for ep in erased for fact in links.sources(ep, EdgeType.INVALIDATES)
+    restore = {older for node in deleted for older in view.targets(node, EdgeType.SUPERSEDES)} | {
+        fact for ep in erased for fact in view.sources(ep, EdgeType.INVALIDATES)
     }
-    retire = _retirements(view, links, deleted, grounds)
+    retire = _retirements(view, deleted, grounds)
     # A fact believed on erased ground is retired, not restored; one with no believed revision
     # left and an erased dependency stays as it is (restoring it would make it believed there).
     erased_ground = deleted | retire | set(grounds)
     restore -= deleted | retire | {
-        n for n in restore if links.targets(n, EdgeType.DEPENDS_ON) & erased_ground}
+        n for n in restore if view.targets(n, EdgeType.DEPENDS_ON) & erased_ground}
     touched = deleted | erased | redact | rebuild | restore | retire
     retain = {n for n, k in kinds.items() if k in ("episode", "assertion") and n not in touched}
     return ForgetPlan(
@@ -295,7 +311,7 @@ def plan_forget(
     )
 
 
-def _retirements(view: nx.MultiDiGraph[str], links: _Links, deleted: set[str],
+def _retirements(view: LineageView, deleted: set[str],
                  grounds: set[str] | frozenset[str]) -> set[str]:
     """The facts the run's retirement walk closes: the same walk over the view's believed
     revisions, from every deleted fact and forgotten entity, each closure applied before the
@@ -303,8 +319,8 @@ def _retirements(view: nx.MultiDiGraph[str], links: _Links, deleted: set[str],
     closed: set[tuple[str, int]] = set()
 
     def live_dependents(key: str) -> list[Assertion]:
-        return [v for node in sorted(links.sources(key, EdgeType.DEPENDS_ON) - deleted)
-                for v in view.nodes[node].get("believed", ())
+        return [v for node in sorted(view.sources(key, EdgeType.DEPENDS_ON) - deleted)
+                for v in view.believed.get(node, ())
                 if key in v.depends_on and (v.assertion_id, v.revision) not in closed]
 
     ended = [(a, ALWAYS) for a in (*sorted(deleted), *sorted(set(grounds) - deleted))]
@@ -314,33 +330,37 @@ def _retirements(view: nx.MultiDiGraph[str], links: _Links, deleted: set[str],
     return {assertion_id for assertion_id, _ in closed}
 
 
-@lru_cache(maxsize=4)
-def _keyed(secret: bytes) -> hmac.HMAC:
-    # The key schedule, once per store: a forget run hashes thousands of keys with it.
-    return hmac.new(secret, digestmod=hashlib.sha256)
-
-
 def tombstone_key(secret: bytes, kind: str, text: str) -> str:
     r"""A keyed hash: recognisable by the store that holds ``secret``, meaningless without it.
 
     >>> tombstone_key(b"k", "node", "x") == hmac.new(b"k", b"node\x00x", "sha256").hexdigest()
     True
     """
-    mac = _keyed(secret).copy()
-    mac.update(f"{kind}\x00{text}".encode())
-    return mac.hexdigest()
+    # One call into the C HMAC per key: a forget run hashes thousands, and a copied
+    # hmac.HMAC object costs three Python-level calls more each.
+    return hmac.digest(secret, f"{kind}\x00{text}".encode(), "sha256").hex()
+
+
+def _pair(first: str, second: str) -> str:
+    r"""``json.dumps([first, second])`` written out (ASCII escapes, ", " between): the text
+    every stored node and operation key was made from, without the encoder's set-up per call.
+
+    >>> _pair("u1", "é\x00") == json.dumps(["u1", "é\x00"])
+    True
+    """
+    return f"[{_quoted(first)}, {_quoted(second)}]"
 
 
 def node_key(secret: bytes, scope: str, node_id: str) -> str:
     """The tombstone key of an erased node (episode, fact, derived record) of ``scope``: a
     check for another scope's id never matches, so it cannot learn that the id was forgotten."""
-    return tombstone_key(secret, "node", json.dumps([scope, node_id]))
+    return tombstone_key(secret, "node", _pair(scope, node_id))
 
 
 def operation_key(secret: bytes, scope: str, operation_id: str) -> str:
     """The tombstone key of a forgotten operation id, in its scope: another tenant's use of the
     same id is a different operation and is neither refused nor told about this one."""
-    return tombstone_key(secret, "operation", json.dumps([scope, operation_id]))
+    return tombstone_key(secret, "operation", _pair(scope, operation_id))
 
 
 def content_key(

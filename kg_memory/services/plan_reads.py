@@ -15,13 +15,14 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from kg_memory.domain.model import Assertion, Edge, Episode
+from kg_memory.store.link_reads import Link
 from kg_memory.store.protocol import Store
 
 __all__ = ["PlanReads", "plan_reads"]
 
 
 class PlanReads:
-    """A :class:`Store` whose ``versions``, ``edges`` (and ``edges_of``), ``history``,
+    """A :class:`Store` whose ``versions``, ``edges`` (and ``edges_of``, ``links_of``), ``history``,
     ``subject_assertions`` and ``episodes`` reads are remembered per id; every other attribute
     is the store's own."""
 
@@ -32,21 +33,29 @@ class PlanReads:
         self._history: dict[tuple[str, str | None, str | None], list[Assertion]] = {}
         self._episodes: dict[str, Episode | None] = {}
         self._about: dict[tuple[str, str | None], frozenset[str]] = {}
+        self._links: dict[tuple[str, str | None], list[Link]] = {}
+        self._answers: dict[tuple[str, ...], list[Assertion]] = {}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
 
     def versions(self, assertion_ids: Sequence[str]) -> list[Assertion]:
-        missing = [i for i in dict.fromkeys(assertion_ids) if i not in self._versions]
+        # The same list is asked for again and again (the plan's deletions: by the residue
+        # search, the orphan search, the run), and its answer cannot change within the pass.
+        asked = tuple(assertion_ids)
+        if asked in self._answers:
+            return list(self._answers[asked])
+        missing = [i for i in dict.fromkeys(asked) if i not in self._versions]
         if missing:
             for i in missing:
                 self._versions[i] = []
             for version in self._store.versions(missing):
                 self._versions[version.assertion_id].append(version)
-        found = [v for i in dict.fromkeys(assertion_ids) for v in self._versions[i]]
+        found = [v for i in dict.fromkeys(asked) for v in self._versions[i]]
         # The store's order: system time, then valid time (stable, so ties keep id order).
         found.sort(key=lambda v: (v.system.start, v.valid.start))
-        return found
+        self._answers[asked] = found
+        return list(found)
 
     def edges(self, node_id: str, scope: str | None = None) -> list[Edge]:
         key = (node_id, scope)
@@ -61,6 +70,14 @@ class PlanReads:
             for node, found in self._store.edges_of(missing, scope).items():
                 self._edges[(node, scope)] = found
         return {i: list(self._edges[(i, scope)]) for i in dict.fromkeys(node_ids)}
+
+    def links_of(self, node_ids: Sequence[str], scope: str | None = None
+                 ) -> dict[str, list[Link]]:
+        missing = [i for i in dict.fromkeys(node_ids) if (i, scope) not in self._links]
+        if missing:
+            for node, found in self._store.links_of(missing, scope).items():
+                self._links[(node, scope)] = found
+        return {i: list(self._links[(i, scope)]) for i in dict.fromkeys(node_ids)}
 
     def subject_assertions(self, subjects: Sequence[str], scope: str | None = None
                            ) -> dict[str, frozenset[str]]:

@@ -37,6 +37,7 @@ from kg_memory.domain.model import (
 from kg_memory.domain.ranking import CorpusStats
 from kg_memory.domain.record import IngestRecord
 from kg_memory.domain.result import Fact
+from kg_memory.store.link_reads import LinkReads
 
 __all__ = [
     "AsOfQuery",
@@ -306,7 +307,7 @@ class Transaction(Protocol):
 
 
 @runtime_checkable
-class Store(Protocol):
+class Store(LinkReads, Protocol):
     """A bitemporal memory store."""
 
     @property

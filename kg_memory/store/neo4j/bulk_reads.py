@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kg_memory.domain.model import Edge
+from kg_memory.domain.model import Edge, Entity
+from kg_memory.store.link_reads import Link
 from kg_memory.store.neo4j.rows import edge_from_row
 
 __all__ = ["BulkReads"]
@@ -20,6 +21,9 @@ class BulkReads:
     """Mixed into :class:`~kg_memory.store.neo4j.store.Neo4jStore`."""
 
     def _read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        raise NotImplementedError  # the store's own
+
+    def entities(self, scope: str | None = None) -> list[Entity]:
         raise NotImplementedError  # the store's own
 
     def edges_of(self, node_ids: Sequence[str], scope: str | None = None
@@ -32,6 +36,22 @@ class BulkReads:
                 if edge is not None:
                     found[row["id"]].append(edge)
         return found
+
+    def links_of(self, node_ids: Sequence[str], scope: str | None = None
+                 ) -> dict[str, list[Link]]:
+        """See :meth:`kg_memory.store.link_reads.LinkReads.links_of`: the edges of
+        :meth:`edges_of` (one query either way; the models are the embedded store's cost)."""
+        return {node: [(e.src, e.type, e.dst) for e in edges]
+                for node, edges in self.edges_of(node_ids, scope).items()}
+
+    def entity_ids(self, entity_ids: Sequence[str], scope: str | None = None) -> frozenset[str]:
+        """See :meth:`kg_memory.store.link_reads.LinkReads.entity_ids`."""
+        if not entity_ids:
+            return frozenset()
+        if scope is None:  # an operator's every-scope view: no key serves an id alone
+            return frozenset(e.entity_id for e in self.entities()) & set(entity_ids)
+        return frozenset(r["entity_id"] for r in self._read(
+            "entity_ids", ids=list(dict.fromkeys(entity_ids)), scope=scope))
 
     def subject_assertions(self, subjects: Sequence[str], scope: str | None = None
                            ) -> dict[str, frozenset[str]]:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from kg_memory.domain.instant import from_micros
 from kg_memory.domain.model import Assertion, Edge, EdgeType, trusted
+from kg_memory.store.link_reads import Link
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.invalidations import invalidations
 from kg_memory.store.sqlite.rows import VERSION_COLUMNS, version_from_row
@@ -27,22 +28,27 @@ _EDGE_TYPES = {t.value: t for t in EdgeType}
 _QUALIFIED = ", ".join(f"v.{c.strip()}" for c in VERSION_COLUMNS.split(","))
 
 
-def _edges(conn: sqlite3.Connection, node_ids: Sequence[str], scope: str | None
-           ) -> dict[str, list[Edge]]:
-    found: dict[str, list[Edge]] = {i: [] for i in node_ids}
-    if not found:
-        return found
-    ids = json.dumps(list(found))
-    derived, extra = invalidations(list(found), scope)
+def _edge_rows(conn: sqlite3.Connection, node_ids: list[str], scope: str | None
+               ) -> list[tuple[str, str, str, int]]:
+    ids = json.dumps(node_ids)
+    derived, extra = invalidations(node_ids, scope)
     # "+scope": the ids pick the index (the primary key's src prefix is not usable without a
     # scope, edges_dst is), never a scan of the scope's edges.
-    rows = conn.execute(
+    rows: list[tuple[str, str, str, int]] = conn.execute(
         "SELECT src, type, dst, since FROM edges WHERE src IN (SELECT value FROM json_each(?)) "
         "AND (? IS NULL OR +scope = ?) UNION "
         "SELECT src, type, dst, since FROM edges WHERE dst IN (SELECT value FROM json_each(?)) "
         "AND (? IS NULL OR +scope = ?)" + derived + " ORDER BY 4",
         (ids, scope, scope, ids, scope, scope, *extra)).fetchall()
-    for src, kind, dst, since in rows:
+    return rows
+
+
+def _edges(conn: sqlite3.Connection, node_ids: Sequence[str], scope: str | None
+           ) -> dict[str, list[Edge]]:
+    found: dict[str, list[Edge]] = {i: [] for i in node_ids}
+    if not found:
+        return found
+    for src, kind, dst, since in _edge_rows(conn, list(found), scope):
         # Stored edges were validated on their way in: rebuilt without validating again.
         edge = trusted(Edge, {"src": src, "type": _EDGE_TYPES[kind], "dst": dst,
                               "since": from_micros(since)})
@@ -50,6 +56,20 @@ def _edges(conn: sqlite3.Connection, node_ids: Sequence[str], scope: str | None
             found[src].append(edge)
         if dst in found and dst != src:
             found[dst].append(edge)
+    return found
+
+
+def _links(conn: sqlite3.Connection, node_ids: Sequence[str], scope: str | None
+           ) -> dict[str, list[Link]]:
+    found: dict[str, list[Link]] = {i: [] for i in node_ids}
+    if not found:
+        return found
+    for src, kind, dst, _ in _edge_rows(conn, list(found), scope):
+        link = (src, _EDGE_TYPES[kind], dst)
+        if src in found:
+            found[src].append(link)
+        if dst in found and dst != src:
+            found[dst].append(link)
     return found
 
 
@@ -67,6 +87,31 @@ class BulkReads:
             return _edges(self._conn, list(dict.fromkeys(node_ids)), scope)
         except sqlite3.Error as exc:
             raise store_error(exc, f"cannot read {self.path}") from exc
+
+    def links_of(self, node_ids: Sequence[str], scope: str | None = None
+                 ) -> dict[str, list[Link]]:
+        """:meth:`edges_of` as ``(src, type, dst)`` tuples (the same statement, no models)."""
+        try:
+            return _links(self._conn, list(dict.fromkeys(node_ids)), scope)
+        except sqlite3.Error as exc:
+            raise store_error(exc, f"cannot read {self.path}") from exc
+
+    def entity_ids(self, entity_ids: Sequence[str], scope: str | None = None) -> frozenset[str]:
+        """Those of ``entity_ids`` naming an entity of ``scope`` (any scope when ``None``): the
+        primary key (scope, entity_id) per id, not the scope's every entity."""
+        if not entity_ids:
+            return frozenset()
+        ids = json.dumps(list(dict.fromkeys(entity_ids)))
+        try:
+            rows = self._conn.execute(
+                "SELECT entity_id FROM entities WHERE scope = ? AND entity_id IN "
+                "(SELECT value FROM json_each(?))", (scope, ids),
+            ).fetchall() if scope is not None else self._conn.execute(
+                "SELECT DISTINCT entity_id FROM entities WHERE entity_id IN "
+                "(SELECT value FROM json_each(?))", (ids,)).fetchall()
+        except sqlite3.Error as exc:
+            raise store_error(exc, f"cannot read {self.path}") from exc
+        return frozenset(r[0] for r in rows)
 
     def subject_assertions(self, subjects: Sequence[str], scope: str | None = None
                            ) -> dict[str, frozenset[str]]:
