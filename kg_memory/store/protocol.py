@@ -34,10 +34,18 @@ from kg_memory.domain.model import (
     Support,
     Tombstone,
 )
-from kg_memory.domain.ranking import CorpusStats
 from kg_memory.domain.record import IngestRecord
 from kg_memory.domain.result import Fact
 from kg_memory.store.link_reads import LinkReads
+from kg_memory.store.recall_reads import (
+    ConversationQuery,
+    RecallCandidates,
+    RecallProbe,
+    RecallReads,
+    VectorCandidates,
+    VectorDoc,
+    VectorProbe,
+)
 
 __all__ = [
     "AsOfQuery",
@@ -87,102 +95,6 @@ class AsOfRows(NamedTuple):
 
     facts: list[Fact]
     merges: list[Assertion]
-
-
-class RecallProbe(BaseModel):
-    """What recall asks the index: every record of ``scope`` matching any of ``terms``.
-
-    ``terms`` are tokens of :func:`kg_memory.domain.recall_text.tokens` (letters and digits
-    only, so no backend's query syntax can be injected through them).
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    scope: str
-    terms: tuple[str, ...]
-    known_at: UtcDatetime
-    facts: bool = True
-    episodes: bool = True
-
-
-class RecallCandidates(BaseModel):
-    """The index's answer to a :class:`RecallProbe`, before any eligibility rule.
-
-    ``facts`` holds every revision of the scope matching a term, whatever its intervals (the
-    index is bitemporal: a closed revision stays indexed, so a replay at an earlier known_at
-    finds what a search then found); ``episodes`` every matching episode with content. The
-    corpus statistics describe the scope's indexed records believed at ``known_at``.
-    """
-
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
-
-    facts: tuple[Assertion, ...] = ()
-    fact_texts: tuple[str, ...] = ()  # the indexed text of each fact, in order
-    episodes: tuple[Episode, ...] = ()
-    episode_texts: tuple[str, ...] = ()
-    fact_corpus: CorpusStats = CorpusStats(0, 0)
-    episode_corpus: CorpusStats = CorpusStats(0, 0)
-
-
-class VectorDoc(BaseModel):
-    """A revision whose indexed recall text has no vector yet (see :meth:`Store.vector_backlog`)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    assertion_id: str
-    revision: int
-    text: str
-
-
-class VectorProbe(BaseModel):
-    """What recall asks the vector index: the ``k`` revisions of ``scope`` nearest ``vector``
-    among those believed at ``known_at`` and valid at ``at`` (the interval rules are applied
-    inside the index's query, before anything is ranked).
-
-    ``exact``: score every such revision (the fallback when the approximate shortlist
-    under-fills after the remaining eligibility rules); ``exact_below``: a scope with at most
-    this many vectors is scored exactly anyway (cheaper than any index); ``k = 0``: no limit.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    scope: str
-    space: str
-    vector: tuple[float, ...]
-    at: UtcDatetime
-    known_at: UtcDatetime
-    k: int = 50
-    exact: bool = False
-    exact_below: int = 256
-
-
-class VectorCandidates(BaseModel):
-    """The vector index's answer: revisions, most similar first, and their cosine similarity.
-
-    ``method`` says how they were found (``exact`` or the backend's index); ``complete`` is
-    true when every eligible-by-interval revision of the scope was scored."""
-
-    model_config = ConfigDict(frozen=True)
-
-    facts: tuple[Assertion, ...] = ()
-    similarities: tuple[float, ...] = ()
-    method: str = "exact"
-    complete: bool = True
-
-
-class ConversationQuery(BaseModel):
-    """The episodes around ``around`` in one conversation (same scope and channel, and same
-    source when ``source`` is set), recorded by ``known_at``, with content."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    scope: str
-    channel: str
-    source: str | None
-    around: UtcDatetime
-    episode_id: str
-    known_at: UtcDatetime
-    size: int = 1
 
 
 @runtime_checkable
@@ -307,7 +219,7 @@ class Transaction(Protocol):
 
 
 @runtime_checkable
-class Store(LinkReads, Protocol):
+class Store(LinkReads, RecallReads, Protocol):
     """A bitemporal memory store."""
 
     @property
@@ -391,27 +303,6 @@ class Store(LinkReads, Protocol):
     def documents(self, kind: str, scope: str | None = None, key: str | None = None
                   ) -> list[str]:
         """JSON bodies of stored documents of ``kind``, oldest first."""
-
-    # Recall: a lexical index kept in each episode's transaction (see kg_memory.services.recall).
-    def recall_candidates(self, probe: RecallProbe) -> RecallCandidates:
-        """Every indexed record of the probe's scope matching any term, and corpus statistics."""
-
-    def conversations(self, queries: Sequence[ConversationQuery]) -> list[list[Episode]]:
-        """For each query, up to ``size`` episodes before and ``size`` after ``around``, oldest
-        first (one answer per query, in order: one round trip for a whole answer's messages)."""
-
-    # Recall's vector index: vectors are made by the caller's embedder and kept by the store,
-    # in one vector space (``name/dimensions``) per store; forget erases them with their rows.
-    def vector_backlog(self, scope: str, space: str, limit: int) -> list[VectorDoc]:
-        """Up to ``limit`` revisions of ``scope`` with indexed text and no vector in ``space``
-        (enrols the scope on first use). Raises RecallError for a store of another space."""
-
-    def put_vectors(self, scope: str, space: str,
-                    vectors: Sequence[tuple[VectorDoc, Sequence[float]]]) -> None:
-        """Store each document's vector (durable on return); creates the index on first use."""
-
-    def vector_candidates(self, probe: VectorProbe) -> VectorCandidates:
-        """The probe's nearest revisions; see :class:`VectorProbe`."""
 
     def scrub(self) -> list[dict[str, Any]]:
         """Make erasures physical where the backend keeps copies; one report per destination
