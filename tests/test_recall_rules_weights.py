@@ -27,6 +27,9 @@ def test_a_ranking_weight_outside_its_range_is_refused_naming_it(field: str, val
     with pytest.raises(InvalidArgument, match=field) as refused:
         RankingWeights(**{field: value})  # type: ignore[arg-type]
     assert refused.value.field == field
+    bound = {"b": "from 0 to 1", "rrf_k": "a whole number at least 0"}.get(
+        field, "finite and at least 0")
+    assert bound in str(refused.value)  # the message says what would be accepted
 
 
 @pytest.mark.parametrize(("field", "value"), [
