@@ -289,6 +289,8 @@ def test_an_activity_by_its_id_is_a_seek_of_its_unique_constraint(driver: Driver
         ("asof", "Assertion(subject, predicate)"),
         ("asof_subject", "Assertion(subject)"),
         ("asof_scope", "Assertion(scope)"),
+        ("asof_rows", "Assertion(subject, predicate)"),
+        ("asof_rows_subject", "Assertion(subject)"),
     ],
 )
 @pytest.mark.neo4j

@@ -50,6 +50,7 @@ from kg_memory.domain.model import (
     Refusal,
     Support,
 )
+from kg_memory.domain.result import Fact
 from kg_memory.store.clock import system_clock
 from kg_memory.store.neo4j.audit import Audits
 from kg_memory.store.neo4j.auth import credentials, public_uri, redact, split_uri
@@ -73,7 +74,7 @@ from kg_memory.store.neo4j.rows import (
     version_from_props,
 )
 from kg_memory.store.neo4j.tx import Neo4jTransaction, QueryTarget, run_query
-from kg_memory.store.protocol import AsOfQuery, asof_rows_by_parts
+from kg_memory.store.protocol import AsOfQuery, AsOfRows, asof_rows_by_parts
 
 __all__ = ["MIGRATES_FROM", "SCHEMA_VERSION", "Neo4jStore"]
 
@@ -311,7 +312,28 @@ class Neo4jStore(Batching, RecallReads, Audits, BulkReads):
                                   **times)
         return self._versions("asof_all", predicate=query.predicate, **times)
 
-    asof_rows = asof_rows_by_parts  # in parts: the same answer, up to three round trips
+    def asof_rows(self, query: AsOfQuery, merge_predicate: str | None = None) -> AsOfRows:
+        """One round trip for a subject's lookup (its facts, their supports and the merge
+        probe: three before, each a few milliseconds on a loaded server); a scope's or the
+        whole store's snapshot in parts."""
+        if query.subject is None:
+            return asof_rows_by_parts(self, query, merge_predicate)
+        times = {"valid": instant(query.valid_at), "known": instant(query.known_at)}
+        where = {"subject": query.subject, "scope": query.scope, **times}
+        if query.predicate is not None:
+            asked = [p for p in (query.predicate, merge_predicate) if p is not None]
+            rows = self._read("asof_rows", predicates=asked, **where)
+        else:
+            rows = self._read("asof_rows_subject", **where)
+        facts: list[Fact] = []
+        merges: list[Assertion] = []
+        for row in rows:
+            version = version_from_props(row["version"])
+            if query.predicate in (None, version.predicate):
+                facts.append(Fact.of(version, tuple(_support(s) for s in row["supports"])))
+            if version.predicate == merge_predicate:
+                merges.append(version)
+        return AsOfRows(facts=facts, merges=merges)
 
     def history(
         self, subject: str, predicate: str | None = None, scope: str | None = None
@@ -327,10 +349,7 @@ class Neo4jStore(Batching, RecallReads, Audits, BulkReads):
         known = opt_instant(known_at)
         found: dict[str, list[Support]] = {i: [] for i in ids}
         for row in self._read("supports", ids=ids, known=known):
-            found[row["id"]].append(Support(
-                episode_id=row["episode_id"], source=row["source"],
-                occurred_at=time_of(row["occurred_at"]),
-                fingerprint=fingerprint(row["content"] or "")))
+            found[row["id"]].append(_support(row))
         return {k: tuple(v) for k, v in found.items()}
 
     def episodes(self, episode_ids: Sequence[str]) -> list[Episode]:
@@ -420,3 +439,10 @@ class Neo4jStore(Batching, RecallReads, Audits, BulkReads):
 
     def entities(self, scope: str | None = None) -> list[Entity]:
         return [entity_from_props(r["entity"]) for r in self._read("entities", scope=scope)]
+
+
+def _support(row: Any) -> Support:
+    """A supporting episode as a lookup reports it (Neo4j keeps no fingerprint: made here)."""
+    return Support(episode_id=row["episode_id"], source=row["source"],
+                   occurred_at=time_of(row["occurred_at"]),
+                   fingerprint=fingerprint(row["content"] or ""))
