@@ -11,14 +11,16 @@ inside the forget's transaction (those see the transaction's own writes).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar, cast
 
 from kg_memory.domain.model import Assertion, Edge, Episode
 from kg_memory.store.link_reads import Link
 from kg_memory.store.protocol import Store
 
 __all__ = ["PlanReads", "plan_reads"]
+
+_T = TypeVar("_T")
 
 
 class PlanReads:
@@ -65,27 +67,17 @@ class PlanReads:
 
     def edges_of(self, node_ids: Sequence[str], scope: str | None = None
                  ) -> dict[str, list[Edge]]:
-        missing = [i for i in dict.fromkeys(node_ids) if (i, scope) not in self._edges]
-        if missing:
-            for node, found in self._store.edges_of(missing, scope).items():
-                self._edges[(node, scope)] = found
-        return {i: list(self._edges[(i, scope)]) for i in dict.fromkeys(node_ids)}
+        found = _remembered(self._edges, self._store.edges_of, node_ids, scope)
+        return {i: list(v) for i, v in found.items()}
 
     def links_of(self, node_ids: Sequence[str], scope: str | None = None
                  ) -> dict[str, list[Link]]:
-        missing = [i for i in dict.fromkeys(node_ids) if (i, scope) not in self._links]
-        if missing:
-            for node, found in self._store.links_of(missing, scope).items():
-                self._links[(node, scope)] = found
-        return {i: list(self._links[(i, scope)]) for i in dict.fromkeys(node_ids)}
+        found = _remembered(self._links, self._store.links_of, node_ids, scope)
+        return {i: list(v) for i, v in found.items()}
 
     def subject_assertions(self, subjects: Sequence[str], scope: str | None = None
                            ) -> dict[str, frozenset[str]]:
-        missing = [s for s in dict.fromkeys(subjects) if (s, scope) not in self._about]
-        if missing:
-            for subject, ids in self._store.subject_assertions(missing, scope).items():
-                self._about[(subject, scope)] = ids
-        return {s: self._about[(s, scope)] for s in dict.fromkeys(subjects)}
+        return _remembered(self._about, self._store.subject_assertions, subjects, scope)
 
     def history(self, subject: str, predicate: str | None = None, scope: str | None = None
                 ) -> list[Assertion]:
@@ -104,6 +96,19 @@ class PlanReads:
         found = [e for i in dict.fromkeys(episode_ids) if (e := self._episodes[i]) is not None]
         found.sort(key=lambda e: e.recorded_at)
         return found
+
+
+def _remembered(memo: dict[tuple[str, str | None], _T],
+                read: Callable[[Sequence[str], str | None], Mapping[str, _T]],
+                ids: Sequence[str], scope: str | None) -> dict[str, _T]:
+    """``read(ids, scope)`` answered per id from ``memo``, the store asked only for the ids
+    not read before in this pass (the store answers every id it is asked, in one read)."""
+    asked = list(dict.fromkeys(ids))
+    missing = [i for i in asked if (i, scope) not in memo]
+    if missing:
+        for node, found in read(missing, scope).items():
+            memo[(node, scope)] = found
+    return {i: memo[(i, scope)] for i in asked}
 
 
 def plan_reads(store: Store) -> Store:
