@@ -1,12 +1,12 @@
 // As-of lookup of one slot with each revision's supporting episodes, and the same subject's
 // revisions of other predicates asked for beside it (a merge probe), in one round trip: what
 // held at `valid`, as believed at `known`. Served by the range index assertion_slot
-// (subject, predicate), one seek per predicate of the list, pinned by the USING INDEX hint.
+// (subject, predicate), one seek per predicate of the list, pinned by the USING INDEX SEEK hint.
 // :params {subject: 'ana', predicates: ['diet', 'same_as'], scope: null, valid: datetime('2026-02-14T20:00Z'), known: datetime('2026-02-14T20:00Z')}
 // An open end (null sys_to / valid_to) counts as later than any instant: coalesce() rather
 // than "IS NULL OR", which the planner may split into a Union of index scans.
 MATCH (a:Assertion)
-USING INDEX a:Assertion(subject, predicate)
+USING INDEX SEEK a:Assertion(subject, predicate)
 WHERE a.subject = $subject AND a.predicate IN $predicates
   AND ($scope IS NULL OR a.scope = $scope)
   AND a.sys_from <= $known AND coalesce(a.sys_to > $known, true)

@@ -1,11 +1,11 @@
 // As-of lookup of every predicate of one subject with each revision's supporting episodes, in
 // one round trip (`scope` optional, null for any): what held at `valid`, as believed at
-// `known`. Served by the range index assertion_subject (pinned by the USING INDEX hint).
+// `known`. Served by the range index assertion_subject (pinned by the USING INDEX SEEK hint).
 // :params {subject: 'ana', scope: null, valid: datetime('2026-02-14T20:00Z'), known: datetime('2026-02-14T20:00Z')}
 // An open end (null sys_to / valid_to) counts as later than any instant: coalesce() rather
 // than "IS NULL OR", which the planner may split into a Union of index scans.
 MATCH (a:Assertion)
-USING INDEX a:Assertion(subject)
+USING INDEX SEEK a:Assertion(subject)
 WHERE a.subject = $subject
   AND ($scope IS NULL OR a.scope = $scope)
   AND a.sys_from <= $known AND coalesce(a.sys_to > $known, true)
