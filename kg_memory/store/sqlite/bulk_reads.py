@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from kg_memory.domain.instant import from_micros
 from kg_memory.domain.model import Assertion, Edge, EdgeType, trusted
@@ -25,6 +26,7 @@ from kg_memory.store.sqlite.rows import VERSION_COLUMNS, version_from_row
 __all__ = ["BulkReads", "BulkTxReads"]
 
 _EDGE_TYPES = {t.value: t for t in EdgeType}
+_T = TypeVar("_T")
 _QUALIFIED = ", ".join(f"v.{c.strip()}" for c in VERSION_COLUMNS.split(","))
 
 
@@ -43,34 +45,35 @@ def _edge_rows(conn: sqlite3.Connection, node_ids: list[str], scope: str | None
     return rows
 
 
-def _edges(conn: sqlite3.Connection, node_ids: Sequence[str], scope: str | None
-           ) -> dict[str, list[Edge]]:
-    found: dict[str, list[Edge]] = {i: [] for i in node_ids}
+def _by_node(conn: sqlite3.Connection, node_ids: Sequence[str], scope: str | None,
+             make: Callable[[str, EdgeType, str, int], _T]) -> dict[str, list[_T]]:
+    """Each of ``node_ids`` with what ``make`` builds of every edge touching it (a loop counted
+    once), in the statement's order."""
+    found: dict[str, list[_T]] = {i: [] for i in node_ids}
     if not found:
         return found
     for src, kind, dst, since in _edge_rows(conn, list(found), scope):
-        # Stored edges were validated on their way in: rebuilt without validating again.
-        edge = trusted(Edge, {"src": src, "type": _EDGE_TYPES[kind], "dst": dst,
-                              "since": from_micros(since)})
+        item = make(src, _EDGE_TYPES[kind], dst, since)
         if src in found:
-            found[src].append(edge)
+            found[src].append(item)
         if dst in found and dst != src:
-            found[dst].append(edge)
+            found[dst].append(item)
     return found
+
+
+def _edge(src: str, kind: EdgeType, dst: str, since: int) -> Edge:
+    # Stored edges were validated on their way in: rebuilt without validating again.
+    return trusted(Edge, {"src": src, "type": kind, "dst": dst, "since": from_micros(since)})
+
+
+def _edges(conn: sqlite3.Connection, node_ids: Sequence[str], scope: str | None
+           ) -> dict[str, list[Edge]]:
+    return _by_node(conn, node_ids, scope, _edge)
 
 
 def _links(conn: sqlite3.Connection, node_ids: Sequence[str], scope: str | None
            ) -> dict[str, list[Link]]:
-    found: dict[str, list[Link]] = {i: [] for i in node_ids}
-    if not found:
-        return found
-    for src, kind, dst, _ in _edge_rows(conn, list(found), scope):
-        link = (src, _EDGE_TYPES[kind], dst)
-        if src in found:
-            found[src].append(link)
-        if dst in found and dst != src:
-            found[dst].append(link)
-    return found
+    return _by_node(conn, node_ids, scope, lambda src, kind, dst, _: (src, kind, dst))
 
 
 class BulkReads:
