@@ -187,7 +187,7 @@ def test_the_picture_says_clearly_when_matplotlib_is_not_installed(
     path = tmp_path / "reads.png"
     result = runner.invoke(app, ["sim", "dinner", "reads", "--plot", str(path)])
     assert result.exit_code == 1
-    assert "pip install 'kg-memory[lab]'" in result.output
+    assert "pip install 'kg-memory-bitemporal[lab]'" in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert not path.exists()
     # Without --plot the grid needs no matplotlib.

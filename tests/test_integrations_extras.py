@@ -34,7 +34,7 @@ else:
     raise SystemExit("imported without its extra")
 """)
     assert done.returncode == 0, done.stderr
-    assert f"pip install 'kg-memory[{extra}]'" in done.stdout
+    assert f"pip install 'kg-memory-bitemporal[{extra}]'" in done.stdout
 
 
 def test_the_mcp_command_without_its_extra_is_one_clear_line() -> None:
@@ -45,7 +45,7 @@ main()
 """)
     assert done.returncode == 1
     assert "ExtraMissing" in done.stderr
-    assert "kg-memory[mcp]" in done.stderr
+    assert "kg-memory-bitemporal[mcp]" in done.stderr
     assert "Traceback" not in done.stderr
 
 

@@ -15,7 +15,7 @@ from typing import Annotated, Any, TypedDict
 
 import pytest
 
-pytest.importorskip("langgraph.graph", reason="needs the kg-memory[langgraph] extra")
+pytest.importorskip("langgraph.graph", reason="needs the kg-memory-bitemporal[langgraph] extra")
 
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("langgraph.store.memory", reason="needs the kg-memory[langgraph] extra")
+pytest.importorskip("langgraph.store.memory",
+                    reason="needs the kg-memory-bitemporal[langgraph] extra")
 
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore

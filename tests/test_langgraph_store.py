@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("langgraph.store.base", reason="needs the kg-memory[langgraph] extra")
+pytest.importorskip("langgraph.store.base",
+                    reason="needs the kg-memory-bitemporal[langgraph] extra")
 
 from langgraph.store.base import (
     GetOp,

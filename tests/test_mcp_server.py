@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-pytest.importorskip("mcp", reason="needs the kg-memory[mcp] extra")
+pytest.importorskip("mcp", reason="needs the kg-memory-bitemporal[mcp] extra")
 
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult, TextResourceContents

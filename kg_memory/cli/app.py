@@ -9,6 +9,7 @@ command that reads or forgets names its tenant with ``--scope`` (an operator say
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import tempfile
 from pathlib import Path
@@ -72,8 +73,31 @@ app = typer.Typer(
 )
 
 
+def _distribution() -> tuple[str, str]:
+    """(name, version) of the installed distribution that provides ``kg_memory``: the name on
+    the package index is not the import name, so it is looked up rather than written twice."""
+    names = importlib.metadata.packages_distributions().get("kg_memory", [])
+    name = names[0] if names else "kg-memory-bitemporal"
+    try:
+        return name, importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return name, "unknown (not installed)"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        name, version = _distribution()
+        typer.echo(f"kg-memory {version} ({name})")
+        raise typer.Exit()
+
+
 @app.callback()
-def _global_options(busy_timeout: BusyTimeoutOption = None) -> None:
+def _global_options(
+    busy_timeout: BusyTimeoutOption = None,
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print the installed version and exit.")] = False,
+) -> None:
     """A bitemporal memory graph for AI agents: ingest episodes, ask what held when.
 
     Exit codes: 0 ok, 1 other, 2 bad input, 3 store unavailable, 4 not found,

@@ -70,7 +70,8 @@ def bookstore(
     seeds: Annotated[int, typer.Option(min=1, max=50, help="Seeds to average.")] = 5,
     json_out: Annotated[bool, typer.Option("--json", help="JSON instead of a table.")] = False,
     plot: Annotated[Path | None, typer.Option(
-        metavar="FILE", help="Draw the first seed as a PNG (needs kg-memory[lab]).")] = None,
+        metavar="FILE",
+        help="Draw the first seed as a PNG (needs kg-memory-bitemporal[lab]).")] = None,
 ) -> None:
     """Run the bookstore lab through the real write path and report answer quality.
 

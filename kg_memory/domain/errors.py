@@ -131,9 +131,9 @@ class NotFound(KgMemoryError, LookupError):
 
 
 class ExtraMissing(KgMemoryError, ImportError):
-    """An optional feature whose extra is not installed: the picture (``kg-memory[lab]``), the
-    MCP server (``kg-memory[mcp]``), the LangGraph store (``kg-memory[langgraph]``). The message
-    says which to install."""
+    """An optional feature whose extra is not installed: the picture
+    (``kg-memory-bitemporal[lab]``), the MCP server (``kg-memory-bitemporal[mcp]``), the LangGraph
+    store (``kg-memory-bitemporal[langgraph]``). The message says which to install."""
 
 
 class ResolutionError(KgMemoryError, ValueError):

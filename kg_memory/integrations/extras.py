@@ -21,5 +21,5 @@ def require(module: str, *, extra: str, feature: str) -> ModuleType:
     except ImportError as exc:
         raise ExtraMissing(
             f"{feature} needs the optional package {module!r}, which is not installed: "
-            f"pip install 'kg-memory[{extra}]'"
+            f"pip install 'kg-memory-bitemporal[{extra}]'"
         ) from exc

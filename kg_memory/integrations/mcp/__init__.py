@@ -1,4 +1,5 @@
-"""kg-memory as an MCP server: ``kg-memory mcp --store PATH --scope S`` (extra ``kg-memory[mcp]``).
+"""kg-memory as an MCP server: ``kg-memory mcp --store PATH --scope S`` (extra
+``kg-memory-bitemporal[mcp]``).
 
 >>> from kg_memory import Memory
 >>> from kg_memory.integrations.mcp import build_server
