@@ -41,12 +41,14 @@ def _commands() -> list[str]:
     return names
 
 
-def test_every_command_is_documented_in_the_readme() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_every_command_is_documented_in_the_guide() -> None:
+    """docs/cli.md is generated from the help; the guide is prose a person wrote, so a command
+    missing from it is a command nobody explained."""
+    guide = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
     commands = _commands()
     assert "ingest" in commands
     assert "sim dinner" in commands
-    missing = [c for c in commands if f"kg-memory {c}" not in readme]
+    missing = [c for c in commands if f"kg-memory {c}" not in guide]
     assert missing == []
 
 

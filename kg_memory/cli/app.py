@@ -350,7 +350,8 @@ def demo(
     """The main job on the embedded store: replay the dinner study, then ask it questions.
 
     Ingests fixtures/dinner on the study's own timeline (the store's clock follows the days),
-    prints an as-of answer on both axes, a history and the eight-run table.
+    prints an as-of answer on both axes, a history and the eight-run table, then what the
+    table's columns mean and what to try next on the store it wrote.
     """
     from kg_memory.sim.dinner import format_table, run_all
     from kg_memory.sim.scenario import ScenarioClock
@@ -376,6 +377,7 @@ def demo(
             runs = run_all(scenario, Path(tmp))
         render.console.rule("the dinner study, eight runs (seed 000)")
         render.console.print(format_table([r.row() for r in runs]), highlight=False)
+        render.console.print(demo_epilogue(store), highlight=False, soft_wrap=True)
 
 
 def demo_answers(memory: Memory, scenario: Scenario) -> list[AsOfAnswer | str]:
@@ -389,6 +391,27 @@ def demo_answers(memory: Memory, scenario: Scenario) -> list[AsOfAnswer | str]:
         memory.asof(day1, day40, subject="u1", predicate="next_dinner"),
         memory.asof(day2, day40, subject="u1", predicate="next_dinner"),
     ]
+
+
+def demo_epilogue(store: Path) -> str:
+    """What the table's columns mean and what to try next on the demo's store: the commands are
+    printed ready to paste, with the store the demo wrote."""
+    return "\n".join([
+        "Each run answers 89 reads between day 3 and day 87. stale: served a value that no",
+        "longer held; missing: served nothing where a value held; injected: served the",
+        "restaurant's words as the user's own. Only the writer gate with dependency",
+        "retirement gets all three to 0.",
+        "",
+        "Try next on the demo's store (day 1 on day 1, the audit, a search, a forget plan):",
+        f"  export KG_MEMORY_STORE={store}",
+        "  kg-memory asof --scope u1 --valid-at 2026-01-06T20:00Z --known-at 2026-01-06T20:00Z",
+        "  kg-memory history ana --scope u1",
+        "  kg-memory refusals --scope u1",
+        "  kg-memory recall deposit --scope u1",
+        "  kg-memory asof --scope u1 --wide        (then: kg-memory lineage ID --scope u1)",
+        "  kg-memory forget source:restaurant --scope u1 --dry-run",
+        "Every command's help: kg-memory COMMAND --help, or docs/cli.md.",
+    ])
 
 
 def main() -> None:
