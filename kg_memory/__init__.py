@@ -17,6 +17,7 @@ from kg_memory.domain.eligibility import EligibilityRule
 from kg_memory.domain.embedding import Embedder, HashingEmbedder
 from kg_memory.domain.errors import (
     EXIT_CODES,
+    EXIT_MEANINGS,
     INTEGRITY_EXIT,
     STORE_BUSY_EXIT,
     ConcurrencyError,
@@ -135,6 +136,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DEFAULT_AUTHORITY",
     "EXIT_CODES",
+    "EXIT_MEANINGS",
     "INTEGRITY_EXIT",
     "STORE_BUSY_EXIT",
     "AdmissionDecision",

@@ -31,7 +31,8 @@ MODULE_LINES = 450  # "about 400": a module past this is two concepts
 
 PUBLIC = [
     "AsOfAnswer", "AsOfQuery", "Assertion", "Basis", "ChangePlan", "Channel", "Clock",
-    "ConcurrencyError", "ConsolidationRefused", "Direction", "EXIT_CODES", "Edge", "EdgeType",
+    "ConcurrencyError", "ConsolidationRefused", "Direction", "EXIT_CODES", "EXIT_MEANINGS",
+    "Edge", "EdgeType",
     "Effect", "EndReason", "Entity", "Episode", "Evidence", "Fact", "ForgetPlan", "ForgetReport",
     "ForgottenError", "GateRule", "HistoryEntry", "IdempotencyConflict", "IngestError",
     "IngestRecord", "IngestReport", "Interval", "IntervalError", "KgMemoryError", "Kind",

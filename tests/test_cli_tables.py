@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from kg_memory import IngestRecord, Interval, Memory, Mode
 from kg_memory.cli import app
-from kg_memory.cli.app import demo_answers
+from kg_memory.cli.app import demo_answers, demo_epilogue
 from kg_memory.cli.bookstore import title_lines, verdict_lines
 from kg_memory.cli.instants import Precision, TimeFormat
 from kg_memory.cli.sheet import Column, Ident, Sheet
@@ -77,8 +77,10 @@ def reference_interval(value: Interval) -> str:
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_demo_prints_every_row_on_one_line(tmp_path: Path, width: int) -> None:
-    store = tmp_path / "demo.db"
+def test_demo_prints_every_row_on_one_line(
+        tmp_path: Path, width: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the epilogue's export line carries the path whole
+    store = Path("demo.db")
     out = run(width, "demo", "--store", str(store))
     assert_fits(out, width)
     with Memory.open(store, create=False) as memory:
@@ -93,6 +95,7 @@ def test_demo_prints_every_row_on_one_line(tmp_path: Path, width: int) -> None:
         + table_lines(len(history))
         + 1  # the rule over the study's table
         + 9  # the study's table: a header and eight runs
+        + len(demo_epilogue(store).splitlines())  # what the columns mean, what to try next
     )
     assert len(lines_of(out)) == expected
     rows = lines_of(out)[1:]  # after the rule, which names the store's path (cut if long)

@@ -19,6 +19,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from kg_memory import (
+    EXIT_MEANINGS,
     AsOfAnswer,
     Channel,
     ChannelPolicy,
@@ -37,6 +38,7 @@ from kg_memory.cli import render
 from kg_memory.cli.check import check
 from kg_memory.cli.entities import entities_app
 from kg_memory.cli.forget import blocks_app, forget
+from kg_memory.cli.help import install as _install_help
 from kg_memory.cli.lineage import consolidate, lineage, prov
 from kg_memory.cli.mcp import mcp
 from kg_memory.cli.neo4j import neo4j_app
@@ -66,6 +68,8 @@ from kg_memory.sim.scenario import Scenario
 
 __all__ = ["app", "main"]
 
+_install_help()
+
 app = typer.Typer(
     name="kg-memory",
     no_args_is_help=True,
@@ -91,19 +95,18 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
+@app.callback(help=(
+    "A bitemporal memory graph for AI agents: ingest episodes, ask what held when.\n\n"
+    "Exit codes: " + ", ".join(f"{c} {m.split(':')[0].split(' (')[0]}"
+                               for c, m in sorted(EXIT_MEANINGS.items()))
+    + " (the table: docs/cli.md#exit-codes)."))
 def _global_options(
     busy_timeout: BusyTimeoutOption = None,
     version: Annotated[bool, typer.Option(
         "--version", callback=_print_version, is_eager=True,
         help="Print the installed version and exit.")] = False,
 ) -> None:
-    """A bitemporal memory graph for AI agents: ingest episodes, ask what held when.
-
-    Exit codes: 0 ok, 1 other, 2 bad input, 3 store unavailable, 4 not found,
-
-    5 precondition failed, 8 check found violations, 75 store busy (retry later).
-    """
+    """Options every command shares (the help above is the app's)."""
     settings.busy_timeout = busy_timeout
 
 
@@ -395,20 +398,22 @@ def demo_answers(memory: Memory, scenario: Scenario) -> list[AsOfAnswer | str]:
 
 def demo_epilogue(store: Path) -> str:
     """What the table's columns mean and what to try next on the demo's store: the commands are
-    printed ready to paste, with the store the demo wrote."""
+    printed ready to paste, with the store the demo wrote. Every line fits 80 columns but the
+    one naming the store, whose path is never broken."""
     return "\n".join([
-        "Each run answers 89 reads between day 3 and day 87. stale: served a value that no",
-        "longer held; missing: served nothing where a value held; injected: served the",
-        "restaurant's words as the user's own. Only the writer gate with dependency",
+        "Each run answers 89 reads between day 3 and day 87. stale: served a value that",
+        "no longer held; missing: served nothing where a value held; injected: served",
+        "the restaurant's words as the user's own. Only the writer gate with dependency",
         "retirement gets all three to 0.",
         "",
-        "Try next on the demo's store (day 1 on day 1, the audit, a search, a forget plan):",
+        "Try next on the demo's store (day 1 on day 1, the audit, a search, a forget):",
         f"  export KG_MEMORY_STORE={store}",
-        "  kg-memory asof --scope u1 --valid-at 2026-01-06T20:00Z --known-at 2026-01-06T20:00Z",
+        "  kg-memory asof --scope u1 \\",
+        "      --valid-at 2026-01-06T20:00Z --known-at 2026-01-06T20:00Z",
         "  kg-memory history ana --scope u1",
         "  kg-memory refusals --scope u1",
         "  kg-memory recall deposit --scope u1",
-        "  kg-memory asof --scope u1 --wide        (then: kg-memory lineage ID --scope u1)",
+        "  kg-memory asof --scope u1 --wide     (then: kg-memory lineage ID --scope u1)",
         "  kg-memory forget source:restaurant --scope u1 --dry-run",
         "Every command's help: kg-memory COMMAND --help, or docs/cli.md.",
     ])

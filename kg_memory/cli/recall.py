@@ -63,7 +63,8 @@ def recall(
     project: Annotated[str | None, typer.Option(help="The request's project (ranks).")] = None,
     kind: Annotated[list[str] | None, typer.Option(
         help="Only these kinds (repeatable): stated, world, claim, derived.")] = None,
-    no_episodes: Annotated[bool, typer.Option(help="Facts only, no messages.")] = False,
+    no_episodes: Annotated[bool, typer.Option(
+        "--no-episodes", help="Facts only, no messages.")] = False,
     limit: Annotated[int, typer.Option(help="At most this many results (1-100).")] = 10,
     write_policy: WritePolicyOption = None,
     store: StoreOption = None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "EXIT_CODES",
+    "EXIT_MEANINGS",
     "INTEGRITY_EXIT",
     "STORE_BUSY_EXIT",
     "ConcurrencyError",
@@ -220,3 +221,18 @@ EXIT_CODES: tuple[tuple[type[KgMemoryError], int], ...] = (
     (ConsolidationRefused, 7),
     (KgMemoryError, 1),
 )
+
+#: What each exit code of the ``kg-memory`` CLI means: the one table that ``--help``,
+#: docs/cli.md and README.md show (a test holds it to every code a command can return).
+EXIT_MEANINGS: dict[int, str] = {
+    0: "ok (an empty answer is ok: the search or query ran)",
+    1: "an error of no other kind",
+    2: "bad input: a file line, an option, a policy, a query (the message names line and field)",
+    3: "store unavailable: missing, unreadable or not a kg-memory store, Neo4j not answering",
+    4: "not found: a named episode, assertion, entity, rule or plan does not exist",
+    5: "precondition failed: if_match, or the evidence a consolidation read has changed",
+    6: "forgotten: a write of forgotten content (a replay); retrying can never succeed",
+    7: "refused for review: a consolidation that would drop a scope or an exception",
+    INTEGRITY_EXIT: "kg-memory check found violations (each one is listed)",
+    STORE_BUSY_EXIT: "store busy: another writer held the lock past the busy timeout; retry",
+}
