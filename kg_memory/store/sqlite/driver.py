@@ -16,7 +16,7 @@ For type checking the names are the standard library's, whose API ``sqlean`` cop
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sqlite3 import (
@@ -29,9 +29,9 @@ if TYPE_CHECKING:
         IntegrityError,
         OperationalError,
         Row,
-        connect,
         sqlite_version,
     )
+    from sqlite3 import connect as _connect
 else:
     from sqlean import (
         SQLITE_BUSY,
@@ -43,9 +43,9 @@ else:
         IntegrityError,
         OperationalError,
         Row,
-        connect,
         sqlite_version,
     )
+    from sqlean import connect as _connect
 
 __all__ = [
     "SQLITE_BUSY",
@@ -61,6 +61,23 @@ __all__ = [
     "load_extension",
     "sqlite_version",
 ]
+
+
+def connect(database: str | Path, **options: Any) -> Connection:
+    """A connection (``sqlite3.connect``'s options) that zeroes what it frees.
+
+    The interpreter's SQLite is built with ``SQLITE_SECURE_DELETE`` on most systems (Debian's
+    is), the wheel's is not: erasure relies on freed cells and pages being overwritten on every
+    connection that writes to a store (its own, ``kg-memory migrate``'s, a test's), so the
+    setting is the driver's, not each caller's.
+    """
+    conn = _connect(database, **options)
+    try:
+        conn.execute("PRAGMA secure_delete = ON")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
 
 
 def load_extension(conn: Connection, path: str | Path) -> None:

@@ -5,9 +5,10 @@ episodes while they have content, each in the FTS5 tables of its tenant's shard
 (:mod:`.recall_shards`), holding the tokens of :mod:`kg_memory.domain.recall_text` and one
 token naming the tenant, so a search intersects the tenant's doclist inside FTS5. Erasure
 needs no code here: triggers on ``versions`` and ``episodes`` delete index rows with the rows
-they index, inside the forget run's transaction, and :func:`merge_segments` (called by the
-scrub) rewrites the shards they marked, so that a deleted term is not left behind in an older
-segment, where FTS5 keeps it until a merge.
+they index, inside the forget run's transaction, and FTS5's ``secure-delete`` (schema 9)
+removes a deleted row's entries from the segments that hold them. :func:`merge_segments`
+(called by the scrub and by ``kg-memory migrate``) merges the shards a schema 8 store marked
+before it was migrated, where FTS5 kept a deleted term in older segments until a merge.
 """
 
 from __future__ import annotations
@@ -118,9 +119,6 @@ def reindex_entity(conn: driver.Connection, scope: str, entity_id: str) -> None:
     # The revisions' recall text changed without a change of their rows: tell the mirror.
     conn.executemany("INSERT INTO outbox (tbl, key) VALUES ('versions', ?)",
                      [(a,) for a in sorted({r["assertion_id"] for r in rows})])
-    # The old terms may linger in FTS5 segments until they merge: the scrub merges this shard.
-    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')",
-                 (f"recall_erased_{k}",))
 
 
 def index_episode(conn: driver.Connection, episode: Episode) -> None:
@@ -279,10 +277,10 @@ def conversation(conn: driver.Connection, query: ConversationQuery) -> list[Epis
 
 
 def merge_segments(conn: driver.Connection) -> list[int]:
-    """Merge every FTS5 segment of each shard an erasure touched (the delete triggers mark
-    them) into one, dropping deleted entries; ``secure_delete`` then zeroes the pages the old
-    segments freed. A merge rewrites its whole shard, so untouched shards are left alone.
-    Returns the shards merged."""
+    """Merge every FTS5 segment of each shard a schema 8 erasure marked (its delete triggers
+    did, before FTS5's ``secure-delete``) into one, dropping deleted entries; ``secure_delete``
+    then zeroes the pages the old segments freed. A merge rewrites its whole shard, so unmarked
+    shards are left alone; since schema 9 nothing marks one. Returns the shards merged."""
     # A key range, not LIKE (case-insensitive, so no index serves it): meta holds a row per
     # scope that ever forgot, and the primary key finds the marks among them.
     marked = [int(r[0].rsplit("_", 1)[1]) for r in conn.execute(

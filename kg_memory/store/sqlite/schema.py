@@ -16,7 +16,7 @@ from kg_memory.domain.corroboration import fingerprint
 from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.errors import store_error
-from kg_memory.store.sqlite.recall import index_missing
+from kg_memory.store.sqlite.recall import index_missing, merge_segments
 from kg_memory.store.sqlite.recall_vectors import upgrade as upgrade_vectors
 
 __all__ = [
@@ -45,7 +45,14 @@ __all__ = [
 #: 8: a tombstone's INVALIDATED_BY edge is read from its row (``tombstones.activity_id``,
 #: indexed by ``tombstones_activity``) instead of stored per tombstone; ``kg-memory migrate``
 #: adds the index, and an older file's stored edges are the rows derived (read once).
-SCHEMA_VERSION = "8"
+#: 9: recall's FTS5 tables erase with FTS5's ``secure-delete`` (SQLite 3.42+, the engine of
+#: kg_memory.store.sqlite.driver): a deleted row's terms leave its segments at once, so a
+#: forget no longer marks its shard for a merge (a rewrite of the whole shard) and the erasure
+#: triggers no longer write the mark; ``kg-memory migrate`` sets the option on every table,
+#: replaces the triggers and merges the shards a schema 8 erasure left marked. The option
+#: changes a table's FTS5 format at its first secure deletion: from then on a SQLite before 3.42
+#: can neither read nor write it.
+SCHEMA_VERSION = "9"
 #: Schema versions this one cannot be reached from, and why. Schema 1 keyed entities, operation
 #: ids, edges and documents globally, so one tenant's rows could be another's; its rows cannot
 #: be given scopes after the fact without guessing.
@@ -218,6 +225,9 @@ def migrate(target: Path, *, busy_timeout: float | None = None) -> tuple[str, st
             raise StoreUnavailable(
                 f"{target} has schema {before}, newer than this kg-memory's {SCHEMA_VERSION}")
         _initialise(conn)
+        # A schema 8 forget whose scrub did not finish left its shard marked: its erased terms
+        # are still in older segments, which secure-delete does not reach after the fact.
+        merge_segments(conn)
         return before, SCHEMA_VERSION
     except driver.Error as exc:
         raise store_error(exc, f"cannot migrate {target}") from exc
