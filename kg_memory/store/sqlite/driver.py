@@ -71,7 +71,7 @@ def connect(database: str | Path, **options: Any) -> Connection:
     connection that writes to a store (its own, ``kg-memory migrate``'s, a test's), so the
     setting is the driver's, not each caller's.
     """
-    conn = _connect(database, **options)
+    conn: Connection = _connect(database, **options)
     try:
         conn.execute("PRAGMA secure_delete = ON")
     except BaseException:
