@@ -32,7 +32,6 @@ import os
 import random
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -45,6 +44,7 @@ from typing import Any
 
 from kg_memory import ForgottenError, IngestRecord, Memory, parse_record
 from kg_memory.services.ingestion import episode_id_for
+from kg_memory.store.sqlite import driver
 from tests.procs import ROOT, line, read_acks, write_input
 
 __all__ = ["CrashFailure", "Harness", "main"]
@@ -76,12 +76,12 @@ def _stored(db: Path) -> list[str]:
     """Operation ids in the store, in the order they were written."""
     if not db.exists():
         return []
-    raw = sqlite3.connect(db)
+    raw = driver.connect(db)
     with closing(raw):
         try:
             return [r[0] for r in raw.execute(
                 "SELECT operation_id FROM episodes ORDER BY recorded_at")]
-        except sqlite3.OperationalError:  # killed before the schema transaction committed
+        except driver.OperationalError:  # killed before the schema transaction committed
             return []
 
 
@@ -93,7 +93,7 @@ def _cpu_seconds() -> float:
 
 def _shape(db: Path) -> dict[str, tuple[int, int, int]]:
     """Per operation: revisions it recorded, refusals, edges from its episode."""
-    with closing(sqlite3.connect(db)) as raw:
+    with closing(driver.connect(db)) as raw:
         return {r[0]: (r[1], r[2], r[3]) for r in raw.execute(
             "SELECT e.operation_id, "
             "(SELECT count(*) FROM versions v WHERE v.recorded_by = e.episode_id), "

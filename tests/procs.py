@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import time
@@ -17,6 +16,8 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from kg_memory.store.sqlite import driver
 
 ROOT = Path(__file__).resolve().parents[1]
 EPOCH = datetime(2026, 1, 5, tzinfo=UTC)
@@ -79,7 +80,7 @@ def read_acks(path: Path) -> list[tuple[str, str]]:
 
 def hold_write_lock(db: str, seconds: str) -> None:
     """Take the store's write lock (BEGIN IMMEDIATE plus a write), say so, hold it."""
-    conn = sqlite3.connect(db, isolation_level=None)
+    conn = driver.connect(db, isolation_level=None)
     conn.execute("BEGIN IMMEDIATE")
     conn.execute("UPDATE meta SET value = value WHERE key = 'schema_version'")
     say("locked")

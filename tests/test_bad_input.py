@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from kg_memory.domain.errors import (
     StoreUnavailable,
 )
 from kg_memory.domain.record import parse_record
+from kg_memory.store.sqlite import driver
 from tests.conftest import MemoryFactory, day, episode, fact
 
 runner = CliRunner()
@@ -371,7 +371,7 @@ def _digest(path: Path) -> str:
 
 def test_another_applications_sqlite_file_is_never_modified(tmp_path: Path) -> None:
     other = tmp_path / "app.sqlite"
-    conn = sqlite3.connect(other)
+    conn = driver.connect(other)
     conn.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
     conn.execute("INSERT INTO users (name) VALUES ('ana')")
     conn.commit()
@@ -388,7 +388,7 @@ def test_another_applications_sqlite_file_is_never_modified(tmp_path: Path) -> N
         Memory.open(other)
     assert _digest(other) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["app.sqlite", "in.jsonl"]
-    conn = sqlite3.connect(other)
+    conn = driver.connect(other)
     assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["users"]
     conn.close()
 

@@ -17,7 +17,6 @@ duplicate) and, in the file variant, a bad line in the middle.
 from __future__ import annotations
 
 import json
-import sqlite3
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from hypothesis import strategies as st
 
 from kg_memory import IngestError, IngestRecord, Memory, WriterPolicy
 from kg_memory.services.ingestion import ingest_record
+from kg_memory.store.sqlite import driver
 from tests.conftest import EPOCH
 
 #: Surrogate keys a batch may assign differently; everything else must agree.
@@ -48,7 +48,7 @@ class TickingClock:
         return self.now
 
 
-def _tables(conn: sqlite3.Connection) -> list[str]:
+def _tables(conn: driver.Connection) -> list[str]:
     names = [r[0] for r in conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
     shadows = ("_data", "_idx", "_docsize", "_config", "_content")
@@ -60,7 +60,7 @@ def _tables(conn: sqlite3.Connection) -> list[str]:
 
 def dump(path: Path) -> dict[str, list[tuple[Any, ...]]]:
     """Every table's rows without surrogate ids, as sorted lists (a multiset per table)."""
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = driver.connect(f"file:{path}?mode=ro", uri=True)
     try:
         found: dict[str, list[tuple[Any, ...]]] = {}
         for table in _tables(conn):

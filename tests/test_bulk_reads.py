@@ -14,14 +14,13 @@ marking, now one SQL statement, marks what a plain reference of its rule marks.
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kg_memory import Memory
 from kg_memory.domain.model import Edge
+from kg_memory.store.sqlite import driver
 from tests.conftest import ManualClock, day, episode, fact
 
 
@@ -132,7 +131,7 @@ def test_the_residue_search_reads_a_scope_through_an_index(tmp_path: object) -> 
     clock = ManualClock(day(0))
     with Memory.open(Path(str(tmp_path)) / "m.db", clock=clock) as memory:
         _seed(memory, clock)
-        conn: sqlite3.Connection = memory.store._conn  # type: ignore[attr-defined]
+        conn: driver.Connection = memory.store._conn  # type: ignore[attr-defined]
         statements: list[str] = []
         conn.set_trace_callback(statements.append)
         try:
@@ -163,7 +162,7 @@ def test_a_sync_slice_seeks_the_rows_behind_its_keys(tmp_path: object) -> None:
     clock = ManualClock(day(0))
     with Memory.open(Path(str(tmp_path)) / "m.db", clock=clock) as memory:
         _seed(memory, clock)
-        conn: sqlite3.Connection = memory.store._conn  # type: ignore[attr-defined]
+        conn: driver.Connection = memory.store._conn  # type: ignore[attr-defined]
         statements: list[str] = []
         conn.set_trace_callback(statements.append)
         try:
@@ -210,7 +209,7 @@ def test_forget_keys_marks_what_the_rule_names(
     rows: list[tuple[str, str, str, str, str]], keys: list[str],
 ) -> None:
     with Memory.open(tmp_path_factory.mktemp("outbox") / "m.db") as memory:
-        conn: sqlite3.Connection = memory.store._conn  # type: ignore[attr-defined]
+        conn: driver.Connection = memory.store._conn  # type: ignore[attr-defined]
         written: list[tuple[int, str, str]] = []
         for scope, tbl, src, kind, dst in rows:
             key = _SEP.join([scope, src, kind, dst] if tbl == "edges" else [scope, src])

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +18,7 @@ from kg_memory import INTEGRITY_EXIT, Assertion, Memory
 from kg_memory.cli.app import app
 from kg_memory.domain.integrity import OutboxState, Snapshot, violations
 from kg_memory.services.ingestion import episode_id_for
+from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.integrity import snapshot
 from tests.conftest import BACKENDS, ManualClock, day, episode, fact
 
@@ -88,12 +88,12 @@ def _check(path: Path) -> tuple[int, dict[str, Any]]:
     return result.exit_code, json.loads(result.stdout) if result.stdout.strip() else {}
 
 
-def _one(rows: list[sqlite3.Row] | list[tuple[object, ...]]) -> tuple[object, ...]:
+def _one(rows: list[driver.Row] | list[tuple[object, ...]]) -> tuple[object, ...]:
     assert rows, "the base store lacks what this plant needs"
     return tuple(rows[0])
 
 
-def _plant_valid(db: sqlite3.Connection) -> list[str]:
+def _plant_valid(db: driver.Connection) -> list[str]:
     aid, rev = _one(db.execute("SELECT assertion_id, revision FROM versions "
                                "WHERE valid_to IS NOT NULL LIMIT 1").fetchall())
     db.execute("UPDATE versions SET valid_to = valid_from WHERE assertion_id = ? AND revision = ?",
@@ -101,7 +101,7 @@ def _plant_valid(db: sqlite3.Connection) -> list[str]:
     return [f"{aid}#{rev}"]
 
 
-def _plant_system(db: sqlite3.Connection) -> list[str]:
+def _plant_system(db: driver.Connection) -> list[str]:
     aid, rev = _one(db.execute("SELECT assertion_id, revision FROM versions "
                                "WHERE sys_to IS NOT NULL LIMIT 1").fetchall())
     db.execute("UPDATE versions SET sys_to = sys_from - 1 WHERE assertion_id = ? "
@@ -109,7 +109,7 @@ def _plant_system(db: sqlite3.Connection) -> list[str]:
     return [f"{aid}#{rev}"]
 
 
-def _plant_overlap(db: sqlite3.Connection) -> list[str]:
+def _plant_overlap(db: driver.Connection) -> list[str]:
     """A second believed value for a slot that already has one, over the same valid time."""
     row = db.execute("SELECT * FROM versions WHERE sys_to IS NULL AND subject = 'team'"
                      ).fetchone()
@@ -121,7 +121,7 @@ def _plant_overlap(db: sqlite3.Connection) -> list[str]:
     return [f"{row['assertion_id']}#{row['revision']}", "as_planted_overlap#1"]
 
 
-def _plant_reopened(db: sqlite3.Connection) -> list[str]:
+def _plant_reopened(db: driver.Connection) -> list[str]:
     aid, rev = _one(db.execute("SELECT assertion_id, revision FROM versions "
                                "WHERE sys_to IS NOT NULL AND subject = 'team'").fetchall())
     db.execute("UPDATE versions SET sys_to = NULL WHERE assertion_id = ? AND revision = ?",
@@ -129,7 +129,7 @@ def _plant_reopened(db: sqlite3.Connection) -> list[str]:
     return [f"{aid}#{rev}"]
 
 
-def _plant_numbering(db: sqlite3.Connection) -> list[str]:
+def _plant_numbering(db: driver.Connection) -> list[str]:
     aid, rev = _one(db.execute("SELECT assertion_id, max(revision) FROM versions "
                                "GROUP BY assertion_id HAVING count(*) > 1").fetchall())
     db.execute("UPDATE versions SET revision = 0 WHERE assertion_id = ? AND revision = ?",
@@ -137,7 +137,7 @@ def _plant_numbering(db: sqlite3.Connection) -> list[str]:
     return [str(aid)]
 
 
-def _plant_dangling(db: sqlite3.Connection) -> list[str]:
+def _plant_dangling(db: driver.Connection) -> list[str]:
     [aid] = _one(db.execute("SELECT assertion_id FROM versions LIMIT 1").fetchall())
     db.execute("INSERT INTO edges (scope, src, type, dst, since) "
                "VALUES ('u1', 'ep_nobody', 'SUPPORTS', ?, 1)",
@@ -145,13 +145,13 @@ def _plant_dangling(db: sqlite3.Connection) -> list[str]:
     return [f"ep_nobody-SUPPORTS->{aid}"]
 
 
-def _plant_index(db: sqlite3.Connection) -> list[str]:
+def _plant_index(db: driver.Connection) -> list[str]:
     dep, aid = _one(db.execute("SELECT dep, assertion_id FROM dependencies LIMIT 1").fetchall())
     db.execute("DELETE FROM dependencies WHERE dep = ? AND assertion_id = ?", (dep, aid))
     return [str(aid), str(dep)]
 
 
-def _plant_dependency(db: sqlite3.Connection) -> list[str]:
+def _plant_dependency(db: driver.Connection) -> list[str]:
     """Erase the fact a believed fact depends on, leaving the dependent in place."""
     aid, dep, rev = _one(db.execute(
         "SELECT v.assertion_id, d.dep, v.revision FROM versions v JOIN dependencies d "
@@ -160,7 +160,7 @@ def _plant_dependency(db: sqlite3.Connection) -> list[str]:
     return [f"{aid}#{rev}", str(dep)]
 
 
-def _plant_tombstone(db: sqlite3.Connection) -> list[str]:
+def _plant_tombstone(db: driver.Connection) -> list[str]:
     """Bring the forgotten episode back, content and all (what a restored backup would do)."""
     db.execute("INSERT INTO episodes (episode_id, operation_id, payload_hash, source, channel, "
                "content, occurred_at, recorded_at, scope) VALUES ('ep_back', 'canary', 'x', "
@@ -168,7 +168,7 @@ def _plant_tombstone(db: sqlite3.Connection) -> list[str]:
     return ["ep_back"]
 
 
-def _plant_cycle(db: sqlite3.Connection) -> list[str]:
+def _plant_cycle(db: driver.Connection) -> list[str]:
     a, b = (r[0] for r in db.execute(
         "SELECT DISTINCT assertion_id FROM versions ORDER BY assertion_id LIMIT 2"))
     db.executemany("INSERT INTO edges (scope, src, type, dst, since) "
@@ -177,13 +177,13 @@ def _plant_cycle(db: sqlite3.Connection) -> list[str]:
     return [a, b]
 
 
-def _plant_outbox(db: sqlite3.Connection) -> list[str]:
+def _plant_outbox(db: driver.Connection) -> list[str]:
     [last] = _one(db.execute("SELECT max(seq) FROM outbox").fetchall())
     db.execute("UPDATE sqlite_sequence SET seq = 1 WHERE name = 'outbox'")
     return [f"seq:{last}"]
 
 
-def _plant_fingerprint(db: sqlite3.Connection) -> list[str]:
+def _plant_fingerprint(db: driver.Connection) -> list[str]:
     """A stale stored fingerprint: the content changed (or the digest was written wrong)."""
     [eid] = _one(db.execute("SELECT episode_id FROM episodes "
                             "ORDER BY content = '', episode_id LIMIT 1").fetchall())
@@ -192,7 +192,7 @@ def _plant_fingerprint(db: sqlite3.Connection) -> list[str]:
     return [str(eid)]
 
 
-PLANTS: dict[str, Callable[[sqlite3.Connection], list[str]]] = {
+PLANTS: dict[str, Callable[[driver.Connection], list[str]]] = {
     "valid-interval": _plant_valid,
     "system-interval": _plant_system,
     "overlap": _plant_overlap,
@@ -214,8 +214,8 @@ def test_each_planted_violation_is_reported_with_its_ids(
 ) -> None:
     path = _copy(base, tmp_path)
     assert _check(path)[0] == 0
-    db = sqlite3.connect(path, isolation_level=None)
-    db.row_factory = sqlite3.Row
+    db = driver.connect(path, isolation_level=None)
+    db.row_factory = driver.Row
     # What the store's own guards forbid is exactly what a hand edit or a bad restore does.
     db.execute("PRAGMA ignore_check_constraints = ON")
     db.execute("DROP TRIGGER versions_immutable")
@@ -242,7 +242,7 @@ def test_a_stored_episode_fingerprint_must_be_that_of_its_content(
     code, out = _check(path)
     assert code == 0, out
     assert out["checked"]["episodes"] >= 5
-    with sqlite3.connect(path, isolation_level=None) as db:
+    with driver.connect(path, isolation_level=None) as db:
         ids = _plant_fingerprint(db)
         [content] = _one(db.execute("SELECT content FROM episodes WHERE episode_id = ?",
                                     ids).fetchall())
@@ -262,7 +262,7 @@ def test_the_snapshot_holds_no_episode_content(tmp_path: Path) -> None:
     with Memory.open(path, clock=clock) as memory:
         for n in range(8):
             memory.ingest(episode(f"long{n}", "user", day(1), content=f"{n} {long}"))
-    with sqlite3.connect(path, isolation_level=None) as db:
+    with driver.connect(path, isolation_level=None) as db:
         snap = snapshot(db, str(path))
     assert len(snap.episodes) == 8
     assert "Cedar" not in snap.model_dump_json()
@@ -272,7 +272,7 @@ def test_the_snapshot_holds_no_episode_content(tmp_path: Path) -> None:
 
 def test_violations_are_listed_for_people_too(base: Path, tmp_path: Path) -> None:
     path = _copy(base, tmp_path)
-    with sqlite3.connect(path) as db:
+    with driver.connect(path) as db:
         ids = _plant_dangling(db)
     result = runner.invoke(app, ["check", "--store", str(path)])
     assert result.exit_code == 8
@@ -293,7 +293,7 @@ def test_check_refuses_a_file_that_is_not_a_store_and_leaves_it(
 
 def test_check_refuses_another_applications_database(tmp_path: Path) -> None:
     path = tmp_path / "app.db"
-    with sqlite3.connect(path) as db:
+    with driver.connect(path) as db:
         db.execute("CREATE TABLE users (id INTEGER PRIMARY KEY)")
     before = hashlib.sha256(path.read_bytes()).hexdigest()
     result = runner.invoke(app, ["check", "--store", str(path), "--json"])
@@ -394,7 +394,7 @@ def test_check_reads_the_mirror_cursor_and_finds_a_mirror_ahead_of_the_file(
         target.close()
     code, out = _check_args(path, "--mirror")
     assert code == 0, out
-    with sqlite3.connect(older) as db:  # the restored copy remembers the mirror too
+    with driver.connect(older) as db:  # the restored copy remembers the mirror too
         db.execute("INSERT INTO meta (key, value) VALUES ('mirror_uri', ?) "
                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (uri,))
     code, out = _check_args(older, "--mirror")

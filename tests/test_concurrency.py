@@ -7,13 +7,13 @@ against one embedded store file and checks that no update was lost.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from pathlib import Path
 
 import pytest
 
 from kg_memory import ConcurrencyError, IngestError, IngestRecord, Memory, parse_record
+from kg_memory.store.sqlite import driver
 from tests.conftest import ManualClock, day, episode, fact
 from tests.procs import spawn
 
@@ -148,7 +148,7 @@ def test_concurrent_writers_with_preconditions_lose_no_update(tmp_path: Path) ->
         assert written == list(range(1, total + 1))
         check = memory.check()
         assert check.ok, check.violations
-    with sqlite3.connect(db) as raw:
+    with driver.connect(db) as raw:
         assert raw.execute("SELECT count(*) FROM episodes").fetchone() == (total,)
     conflicts = sum(r["conflicts"] for r in results)
     print(f"{writers} writers x {increments}: {conflicts} conflicts reported and retried")

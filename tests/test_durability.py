@@ -12,7 +12,6 @@ import json
 import os
 import random
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -25,12 +24,13 @@ from hypothesis import strategies as st
 from kg_memory import Memory, StoreBusy, StoreUnavailable
 from kg_memory.domain.backoff import Backoff
 from kg_memory.domain.errors import STORE_BUSY_EXIT
+from kg_memory.store.sqlite import driver
 from tests.conftest import ManualClock, day, episode, fact
 from tests.procs import ROOT, read_acks, spawn, wait_for, write_input
 
 
 def _stored_operations(db: Path) -> set[str]:
-    with sqlite3.connect(db) as raw:
+    with driver.connect(db) as raw:
         return {r[0] for r in raw.execute("SELECT operation_id FROM episodes")}
 
 
@@ -158,7 +158,7 @@ def test_a_file_of_another_application_is_refused_and_left_untouched(
 ) -> None:
     """Main added kg-memory's 14 tables to any SQLite file it was pointed at."""
     other = tmp_path / "app.db"
-    with sqlite3.connect(other) as raw:
+    with driver.connect(other) as raw:
         raw.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
         raw.execute("INSERT INTO users (name) VALUES ('ana')")
     before = hashlib.sha256(other.read_bytes()).hexdigest()
@@ -168,7 +168,7 @@ def test_a_file_of_another_application_is_refused_and_left_untouched(
     assert result.returncode == 3, result.stderr
     assert "not a kg-memory store" in result.stderr
     assert hashlib.sha256(other.read_bytes()).hexdigest() == before
-    with sqlite3.connect(other) as raw:
+    with driver.connect(other) as raw:
         tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert tables == {"users"}
 
@@ -176,7 +176,7 @@ def test_a_file_of_another_application_is_refused_and_left_untouched(
 def test_an_older_schema_is_refused_until_migrated(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     _seeded(db)
-    with sqlite3.connect(db) as raw:
+    with driver.connect(db) as raw:
         raw.execute("UPDATE meta SET value = '0' WHERE key = 'schema_version'")
         raw.execute("DROP INDEX versions_scope")
     with pytest.raises(StoreUnavailable, match="kg-memory migrate"):
@@ -186,7 +186,7 @@ def test_an_older_schema_is_refused_until_migrated(tmp_path: Path) -> None:
     assert json.loads(migrated.stdout)["status"] == "migrated"
     with Memory.open(db, create=False) as memory:
         assert memory.asof(subject="ana").values() == ["veg"]
-    with sqlite3.connect(db) as raw:
+    with driver.connect(db) as raw:
         assert raw.execute(
             "SELECT count(*) FROM sqlite_master WHERE name = 'versions_scope'").fetchone() == (1,)
     again = _cli("migrate", "--store", db, "--json")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -11,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from kg_memory import Memory, StoreUnavailable
+from kg_memory.store.sqlite import driver
 from tests.conftest import ManualClock, day, episode, fact
 
 
@@ -90,7 +90,7 @@ def test_a_crash_mid_episode_leaves_no_partial_episode(tmp_path: Path, dying: st
         assert mem.asof(subject="ana").values() == ["veg"]
         assert len(mem.history("ana")) == 1
         assert mem.history("ana")[0].version.system.end is None
-    raw = sqlite3.connect(path)
+    raw = driver.connect(path)
     assert raw.execute("SELECT operation_id FROM episodes").fetchall() == [("first",)]
     raw.close()
 
@@ -99,11 +99,11 @@ def test_revisions_cannot_be_edited_even_with_raw_sql(tmp_path: Path, clock: Man
     path = tmp_path / "m.db"
     with Memory.open(path, clock=clock) as mem:
         mem.ingest(episode("a", "user", day(0), assertions=[fact("ana", "diet", "vegetarian")]))
-    raw = sqlite3.connect(path)
-    with pytest.raises(sqlite3.IntegrityError, match="immutable"):
+    raw = driver.connect(path)
+    with pytest.raises(driver.IntegrityError, match="immutable"):
         raw.execute("UPDATE versions SET value = '\"vegan\"'")
     raw.execute("UPDATE versions SET sys_to = sys_from + 1")  # closing once is allowed
-    with pytest.raises(sqlite3.IntegrityError, match="immutable"):
+    with pytest.raises(driver.IntegrityError, match="immutable"):
         raw.execute("UPDATE versions SET sys_to = sys_from + 2")  # ...but only once
     raw.close()
 
@@ -141,7 +141,7 @@ def test_asof_uses_the_on_disk_index(tmp_path: Path, clock: ManualClock) -> None
     path = tmp_path / "m.db"
     with Memory.open(path, clock=clock) as mem:
         mem.ingest(episode("a", "user", day(0), assertions=[fact("ana", "diet", "vegetarian")]))
-    raw = sqlite3.connect(path)
+    raw = driver.connect(path)
     plan = " ".join(
         row[3]
         for row in raw.execute(

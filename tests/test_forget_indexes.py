@@ -12,7 +12,6 @@ indexes this needs, and ``kg-memory migrate`` adds them to a schema 5 file, keep
 from __future__ import annotations
 
 import re
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ import pytest
 from kg_memory import Memory
 from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.sim.scenario import Scenario
+from kg_memory.store.sqlite import driver
 from tests.conftest import ManualClock, day, episode, fact
 
 #: Tables that grow with the store (json_each and the FTS5 shards' internals are not here:
@@ -47,7 +47,7 @@ def _fill(memory: Memory, clock: ManualClock) -> None:
     clock.now = later + (day(1) - day(0)) * 3
 
 
-def _scans(conn: sqlite3.Connection, statements: list[str]) -> list[str]:
+def _scans(conn: driver.Connection, statements: list[str]) -> list[str]:
     found = []
     for sql in statements:
         if not sql.lstrip().upper().startswith(("SELECT", "INSERT", "DELETE", "UPDATE", "WITH")):
@@ -63,7 +63,7 @@ def test_a_forget_reads_no_growing_table_whole(tmp_path: Path, selector: str) ->
     clock = ManualClock(day(0))
     with Memory.open(tmp_path / "m.db", clock=clock) as memory:
         _fill(memory, clock)
-        conn: sqlite3.Connection = memory.store._conn  # type: ignore[attr-defined]
+        conn: driver.Connection = memory.store._conn  # type: ignore[attr-defined]
         statements: list[str] = []
         conn.set_trace_callback(statements.append)  # traced with the values bound
         try:
@@ -83,7 +83,7 @@ def test_a_forget_reads_no_growing_table_whole(tmp_path: Path, selector: str) ->
 
 
 def _as_schema_5(db: Path) -> None:
-    with sqlite3.connect(db) as raw:
+    with driver.connect(db) as raw:
         for name in SCHEMA_6_INDEXES:
             raw.execute(f"DROP INDEX {name}")
         raw.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
@@ -101,7 +101,7 @@ def test_migrate_adds_schema_6_forget_indexes_to_a_schema_5_file(tmp_path: Path)
     with pytest.raises(StoreUnavailable, match="kg-memory migrate"):
         Memory.open(db, create=False)
     assert migrate(db) == ("5", SCHEMA_VERSION)
-    with sqlite3.connect(db) as raw:
+    with driver.connect(db) as raw:
         names = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type='index'")}
         marks = raw.execute("SELECT count(*) FROM outbox WHERE tbl IN ('entities', 'edges')"
                             ).fetchone()[0]

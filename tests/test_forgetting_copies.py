@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import os
 import re
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from kg_memory import Memory, SqliteStore
+from kg_memory.store.sqlite import driver
 from tests.conftest import ManualClock, MemoryFactory, day, episode, fact
 from tests.test_forgetting import files_holding
 
@@ -75,7 +75,7 @@ def test_no_byte_of_an_entity_id_or_name_remains_outbox_keys_included(tmp_path: 
 
 
 def _outbox_keys(store_dir: Path, text: str) -> list[str]:
-    conn = sqlite3.connect(store_dir / "m.db")
+    conn = driver.connect(store_dir / "m.db")
     keys = [r[0] for r in conn.execute("SELECT key FROM outbox")]
     conn.close()
     return [k for k in keys if text in k]
@@ -92,7 +92,7 @@ def test_outbox_keys_wait_for_a_mirror_that_has_not_applied_them(tmp_path: Path)
         memory.store.set_mirror("bolt://127.0.0.1:1")
         assert memory.forget(f"episode:{gone}@u1").status == "incomplete"
         assert _outbox_keys(store_dir, CANARY)  # the mirror still has to delete the entity
-        conn = sqlite3.connect(store_dir / "m.db")
+        conn = driver.connect(store_dir / "m.db")
         conn.execute("DELETE FROM meta WHERE key = 'mirror_uri'")  # the mirror is retired
         conn.commit()
         conn.close()

@@ -13,7 +13,6 @@ import ast
 import json
 import logging
 import os
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from typer.testing import CliRunner
 
 from kg_memory import Memory, StoreUnavailable
 from kg_memory.cli import app
+from kg_memory.store.sqlite import driver
 from tests.conftest import BACKENDS, ROOT, ManualClock, day, episode, fact
 
 SQL = "x'); DROP TABLE versions; -- \" OR 1=1 --"
@@ -194,16 +194,16 @@ def _workload(memory: Memory, clock: ManualClock) -> None:
 
 
 class _SpyConnection:
-    """A real sqlite3 connection that records every SQL text it is given."""
+    """A real SQLite connection that records every SQL text it is given."""
 
-    def __init__(self, conn: sqlite3.Connection, seen: list[str]) -> None:
+    def __init__(self, conn: driver.Connection, seen: list[str]) -> None:
         self._conn, self._seen = conn, seen
 
-    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+    def execute(self, sql: str, *args: Any) -> driver.Cursor:
         self._seen.append(sql)
         return self._conn.execute(sql, *args)
 
-    def executemany(self, sql: str, *args: Any) -> sqlite3.Cursor:
+    def executemany(self, sql: str, *args: Any) -> driver.Cursor:
         self._seen.append(sql)
         return self._conn.executemany(sql, *args)
 

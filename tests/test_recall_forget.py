@@ -51,9 +51,8 @@ def test_forget_leaves_no_byte_of_an_erased_term_in_the_fts5_index(tmp_path: Pat
 
 
 def test_forget_leaves_no_byte_of_an_erased_vector_in_the_store(tmp_path: Path) -> None:
-    import sqlite3
-
     from kg_memory import HashingEmbedder
+    from kg_memory.store.sqlite import driver
 
     clock = ManualClock(day(0))
     store_dir = tmp_path / "store"
@@ -63,7 +62,7 @@ def test_forget_leaves_no_byte_of_an_erased_vector_in_the_store(tmp_path: Path) 
         found = memory.recall(CANARY, scope="u1", include_episodes=False, embedder=embedder)
         [hit] = [h for h in found.results if h.subject == "j17"]
         assert hit.score.vector is not None
-        with sqlite3.connect(store_dir / "m.db") as raw:
+        with driver.connect(store_dir / "m.db") as raw:
             [(blob,)] = raw.execute(
                 "SELECT r.vector FROM recall_vectors r JOIN versions v ON v.vid = r.vid "
                 "WHERE v.assertion_id = ?", (hit.id,)).fetchall()
@@ -91,7 +90,7 @@ def test_forget_leaves_no_byte_of_an_erased_vector_in_the_store(tmp_path: Path) 
         assert any(sketch in p.read_bytes() for p in store_dir.iterdir())
         assert memory.forget(f"episode:{episode_id}@u1").status == "complete"
         assert files_with_vector() == []
-        with sqlite3.connect(store_dir / "m.db") as raw:
+        with driver.connect(store_dir / "m.db") as raw:
             assert raw.execute("SELECT count(*) FROM recall_vectors").fetchone()[0] == 300
             assert raw.execute("SELECT count(*) FROM recall_sketches").fetchone()[0] == 300
         after = memory.recall("concise audits", scope="u1", include_episodes=False,
@@ -118,11 +117,10 @@ def test_forgotten_records_are_never_candidates_again(make_memory: MemoryFactory
 
 
 def test_a_store_from_before_recall_is_indexed_by_migrate(tmp_path: Path) -> None:
-    import sqlite3
-
     import pytest
 
     from kg_memory import StoreUnavailable
+    from kg_memory.store.sqlite import driver
     from kg_memory.store.sqlite.recall_shards import SHARDS
     from kg_memory.store.sqlite.schema import SCHEMA_VERSION, migrate
 
@@ -132,7 +130,7 @@ def test_a_store_from_before_recall_is_indexed_by_migrate(tmp_path: Path) -> Non
         memory.ingest(episode("op-1", "user", day(0), content="Ana is vegetarian",
                               assertions=[fact("ana", "diet", "vegetarian")]))
     # What a version 2 file (tenancy, before recall) looks like: no recall tables or counters.
-    with sqlite3.connect(db) as raw:
+    with driver.connect(db) as raw:
         for k in range(SHARDS):
             for kind in ("versions_del", "episodes_redact", "episodes_del"):
                 raw.execute(f"DROP TRIGGER recall_{kind}_{k}")

@@ -96,15 +96,15 @@ def test_the_shipped_recall_sql_is_what_the_generator_prints() -> None:
 
 def test_the_shard_of_a_scope_is_the_same_in_python_and_in_sqlite() -> None:
     import random
-    import sqlite3
 
+    from kg_memory.store.sqlite import driver
     from kg_memory.store.sqlite.recall_shards import shard, shard_expression
 
     rng = random.Random(7)
     alphabet = "abcXYZ019-_/ éß漢字😀"
     scopes = ["", "u1", "acme", *("".join(rng.choice(alphabet) for _ in range(rng.randrange(6)))
                                   for _ in range(2000))]
-    conn = sqlite3.connect(":memory:")
+    conn = driver.connect(":memory:")
     query = "SELECT " + shard_expression("?1")
     assert [shard(s) for s in scopes] == [conn.execute(query, (s,)).fetchone()[0]
                                           for s in scopes]

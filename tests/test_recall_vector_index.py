@@ -6,7 +6,6 @@ lists) to the sketches without re-embedding anything."""
 from __future__ import annotations
 
 import random
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ import pytest
 from kg_memory import HashingEmbedder, Memory, StoreUnavailable
 from kg_memory.services.recall_vectors import catch_up, vector_space
 from kg_memory.store.protocol import VectorProbe
+from kg_memory.store.sqlite import driver
 from tests.conftest import ManualClock, day, episode, fact
 
 EMBEDDER = HashingEmbedder()
@@ -83,7 +83,7 @@ def test_the_index_finds_what_exact_scoring_finds_and_never_a_superseded_revisio
 def _as_schema_4(db: Path) -> None:
     """Rewrite a store's vector index the way schema 4 kept it: a ``list`` per vector, no
     sketches (the triggers that keep them did not exist either)."""
-    with sqlite3.connect(db) as raw:
+    with driver.connect(db) as raw:
         raw.execute("DROP TRIGGER recall_sketches_del")
         raw.execute("DROP TRIGGER recall_sketches_close")
         raw.execute("DROP TABLE recall_sketches")
@@ -114,7 +114,7 @@ def test_migrate_sketches_a_schema_4_vector_index_without_re_embedding(tmp_path:
     with pytest.raises(StoreUnavailable, match="kg-memory migrate"):
         Memory.open(db, create=False)
     assert migrate(db) == ("4", SCHEMA_VERSION)
-    with sqlite3.connect(db) as raw:
+    with driver.connect(db) as raw:
         columns = {r[1] for r in raw.execute("PRAGMA table_info(recall_vectors)")}
         vectors = raw.execute("SELECT count(*) FROM recall_vectors").fetchone()[0]
         sketches = raw.execute("SELECT count(*) FROM recall_sketches").fetchone()[0]
@@ -149,7 +149,7 @@ def test_the_exact_search_reads_only_its_own_scopes_vectors(tmp_path: Path) -> N
     with Memory.open(tmp_path / "m.db", clock=ManualClock(day(1))) as memory:
         memory.ingest(episode("op", "user", day(0), content="", assertions=[
             fact("s", "note", "a few words")]))
-    with sqlite3.connect(tmp_path / "m.db") as raw:
+    with driver.connect(tmp_path / "m.db") as raw:
         for sql in (recall_vectors._ELIGIBLE,
                     recall_vectors._ELIGIBLE + " AND r.vid IN (?, ?)"):
             plan = [row[3] for row in raw.execute(

@@ -5,7 +5,6 @@ the index's shortlist under-fills, brute force as the reference, and the smaller
 from __future__ import annotations
 
 import math
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from kg_memory.domain.embedding import cosine
 from kg_memory.domain.model import Assertion, Episode
 from kg_memory.domain.recall_text import fact_document
 from kg_memory.services.recall import RecallRequest, recall
+from kg_memory.store.sqlite import driver
 from tests.conftest import ManualClock, day, episode, fact
 
 EMBEDDER = HashingEmbedder()
@@ -129,7 +129,7 @@ def test_a_recall_refused_by_a_held_write_lock_is_busy_not_unavailable(
     with Memory.open(db, clock=clock) as memory:
         _ingest(memory, "op-1", 0, [fact("ana", "diet", "vegetarian")])
     clock.now = day(1)
-    holder = sqlite3.connect(db, isolation_level=None)
+    holder = driver.connect(db, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     try:
         with Memory.open(db, clock=clock, create=False, busy_timeout=0.05) as memory:

@@ -17,7 +17,6 @@ content on every lookup. Rules protected:
 from __future__ import annotations
 
 import os
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ import pytest
 from kg_memory import Memory
 from kg_memory.domain.corroboration import fingerprint
 from kg_memory.domain.errors import StoreUnavailable
+from kg_memory.store.sqlite import driver
 from tests.conftest import BACKENDS, ManualClock, MemoryFactory, day, episode, fact
 from tests.test_forgetting_copies import REQUEST, _quoted_request
 
@@ -97,7 +97,7 @@ def test_migrate_fills_the_fingerprints_of_a_schema_6_file(tmp_path: Path) -> No
     db = tmp_path / "m.db"
     clock = ManualClock(day(0))
     before = _fill(db, clock)
-    with sqlite3.connect(db) as raw:
+    with driver.connect(db) as raw:
         written = dict(raw.execute("SELECT episode_id, fingerprint FROM episodes"))
         raw.execute("ALTER TABLE episodes DROP COLUMN fingerprint")  # as schema 6 had it
         raw.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
@@ -105,7 +105,7 @@ def test_migrate_fills_the_fingerprints_of_a_schema_6_file(tmp_path: Path) -> No
     with pytest.raises(StoreUnavailable, match=r"has schema 6, .* run `kg-memory migrate`"):
         Memory.open(db, create=False)
     assert migrate(db) == ("6", SCHEMA_VERSION)
-    with sqlite3.connect(db) as raw:
+    with driver.connect(db) as raw:
         rows = raw.execute("SELECT episode_id, content, fingerprint FROM episodes").fetchall()
         assert raw.execute("SELECT max(seq) FROM outbox").fetchone()[0] == outbox
         triggers = {r[0] for r in raw.execute(
@@ -123,7 +123,7 @@ def test_migrate_fills_the_fingerprints_of_a_schema_6_file(tmp_path: Path) -> No
         # The restored trigger still queues a change of an episode for the mirror.
         memory.forget(f"assertion:{diet.assertion_id}@u1")
     assert after == before
-    with sqlite3.connect(db) as raw:
+    with driver.connect(db) as raw:
         assert raw.execute("SELECT count(*) FROM outbox WHERE seq > ? AND tbl = 'episodes'",
                            [outbox]).fetchone()[0] > 0
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -33,6 +32,7 @@ from kg_memory import (
     StoreUnavailable,
 )
 from kg_memory.cli import app
+from kg_memory.store.sqlite import driver
 from tests.conftest import BACKENDS, ManualClock, day, episode, fact
 
 
@@ -418,7 +418,7 @@ def test_a_store_of_the_schema_before_tenancy_is_refused_with_the_reason(
     tmp_path: Path
 ) -> None:
     path = tmp_path / "old.db"
-    conn = sqlite3.connect(path)
+    conn = driver.connect(path)
     conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     conn.execute("INSERT INTO meta VALUES ('schema_version', '1')")
     conn.execute("CREATE TABLE edges (src TEXT, type TEXT, dst TEXT, since INTEGER)")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,7 @@ from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.model import EdgeType
 from kg_memory.services.check import check
 from kg_memory.services.provenance import serialize_prov
-from kg_memory.store.sqlite import SqliteStore
+from kg_memory.store.sqlite import SqliteStore, driver
 from tests.conftest import ManualClock, day, episode, fact
 
 INVALIDATED = EdgeType.INVALIDATED_BY
@@ -95,7 +94,7 @@ def test_every_tombstone_of_a_run_is_invalidated_by_it(
 
 
 def _stored_invalidations(db: Path) -> list[tuple[str, str, int]]:
-    with sqlite3.connect(db) as raw:
+    with driver.connect(db) as raw:
         return raw.execute("SELECT src, dst, since FROM edges WHERE type = 'INVALIDATED_BY' "
                            "ORDER BY src, dst").fetchall()
 
@@ -129,7 +128,7 @@ def test_the_embedded_file_stores_only_the_edges_it_cannot_derive(tmp_path: Path
     for src, dst, _ in stored:
         assert src.startswith("tomb_")
         assert dst == second
-        with sqlite3.connect(db) as raw:
+        with driver.connect(db) as raw:
             assert raw.execute("SELECT activity_id FROM tombstones WHERE substr(key, 1, 20) = ?",
                                [src[5:]]).fetchall() == [(first,)]
     with Memory.open(db, clock=clock, create=False) as memory:
@@ -148,7 +147,7 @@ def test_a_schema_7_file_migrates_and_answers_the_same(tmp_path: Path) -> None:
     with Memory.open(db, clock=clock) as memory:
         runs = _forget_twice(memory, clock)
         before = _answers(memory, runs)
-    with sqlite3.connect(db) as raw:
+    with driver.connect(db) as raw:
         # As schema 7 wrote them: one edge per tombstone, since the run's time (the outbox
         # trigger queues each, as the write path did).
         raw.execute("INSERT OR IGNORE INTO edges (scope, src, type, dst, since) "
@@ -159,8 +158,8 @@ def test_a_schema_7_file_migrates_and_answers_the_same(tmp_path: Path) -> None:
     assert len(_stored_invalidations(db)) > 10
     with pytest.raises(StoreUnavailable, match=r"has schema 7, .* run `kg-memory migrate`"):
         Memory.open(db, create=False)
-    assert migrate(db) == ("7", SCHEMA_VERSION) == ("7", "8")
-    with sqlite3.connect(db) as raw:
+    assert migrate(db) == ("7", SCHEMA_VERSION) == ("7", "9")
+    with driver.connect(db) as raw:
         indexes = {r[0] for r in raw.execute(
             "SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert "tombstones_activity" in indexes

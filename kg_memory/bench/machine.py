@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 import platform
-import sqlite3
 import subprocess
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
+
+from kg_memory.store.sqlite import driver
 
 __all__ = ["Machine", "source_revision"]
 
@@ -50,7 +51,7 @@ class Machine(BaseModel):
             cpu=_cpu_model(),
             python=platform.python_version(),
             platform=platform.platform(),
-            sqlite=sqlite3.sqlite_version,
+            sqlite=driver.sqlite_version,
         )
 
 

@@ -18,7 +18,6 @@ state it describes:
 from __future__ import annotations
 
 import math
-import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from itertools import islice
@@ -44,6 +43,7 @@ from kg_memory.domain.instant import to_micros
 from kg_memory.domain.record import IngestRecord
 from kg_memory.domain.result import AsOfAnswer
 from kg_memory.services.memory import Memory
+from kg_memory.store.sqlite import driver
 
 __all__ = ["ArrivalClock", "ScaleMeasurement", "ScaleSettings"]
 
@@ -57,7 +57,7 @@ def _file_bytes(store_file: Path) -> int:
 
 
 def _count_versions(store_file: Path) -> int:
-    conn = sqlite3.connect(f"file:{store_file}?mode=ro", uri=True)
+    conn = driver.connect(f"file:{store_file}?mode=ro", uri=True)
     try:
         count: int = conn.execute("SELECT count(*) FROM versions").fetchone()[0]
         return count

@@ -18,7 +18,6 @@ the exact top 10 it returns.
 from __future__ import annotations
 
 import random
-import sqlite3
 from datetime import datetime
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from kg_memory.domain.recall_text import query_terms
 from kg_memory.services.memory import Memory
 from kg_memory.services.recall_vectors import vector_space
 from kg_memory.store.protocol import VectorProbe
+from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.recall import match_expression
 from kg_memory.store.sqlite.recall_shards import episodes_table, facts_table, shard
 from kg_memory.store.sqlite.recall_vectors import unit
@@ -76,7 +76,7 @@ def measure_recall(memory: Memory, store_file: Path, probes: list[RecallProbe]
     # first hybrid recall of a tenant does); the timed calls embed the query and search.
     hybrid_stats, _ = time_each(hybrid, probes, warmup=len(probes))
     now = memory.recall(probes[0].query, scope=probes[0].scope, limit=1).at
-    raw = sqlite3.connect(f"file:{store_file}?mode=ro", uri=True)
+    raw = driver.connect(f"file:{store_file}?mode=ro", uri=True)
     try:
         def plain(p: RecallProbe) -> int:
             match = match_expression(p.scope, query_terms(p.query))

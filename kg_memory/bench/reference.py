@@ -7,7 +7,8 @@
 * :class:`RawSqliteTable` — the same rows in one plain SQLite table with the composite index
   an as-of lookup needs, queried with one hand-written statement and no decoding: the floor for
   an embedded SQL engine. Loading it with ``executemany`` at the store's durability settings is
-  the floor for ingest.
+  the floor for ingest. It runs on the store's own engine
+  (:mod:`kg_memory.store.sqlite.driver`), so a ratio compares code, not SQLite builds.
 
 The rows come from the store's own file (:func:`read_versions`), so all three answer over
 exactly the same data and their answers can be compared one for one.
@@ -15,12 +16,13 @@ exactly the same data and their answers can be compared one for one.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
+
+from kg_memory.store.sqlite import driver
 
 __all__ = ["COLUMNS", "MemoryIndex", "RawSqliteTable", "Row", "read_versions"]
 
@@ -56,7 +58,7 @@ _SYS_FROM, _SYS_TO = COLUMNS.index("sys_from"), COLUMNS.index("sys_to")
 
 def read_versions(store_file: Path, *, chunk: int = 10_000) -> Iterator[list[Row]]:
     """The store's version rows in insertion order, ``chunk`` at a time, opened read-only."""
-    conn = sqlite3.connect(f"file:{store_file}?mode=ro", uri=True)
+    conn = driver.connect(f"file:{store_file}?mode=ro", uri=True)
     try:
         cursor = conn.execute(f"SELECT {', '.join(COLUMNS)} FROM versions ORDER BY vid")
         while rows := cursor.fetchmany(chunk):
@@ -119,9 +121,12 @@ class RawSqliteTable:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._conn = sqlite3.connect(path, isolation_level=None)
+        self._conn = driver.connect(path, isolation_level=None)
         self._conn.execute("PRAGMA journal_mode = WAL")
         self._conn.execute("PRAGMA synchronous = FULL")
+        # What the store sets, and what the interpreter's SQLite had compiled in when this
+        # reference ran on it: the ratio must not change with the engine's defaults.
+        self._conn.execute("PRAGMA secure_delete = ON")
         self._conn.executescript(_CREATE)
         marks = ", ".join("?" for _ in COLUMNS)
         self._insert = f"INSERT INTO versions_raw ({', '.join(COLUMNS)}) VALUES ({marks})"

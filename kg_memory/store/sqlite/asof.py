@@ -12,7 +12,6 @@ Rows are rebuilt without validating them again: they were validated on their way
 from __future__ import annotations
 
 import json
-import sqlite3
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
@@ -22,6 +21,7 @@ from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Kind, Support, trusted
 from kg_memory.domain.result import Fact
 from kg_memory.store.protocol import AsOfQuery, AsOfRows
+from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.rows import VERSION_COLUMNS, json_value, qualifiers, version_from_row
 
 __all__ = ["asof_rows", "asof_sql", "asof_versions"]
@@ -46,7 +46,7 @@ def asof_sql(query: AsOfQuery, predicate: str | None = None, *, known: int | Non
     return where, params
 
 
-def asof_versions(conn: sqlite3.Connection, query: AsOfQuery) -> list[sqlite3.Row]:
+def asof_versions(conn: driver.Connection, query: AsOfQuery) -> list[driver.Row]:
     """The revisions ``query`` finds, without their support (the protocol's ``asof``)."""
     where, params = asof_sql(query)
     return conn.execute(
@@ -184,7 +184,7 @@ def _statement(subject: bool, predicate: bool, scope: bool, merge: bool) -> str:
     return sql
 
 
-def asof_rows(conn: sqlite3.Connection, query: AsOfQuery, merge_predicate: str | None
+def asof_rows(conn: driver.Connection, query: AsOfQuery, merge_predicate: str | None
               ) -> AsOfRows:
     """``query``'s facts with their support and, with ``merge_predicate``, the subject's
     revisions of that predicate at the same times (one statement either way).

@@ -15,7 +15,6 @@ on its own, with the system time it was given, and so does the rest of the batch
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -23,6 +22,7 @@ from pathlib import Path
 from kg_memory.domain.errors import Unplanned
 from kg_memory.domain.instant import Clock, to_micros
 from kg_memory.domain.record import IngestRecord
+from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.flush import flush
 from kg_memory.store.sqlite.plan import BatchPlan, prefetch_records
@@ -35,7 +35,7 @@ __all__ = ["Batching"]
 class Batching:
     """System time, transactions and planned batches over one SQLite connection."""
 
-    _conn: sqlite3.Connection
+    _conn: driver.Connection
     _clock: Clock
     path: Path
 
@@ -75,15 +75,15 @@ class Batching:
         """A transaction-control statement, with a held lock reported as :class:`StoreBusy`."""
         try:
             self._conn.execute(sql)
-        except sqlite3.Error as exc:
+        except driver.Error as exc:
             raise store_error(exc, f"{what} {self.path}") from exc
 
     def _commit(self) -> None:
         try:
             self._conn.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except driver.Error as exc:
             # Not committed, so nothing of it may be acknowledged: roll back and say so.
-            with suppress(sqlite3.Error):
+            with suppress(driver.Error):
                 self._conn.execute("ROLLBACK")
             raise store_error(exc, f"cannot commit to {self.path}") from exc
 
@@ -96,11 +96,11 @@ class Batching:
             flush(self._conn, plan)
         except BaseException as exc:
             # A half-written journal must not be committed: the whole batch goes, unreported.
-            with suppress(sqlite3.Error):
+            with suppress(driver.Error):
                 self._conn.execute("ROLLBACK")
             self._in_batch = False
             self._batch_time = None
-            if isinstance(exc, sqlite3.Error):
+            if isinstance(exc, driver.Error):
                 raise store_error(exc, f"cannot write to {self.path}") from exc
             raise
 
@@ -141,7 +141,7 @@ class Batching:
             self._plan = BatchPlan(self._conn)
         try:
             prefetch_records(self._plan, records, secret)
-        except sqlite3.Error as exc:
+        except driver.Error as exc:
             raise store_error(exc, f"cannot read {self.path}") from exc
 
     @contextmanager
@@ -162,7 +162,7 @@ class Batching:
                 self._flush_plan()
                 self._given_back = to_micros(unit.now)
                 raise
-            except sqlite3.Error as exc:
+            except driver.Error as exc:
                 self._batch_time = before
                 raise store_error(exc, f"cannot read {self.path}") from exc
             except BaseException:

@@ -11,7 +11,6 @@ into a temp file), and answers per id.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -19,6 +18,7 @@ from typing import TypeVar
 from kg_memory.domain.instant import from_micros
 from kg_memory.domain.model import Assertion, Edge, EdgeType, trusted
 from kg_memory.store.link_reads import Link
+from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.invalidations import invalidations
 from kg_memory.store.sqlite.rows import VERSION_COLUMNS, version_from_row
@@ -30,7 +30,7 @@ _T = TypeVar("_T")
 _QUALIFIED = ", ".join(f"v.{c.strip()}" for c in VERSION_COLUMNS.split(","))
 
 
-def _edge_rows(conn: sqlite3.Connection, node_ids: list[str], scope: str | None
+def _edge_rows(conn: driver.Connection, node_ids: list[str], scope: str | None
                ) -> list[tuple[str, str, str, int]]:
     ids = json.dumps(node_ids)
     derived, extra = invalidations(node_ids, scope)
@@ -45,7 +45,7 @@ def _edge_rows(conn: sqlite3.Connection, node_ids: list[str], scope: str | None
     return rows
 
 
-def _by_node(conn: sqlite3.Connection, node_ids: Sequence[str], scope: str | None,
+def _by_node(conn: driver.Connection, node_ids: Sequence[str], scope: str | None,
              make: Callable[[str, EdgeType, str, int], _T]) -> dict[str, list[_T]]:
     """Each of ``node_ids`` with what ``make`` builds of every edge touching it (a loop counted
     once), in the statement's order."""
@@ -66,12 +66,12 @@ def _edge(src: str, kind: EdgeType, dst: str, since: int) -> Edge:
     return trusted(Edge, {"src": src, "type": kind, "dst": dst, "since": from_micros(since)})
 
 
-def _edges(conn: sqlite3.Connection, node_ids: Sequence[str], scope: str | None
+def _edges(conn: driver.Connection, node_ids: Sequence[str], scope: str | None
            ) -> dict[str, list[Edge]]:
     return _by_node(conn, node_ids, scope, _edge)
 
 
-def _links(conn: sqlite3.Connection, node_ids: Sequence[str], scope: str | None
+def _links(conn: driver.Connection, node_ids: Sequence[str], scope: str | None
            ) -> dict[str, list[Link]]:
     return _by_node(conn, node_ids, scope, lambda src, kind, dst, _: (src, kind, dst))
 
@@ -79,7 +79,7 @@ def _links(conn: sqlite3.Connection, node_ids: Sequence[str], scope: str | None
 class BulkReads:
     """Mixed into :class:`~kg_memory.store.sqlite.store.SqliteStore`."""
 
-    _conn: sqlite3.Connection
+    _conn: driver.Connection
     path: Path
 
     def edges_of(self, node_ids: Sequence[str], scope: str | None = None
@@ -88,7 +88,7 @@ class BulkReads:
         ``scope`` (every scope when ``None``), oldest first; an id with none maps to ``[]``."""
         try:
             return _edges(self._conn, list(dict.fromkeys(node_ids)), scope)
-        except sqlite3.Error as exc:
+        except driver.Error as exc:
             raise store_error(exc, f"cannot read {self.path}") from exc
 
     def links_of(self, node_ids: Sequence[str], scope: str | None = None
@@ -96,7 +96,7 @@ class BulkReads:
         """:meth:`edges_of` as ``(src, type, dst)`` tuples (the same statement, no models)."""
         try:
             return _links(self._conn, list(dict.fromkeys(node_ids)), scope)
-        except sqlite3.Error as exc:
+        except driver.Error as exc:
             raise store_error(exc, f"cannot read {self.path}") from exc
 
     def entity_ids(self, entity_ids: Sequence[str], scope: str | None = None) -> frozenset[str]:
@@ -112,7 +112,7 @@ class BulkReads:
             ).fetchall() if scope is not None else self._conn.execute(
                 "SELECT DISTINCT entity_id FROM entities WHERE entity_id IN "
                 "(SELECT value FROM json_each(?))", (ids,)).fetchall()
-        except sqlite3.Error as exc:
+        except driver.Error as exc:
             raise store_error(exc, f"cannot read {self.path}") from exc
         return frozenset(r[0] for r in rows)
 
@@ -128,7 +128,7 @@ class BulkReads:
                     "SELECT subject, assertion_id FROM versions WHERE subject IN "
                     "(SELECT value FROM json_each(?)) AND (? IS NULL OR +scope = ?)",
                     (json.dumps(list(found)), scope, scope)).fetchall()
-            except sqlite3.Error as exc:
+            except driver.Error as exc:
                 raise store_error(exc, f"cannot read {self.path}") from exc
             for subject, assertion_id in rows:
                 found[subject].add(assertion_id)
@@ -157,7 +157,7 @@ class BulkReads:
             rows = self._conn.execute(
                 f"SELECT DISTINCT assertion_id FROM versions WHERE {' AND '.join(where)}", params
             ).fetchall()
-        except sqlite3.Error as exc:
+        except driver.Error as exc:
             raise store_error(exc, f"cannot read {self.path}") from exc
         return [r["assertion_id"] for r in rows]
 
@@ -166,7 +166,7 @@ class BulkTxReads:
     """Mixed into :class:`~kg_memory.store.sqlite.tx.SqliteTransaction`: the set-based reads
     and erasures of a forget run's transaction."""
 
-    _conn: sqlite3.Connection
+    _conn: driver.Connection
     _scope: str
 
     def live_dependents_many(self, keys: Sequence[str]) -> dict[str, list[Assertion]]:

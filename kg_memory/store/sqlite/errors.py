@@ -3,17 +3,16 @@ so that the index modules, which the schema module imports, can use it too)."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from kg_memory.domain.errors import StoreBusy, StoreUnavailable
+from kg_memory.store.sqlite import driver
 
 __all__ = ["store_error"]
 
 
-def store_error(exc: sqlite3.Error, what: str) -> StoreUnavailable:
+def store_error(exc: driver.Error, what: str) -> StoreUnavailable:
     """SQLite's error as kg-memory's: a held lock is :class:`StoreBusy` (retry later)."""
     code = getattr(exc, "sqlite_errorcode", None)
-    busy = code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    busy = code is not None and code & 0xFF in (driver.SQLITE_BUSY, driver.SQLITE_LOCKED)
     if busy or "database is locked" in str(exc):
         return StoreBusy(f"{what}: another writer holds the store's lock ({exc})")
     return StoreUnavailable(f"{what}: {exc}")

@@ -11,11 +11,11 @@ decrements its scope's counter, which must exist by then).
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections import defaultdict
 
 from kg_memory.domain.instant import to_micros
 from kg_memory.domain.model import Assertion, Qualifiers
+from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.plan import BatchPlan
 from kg_memory.store.sqlite.recall import scope_token
 from kg_memory.store.sqlite.recall_shards import episodes_table, facts_table, shard
@@ -43,7 +43,7 @@ def _length(text: str) -> int:
     return text.count(" ") + 1
 
 
-def flush(conn: sqlite3.Connection, plan: BatchPlan) -> None:
+def flush(conn: driver.Connection, plan: BatchPlan) -> None:
     """Write ``plan``'s journal (nothing is committed here: the batch commits)."""
     j = plan.journal
     counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])

@@ -7,13 +7,12 @@ after a mirror's applied rows were pruned).
 
 from __future__ import annotations
 
-import sqlite3
-
 from kg_memory.domain.corroboration import fingerprint
 from kg_memory.domain.errors import KgMemoryError
 from kg_memory.domain.instant import from_micros
 from kg_memory.domain.integrity import EpisodeMark, OutboxState, Snapshot
 from kg_memory.domain.model import Edge, EdgeType, trusted
+from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.invalidations import ALL_INVALIDATIONS
 from kg_memory.store.sqlite.rows import VERSION_COLUMNS, version_from_row
 from kg_memory.store.sqlite.schema import store_error
@@ -21,7 +20,7 @@ from kg_memory.store.sqlite.schema import store_error
 __all__ = ["mirror_cursor", "read_snapshot", "snapshot"]
 
 
-def read_snapshot(conn: sqlite3.Connection, location: str) -> Snapshot:
+def read_snapshot(conn: driver.Connection, location: str) -> Snapshot:
     """Read every row the integrity rules judge; the caller holds a read transaction."""
     versions = tuple(version_from_row(r) for r in conn.execute(
         f"SELECT {VERSION_COLUMNS} FROM versions ORDER BY assertion_id, revision"))
@@ -81,7 +80,7 @@ def mirror_cursor(uri: str) -> tuple[int | None, str]:
         target.close()
 
 
-def snapshot(conn: sqlite3.Connection, location: str, *, mirror: bool = False) -> Snapshot:
+def snapshot(conn: driver.Connection, location: str, *, mirror: bool = False) -> Snapshot:
     """Everything :mod:`kg_memory.domain.integrity` judges, read in one read transaction (a
     consistent view even while a writer runs; it takes no write lock). With ``mirror``, the
     cursor of the Neo4j mirror this file propagates to is read too."""
@@ -91,7 +90,7 @@ def snapshot(conn: sqlite3.Connection, location: str, *, mirror: bool = False) -
             snap = read_snapshot(conn, location)
         finally:
             conn.execute("COMMIT")
-    except sqlite3.Error as exc:
+    except driver.Error as exc:
         raise store_error(exc, f"cannot read {location}") from exc
     if mirror and snap.outbox is not None and snap.outbox.mirror is not None:
         cursor, note = mirror_cursor(snap.outbox.mirror)

@@ -14,10 +14,10 @@ four columns), which every read counts once.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 
 from kg_memory.domain.model import Tombstone
+from kg_memory.store.sqlite import driver
 
 __all__ = ["ALL_INVALIDATIONS", "TOMB", "invalidations", "retombstoned"]
 
@@ -55,7 +55,7 @@ def invalidations(node_ids: Sequence[str], scope: str | None) -> tuple[str, list
     return "".join(" UNION " + arm for arm in arms), params
 
 
-def retombstoned(conn: sqlite3.Connection, tombstones: Sequence[Tombstone]
+def retombstoned(conn: driver.Connection, tombstones: Sequence[Tombstone]
                  ) -> list[tuple[str, str]]:
     """``(tombstone node, activity)`` of each of ``tombstones`` whose key an earlier run
     already tombstoned: its row keeps that run, so this run's edge must be stored. Call

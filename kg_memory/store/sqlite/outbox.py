@@ -9,11 +9,11 @@ forgotten payload cannot come back through it.
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.recall_shards import episodes_table, facts_table, shard
 
 __all__ = ["Changes", "Outbox"]
@@ -56,7 +56,7 @@ def _marks(values: list[str]) -> str:
 
 
 class Outbox:
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: driver.Connection) -> None:
         self._conn = conn
 
     def last(self) -> int:
@@ -158,7 +158,7 @@ class Outbox:
         out[table] = rows
         out[f"deleted_{table}"] = [i for i in ids if i not in found]
 
-    def _pairs(self, select: str, join: str, pairs: list[tuple[str, str]]) -> list[sqlite3.Row]:
+    def _pairs(self, select: str, join: str, pairs: list[tuple[str, str]]) -> list[driver.Row]:
         """Rows of ``WITH w(a, b) AS (VALUES (?, ?), ...) SELECT <select> FROM w JOIN <join>``
         for every pair, in chunks that stay inside SQLite's parameter limit: one query per
         slice, not one per key. The pairs are the outer loop of a join, so each is one seek on
@@ -166,7 +166,7 @@ class Outbox:
         the whole table per chunk, so a sync read its store once per slice and slowed as the
         store grew (1e5: 7,154 records/s against 12,574 at 1e4). Only placeholders and the
         callers' fixed fragments are joined in; the pairs travel as parameters."""
-        found: list[sqlite3.Row] = []
+        found: list[driver.Row] = []
         for start in range(0, len(pairs), _PAIRS_PER_QUERY):
             chunk = pairs[start:start + _PAIRS_PER_QUERY]
             marks = ", ".join("(?, ?)" for _ in chunk)

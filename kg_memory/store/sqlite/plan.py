@@ -20,13 +20,13 @@ rows (the recall index and the outbox included) that one-by-one ingest writes.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kg_memory.domain.model import Assertion, Block, Entity, Episode
 from kg_memory.domain.record import IngestRecord
 from kg_memory.store.journal_view import Key, SlotKey
+from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.rows import (
     VERSION_COLUMNS,
     block_from_row,
@@ -143,7 +143,7 @@ class BatchPlan:
     flush, so a cached answer never goes stale while the plan lives.
     """
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: driver.Connection) -> None:
         self._conn = conn
         self.journal = Journal()
         self._operations: dict[tuple[str, str], tuple[Episode, str] | None] = {}
@@ -177,7 +177,7 @@ class BatchPlan:
 
     # -- the file as it was: prefetched in sets, else read once ------------------------------
 
-    def _live_rows(self, rows: list[sqlite3.Row]) -> list[tuple[int, Assertion]]:
+    def _live_rows(self, rows: list[driver.Row]) -> list[tuple[int, Assertion]]:
         found = []
         for row in rows:
             version = version_from_row(row)

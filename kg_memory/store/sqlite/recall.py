@@ -5,15 +5,15 @@ episodes while they have content, each in the FTS5 tables of its tenant's shard
 (:mod:`.recall_shards`), holding the tokens of :mod:`kg_memory.domain.recall_text` and one
 token naming the tenant, so a search intersects the tenant's doclist inside FTS5. Erasure
 needs no code here: triggers on ``versions`` and ``episodes`` delete index rows with the rows
-they index, inside the forget run's transaction, and :func:`merge_segments` (called by the
-scrub) rewrites the shards they marked, so that a deleted term is not left behind in an older
-segment, where FTS5 keeps it until a merge.
+they index, inside the forget run's transaction, and FTS5's ``secure-delete`` (schema 9)
+removes a deleted row's entries from the segments that hold them. :func:`merge_segments`
+(called by the scrub and by ``kg-memory migrate``) merges the shards a schema 8 store marked
+before it was migrated, where FTS5 kept a deleted term in older segments until a merge.
 """
 
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +22,7 @@ from kg_memory.domain.model import Assertion, Episode
 from kg_memory.domain.ranking import CorpusStats
 from kg_memory.domain.recall_text import episode_document, fact_document
 from kg_memory.store.protocol import ConversationQuery, RecallCandidates, RecallProbe
+from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.recall_shards import SHARDS, episodes_table, facts_table, shard
 from kg_memory.store.sqlite.rows import VERSION_COLUMNS, episode_from_row, version_from_row
@@ -51,14 +52,14 @@ def scope_token(scope: str) -> str:
     return "s" + hashlib.sha256(scope.encode("utf-8")).hexdigest()[:24]
 
 
-def _count(conn: sqlite3.Connection, scope: str, corpus: str, length: int) -> None:
+def _count(conn: driver.Connection, scope: str, corpus: str, length: int) -> None:
     conn.execute(
         "INSERT INTO recall_stats (scope, corpus, documents, tokens) VALUES (?, ?, 1, ?) "
         "ON CONFLICT (scope, corpus) DO UPDATE SET documents = documents + 1, "
         "tokens = tokens + excluded.tokens", (scope, corpus, length))
 
 
-def entity_names(conn: sqlite3.Connection, fact: Assertion) -> tuple[str, ...]:
+def entity_names(conn: driver.Connection, fact: Assertion) -> tuple[str, ...]:
     """Names of the fact's subject and project entities, as the store knows them now, in the
     fact's own scope only (an entity id another tenant also uses must not lend its name)."""
     ids = [fact.subject, *([fact.qualifiers.project] if fact.qualifiers.project else [])]
@@ -69,7 +70,7 @@ def entity_names(conn: sqlite3.Connection, fact: Assertion) -> tuple[str, ...]:
     return tuple(r[0] for r in rows)
 
 
-def index_fact(conn: sqlite3.Connection, vid: int, fact: Assertion) -> None:
+def index_fact(conn: driver.Connection, vid: int, fact: Assertion) -> None:
     """Index a just-inserted (open) revision, with its entities' names as known now."""
     text = fact_document(fact, fact.qualifiers.project, fact.qualifiers.exceptions,
                          entity_names(conn, fact))
@@ -83,7 +84,7 @@ def index_fact(conn: sqlite3.Connection, vid: int, fact: Assertion) -> None:
     _count(conn, fact.scope, "fact", length)
 
 
-def reindex_entity(conn: sqlite3.Connection, scope: str, entity_id: str) -> None:
+def reindex_entity(conn: driver.Connection, scope: str, entity_id: str) -> None:
     """Index again every revision whose text carries ``entity_id``'s name (its subject or
     project entity), after the name changed. A forget renames an entity whose only name came
     from forgotten input: no index row, closed revision or not, may keep the old one."""
@@ -118,12 +119,9 @@ def reindex_entity(conn: sqlite3.Connection, scope: str, entity_id: str) -> None
     # The revisions' recall text changed without a change of their rows: tell the mirror.
     conn.executemany("INSERT INTO outbox (tbl, key) VALUES ('versions', ?)",
                      [(a,) for a in sorted({r["assertion_id"] for r in rows})])
-    # The old terms may linger in FTS5 segments until they merge: the scrub merges this shard.
-    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')",
-                 (f"recall_erased_{k}",))
 
 
-def index_episode(conn: sqlite3.Connection, episode: Episode) -> None:
+def index_episode(conn: driver.Connection, episode: Episode) -> None:
     text = episode_document(episode.content)
     if not text:
         return
@@ -137,13 +135,13 @@ def index_episode(conn: sqlite3.Connection, episode: Episode) -> None:
     _count(conn, episode.scope, "episode", length)
 
 
-def index_missing(conn: sqlite3.Connection) -> int:
+def index_missing(conn: driver.Connection) -> int:
     """Index what a store written before recall existed holds (idempotent; run by the schema's
     creation and ``kg-memory migrate``, inside their transaction); how many rows."""
     done = 0
     # Rows by name whatever the connection's row factory (migrate's connection has none).
     read = conn.cursor()
-    read.row_factory = sqlite3.Row
+    read.row_factory = driver.Row
     rows = read.execute(
         f"SELECT vid, sys_to, {VERSION_COLUMNS} FROM versions WHERE vid NOT IN "
         "(SELECT vid FROM recall_fact_docs)").fetchall()
@@ -179,7 +177,7 @@ def match_expression(scope: str, terms: tuple[str, ...]) -> str:
 
 
 
-def _stats(conn: sqlite3.Connection, probe: RecallProbe, corpus: str, live: bool,
+def _stats(conn: driver.Connection, probe: RecallProbe, corpus: str, live: bool,
            snapshot_sql: str) -> CorpusStats:
     if live:
         row = conn.execute(
@@ -202,7 +200,7 @@ _EPISODE_SNAPSHOT = (
 )
 
 
-def recall_candidates(conn: sqlite3.Connection, probe: RecallProbe, last_system_time: int
+def recall_candidates(conn: driver.Connection, probe: RecallProbe, last_system_time: int
                       ) -> RecallCandidates:
     """Matching rows of the scope and the corpus statistics at ``probe.known_at``.
 
@@ -236,7 +234,7 @@ def recall_candidates(conn: sqlite3.Connection, probe: RecallProbe, last_system_
     return RecallCandidates(**found)
 
 
-def search(conn: sqlite3.Connection, location: str, probe: RecallProbe,
+def search(conn: driver.Connection, location: str, probe: RecallProbe,
            batch_time: int | None) -> RecallCandidates:
     """:func:`recall_candidates` with the store's last system time (``batch_time`` while a
     batch holds it in memory), a failure as kg-memory's error (a held lock, which a read in WAL
@@ -247,20 +245,20 @@ def search(conn: sqlite3.Connection, location: str, probe: RecallProbe,
             row = conn.execute("SELECT value FROM meta WHERE key = 'system_time'").fetchone()
             last = -1 if row is None else int(row[0])
         return recall_candidates(conn, probe, last)
-    except sqlite3.Error as exc:
+    except driver.Error as exc:
         raise store_error(exc, f"cannot search {location}") from exc
 
 
-def neighbours(conn: sqlite3.Connection, location: str,
+def neighbours(conn: driver.Connection, location: str,
                queries: Sequence[ConversationQuery]) -> list[list[Episode]]:
     """:func:`conversation` for each query, a failure as kg-memory's error."""
     try:
         return [conversation(conn, query) for query in queries]
-    except sqlite3.Error as exc:
+    except driver.Error as exc:
         raise store_error(exc, f"cannot read {location}") from exc
 
 
-def conversation(conn: sqlite3.Connection, query: ConversationQuery) -> list[Episode]:
+def conversation(conn: driver.Connection, query: ConversationQuery) -> list[Episode]:
     around, known = to_micros(query.around), to_micros(query.known_at)
     # Same scope and channel (and source, unless a chat), recorded by known_at, with content.
     params = (query.scope, query.channel, query.source, query.source, known, query.episode_id,
@@ -278,11 +276,11 @@ def conversation(conn: sqlite3.Connection, query: ConversationQuery) -> list[Epi
     return [episode_from_row(r) for r in (*reversed(before), *after)]
 
 
-def merge_segments(conn: sqlite3.Connection) -> list[int]:
-    """Merge every FTS5 segment of each shard an erasure touched (the delete triggers mark
-    them) into one, dropping deleted entries; ``secure_delete`` then zeroes the pages the old
-    segments freed. A merge rewrites its whole shard, so untouched shards are left alone.
-    Returns the shards merged."""
+def merge_segments(conn: driver.Connection) -> list[int]:
+    """Merge every FTS5 segment of each shard a schema 8 erasure marked (its delete triggers
+    did, before FTS5's ``secure-delete``) into one, dropping deleted entries; ``secure_delete``
+    then zeroes the pages the old segments freed. A merge rewrites its whole shard, so unmarked
+    shards are left alone; since schema 9 nothing marks one. Returns the shards merged."""
     # A key range, not LIKE (case-insensitive, so no index serves it): meta holds a row per
     # scope that ever forgot, and the primary key finds the marks among them.
     marked = [int(r[0].rsplit("_", 1)[1]) for r in conn.execute(
@@ -307,7 +305,7 @@ class RecallReads:
     """The store protocol's recall reads, for :class:`~kg_memory.store.sqlite.store.SqliteStore`
     (one connection; ``_batch_time`` is the last system time while a batch holds it)."""
 
-    _conn: sqlite3.Connection
+    _conn: driver.Connection
     _batch_time: int | None
 
     @property

@@ -4,432 +4,464 @@ CREATE VIRTUAL TABLE IF NOT EXISTS recall_facts_0 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_episodes_0 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
+INSERT INTO recall_facts_0 (recall_facts_0, rank) VALUES ('secure-delete', 1);
+INSERT INTO recall_episodes_0 (recall_episodes_0, rank) VALUES ('secure-delete', 1);
+DROP TRIGGER IF EXISTS recall_versions_del_0;
+DROP TRIGGER IF EXISTS recall_episodes_redact_0;
+DROP TRIGGER IF EXISTS recall_episodes_del_0;
 CREATE TRIGGER IF NOT EXISTS recall_versions_del_0 AFTER DELETE ON versions
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 0
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_fact_docs WHERE vid = OLD.vid) WHERE OLD.sys_to IS NULL AND scope = OLD.scope AND corpus = 'fact' AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
     DELETE FROM recall_facts_0 WHERE rowid = OLD.vid;
     DELETE FROM recall_fact_docs WHERE vid = OLD.vid;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_0', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_redact_0 AFTER UPDATE OF content ON episodes
 WHEN NEW.content IS NOT OLD.content AND ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 0
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_0 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_0', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_del_0 AFTER DELETE ON episodes
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 0
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_0 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_0', '1');
 END;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_facts_1 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_episodes_1 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
+INSERT INTO recall_facts_1 (recall_facts_1, rank) VALUES ('secure-delete', 1);
+INSERT INTO recall_episodes_1 (recall_episodes_1, rank) VALUES ('secure-delete', 1);
+DROP TRIGGER IF EXISTS recall_versions_del_1;
+DROP TRIGGER IF EXISTS recall_episodes_redact_1;
+DROP TRIGGER IF EXISTS recall_episodes_del_1;
 CREATE TRIGGER IF NOT EXISTS recall_versions_del_1 AFTER DELETE ON versions
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 1
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_fact_docs WHERE vid = OLD.vid) WHERE OLD.sys_to IS NULL AND scope = OLD.scope AND corpus = 'fact' AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
     DELETE FROM recall_facts_1 WHERE rowid = OLD.vid;
     DELETE FROM recall_fact_docs WHERE vid = OLD.vid;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_1', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_redact_1 AFTER UPDATE OF content ON episodes
 WHEN NEW.content IS NOT OLD.content AND ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 1
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_1 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_1', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_del_1 AFTER DELETE ON episodes
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 1
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_1 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_1', '1');
 END;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_facts_2 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_episodes_2 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
+INSERT INTO recall_facts_2 (recall_facts_2, rank) VALUES ('secure-delete', 1);
+INSERT INTO recall_episodes_2 (recall_episodes_2, rank) VALUES ('secure-delete', 1);
+DROP TRIGGER IF EXISTS recall_versions_del_2;
+DROP TRIGGER IF EXISTS recall_episodes_redact_2;
+DROP TRIGGER IF EXISTS recall_episodes_del_2;
 CREATE TRIGGER IF NOT EXISTS recall_versions_del_2 AFTER DELETE ON versions
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 2
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_fact_docs WHERE vid = OLD.vid) WHERE OLD.sys_to IS NULL AND scope = OLD.scope AND corpus = 'fact' AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
     DELETE FROM recall_facts_2 WHERE rowid = OLD.vid;
     DELETE FROM recall_fact_docs WHERE vid = OLD.vid;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_2', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_redact_2 AFTER UPDATE OF content ON episodes
 WHEN NEW.content IS NOT OLD.content AND ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 2
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_2 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_2', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_del_2 AFTER DELETE ON episodes
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 2
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_2 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_2', '1');
 END;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_facts_3 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_episodes_3 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
+INSERT INTO recall_facts_3 (recall_facts_3, rank) VALUES ('secure-delete', 1);
+INSERT INTO recall_episodes_3 (recall_episodes_3, rank) VALUES ('secure-delete', 1);
+DROP TRIGGER IF EXISTS recall_versions_del_3;
+DROP TRIGGER IF EXISTS recall_episodes_redact_3;
+DROP TRIGGER IF EXISTS recall_episodes_del_3;
 CREATE TRIGGER IF NOT EXISTS recall_versions_del_3 AFTER DELETE ON versions
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 3
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_fact_docs WHERE vid = OLD.vid) WHERE OLD.sys_to IS NULL AND scope = OLD.scope AND corpus = 'fact' AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
     DELETE FROM recall_facts_3 WHERE rowid = OLD.vid;
     DELETE FROM recall_fact_docs WHERE vid = OLD.vid;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_3', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_redact_3 AFTER UPDATE OF content ON episodes
 WHEN NEW.content IS NOT OLD.content AND ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 3
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_3 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_3', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_del_3 AFTER DELETE ON episodes
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 3
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_3 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_3', '1');
 END;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_facts_4 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_episodes_4 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
+INSERT INTO recall_facts_4 (recall_facts_4, rank) VALUES ('secure-delete', 1);
+INSERT INTO recall_episodes_4 (recall_episodes_4, rank) VALUES ('secure-delete', 1);
+DROP TRIGGER IF EXISTS recall_versions_del_4;
+DROP TRIGGER IF EXISTS recall_episodes_redact_4;
+DROP TRIGGER IF EXISTS recall_episodes_del_4;
 CREATE TRIGGER IF NOT EXISTS recall_versions_del_4 AFTER DELETE ON versions
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 4
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_fact_docs WHERE vid = OLD.vid) WHERE OLD.sys_to IS NULL AND scope = OLD.scope AND corpus = 'fact' AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
     DELETE FROM recall_facts_4 WHERE rowid = OLD.vid;
     DELETE FROM recall_fact_docs WHERE vid = OLD.vid;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_4', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_redact_4 AFTER UPDATE OF content ON episodes
 WHEN NEW.content IS NOT OLD.content AND ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 4
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_4 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_4', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_del_4 AFTER DELETE ON episodes
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 4
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_4 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_4', '1');
 END;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_facts_5 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_episodes_5 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
+INSERT INTO recall_facts_5 (recall_facts_5, rank) VALUES ('secure-delete', 1);
+INSERT INTO recall_episodes_5 (recall_episodes_5, rank) VALUES ('secure-delete', 1);
+DROP TRIGGER IF EXISTS recall_versions_del_5;
+DROP TRIGGER IF EXISTS recall_episodes_redact_5;
+DROP TRIGGER IF EXISTS recall_episodes_del_5;
 CREATE TRIGGER IF NOT EXISTS recall_versions_del_5 AFTER DELETE ON versions
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 5
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_fact_docs WHERE vid = OLD.vid) WHERE OLD.sys_to IS NULL AND scope = OLD.scope AND corpus = 'fact' AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
     DELETE FROM recall_facts_5 WHERE rowid = OLD.vid;
     DELETE FROM recall_fact_docs WHERE vid = OLD.vid;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_5', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_redact_5 AFTER UPDATE OF content ON episodes
 WHEN NEW.content IS NOT OLD.content AND ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 5
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_5 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_5', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_del_5 AFTER DELETE ON episodes
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 5
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_5 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_5', '1');
 END;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_facts_6 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_episodes_6 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
+INSERT INTO recall_facts_6 (recall_facts_6, rank) VALUES ('secure-delete', 1);
+INSERT INTO recall_episodes_6 (recall_episodes_6, rank) VALUES ('secure-delete', 1);
+DROP TRIGGER IF EXISTS recall_versions_del_6;
+DROP TRIGGER IF EXISTS recall_episodes_redact_6;
+DROP TRIGGER IF EXISTS recall_episodes_del_6;
 CREATE TRIGGER IF NOT EXISTS recall_versions_del_6 AFTER DELETE ON versions
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 6
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_fact_docs WHERE vid = OLD.vid) WHERE OLD.sys_to IS NULL AND scope = OLD.scope AND corpus = 'fact' AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
     DELETE FROM recall_facts_6 WHERE rowid = OLD.vid;
     DELETE FROM recall_fact_docs WHERE vid = OLD.vid;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_6', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_redact_6 AFTER UPDATE OF content ON episodes
 WHEN NEW.content IS NOT OLD.content AND ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 6
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_6 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_6', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_del_6 AFTER DELETE ON episodes
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 6
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_6 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_6', '1');
 END;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_facts_7 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_episodes_7 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
+INSERT INTO recall_facts_7 (recall_facts_7, rank) VALUES ('secure-delete', 1);
+INSERT INTO recall_episodes_7 (recall_episodes_7, rank) VALUES ('secure-delete', 1);
+DROP TRIGGER IF EXISTS recall_versions_del_7;
+DROP TRIGGER IF EXISTS recall_episodes_redact_7;
+DROP TRIGGER IF EXISTS recall_episodes_del_7;
 CREATE TRIGGER IF NOT EXISTS recall_versions_del_7 AFTER DELETE ON versions
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 7
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_fact_docs WHERE vid = OLD.vid) WHERE OLD.sys_to IS NULL AND scope = OLD.scope AND corpus = 'fact' AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
     DELETE FROM recall_facts_7 WHERE rowid = OLD.vid;
     DELETE FROM recall_fact_docs WHERE vid = OLD.vid;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_7', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_redact_7 AFTER UPDATE OF content ON episodes
 WHEN NEW.content IS NOT OLD.content AND ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 7
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_7 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_7', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_del_7 AFTER DELETE ON episodes
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 7
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_7 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_7', '1');
 END;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_facts_8 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_episodes_8 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
+INSERT INTO recall_facts_8 (recall_facts_8, rank) VALUES ('secure-delete', 1);
+INSERT INTO recall_episodes_8 (recall_episodes_8, rank) VALUES ('secure-delete', 1);
+DROP TRIGGER IF EXISTS recall_versions_del_8;
+DROP TRIGGER IF EXISTS recall_episodes_redact_8;
+DROP TRIGGER IF EXISTS recall_episodes_del_8;
 CREATE TRIGGER IF NOT EXISTS recall_versions_del_8 AFTER DELETE ON versions
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 8
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_fact_docs WHERE vid = OLD.vid) WHERE OLD.sys_to IS NULL AND scope = OLD.scope AND corpus = 'fact' AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
     DELETE FROM recall_facts_8 WHERE rowid = OLD.vid;
     DELETE FROM recall_fact_docs WHERE vid = OLD.vid;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_8', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_redact_8 AFTER UPDATE OF content ON episodes
 WHEN NEW.content IS NOT OLD.content AND ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 8
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_8 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_8', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_del_8 AFTER DELETE ON episodes
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 8
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_8 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_8', '1');
 END;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_facts_9 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_episodes_9 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
+INSERT INTO recall_facts_9 (recall_facts_9, rank) VALUES ('secure-delete', 1);
+INSERT INTO recall_episodes_9 (recall_episodes_9, rank) VALUES ('secure-delete', 1);
+DROP TRIGGER IF EXISTS recall_versions_del_9;
+DROP TRIGGER IF EXISTS recall_episodes_redact_9;
+DROP TRIGGER IF EXISTS recall_episodes_del_9;
 CREATE TRIGGER IF NOT EXISTS recall_versions_del_9 AFTER DELETE ON versions
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 9
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_fact_docs WHERE vid = OLD.vid) WHERE OLD.sys_to IS NULL AND scope = OLD.scope AND corpus = 'fact' AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
     DELETE FROM recall_facts_9 WHERE rowid = OLD.vid;
     DELETE FROM recall_fact_docs WHERE vid = OLD.vid;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_9', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_redact_9 AFTER UPDATE OF content ON episodes
 WHEN NEW.content IS NOT OLD.content AND ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 9
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_9 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_9', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_del_9 AFTER DELETE ON episodes
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 9
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_9 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_9', '1');
 END;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_facts_10 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_episodes_10 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
+INSERT INTO recall_facts_10 (recall_facts_10, rank) VALUES ('secure-delete', 1);
+INSERT INTO recall_episodes_10 (recall_episodes_10, rank) VALUES ('secure-delete', 1);
+DROP TRIGGER IF EXISTS recall_versions_del_10;
+DROP TRIGGER IF EXISTS recall_episodes_redact_10;
+DROP TRIGGER IF EXISTS recall_episodes_del_10;
 CREATE TRIGGER IF NOT EXISTS recall_versions_del_10 AFTER DELETE ON versions
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 10
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_fact_docs WHERE vid = OLD.vid) WHERE OLD.sys_to IS NULL AND scope = OLD.scope AND corpus = 'fact' AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
     DELETE FROM recall_facts_10 WHERE rowid = OLD.vid;
     DELETE FROM recall_fact_docs WHERE vid = OLD.vid;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_10', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_redact_10 AFTER UPDATE OF content ON episodes
 WHEN NEW.content IS NOT OLD.content AND ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 10
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_10 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_10', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_del_10 AFTER DELETE ON episodes
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 10
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_10 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_10', '1');
 END;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_facts_11 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_episodes_11 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
+INSERT INTO recall_facts_11 (recall_facts_11, rank) VALUES ('secure-delete', 1);
+INSERT INTO recall_episodes_11 (recall_episodes_11, rank) VALUES ('secure-delete', 1);
+DROP TRIGGER IF EXISTS recall_versions_del_11;
+DROP TRIGGER IF EXISTS recall_episodes_redact_11;
+DROP TRIGGER IF EXISTS recall_episodes_del_11;
 CREATE TRIGGER IF NOT EXISTS recall_versions_del_11 AFTER DELETE ON versions
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 11
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_fact_docs WHERE vid = OLD.vid) WHERE OLD.sys_to IS NULL AND scope = OLD.scope AND corpus = 'fact' AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
     DELETE FROM recall_facts_11 WHERE rowid = OLD.vid;
     DELETE FROM recall_fact_docs WHERE vid = OLD.vid;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_11', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_redact_11 AFTER UPDATE OF content ON episodes
 WHEN NEW.content IS NOT OLD.content AND ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 11
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_11 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_11', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_del_11 AFTER DELETE ON episodes
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 11
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_11 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_11', '1');
 END;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_facts_12 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_episodes_12 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
+INSERT INTO recall_facts_12 (recall_facts_12, rank) VALUES ('secure-delete', 1);
+INSERT INTO recall_episodes_12 (recall_episodes_12, rank) VALUES ('secure-delete', 1);
+DROP TRIGGER IF EXISTS recall_versions_del_12;
+DROP TRIGGER IF EXISTS recall_episodes_redact_12;
+DROP TRIGGER IF EXISTS recall_episodes_del_12;
 CREATE TRIGGER IF NOT EXISTS recall_versions_del_12 AFTER DELETE ON versions
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 12
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_fact_docs WHERE vid = OLD.vid) WHERE OLD.sys_to IS NULL AND scope = OLD.scope AND corpus = 'fact' AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
     DELETE FROM recall_facts_12 WHERE rowid = OLD.vid;
     DELETE FROM recall_fact_docs WHERE vid = OLD.vid;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_12', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_redact_12 AFTER UPDATE OF content ON episodes
 WHEN NEW.content IS NOT OLD.content AND ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 12
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_12 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_12', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_del_12 AFTER DELETE ON episodes
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 12
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_12 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_12', '1');
 END;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_facts_13 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_episodes_13 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
+INSERT INTO recall_facts_13 (recall_facts_13, rank) VALUES ('secure-delete', 1);
+INSERT INTO recall_episodes_13 (recall_episodes_13, rank) VALUES ('secure-delete', 1);
+DROP TRIGGER IF EXISTS recall_versions_del_13;
+DROP TRIGGER IF EXISTS recall_episodes_redact_13;
+DROP TRIGGER IF EXISTS recall_episodes_del_13;
 CREATE TRIGGER IF NOT EXISTS recall_versions_del_13 AFTER DELETE ON versions
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 13
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_fact_docs WHERE vid = OLD.vid) WHERE OLD.sys_to IS NULL AND scope = OLD.scope AND corpus = 'fact' AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
     DELETE FROM recall_facts_13 WHERE rowid = OLD.vid;
     DELETE FROM recall_fact_docs WHERE vid = OLD.vid;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_13', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_redact_13 AFTER UPDATE OF content ON episodes
 WHEN NEW.content IS NOT OLD.content AND ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 13
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_13 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_13', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_del_13 AFTER DELETE ON episodes
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 13
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_13 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_13', '1');
 END;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_facts_14 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_episodes_14 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
+INSERT INTO recall_facts_14 (recall_facts_14, rank) VALUES ('secure-delete', 1);
+INSERT INTO recall_episodes_14 (recall_episodes_14, rank) VALUES ('secure-delete', 1);
+DROP TRIGGER IF EXISTS recall_versions_del_14;
+DROP TRIGGER IF EXISTS recall_episodes_redact_14;
+DROP TRIGGER IF EXISTS recall_episodes_del_14;
 CREATE TRIGGER IF NOT EXISTS recall_versions_del_14 AFTER DELETE ON versions
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 14
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_fact_docs WHERE vid = OLD.vid) WHERE OLD.sys_to IS NULL AND scope = OLD.scope AND corpus = 'fact' AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
     DELETE FROM recall_facts_14 WHERE rowid = OLD.vid;
     DELETE FROM recall_fact_docs WHERE vid = OLD.vid;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_14', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_redact_14 AFTER UPDATE OF content ON episodes
 WHEN NEW.content IS NOT OLD.content AND ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 14
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_14 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_14', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_del_14 AFTER DELETE ON episodes
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 14
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_14 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_14', '1');
 END;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_facts_15 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS recall_episodes_15 USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
+INSERT INTO recall_facts_15 (recall_facts_15, rank) VALUES ('secure-delete', 1);
+INSERT INTO recall_episodes_15 (recall_episodes_15, rank) VALUES ('secure-delete', 1);
+DROP TRIGGER IF EXISTS recall_versions_del_15;
+DROP TRIGGER IF EXISTS recall_episodes_redact_15;
+DROP TRIGGER IF EXISTS recall_episodes_del_15;
 CREATE TRIGGER IF NOT EXISTS recall_versions_del_15 AFTER DELETE ON versions
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 15
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_fact_docs WHERE vid = OLD.vid) WHERE OLD.sys_to IS NULL AND scope = OLD.scope AND corpus = 'fact' AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
     DELETE FROM recall_facts_15 WHERE rowid = OLD.vid;
     DELETE FROM recall_fact_docs WHERE vid = OLD.vid;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_15', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_redact_15 AFTER UPDATE OF content ON episodes
 WHEN NEW.content IS NOT OLD.content AND ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 15
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_15 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_15', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_del_15 AFTER DELETE ON episodes
 WHEN ((coalesce(unicode(substr(OLD.scope, -1, 1)), 0) + coalesce(unicode(substr(OLD.scope, -2, 1)), 0) + coalesce(unicode(substr(OLD.scope, -3, 1)), 0) + length(OLD.scope)) % 16) = 15
 BEGIN
     UPDATE recall_stats SET documents = documents - 1, tokens = tokens - (SELECT length FROM recall_episode_docs WHERE episode_id = OLD.episode_id) WHERE scope = OLD.scope AND corpus = 'episode' AND EXISTS (SELECT 1 FROM recall_episode_docs WHERE episode_id = OLD.episode_id);
     DELETE FROM recall_episodes_15 WHERE rowid = (SELECT rid FROM recall_episode_docs WHERE episode_id = OLD.episode_id); DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;
-    INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_15', '1');
 END;
 
 CREATE TRIGGER IF NOT EXISTS recall_versions_close AFTER UPDATE OF sys_to ON versions

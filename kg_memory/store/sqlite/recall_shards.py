@@ -1,11 +1,13 @@
 """The embedded recall index's shards: FTS5 tables per group of tenants, and their triggers.
 
-A forget run must merge the FTS5 segments it deleted from (FTS5 keeps a deleted term in older
-segments until they merge), and a merge rewrites its whole table. With one table that is the
-whole store's index on every forget; with :data:`SHARDS` tables, one shard's. A tenant's
-searches read its shard only. The shard of a scope is computed from its last three characters
-and its length, by SQL built-ins alone, so the triggers that erase from the right shard need no
-application function and fire on any connection.
+Every table has FTS5's ``secure-delete`` option on (schema 9; SQLite 3.42 or later, which
+:mod:`.driver` brings): a deleted row's entries are removed from the index segments that hold
+them, so no erased term outlives its row in an older segment. Before it (schema 8), a forget
+had to merge a deleted term's segments, which rewrites a whole table: the reason for
+:data:`SHARDS` tables, one shard per group of tenants, which still keeps a tenant's searches
+to its shard. The shard of a scope is computed from its last three characters and its length,
+by SQL built-ins alone, so the triggers that erase from the right shard need no application
+function and fire on any connection.
 
 The tables and triggers are written out in ``recall.sql`` beside ``schema.sql`` (reviewable
 SQL, loaded like the schema); :func:`ddl` generates that file
@@ -50,7 +52,6 @@ def episodes_table(k: int) -> str:
 
 def _shard_ddl(k: int) -> str:
     facts, episodes, old = facts_table(k), episodes_table(k), _sql("OLD.scope")
-    erased = f"INSERT OR REPLACE INTO meta (key, value) VALUES ('recall_erased_{k}', '1');"
     fact_stats = (
         "UPDATE recall_stats SET documents = documents - 1, tokens = tokens - "
         "(SELECT length FROM recall_fact_docs WHERE vid = OLD.vid) "
@@ -70,34 +71,38 @@ CREATE VIRTUAL TABLE IF NOT EXISTS {facts} USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS {episodes} USING fts5(
     scope, text, tokenize = 'unicode61 remove_diacritics 0');
+INSERT INTO {facts} ({facts}, rank) VALUES ('secure-delete', 1);
+INSERT INTO {episodes} ({episodes}, rank) VALUES ('secure-delete', 1);
+DROP TRIGGER IF EXISTS recall_versions_del_{k};
+DROP TRIGGER IF EXISTS recall_episodes_redact_{k};
+DROP TRIGGER IF EXISTS recall_episodes_del_{k};
 CREATE TRIGGER IF NOT EXISTS recall_versions_del_{k} AFTER DELETE ON versions
 WHEN {old} = {k}
 BEGIN
     {fact_stats}
     DELETE FROM {facts} WHERE rowid = OLD.vid;
     DELETE FROM recall_fact_docs WHERE vid = OLD.vid;
-    {erased}
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_redact_{k} AFTER UPDATE OF content ON episodes
 WHEN NEW.content IS NOT OLD.content AND {old} = {k}
 BEGIN
     {episode_stats}
     {drop_episode}
-    {erased}
 END;
 CREATE TRIGGER IF NOT EXISTS recall_episodes_del_{k} AFTER DELETE ON episodes
 WHEN {old} = {k}
 BEGIN
     {episode_stats}
     {drop_episode}
-    {erased}
 END;
 """
 
 
 def ddl() -> str:
-    """Every shard's tables and erasure triggers, and the live counters' closing trigger
-    (``IF NOT EXISTS`` throughout: running it again changes nothing)."""
+    """Every shard's tables and erasure triggers, and the live counters' closing trigger.
+    Running it again changes nothing: tables ``IF NOT EXISTS``, the option set again, and the
+    shard triggers dropped and created again (which also replaces schema 8's, whose erasures
+    marked their shard for a merge)."""
     close = """
 CREATE TRIGGER IF NOT EXISTS recall_versions_close AFTER UPDATE OF sys_to ON versions
 WHEN OLD.sys_to IS NULL AND NEW.sys_to IS NOT NULL

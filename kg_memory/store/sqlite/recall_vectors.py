@@ -23,7 +23,6 @@ the freed pages, and the scrub's byte scan covers these tables like the rest.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from functools import cache
 
@@ -33,6 +32,7 @@ import numpy.typing as npt
 from kg_memory.domain.errors import RecallError
 from kg_memory.domain.instant import to_micros
 from kg_memory.store.protocol import VectorCandidates, VectorDoc, VectorProbe
+from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.recall_shards import facts_table, shard
 from kg_memory.store.sqlite.rows import VERSION_COLUMNS, version_from_row
@@ -97,12 +97,12 @@ def _sketch_scores(query: Vec, sketches: bytes, count: int) -> Vec:
     return scores
 
 
-def space_of(conn: sqlite3.Connection) -> str | None:
+def space_of(conn: driver.Connection) -> str | None:
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (_SPACE,)).fetchone()
     return None if row is None else str(row[0])
 
 
-def _check(conn: sqlite3.Connection, space: str) -> bool:
+def _check(conn: driver.Connection, space: str) -> bool:
     """Whether the store has vectors in ``space``; another space is refused, not mixed."""
     held = space_of(conn)
     if held is not None and held != space:
@@ -112,7 +112,7 @@ def _check(conn: sqlite3.Connection, space: str) -> bool:
     return held is not None
 
 
-def _transact(conn: sqlite3.Connection, location: str, statements: Sequence[
+def _transact(conn: driver.Connection, location: str, statements: Sequence[
         tuple[str, Sequence[object]]], many: Sequence[tuple[str, Sequence[Sequence[object]]]] = ()
            ) -> None:
     """Run ``statements`` in one write transaction (a savepoint inside an open one); a held
@@ -135,11 +135,11 @@ def _transact(conn: sqlite3.Connection, location: str, statements: Sequence[
                 conn.execute("ROLLBACK")
             raise
         conn.execute(commit)
-    except sqlite3.Error as exc:
+    except driver.Error as exc:
         raise store_error(exc, f"cannot index vectors in {location}") from exc
 
 
-def backlog(conn: sqlite3.Connection, location: str, scope: str, space: str, limit: int
+def backlog(conn: driver.Connection, location: str, scope: str, space: str, limit: int
             ) -> list[VectorDoc]:
     """Revisions of ``scope`` waiting for a vector; the scope is enrolled on first use (its
     indexed revisions join the backlog, and triggers add every later one)."""
@@ -147,7 +147,7 @@ def backlog(conn: sqlite3.Connection, location: str, scope: str, space: str, lim
         _check(conn, space)
         enrolled = conn.execute("SELECT 1 FROM recall_vector_scopes WHERE scope = ?",
                                 (scope,)).fetchone()
-    except sqlite3.Error as exc:
+    except driver.Error as exc:
         raise store_error(exc, f"cannot read {location}") from exc
     if enrolled is None:
         _transact(conn, location, [
@@ -161,12 +161,12 @@ def backlog(conn: sqlite3.Connection, location: str, scope: str, space: str, lim
             f"SELECT v.assertion_id, v.revision, f.text FROM recall_vector_backlog b "
             f"JOIN versions v ON v.vid = b.vid JOIN {table} f ON f.rowid = b.vid "
             "WHERE b.scope = ? ORDER BY b.vid LIMIT ?", (scope, limit)).fetchall()
-    except sqlite3.Error as exc:
+    except driver.Error as exc:
         raise store_error(exc, f"cannot read {location}") from exc
     return [VectorDoc(assertion_id=r[0], revision=r[1], text=r[2]) for r in rows]
 
 
-def put(conn: sqlite3.Connection, location: str, scope: str, space: str,
+def put(conn: driver.Connection, location: str, scope: str, space: str,
         vectors: Sequence[tuple[VectorDoc, Sequence[float]]]) -> None:
     """File each vector and its sketch; only revisions of ``scope`` still in its backlog are
     written (a revision forgotten meanwhile, or another tenant's, is skipped)."""
@@ -174,7 +174,7 @@ def put(conn: sqlite3.Connection, location: str, scope: str, space: str,
         return
     try:
         _check(conn, space)
-    except sqlite3.Error as exc:
+    except driver.Error as exc:
         raise store_error(exc, f"cannot read {location}") from exc
     rows, sketches = [], []
     for doc, vector in vectors:
@@ -216,7 +216,7 @@ _SKETCHES = ("SELECT count(*), group_concat(vid), CAST(group_concat(sketch, '') 
              "FROM recall_sketches WHERE scope = ? AND " + _IN_TIME)
 
 
-def _shortlist(conn: sqlite3.Connection, probe: VectorProbe, query: Vec,
+def _shortlist(conn: driver.Connection, probe: VectorProbe, query: Vec,
                interval: list[object]) -> tuple[list[int] | None, bool]:
     """The vids to re-rank (``None``: all, by the exact query) and whether they are every
     eligible-by-interval vector of the scope."""
@@ -227,7 +227,7 @@ def _shortlist(conn: sqlite3.Connection, probe: VectorProbe, query: Vec,
         return [], True
     vids = np.fromstring(listed, dtype=np.int64, sep=",")
     if len(vids) != count or len(sketches) != count * SKETCH_BITS // 8:
-        raise sqlite3.DatabaseError("recall_sketches: a sketch of the wrong size")
+        raise driver.DatabaseError("recall_sketches: a sketch of the wrong size")
     wanted = max(SHORTLIST, 4 * probe.k)
     if count <= max(probe.exact_below, wanted):
         return [int(v) for v in vids], True
@@ -236,7 +236,7 @@ def _shortlist(conn: sqlite3.Connection, probe: VectorProbe, query: Vec,
     return [int(v) for v in vids[best]], False
 
 
-def candidates(conn: sqlite3.Connection, location: str, probe: VectorProbe
+def candidates(conn: driver.Connection, location: str, probe: VectorProbe
                ) -> VectorCandidates:
     """The probe's nearest eligible-by-interval revisions; see the module docstring."""
     try:
@@ -268,7 +268,7 @@ def candidates(conn: sqlite3.Connection, location: str, probe: VectorProbe
         marks = ", ".join("?" for _ in chosen)
         facts = {r["vid"]: version_from_row(r) for r in conn.execute(
             f"SELECT vid, {VERSION_COLUMNS} FROM versions WHERE vid IN ({marks})", chosen)}
-    except sqlite3.Error as exc:
+    except driver.Error as exc:
         raise store_error(exc, f"cannot search {location}") from exc
     return VectorCandidates(
         facts=tuple(facts[v] for v in chosen),
@@ -276,7 +276,7 @@ def candidates(conn: sqlite3.Connection, location: str, probe: VectorProbe
         method=method, complete=covered and len(chosen) == len(rows))
 
 
-def upgrade(conn: sqlite3.Connection) -> int:
+def upgrade(conn: driver.Connection) -> int:
     """Bring a schema 4 vector index to schema 5 inside the caller's transaction (idempotent;
     run by ``kg-memory migrate``): the lists go, every stored vector gets its sketch and its
     revision's intervals. How many sketches were written."""
@@ -303,7 +303,7 @@ class VectorReads:
     """The store protocol's vector methods, for
     :class:`~kg_memory.store.sqlite.store.SqliteStore`."""
 
-    _conn: sqlite3.Connection
+    _conn: driver.Connection
 
     @property
     def location(self) -> str:

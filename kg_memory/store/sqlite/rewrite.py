@@ -15,8 +15,9 @@ trigger tells the mirror to re-send the rows.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Mapping
+
+from kg_memory.store.sqlite import driver
 
 __all__ = ["DependencyRewrite"]
 
@@ -26,7 +27,7 @@ _GUARD = "versions_immutable"
 class DependencyRewrite:
     """:meth:`rewrite_dependencies` of :class:`~kg_memory.store.sqlite.tx.SqliteTransaction`."""
 
-    _conn: sqlite3.Connection
+    _conn: driver.Connection
     _scope: str
 
     def rewrite_dependencies(self, renames: Mapping[str, str]) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -24,6 +23,7 @@ from kg_memory.domain.model import (
     Value,
     trusted,
 )
+from kg_memory.store.sqlite import driver
 
 __all__ = [
     "EPISODE_INSERT",
@@ -97,7 +97,7 @@ def json_value(text: str) -> Value:
     return value
 
 
-def version_from_row(row: sqlite3.Row | Mapping[str, Any]) -> Assertion:
+def version_from_row(row: driver.Row | Mapping[str, Any]) -> Assertion:
     """A stored revision. The row was validated on its way in (and the schema's CHECKs hold),
     so it is rebuilt without validating again: this is the as-of hot path (enums by table
     lookup, the common string value and empty lists without a JSON decoder)."""
@@ -125,7 +125,7 @@ def version_from_row(row: sqlite3.Row | Mapping[str, Any]) -> Assertion:
     })
 
 
-def episode_from_row(row: sqlite3.Row) -> Episode:
+def episode_from_row(row: driver.Row) -> Episode:
     # Validated on its way in: rebuilt without validating again (a forget's residue search
     # reads a whole scope's episodes).
     return trusted(Episode, {
@@ -140,7 +140,7 @@ def episode_from_row(row: sqlite3.Row) -> Episode:
     })
 
 
-def block_from_row(row: sqlite3.Row) -> Block:
+def block_from_row(row: driver.Row) -> Block:
     return Block(
         block_id=row["block_id"], scope=row["scope"], subject=row["subject"],
         predicates=row["predicates"], project=row["project"],
@@ -148,7 +148,7 @@ def block_from_row(row: sqlite3.Row) -> Block:
     )
 
 
-def activity_from_row(row: sqlite3.Row) -> Activity:
+def activity_from_row(row: driver.Row) -> Activity:
     return Activity(
         activity_id=row["activity_id"], type=row["type"], agent=row["agent"],
         scope=row["scope"], started_at=from_micros(row["started_at"]),
@@ -157,7 +157,7 @@ def activity_from_row(row: sqlite3.Row) -> Activity:
     )
 
 
-def entity_from_row(row: sqlite3.Row) -> Entity:
+def entity_from_row(row: driver.Row) -> Entity:
     # Validated on its way in: rebuilt without validating again (a forget plan reads a
     # scope's every entity).
     return trusted(Entity, {

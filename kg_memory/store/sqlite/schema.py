@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 import secrets
-import sqlite3
 from pathlib import Path
 
 from kg_memory.domain.corroboration import fingerprint
 from kg_memory.domain.errors import StoreUnavailable
+from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.errors import store_error
-from kg_memory.store.sqlite.recall import index_missing
+from kg_memory.store.sqlite.recall import index_missing, merge_segments
 from kg_memory.store.sqlite.recall_vectors import upgrade as upgrade_vectors
 
 __all__ = [
@@ -45,7 +45,14 @@ __all__ = [
 #: 8: a tombstone's INVALIDATED_BY edge is read from its row (``tombstones.activity_id``,
 #: indexed by ``tombstones_activity``) instead of stored per tombstone; ``kg-memory migrate``
 #: adds the index, and an older file's stored edges are the rows derived (read once).
-SCHEMA_VERSION = "8"
+#: 9: recall's FTS5 tables erase with FTS5's ``secure-delete`` (SQLite 3.42+, the engine of
+#: kg_memory.store.sqlite.driver): a deleted row's terms leave its segments at once, so a
+#: forget no longer marks its shard for a merge (a rewrite of the whole shard) and the erasure
+#: triggers no longer write the mark; ``kg-memory migrate`` sets the option on every table,
+#: replaces the triggers and merges the shards a schema 8 erasure left marked. The option
+#: changes a table's FTS5 format at its first secure deletion: from then on a SQLite before 3.42
+#: can neither read nor write it.
+SCHEMA_VERSION = "9"
 #: Schema versions this one cannot be reached from, and why. Schema 1 keyed entities, operation
 #: ids, edges and documents globally, so one tenant's rows could be another's; its rows cannot
 #: be given scopes after the fact without guessing.
@@ -73,7 +80,7 @@ def busy_timeout_seconds(explicit: float | None = None) -> float:
     return explicit
 
 
-def schema_version(conn: sqlite3.Connection, target: Path) -> str | None:
+def schema_version(conn: driver.Connection, target: Path) -> str | None:
     """The kg-memory schema version of the file, ``None`` for an empty file; refuses others.
 
     Reads only: the tables another application keeps in its file are never touched.
@@ -81,8 +88,8 @@ def schema_version(conn: sqlite3.Connection, target: Path) -> str | None:
     try:
         tables = {r[0] for r in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
-    except sqlite3.DatabaseError as exc:
-        if isinstance(exc, sqlite3.OperationalError):
+    except driver.DatabaseError as exc:
+        if isinstance(exc, driver.OperationalError):
             raise
         raise StoreUnavailable(f"{target} is not a kg-memory store: {exc}") from exc
     if not tables:
@@ -96,7 +103,7 @@ def schema_version(conn: sqlite3.Connection, target: Path) -> str | None:
     return str(row[0])
 
 
-def _add_fingerprints(conn: sqlite3.Connection) -> None:
+def _add_fingerprints(conn: driver.Connection) -> None:
     """Add ``episodes.fingerprint`` to a file from before schema 7 and fill it from each
     episode's content, inside the caller's transaction."""
     if any(r[1] == "fingerprint" for r in conn.execute("PRAGMA table_info(episodes)")):
@@ -118,7 +125,7 @@ def _add_fingerprints(conn: sqlite3.Connection) -> None:
     conn.execute(trigger)
 
 
-def _initialise(conn: sqlite3.Connection) -> None:
+def _initialise(conn: driver.Connection) -> None:
     """Create (or complete) the schema, the version row and the tombstone key, atomically."""
     conn.execute("PRAGMA journal_mode = WAL")
     # executescript takes no parameters, so the script opens the transaction and the rows
@@ -141,7 +148,7 @@ def _initialise(conn: sqlite3.Connection) -> None:
         raise
 
 
-def connect(target: Path, *, create: bool, busy_timeout: float | None) -> sqlite3.Connection:
+def connect(target: Path, *, create: bool, busy_timeout: float | None) -> driver.Connection:
     """A connection to the kg-memory store at ``target`` (created when ``create`` and absent
     or empty); writes nothing to an existing file. Refuses files of other applications."""
     timeout = busy_timeout_seconds(busy_timeout)
@@ -152,13 +159,13 @@ def connect(target: Path, *, create: bool, busy_timeout: float | None) -> sqlite
     try:
         if create:
             target.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(
+        conn = driver.connect(
             target, isolation_level=None, check_same_thread=False, timeout=timeout
         )
-    except (sqlite3.Error, OSError) as exc:
+    except (driver.Error, OSError) as exc:
         raise StoreUnavailable(f"cannot open kg-memory store at {target}: {exc}") from exc
     try:
-        conn.row_factory = sqlite3.Row
+        conn.row_factory = driver.Row
         # Connection settings only: none of these writes to the file.
         # The busy timeout is connect()'s `timeout` (SQLite's busy handler).
         conn.execute("PRAGMA synchronous = FULL")
@@ -174,7 +181,7 @@ def connect(target: Path, *, create: bool, busy_timeout: float | None) -> sqlite
                 raise StoreUnavailable(f"{target} is empty, not a kg-memory store")
             _initialise(conn)
             version = SCHEMA_VERSION
-    except sqlite3.Error as exc:
+    except driver.Error as exc:
         conn.close()
         raise store_error(exc, f"cannot open kg-memory store at {target}") from exc
     except BaseException:
@@ -205,7 +212,7 @@ def migrate(target: Path, *, busy_timeout: float | None = None) -> tuple[str, st
     if not target.exists():
         raise StoreUnavailable(f"no kg-memory store at {target}")
     timeout = busy_timeout_seconds(busy_timeout)
-    conn = sqlite3.connect(target, isolation_level=None, timeout=timeout)
+    conn = driver.connect(target, isolation_level=None, timeout=timeout)
     try:
         before = schema_version(conn, target)
         if before is None:
@@ -218,8 +225,11 @@ def migrate(target: Path, *, busy_timeout: float | None = None) -> tuple[str, st
             raise StoreUnavailable(
                 f"{target} has schema {before}, newer than this kg-memory's {SCHEMA_VERSION}")
         _initialise(conn)
+        # A schema 8 forget whose scrub did not finish left its shard marked: its erased terms
+        # are still in older segments, which secure-delete does not reach after the fact.
+        merge_segments(conn)
         return before, SCHEMA_VERSION
-    except sqlite3.Error as exc:
+    except driver.Error as exc:
         raise store_error(exc, f"cannot migrate {target}") from exc
     finally:
         conn.close()

@@ -7,23 +7,23 @@ VACUUM: its cost grows with the store, and it is not needed.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 
+from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.recall import merge_segments
 
 __all__ = ["scrub_file"]
 
 
-def scrub_file(conn: sqlite3.Connection, path: Path, location: str) -> dict[str, Any]:
+def scrub_file(conn: driver.Connection, path: Path, location: str) -> dict[str, Any]:
     """No page of the file or its journal keeps erased bytes; one destination report."""
     try:
-        # First recall's FTS5 shards that an erasure touched: a deleted term stays in older
-        # segments until they merge, and the merge's freed pages must reach the checkpoint.
+        # First recall's FTS5 shards that a schema 8 erasure marked (a deleted term stayed in
+        # older segments until they merged; the merge's freed pages must reach the checkpoint).
         merge_segments(conn)
         busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-    except sqlite3.Error as exc:
+    except driver.Error as exc:
         return {"destination": "embedded", "location": location,
                 "status": "incomplete", "reason": str(exc)}
     wal = Path(f"{path}-wal")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import sqlite3
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -34,6 +33,7 @@ from kg_memory.domain.model import (
 )
 from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery, AsOfRows
+from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.asof import asof_rows, asof_versions
 from kg_memory.store.sqlite.batching import Batching
 from kg_memory.store.sqlite.bulk_reads import BulkReads
@@ -68,7 +68,7 @@ def default_path() -> Path:
 class SqliteStore(Batching, RecallReads, VectorReads, BulkReads):
     """The embedded store. Open with :meth:`open`; use as a context manager to close it."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path, clock: Clock) -> None:
+    def __init__(self, conn: driver.Connection, path: Path, clock: Clock) -> None:
         self._conn = conn
         self.path = path
         self._clock = clock
@@ -129,23 +129,23 @@ class SqliteStore(Batching, RecallReads, VectorReads, BulkReads):
 
     # -- reads -----------------------------------------------------------------------------
 
-    def _rows(self, sql: str, params: Sequence[Any]) -> list[sqlite3.Row]:
+    def _rows(self, sql: str, params: Sequence[Any]) -> list[driver.Row]:
         try:
             return self._conn.execute(sql, params).fetchall()
-        except sqlite3.Error as exc:
+        except driver.Error as exc:
             raise store_error(exc, f"cannot read {self.path}") from exc
 
     def asof(self, query: AsOfQuery) -> list[Assertion]:
         try:
             return [version_from_row(r) for r in asof_versions(self._conn, query)]
-        except sqlite3.Error as exc:
+        except driver.Error as exc:
             raise store_error(exc, f"cannot read {self.path}") from exc
 
     def asof_rows(self, query: AsOfQuery, merge_predicate: str | None = None) -> AsOfRows:
         """One statement: see :mod:`kg_memory.store.sqlite.asof`."""
         try:
             return asof_rows(self._conn, query, merge_predicate)
-        except sqlite3.Error as exc:
+        except driver.Error as exc:
             raise store_error(exc, f"cannot read {self.path}") from exc
 
     def history(

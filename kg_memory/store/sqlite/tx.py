@@ -8,7 +8,6 @@ own and collide across tenants.
 from __future__ import annotations
 
 import json
-import sqlite3
 from datetime import datetime
 
 from kg_memory.domain.change import Closure, Draft, PlannedEdge
@@ -27,6 +26,7 @@ from kg_memory.domain.model import (
 )
 from kg_memory.store.protocol import Slot
 from kg_memory.store.scoping import ScopeBound
+from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.bulk_reads import BulkTxReads
 from kg_memory.store.sqlite.invalidations import retombstoned
 from kg_memory.store.sqlite.recall import index_episode, index_fact, reindex_entity
@@ -46,7 +46,7 @@ __all__ = ["SqliteTransaction"]
 
 
 class SqliteTransaction(BulkTxReads, DependencyRewrite, ScopeBound):
-    def __init__(self, conn: sqlite3.Connection, now: int, scope: str) -> None:
+    def __init__(self, conn: driver.Connection, now: int, scope: str) -> None:
         super().__init__(from_micros(now), scope)
         self._conn = conn
         #: :attr:`now` as the store's column value (microseconds since the epoch).
