@@ -79,7 +79,10 @@ def _links(conn: sqlite3.Connection, node_ids: Sequence[str], scope: str | None
 class BulkReads:
     """Mixed into :class:`~kg_memory.store.sqlite.store.SqliteStore`."""
 
-    _conn: sqlite3.Connection
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        raise NotImplementedError  # the store's: this thread's connection
+
     path: Path
 
     def edges_of(self, node_ids: Sequence[str], scope: str | None = None

@@ -303,7 +303,9 @@ class VectorReads:
     """The store protocol's vector methods, for
     :class:`~kg_memory.store.sqlite.store.SqliteStore`."""
 
-    _conn: sqlite3.Connection
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        raise NotImplementedError  # the store's: this thread's connection
 
     @property
     def location(self) -> str:
