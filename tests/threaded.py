@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 
 from kg_memory import IngestRecord, IngestReport, Memory
 
-__all__ = ["EPOCH", "Outcome", "record", "run_writers", "writer"]
+__all__ = ["EPOCH", "Outcome", "missing", "parse_ack", "record", "run_writers", "writer"]
 
 EPOCH = datetime(2026, 1, 5, tzinfo=UTC)
 
@@ -47,10 +47,18 @@ class Outcome:
     errors: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: Told of every problem as it happens (a child process that will be killed says it).
+    tell: Callable[[str], None] | None = None
 
     def ack(self, scope: str, thread: int, n: int) -> None:
         with self.lock:
             self.acked.setdefault(scope, {}).setdefault(thread, []).append(n)
+
+    def problem(self, found: list[str], text: str) -> None:
+        with self.lock:
+            found.append(text)
+        if self.tell is not None:
+            self.tell(text)
 
 
 def writer(memory: Memory, thread: int, scopes: list[str], count: int, outcome: Outcome,
@@ -69,32 +77,54 @@ def writer(memory: Memory, thread: int, scopes: list[str], count: int, outcome: 
             try:
                 reports = handle.ingest_many(batch, on_report=on_ack)
             except Exception as exc:  # every error is a finding: the test lists them
-                outcome.errors.append(f"thread {thread} {scope} {n}: {type(exc).__name__}: {exc}")
+                outcome.problem(outcome.errors,
+                                f"thread {thread} {scope} {n}: {type(exc).__name__}: {exc}")
                 continue
             for report in reports:
                 if report.status != "accepted":
-                    outcome.errors.append(f"{report.operation_id}: {report.status}")
+                    outcome.problem(outcome.errors, f"{report.operation_id}: {report.status}")
             last = n + len(batch) - 1
             for done in range(n, last + 1):
                 outcome.ack(scope, thread, done)
             seen = handle.asof(subject=f"w{thread}", predicate="n").values()
             if seen != [last]:
-                outcome.stale.append(f"thread {thread} {scope}: wrote {last}, read {seen}")
+                outcome.problem(outcome.stale,
+                                f"thread {thread} {scope}: wrote {last}, read {seen}")
         n += 2 if n % 3 == 2 and n + 1 < count else 1
 
 
-def run_writers(memory: Memory, threads: int, scopes: list[str], count: int) -> Outcome:
-    """Start ``threads`` writers together on one ``memory`` and wait for them."""
-    outcome = Outcome()
+def run_writers(memory: Memory, threads: int, scopes: list[str], count: int,
+                outcome: Outcome | None = None,
+                on_ack: Callable[[IngestReport], None] | None = None, first: int = 0
+                ) -> Outcome:
+    """Start ``threads`` writers (numbered from ``first``) together on one ``memory`` and
+    wait for them."""
+    outcome = outcome or Outcome()
     start = threading.Barrier(threads)
 
     def body(thread: int) -> None:
         start.wait()
-        writer(memory, thread, scopes, count, outcome)
+        writer(memory, thread, scopes, count, outcome, on_ack)
 
-    workers = [threading.Thread(target=body, args=(t,)) for t in range(threads)]
+    workers = [threading.Thread(target=body, args=(t,)) for t in range(first, first + threads)]
     for worker in workers:
         worker.start()
     for worker in workers:
         worker.join()
     return outcome
+
+
+def missing(memory: Memory, acked: dict[str, dict[int, list[int]]]) -> list[str]:
+    """The acknowledged counter values the store does not hold."""
+    lost = []
+    for scope, threads in acked.items():
+        for thread, values in threads.items():
+            stored = {h.version.value for h in memory.history(f"w{thread}", "n", scope=scope)}
+            lost.extend(f"{scope}/w{thread}={n}" for n in values if n not in stored)
+    return lost
+
+
+def parse_ack(operation_id: str) -> tuple[str, int, int]:
+    """``(scope, thread, n)`` of an operation id made by :func:`record`."""
+    thread, scope, n = operation_id.split("-")
+    return scope, int(thread.removeprefix("t")), int(n)
