@@ -116,7 +116,7 @@ def run_writers(memory: Memory, threads: int, scopes: list[str], count: int,
 
 def missing(memory: Memory, acked: dict[str, dict[int, list[int]]]) -> list[str]:
     """The acknowledged counter values the store does not hold."""
-    lost = []
+    lost: list[str] = []
     for scope, threads in acked.items():
         for thread, values in threads.items():
             stored = {h.version.value for h in memory.history(f"w{thread}", "n", scope=scope)}
