@@ -228,4 +228,7 @@ def test_a_killed_process_of_writer_threads_loses_no_acknowledged_write(
         with Memory.open(target, create=False) as memory:
             assert missing(memory, acked) == []
             _clean(memory)
-    assert len(read_acks(acks)) >= kills * 5
+    acknowledged = len(read_acks(acks))
+    assert acknowledged >= kills * 5
+    print(f"{backend}: {kills} kills of {threads} writer threads, {acknowledged} "
+          "acknowledged episodes, 0 lost, check clean after each")
