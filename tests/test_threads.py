@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from kg_memory import Memory
+from kg_memory import Memory, StoreUnavailable
 from kg_memory.store.clock import system_clock
 from tests.conftest import MemoryFactory
 from tests.procs import read_acks, spawn
@@ -232,3 +232,60 @@ def test_a_killed_process_of_writer_threads_loses_no_acknowledged_write(
     assert acknowledged >= kills * 5
     print(f"{backend}: {kills} kills of {threads} writer threads, {acknowledged} "
           "acknowledged episodes, 0 lost, check clean after each")
+
+
+def _run_in_thread(fn: Any) -> Any:
+    """``fn()`` on a thread of its own; its result, or its exception raised here."""
+    out: list[Any] = []
+
+    def body() -> None:
+        try:
+            out.append(("ok", fn()))
+        except Exception as exc:
+            out.append(("error", exc))
+
+    worker = threading.Thread(target=body)
+    worker.start()
+    worker.join(60)
+    kind, value = out[0]
+    if kind == "error":
+        raise value
+    return value
+
+
+def test_an_in_memory_store_is_one_store_for_every_thread() -> None:
+    """``":memory:"`` used to be one SQLite connection's private database; with a connection
+    per thread it is a scratch file every thread sees, removed when the store closes."""
+    memory = Memory.open(":memory:")
+    scratch = memory.store.location
+    _run_in_thread(lambda: memory.scoped("u1").ingest(record(0, 0, "u1")))
+    assert memory.scoped("u1").asof(subject="w0", predicate="n").values() == [0]
+    assert _run_in_thread(
+        lambda: memory.scoped("u1").asof(subject="w0", predicate="n").values()) == [0]
+    memory.close()
+    assert not Path(scratch).parent.exists()
+
+
+def test_ended_threads_leave_no_connection_open(tmp_path: Path) -> None:
+    """A pool's short-lived workers: the connection of a thread that ended is closed when
+    another thread opens one, so the process does not accumulate open files."""
+    db = tmp_path / "m.db"
+
+    def open_files() -> int:
+        fds = Path("/proc/self/fd")
+        return sum(1 for fd in fds.iterdir()
+                   if os.path.realpath(fd) == str(db.resolve()))
+
+    with Memory.open(db) as memory:
+        memory.scoped("u1").ingest(record(0, 0, "u1"))
+        for _ in range(40):
+            _run_in_thread(lambda: memory.scoped("u1").asof(subject="w0").values())
+        assert open_files() <= 3  # the opener's, the last worker's, at most one in between
+    assert open_files() == 0
+
+
+def test_a_closed_store_refuses_a_new_thread(tmp_path: Path) -> None:
+    memory = Memory.open(tmp_path / "m.db")
+    memory.close()
+    with pytest.raises(StoreUnavailable, match="closed"):
+        _run_in_thread(lambda: memory.asof(subject="w0"))
