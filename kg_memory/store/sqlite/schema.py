@@ -147,7 +147,10 @@ def _configure(conn: sqlite3.Connection, *, durable: bool) -> None:
     conn.row_factory = sqlite3.Row
     # The busy timeout is connect()'s `timeout` (SQLite's busy handler).
     # Not durable: a private scratch file (":memory:"), gone when the store closes.
-    conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'OFF'}")
+    if durable:
+        conn.execute("PRAGMA synchronous = FULL")
+    else:
+        conn.execute("PRAGMA synchronous = OFF")
     conn.execute("PRAGMA secure_delete = ON")
     conn.execute("PRAGMA foreign_keys = ON")
     # Ids are hashes, so each write lands on random pages of six B-trees: SQLite's default
