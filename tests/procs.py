@@ -141,6 +141,31 @@ def counter_writer(db: str, name: str, increments: str, go: str = "", blind: str
     say(json.dumps({"writer": name, "done": done, "conflicts": conflicts, "busy": busy}))
 
 
+def threaded_writers(target: str, acks: str, threads: str, first: str, ready_after: str
+                     ) -> None:
+    """Several writer threads over one ``Memory`` (tests/threaded.py), each acknowledgement
+    appended to ``acks`` once durable; say ``ready`` after ``ready_after`` of them and keep
+    writing until killed. Every problem a thread meets is said at once (``problem ...``)."""
+    import threading
+
+    from kg_memory import Memory
+    from tests.threaded import Outcome, run_writers
+
+    log, lock, ready = AckLog(Path(acks)), threading.Lock(), int(ready_after)
+
+    def on_ack(report: Any) -> None:
+        with lock:
+            log.ack(report.operation_id, report.status)
+            if log.count == ready:
+                say("ready")
+
+    outcome = Outcome(tell=lambda text: say(f"problem {text}"))
+    with Memory.open(target) as memory:
+        run_writers(memory, int(threads), ["u1", "u2", "u3"], 10_000, outcome, on_ack,
+                    first=int(first))
+    say("done")
+
+
 def spawn(name: str, *args: object) -> subprocess.Popen[str]:
     """Start ``python -m tests.procs NAME ARGS`` as a separate process."""
     return subprocess.Popen(
@@ -168,6 +193,7 @@ CHILDREN: dict[str, Callable[..., None]] = {
     "hold_write_lock": hold_write_lock,
     "ingest_then_hang": ingest_then_hang,
     "counter_writer": counter_writer,
+    "threaded_writers": threaded_writers,
 }
 
 if __name__ == "__main__":

@@ -227,7 +227,9 @@ def spied_queries(backend: str, memory: Memory, monkeypatch: pytest.MonkeyPatch)
             monkeypatch.setattr(cls, "run", run)
     else:
         store: Any = memory.store
-        monkeypatch.setattr(store, "_conn", _SpyConnection(store._conn, seen))
+        # This thread's connection (the embedded store has one per thread).
+        session = store._connections.session()
+        monkeypatch.setattr(session, "conn", _SpyConnection(session.conn, seen))
     return seen
 
 

@@ -5,7 +5,7 @@ that verifies a forget run erased what it said (mixed into
 from __future__ import annotations
 
 import threading
-from contextlib import suppress
+from contextlib import AbstractContextManager, suppress
 from typing import Any
 
 from neo4j import Session
@@ -40,6 +40,9 @@ class Audits:
     def _target(self) -> QueryTarget:
         raise NotImplementedError
 
+    def _reading(self) -> AbstractContextManager[QueryTarget]:
+        raise NotImplementedError
+
     def _read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         raise NotImplementedError
 
@@ -52,11 +55,9 @@ class Audits:
         view; it never takes the system-time lock, so writers carry on). A Neo4j store has no
         outbox (it may be a mirror; the embedded file checks the cursor), so ``mirror`` is
         accepted and has nothing to add."""
-        with self._lock:
-            if self._active is not None:
+        with self._reading() as session:
+            if not isinstance(session, Session):
                 raise RuntimeError("check the store outside its write transaction")
-            session = self._target()
-            assert isinstance(session, Session)
             try:
                 unit = session.begin_transaction()
             except (DriverError, Neo4jError) as exc:

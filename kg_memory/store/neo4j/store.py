@@ -20,7 +20,9 @@ The graph (every query is a file in ``cypher/``; ``schema.cypher`` holds the con
 Writes: one explicit Neo4j transaction per :meth:`Neo4jStore.transaction`; its first query takes
 the system-time lock, so writers are serialised and system time strictly increases. Reads made
 while that transaction is open (the forget run reads through the store) run inside it and see
-its writes, as on the embedded store's single connection.
+its writes, as on the embedded store's connection.
+
+Threads share a store: see :mod:`kg_memory.store.neo4j.sessions`.
 """
 
 from __future__ import annotations
@@ -73,7 +75,8 @@ from kg_memory.store.neo4j.rows import (
     time_of,
     version_from_props,
 )
-from kg_memory.store.neo4j.tx import Neo4jTransaction, QueryTarget, run_query
+from kg_memory.store.neo4j.sessions import Sessions
+from kg_memory.store.neo4j.tx import Neo4jTransaction, run_query
 from kg_memory.store.protocol import AsOfQuery, AsOfRows, asof_rows_by_parts
 
 __all__ = ["MIGRATES_FROM", "SCHEMA_VERSION", "Neo4jStore"]
@@ -88,7 +91,7 @@ MIRROR_SCOPE = "kg-memory-mirror"
 _SCHEMA_READY: set[tuple[str, str]] = set()
 
 
-class Neo4jStore(Batching, RecallReads, Audits, BulkReads):
+class Neo4jStore(Sessions, Batching, RecallReads, Audits, BulkReads):
     """A store on a Neo4j 5 server. Open with :meth:`connect`; close with :meth:`close`."""
 
     def __init__(self, driver: Driver, uri: str, database: str, clock: Clock) -> None:
@@ -97,7 +100,9 @@ class Neo4jStore(Batching, RecallReads, Audits, BulkReads):
         self._database = database
         self._clock = clock
         self._lock = threading.RLock()
-        self._session: Session | None = driver.session(database=database)
+        self._bookmarks = GraphDatabase.bookmark_manager()
+        self._session: Session | None = driver.session(database=database,
+                                                       bookmark_manager=self._bookmarks)
         self._active: DriverTransaction | None = None
         self._secret: bytes | None = None
         # What forget runs erased through this store object, until a scrub verifies it.
@@ -156,30 +161,6 @@ class Neo4jStore(Batching, RecallReads, Audits, BulkReads):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def close(self) -> None:
-        with self._lock:
-            session, self._session = self._session, None
-            if session is None:
-                return
-            try:
-                session.close()
-            finally:
-                self._driver.close()
-
-    # -- plumbing --------------------------------------------------------------------------
-
-    def _target(self) -> QueryTarget:
-        if self._active is not None:
-            return self._active
-        if self._session is None:
-            raise StoreUnavailable(f"the Neo4j store at {self._uri} is closed")
-        return self._session
-
-    def _read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
-        """One query: inside the open transaction when there is one, else auto-commit."""
-        with self._lock:
-            return run_query(self._target(), name, params, where=self._uri, reads=True)
 
     def _ensure_schema(self, *, migrating: bool = False) -> str:
         """Check the schema version, then create the constraints and indexes; returns the
@@ -409,7 +390,8 @@ class Neo4jStore(Batching, RecallReads, Audits, BulkReads):
                     raise StoreUnavailable(f"the Neo4j store at {self._uri} is closed")
                 if self._active is not None:
                     # A separate session: the key must outlive a rollback of the open unit.
-                    with self._driver.session(database=self._database) as own:
+                    with self._driver.session(database=self._database,
+                                              bookmark_manager=self._bookmarks) as own:
                         rows = run_query(own, "secret", {"fresh": secrets.token_hex(32)},
                                          where=self._uri, reads=True)
                 else:

@@ -23,6 +23,7 @@ from kg_memory.domain.errors import Unplanned
 from kg_memory.domain.instant import Clock, to_micros
 from kg_memory.domain.record import IngestRecord
 from kg_memory.store.sqlite import driver
+from kg_memory.store.sqlite.connections import Connections
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.flush import flush
 from kg_memory.store.sqlite.plan import BatchPlan, prefetch_records
@@ -33,18 +34,51 @@ __all__ = ["Batching"]
 
 
 class Batching:
-    """System time, transactions and planned batches over one SQLite connection."""
+    """System time, transactions and planned batches, each thread on its own connection and
+    in its own unit of work (its :class:`~kg_memory.store.sqlite.connections.Session`)."""
 
-    _conn: driver.Connection
+    _connections: Connections
     _clock: Clock
     path: Path
 
-    def _init_batching(self) -> None:
-        self._in_batch = False
-        self._batch_time: int | None = None
-        self._plan: BatchPlan | None = None
-        #: The system time of a unit the planner gave back (Unplanned), for its second run.
-        self._given_back: int | None = None
+    @property
+    def _conn(self) -> driver.Connection:
+        """This thread's connection (see :mod:`kg_memory.store.sqlite.connections`)."""
+        return self._connections.session().conn
+
+    # The state of this thread's unit of work: another thread's batch is none of its business.
+
+    @property
+    def _in_batch(self) -> bool:
+        return self._connections.session().in_batch
+
+    @_in_batch.setter
+    def _in_batch(self, value: bool) -> None:
+        self._connections.session().in_batch = value
+
+    @property
+    def _batch_time(self) -> int | None:
+        return self._connections.session().batch_time
+
+    @_batch_time.setter
+    def _batch_time(self, value: int | None) -> None:
+        self._connections.session().batch_time = value
+
+    @property
+    def _plan(self) -> BatchPlan | None:
+        return self._connections.session().plan
+
+    @_plan.setter
+    def _plan(self, value: BatchPlan | None) -> None:
+        self._connections.session().plan = value
+
+    @property
+    def _given_back(self) -> int | None:
+        return self._connections.session().given_back
+
+    @_given_back.setter
+    def _given_back(self, value: int | None) -> None:
+        self._connections.session().given_back = value
 
     def _next_system_time(self) -> int:
         """Strictly increasing even when the clock stands still or steps back.
@@ -117,20 +151,21 @@ class Batching:
         if self._in_batch:
             yield
             return
-        self._execute("BEGIN IMMEDIATE", "cannot write to")
-        self._in_batch = True
-        try:
-            yield
-        finally:
-            self._given_back = None
-            if self._in_batch:
-                self._flush_plan()
-            if self._in_batch:
-                self._in_batch = False
-                if self._batch_time is not None:
-                    self._store_system_time(self._batch_time)
-                    self._batch_time = None
-                self._commit()
+        with self._connections.writing():
+            self._execute("BEGIN IMMEDIATE", "cannot write to")
+            self._in_batch = True
+            try:
+                yield
+            finally:
+                self._given_back = None
+                if self._in_batch:
+                    self._flush_plan()
+                if self._in_batch:
+                    self._in_batch = False
+                    if self._batch_time is not None:
+                        self._store_system_time(self._batch_time)
+                        self._batch_time = None
+                    self._commit()
 
     def prepare(self, records: Sequence[IngestRecord], secret: bytes) -> None:
         """Inside :meth:`batch`: plan the units that follow, reading what ``records`` touch
@@ -183,12 +218,13 @@ class Batching:
                 raise
             self._conn.execute("RELEASE episode")
             return
-        self._execute("BEGIN IMMEDIATE", "cannot write to")
-        try:
-            tx = SqliteTransaction(self._conn, self._next_system_time(), scope)
-            yield tx
-            tx.finish()
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._commit()
+        with self._connections.writing():
+            self._execute("BEGIN IMMEDIATE", "cannot write to")
+            try:
+                tx = SqliteTransaction(self._conn, self._next_system_time(), scope)
+                yield tx
+                tx.finish()
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._commit()

@@ -79,7 +79,10 @@ def _links(conn: driver.Connection, node_ids: Sequence[str], scope: str | None
 class BulkReads:
     """Mixed into :class:`~kg_memory.store.sqlite.store.SqliteStore`."""
 
-    _conn: driver.Connection
+    @property
+    def _conn(self) -> driver.Connection:
+        raise NotImplementedError  # the store's: this thread's connection
+
     path: Path
 
     def edges_of(self, node_ids: Sequence[str], scope: str | None = None

@@ -303,9 +303,13 @@ def merge_segments(conn: driver.Connection) -> list[int]:
 
 class RecallReads:
     """The store protocol's recall reads, for :class:`~kg_memory.store.sqlite.store.SqliteStore`
-    (one connection; ``_batch_time`` is the last system time while a batch holds it)."""
+    (this thread's connection; ``_batch_time`` is the last system time while this thread's
+    batch holds it)."""
 
-    _conn: driver.Connection
+    @property
+    def _conn(self) -> driver.Connection:
+        raise NotImplementedError  # the store's: this thread's connection
+
     _batch_time: int | None
 
     @property

@@ -303,7 +303,9 @@ class VectorReads:
     """The store protocol's vector methods, for
     :class:`~kg_memory.store.sqlite.store.SqliteStore`."""
 
-    _conn: driver.Connection
+    @property
+    def _conn(self) -> driver.Connection:
+        raise NotImplementedError  # the store's: this thread's connection
 
     @property
     def location(self) -> str:

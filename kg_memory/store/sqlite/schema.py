@@ -26,6 +26,7 @@ __all__ = [
     "busy_timeout_seconds",
     "connect",
     "migrate",
+    "reconnect",
     "schema_version",
     "store_error",
 ]
@@ -148,7 +149,47 @@ def _initialise(conn: driver.Connection) -> None:
         raise
 
 
-def connect(target: Path, *, create: bool, busy_timeout: float | None) -> driver.Connection:
+def _configure(conn: driver.Connection, *, durable: bool) -> None:
+    """Connection settings only: none of these writes to the file."""
+    conn.row_factory = driver.Row
+    # The busy timeout is connect()'s `timeout` (SQLite's busy handler).
+    # Not durable: a private scratch file (":memory:"), gone when the store closes.
+    if durable:
+        conn.execute("PRAGMA synchronous = FULL")
+    else:
+        conn.execute("PRAGMA synchronous = OFF")
+    conn.execute("PRAGMA secure_delete = ON")
+    conn.execute("PRAGMA foreign_keys = ON")
+    # Ids are hashes, so each write lands on random pages of six B-trees: SQLite's default
+    # 2 MiB page cache misses on most of them once the file outgrows it. A bound, not an
+    # allocation: the cache grows only as pages are read.
+    conn.execute("PRAGMA cache_size = -65536")  # KiB: 64 MiB
+
+
+def _open(target: Path, timeout: float) -> driver.Connection:
+    # check_same_thread off: each thread uses its own connection, but the store closes them
+    # all, from whichever thread closes it (kg_memory.store.sqlite.connections).
+    return driver.connect(target, isolation_level=None, check_same_thread=False,
+                           timeout=timeout)
+
+
+def reconnect(target: Path, *, busy_timeout: float | None, durable: bool = True
+              ) -> driver.Connection:
+    """Another connection to a store :func:`connect` already recognised (a thread's own)."""
+    try:
+        conn = _open(target, busy_timeout_seconds(busy_timeout))
+    except (driver.Error, OSError) as exc:
+        raise StoreUnavailable(f"cannot open kg-memory store at {target}: {exc}") from exc
+    try:
+        _configure(conn, durable=durable)
+    except driver.Error as exc:
+        conn.close()
+        raise store_error(exc, f"cannot open kg-memory store at {target}") from exc
+    return conn
+
+
+def connect(target: Path, *, create: bool, busy_timeout: float | None, durable: bool = True
+            ) -> driver.Connection:
     """A connection to the kg-memory store at ``target`` (created when ``create`` and absent
     or empty); writes nothing to an existing file. Refuses files of other applications."""
     timeout = busy_timeout_seconds(busy_timeout)
@@ -159,22 +200,11 @@ def connect(target: Path, *, create: bool, busy_timeout: float | None) -> driver
     try:
         if create:
             target.parent.mkdir(parents=True, exist_ok=True)
-        conn = driver.connect(
-            target, isolation_level=None, check_same_thread=False, timeout=timeout
-        )
+        conn = _open(target, timeout)
     except (driver.Error, OSError) as exc:
         raise StoreUnavailable(f"cannot open kg-memory store at {target}: {exc}") from exc
     try:
-        conn.row_factory = driver.Row
-        # Connection settings only: none of these writes to the file.
-        # The busy timeout is connect()'s `timeout` (SQLite's busy handler).
-        conn.execute("PRAGMA synchronous = FULL")
-        conn.execute("PRAGMA secure_delete = ON")
-        conn.execute("PRAGMA foreign_keys = ON")
-        # Ids are hashes, so each write lands on random pages of six B-trees: SQLite's default
-        # 2 MiB page cache misses on most of them once the file outgrows it. A bound, not an
-        # allocation: the cache grows only as pages are read.
-        conn.execute("PRAGMA cache_size = -65536")  # KiB: 64 MiB
+        _configure(conn, durable=durable)
         version = schema_version(conn, target)
         if version is None:
             if not create:

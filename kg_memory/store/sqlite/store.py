@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
+import tempfile
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +40,7 @@ from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.asof import asof_rows, asof_versions
 from kg_memory.store.sqlite.batching import Batching
 from kg_memory.store.sqlite.bulk_reads import BulkReads
+from kg_memory.store.sqlite.connections import Connections
 from kg_memory.store.sqlite.integrity import snapshot
 from kg_memory.store.sqlite.invalidations import invalidations
 from kg_memory.store.sqlite.outbox import Outbox
@@ -50,7 +54,13 @@ from kg_memory.store.sqlite.rows import (
     episode_from_row,
     version_from_row,
 )
-from kg_memory.store.sqlite.schema import SCHEMA_VERSION, connect, store_error
+from kg_memory.store.sqlite.schema import (
+    SCHEMA_VERSION,
+    busy_timeout_seconds,
+    connect,
+    reconnect,
+    store_error,
+)
 from kg_memory.store.sqlite.scrub import scrub_file
 
 __all__ = ["SCHEMA_VERSION", "SqliteStore", "default_path"]
@@ -68,11 +78,13 @@ def default_path() -> Path:
 class SqliteStore(Batching, RecallReads, VectorReads, BulkReads):
     """The embedded store. Open with :meth:`open`; use as a context manager to close it."""
 
-    def __init__(self, conn: driver.Connection, path: Path, clock: Clock) -> None:
-        self._conn = conn
+    def __init__(self, connections: Connections, path: Path, clock: Clock,
+                 scratch: Path | None = None) -> None:
+        self._connections = connections
         self.path = path
         self._clock = clock
-        self._init_batching()
+        #: The private directory of a ":memory:" store, removed when it closes.
+        self._scratch = scratch
 
     @classmethod
     def open(
@@ -94,11 +106,30 @@ class SqliteStore(Batching, RecallReads, VectorReads, BulkReads):
         ``busy_timeout`` (seconds; default ``$KG_MEMORY_BUSY_TIMEOUT``, else 10) is how long a
         write waits for another writer's lock before :class:`StoreBusy`.
 
+        The store may be shared by threads: each gets its own connection on first use (see
+        :mod:`kg_memory.store.sqlite.connections`). ``":memory:"`` is a private scratch file in
+        a temporary directory, not SQLite's in-memory database (which a second connection
+        could not see), without disk syncs, and deleted when the store closes.
+
         Raises :class:`StoreUnavailable` when the file is missing and ``create`` is false, or
         when it is not a kg-memory store (which is then left exactly as it was).
         """
         target = Path(path) if path is not None else default_path()
-        return cls(connect(target, create=create, busy_timeout=busy_timeout), target, clock)
+        scratch = None
+        if str(target) == ":memory:":
+            scratch = Path(tempfile.mkdtemp(prefix="kg-memory-"))
+            target, create = scratch / "memory.db", True
+        durable = scratch is None
+        try:
+            first = connect(target, create=create, busy_timeout=busy_timeout, durable=durable)
+        except BaseException:
+            if scratch is not None:
+                shutil.rmtree(scratch, ignore_errors=True)
+            raise
+        connections = Connections(
+            first, partial(reconnect, target, busy_timeout=busy_timeout, durable=durable),
+            target, busy_timeout_seconds(busy_timeout))
+        return cls(connections, target, clock, scratch)
 
     @property
     def outbox(self) -> Outbox:
@@ -125,15 +156,18 @@ class SqliteStore(Batching, RecallReads, VectorReads, BulkReads):
         self.close()
 
     def close(self) -> None:
-        self._conn.close()
+        self._connections.close()
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
 
     # -- reads -----------------------------------------------------------------------------
 
     def _rows(self, sql: str, params: Sequence[Any]) -> list[driver.Row]:
         try:
-            return self._conn.execute(sql, params).fetchall()
+            rows: list[driver.Row] = self._conn.execute(sql, params).fetchall()
         except driver.Error as exc:
             raise store_error(exc, f"cannot read {self.path}") from exc
+        return rows
 
     def asof(self, query: AsOfQuery) -> list[Assertion]:
         try:
