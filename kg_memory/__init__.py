@@ -17,6 +17,7 @@ from kg_memory.domain.eligibility import EligibilityRule
 from kg_memory.domain.embedding import Embedder, HashingEmbedder
 from kg_memory.domain.errors import (
     EXIT_CODES,
+    INCOMPLETE_EXIT,
     INTEGRITY_EXIT,
     STORE_BUSY_EXIT,
     ConcurrencyError,
@@ -37,7 +38,9 @@ from kg_memory.domain.errors import (
     ResolutionError,
     ScopeError,
     StoreBusy,
+    StoreFull,
     StoreNeedsMigration,
+    StoreReadOnly,
     StoreUnavailable,
     TimeError,
     WriteRefused,
@@ -135,6 +138,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DEFAULT_AUTHORITY",
     "EXIT_CODES",
+    "INCOMPLETE_EXIT",
     "INTEGRITY_EXIT",
     "STORE_BUSY_EXIT",
     "AdmissionDecision",
@@ -221,7 +225,9 @@ __all__ = [
     "SqliteStore",
     "Store",
     "StoreBusy",
+    "StoreFull",
     "StoreNeedsMigration",
+    "StoreReadOnly",
     "StoreUnavailable",
     "Support",
     "SweepReport",

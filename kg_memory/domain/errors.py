@@ -9,8 +9,11 @@ from __future__ import annotations
 
 __all__ = [
     "EXIT_CODES",
+    "INCOMPLETE_EXIT",
     "INTEGRITY_EXIT",
     "STORE_BUSY_EXIT",
+    "STORE_FULL_EXIT",
+    "STORE_READ_ONLY_EXIT",
     "ConcurrencyError",
     "ConsolidationRefused",
     "ExtraMissing",
@@ -29,7 +32,9 @@ __all__ = [
     "ResolutionError",
     "ScopeError",
     "StoreBusy",
+    "StoreFull",
     "StoreNeedsMigration",
+    "StoreReadOnly",
     "StoreUnavailable",
     "TimeError",
     "Unplanned",
@@ -195,6 +200,29 @@ class Unplanned(StoreBusy):
     """
 
 
+class StoreReadOnly(StoreUnavailable):
+    """A write to a store that can only be read: the file, its directory or its mount is
+    read-only (or the Neo4j database is). Nothing of the refused write was stored; reads still
+    work. Not retryable as such: give the process write access, then run the same command."""
+
+
+class StoreFull(StoreUnavailable):
+    """A write the disk (or the file system's quota) had no room for. Nothing of the refused
+    unit was stored (SQLite rolls the transaction back); free space, then run it again."""
+
+
+#: Exit code of :class:`StoreReadOnly`: 73 is ``EX_CANTCREAT`` from sysexits.h (an output
+#: cannot be created or written).
+STORE_READ_ONLY_EXIT = 73
+
+#: Exit code of :class:`StoreFull`: 74 is ``EX_IOERR`` from sysexits.h (an input/output error).
+STORE_FULL_EXIT = 74
+
+#: Exit code of a command whose work is stored but not finished everywhere (a forget whose
+#: files or mirror still hold erased bytes): the report says which destination and why; running
+#: the same command again finishes it.
+INCOMPLETE_EXIT = 9
+
 #: Exit code of :class:`StoreBusy`: 75 is ``EX_TEMPFAIL`` from sysexits.h ("try again later"),
 #: which schedulers and shell loops already treat as retryable.
 STORE_BUSY_EXIT = 75
@@ -205,6 +233,8 @@ INTEGRITY_EXIT = 8
 #: Exit codes of the ``kg-memory`` CLI, by error class (most specific first).
 EXIT_CODES: tuple[tuple[type[KgMemoryError], int], ...] = (
     (StoreBusy, STORE_BUSY_EXIT),
+    (StoreReadOnly, STORE_READ_ONLY_EXIT),
+    (StoreFull, STORE_FULL_EXIT),
     (StoreUnavailable, 3),
     (IngestError, 2),
     (TimeError, 2),

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from kg_memory.domain.errors import Unplanned
+from kg_memory.domain.errors import StoreUnavailable, Unplanned
 from kg_memory.domain.instant import Clock, to_micros
 from kg_memory.domain.record import IngestRecord
 from kg_memory.store.sqlite.errors import store_error
@@ -45,6 +45,8 @@ class Batching:
         self._plan: BatchPlan | None = None
         #: The system time of a unit the planner gave back (Unplanned), for its second run.
         self._given_back: int | None = None
+        #: Why SQLite rolled back the open batch itself, if it did (see _end_batch).
+        self._lost: StoreUnavailable | None = None
 
     def _next_system_time(self) -> int:
         """Strictly increasing even when the clock stands still or steps back.
@@ -119,6 +121,7 @@ class Batching:
             return
         self._execute("BEGIN IMMEDIATE", "cannot write to")
         self._in_batch = True
+        self._lost = None
         try:
             yield
         finally:
@@ -127,10 +130,25 @@ class Batching:
                 self._flush_plan()
             if self._in_batch:
                 self._in_batch = False
-                if self._batch_time is not None:
-                    self._store_system_time(self._batch_time)
-                    self._batch_time = None
-                self._commit()
+                self._end_batch()
+
+    def _end_batch(self) -> None:
+        batch_time, self._batch_time = self._batch_time, None
+        if not self._conn.in_transaction:
+            # SQLite rolled the whole batch back itself (a full disk, an I/O error) while a
+            # unit failed: the units before it that looked accepted are not stored either, so
+            # the batch must not end as committed.
+            lost = self._lost or StoreUnavailable(f"cannot commit to {self.path}: SQLite "
+                                                  "rolled the batch back")
+            raise lost
+        if batch_time is not None:
+            try:
+                self._store_system_time(batch_time)
+            except sqlite3.Error as exc:
+                with suppress(sqlite3.Error):
+                    self._conn.execute("ROLLBACK")
+                raise store_error(exc, f"cannot commit to {self.path}") from exc
+        self._commit()
 
     def prepare(self, records: Sequence[IngestRecord], secret: bytes) -> None:
         """Inside :meth:`batch`: plan the units that follow, reading what ``records`` touch
@@ -171,24 +189,42 @@ class Batching:
             plan.journal.merge(unit.journal)
             return
         if self._in_batch:
-            self._conn.execute("SAVEPOINT episode")
+            self._execute("SAVEPOINT episode", "cannot write to")
             try:
                 tx = SqliteTransaction(self._conn, self._next_system_time(), scope)
                 yield tx
                 tx.finish()
-            except BaseException:
+            except BaseException as exc:
                 self._batch_time = before
-                self._conn.execute("ROLLBACK TO episode")
-                self._conn.execute("RELEASE episode")
-                raise
-            self._conn.execute("RELEASE episode")
+                self._undo("ROLLBACK TO episode", "RELEASE episode")
+                raise self._typed(exc) from exc
+            self._execute("RELEASE episode", "cannot write to")
             return
         self._execute("BEGIN IMMEDIATE", "cannot write to")
         try:
             tx = SqliteTransaction(self._conn, self._next_system_time(), scope)
             yield tx
             tx.finish()
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
+        except BaseException as exc:
+            self._undo("ROLLBACK")
+            raise self._typed(exc) from exc
         self._commit()
+
+    def _typed(self, exc: BaseException) -> BaseException:
+        """A driver error raised inside a unit of work as kg-memory's (read-only, full, busy)."""
+        if not isinstance(exc, sqlite3.Error):
+            return exc
+        typed = store_error(exc, f"cannot write to {self.path}")
+        if not self._conn.in_transaction:
+            self._lost = typed  # the batch around the unit is gone too: see _end_batch
+        return typed
+
+    def _undo(self, *statements: str) -> None:
+        """Roll back a failed unit. SQLite may already have rolled back the whole transaction
+        (a full disk, an I/O error): then there is nothing to undo, and the batch around it
+        ends without committing (see :meth:`_end_batch`)."""
+        if not self._conn.in_transaction:
+            return
+        with suppress(sqlite3.Error):
+            for sql in statements:
+                self._conn.execute(sql)

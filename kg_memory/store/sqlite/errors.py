@@ -1,19 +1,42 @@
 """SQLite's errors as kg-memory's, for every module of the embedded store (a module of its own
-so that the index modules, which the schema module imports, can use it too)."""
+so that the index modules, which the schema module imports, can use it too).
+
+The one place a driver error becomes a typed one. It reads the error's SQLite result code
+(``sqlite_errorcode`` of the standard module; ``extendedresult`` or ``result`` of a bundled
+driver), falling back to SQLite's own messages, so swapping the driver keeps the mapping.
+"""
 
 from __future__ import annotations
 
-import sqlite3
-
-from kg_memory.domain.errors import StoreBusy, StoreUnavailable
+from kg_memory.domain.errors import StoreBusy, StoreFull, StoreReadOnly, StoreUnavailable
 
 __all__ = ["store_error"]
 
+# SQLite's primary result codes (https://sqlite.org/rescode.html), stable across versions.
+_BUSY, _LOCKED, _READONLY, _FULL = 5, 6, 8, 13
 
-def store_error(exc: sqlite3.Error, what: str) -> StoreUnavailable:
-    """SQLite's error as kg-memory's: a held lock is :class:`StoreBusy` (retry later)."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    busy = code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-    if busy or "database is locked" in str(exc):
-        return StoreBusy(f"{what}: another writer holds the store's lock ({exc})")
-    return StoreUnavailable(f"{what}: {exc}")
+
+def _code(exc: BaseException) -> int | None:
+    for name in ("sqlite_errorcode", "extendedresult", "result"):
+        code = getattr(exc, name, None)
+        if isinstance(code, int):
+            return code
+    return None
+
+
+def store_error(exc: BaseException, what: str) -> StoreUnavailable:
+    """SQLite's error as kg-memory's: a held lock is :class:`StoreBusy` (retry later), a store
+    that cannot be written :class:`StoreReadOnly`, a full disk :class:`StoreFull`; any other
+    :class:`StoreUnavailable`."""
+    code = _code(exc)
+    primary = None if code is None else code & 0xFF
+    text = str(exc)
+    if primary in (_BUSY, _LOCKED) or "database is locked" in text:
+        return StoreBusy(f"{what}: another writer holds the store's lock ({text})")
+    if primary == _READONLY or "readonly database" in text:
+        return StoreReadOnly(f"{what}: the store is read-only ({text}); reads still work, "
+                             "writes need write access to the file and its directory")
+    if primary == _FULL or "disk is full" in text:
+        return StoreFull(f"{what}: no space left for the store ({text}); nothing of this "
+                         "write was stored, free space and run it again")
+    return StoreUnavailable(f"{what}: {text}")

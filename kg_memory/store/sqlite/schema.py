@@ -14,7 +14,7 @@ import sqlite3
 from pathlib import Path
 
 from kg_memory.domain.corroboration import fingerprint
-from kg_memory.domain.errors import StoreUnavailable
+from kg_memory.domain.errors import StoreReadOnly, StoreUnavailable
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.recall import index_missing
 from kg_memory.store.sqlite.recall_vectors import upgrade as upgrade_vectors
@@ -143,19 +143,87 @@ def _initialise(conn: sqlite3.Connection) -> None:
 
 def connect(target: Path, *, create: bool, busy_timeout: float | None) -> sqlite3.Connection:
     """A connection to the kg-memory store at ``target`` (created when ``create`` and absent
-    or empty); writes nothing to an existing file. Refuses files of other applications."""
+    or empty); writes nothing to an existing file. Refuses files of other applications.
+
+    A store that cannot be opened for writing is opened for reading (see :func:`_read_only`):
+    reads work on a read-only file, directory or mount, and a write then raises
+    :class:`~kg_memory.domain.errors.StoreReadOnly`."""
     timeout = busy_timeout_seconds(busy_timeout)
     if not create and not target.exists():
         raise StoreUnavailable(f"no kg-memory store at {target}")
     if target.is_dir():
         raise StoreUnavailable(f"{target} is a directory, not a kg-memory store")
-    try:
-        if create:
+    if create:
+        try:
             target.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(
-            target, isolation_level=None, check_same_thread=False, timeout=timeout
-        )
-    except (sqlite3.Error, OSError) as exc:
+        except OSError as exc:
+            raise StoreUnavailable(f"cannot open kg-memory store at {target}: {exc}") from exc
+    modes: list[str | None] = [None]
+    while True:
+        mode = modes.pop(0)
+        try:
+            return _opened(target, mode, create=create, timeout=timeout)
+        except sqlite3.Error as exc:
+            if mode is None and target.exists() and _unopenable(exc):
+                modes = _read_only(target)
+            if not modes:
+                raise _open_error(exc, target, f"cannot open kg-memory store at {target}"
+                                  ) from exc
+
+
+def _open_error(exc: sqlite3.Error, target: Path, what: str) -> StoreUnavailable:
+    """Why ``target`` could not be opened: :class:`StoreReadOnly` when it could not be written
+    because its directory cannot be (SQLite only says "unable to open database file")."""
+    if _unopenable(exc) and not os.access(target.parent, os.W_OK):
+        return StoreReadOnly(f"{what}: its directory {target.parent} is read-only ({exc})")
+    return store_error(exc, what)
+
+
+def _unopenable(exc: sqlite3.Error) -> bool:
+    """Whether SQLite could not open the file for writing (as opposed to a broken file)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return (code is not None and code & 0xFF in (8, 14)) or "unable to open" in str(exc)
+
+
+def _read_only(target: Path) -> list[str]:
+    """How to open ``target`` for reading only, in order of preference.
+
+    ``mode=ro`` still uses the WAL index beside the file, so it reads what a writer has in the
+    WAL and sees its later commits; it needs that index (``-shm``) to exist or be creatable.
+    On a read-only mount it cannot be, and then ``immutable=1`` reads the file alone: safe
+    there, since nothing can write to a read-only mount, but only if no WAL holds commits the
+    file lacks (a writer that crashed before its checkpoint): such a store is refused rather
+    than read without its last commits.
+    """
+    modes = ["mode=ro"]
+    try:
+        mount_read_only = bool(os.statvfs(target.parent).f_flag & os.ST_RDONLY)
+    except OSError:
+        mount_read_only = False
+    wal = Path(f"{target}-wal")
+    if mount_read_only:
+        if wal.exists() and wal.stat().st_size > 0:
+            raise StoreReadOnly(
+                f"cannot open kg-memory store at {target}: it is on a read-only mount and its "
+                f"journal ({wal.name}) holds commits not yet in the file; open it once with "
+                "write access (any command) to fold them in, then it can be read read-only")
+        modes.append("immutable=1")
+    return modes
+
+
+def _opened(target: Path, mode: str | None, *, create: bool, timeout: float
+            ) -> sqlite3.Connection:
+    """A connection to ``target`` (``mode``: a read-only URI parameter, or ``None``), its
+    settings made and its schema recognised (or created)."""
+    try:
+        if mode is None:
+            conn = sqlite3.connect(
+                target, isolation_level=None, check_same_thread=False, timeout=timeout)
+        else:
+            conn = sqlite3.connect(f"{target.resolve().as_uri()}?{mode}", uri=True,
+                                   isolation_level=None, check_same_thread=False,
+                                   timeout=timeout)
+    except OSError as exc:
         raise StoreUnavailable(f"cannot open kg-memory store at {target}: {exc}") from exc
     try:
         conn.row_factory = sqlite3.Row
@@ -174,9 +242,6 @@ def connect(target: Path, *, create: bool, busy_timeout: float | None) -> sqlite
                 raise StoreUnavailable(f"{target} is empty, not a kg-memory store")
             _initialise(conn)
             version = SCHEMA_VERSION
-    except sqlite3.Error as exc:
-        conn.close()
-        raise store_error(exc, f"cannot open kg-memory store at {target}") from exc
     except BaseException:
         conn.close()
         raise
@@ -220,6 +285,6 @@ def migrate(target: Path, *, busy_timeout: float | None = None) -> tuple[str, st
         _initialise(conn)
         return before, SCHEMA_VERSION
     except sqlite3.Error as exc:
-        raise store_error(exc, f"cannot migrate {target}") from exc
+        raise _open_error(exc, target, f"cannot migrate {target}") from exc
     finally:
         conn.close()
