@@ -42,6 +42,7 @@ from kg_memory.domain.limits import (
     json_hooks,
     plain_json,
     scalar_problem,
+    unique_keys,
 )
 from kg_memory.domain.model import Channel, Kind, Qualifiers, Value
 from kg_memory.domain.resolution.mention import Context, IdentifierKind
@@ -315,10 +316,11 @@ def parse_line(raw: bytes, *, line: int | None = None) -> IngestRecord | None:
     plain = plain_json(text)
     try:
         try:
-            data = json.loads(text) if plain else json.loads(text, **json_hooks())
+            data = (json.loads(text, object_pairs_hook=unique_keys) if plain
+                    else json.loads(text, **json_hooks()))
         except json.JSONDecodeError:
             raise
-        except ValueError:  # Python's own limit on integer digits: take the exact way
+        except ValueError:  # a key twice, or Python's limit on integer digits: the exact way
             plain = False
             data = json.loads(text, **json_hooks())
     except json.JSONDecodeError as exc:

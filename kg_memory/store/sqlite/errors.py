@@ -14,6 +14,9 @@ __all__ = ["store_error"]
 
 # SQLite's primary result codes (https://sqlite.org/rescode.html), stable across versions.
 _BUSY, _LOCKED, _READONLY, _FULL = 5, 6, 8, 13
+# SQLITE_IOERR_SHMSIZE: the WAL index (``-shm``) could not be grown, which on a full disk is
+# how opening a store fails before any write is tried.
+_SHMSIZE = 10 | (19 << 8)
 
 
 def _code(exc: BaseException) -> int | None:
@@ -36,7 +39,7 @@ def store_error(exc: BaseException, what: str) -> StoreUnavailable:
     if primary == _READONLY or "readonly database" in text:
         return StoreReadOnly(f"{what}: the store is read-only ({text}); reads still work, "
                              "writes need write access to the file and its directory")
-    if primary == _FULL or "disk is full" in text:
+    if primary == _FULL or code == _SHMSIZE or "disk is full" in text:
         return StoreFull(f"{what}: no space left for the store ({text}); nothing of this "
                          "write was stored, free space and run it again")
     return StoreUnavailable(f"{what}: {text}")
