@@ -215,6 +215,17 @@ class IngestRecord(_Strict):
     retractions: tuple[RetractionCandidate, ...] = ()
     events: tuple[EventCandidate, ...] = ()
 
+    @field_validator("content")
+    @classmethod
+    def _one_line_at_most(cls, value: str) -> str:
+        # A file line is capped at MAX_LINE_BYTES; the API, MCP and LangGraph build records
+        # without a line, so the cap is the content's, here, where every way in passes.
+        if len(value) > MAX_LINE_BYTES // 4 and len(
+                value.encode("utf-8", "surrogatepass")) > MAX_LINE_BYTES:
+            raise ValueError(f"content longer than {MAX_LINE_BYTES} bytes of UTF-8 (the cap "
+                             "of one ingest line, on every way in)")
+        return value
+
     def payload_hash(self) -> str:
         """A fingerprint of everything in the record, for idempotency checks."""
         # Field order is fixed by the model, so pydantic's own JSON is canonical (and fast).
