@@ -158,17 +158,20 @@ def connect(target: Path, *, create: bool, busy_timeout: float | None) -> sqlite
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreUnavailable(f"cannot open kg-memory store at {target}: {exc}") from exc
-    modes: list[str | None] = [None]
-    while True:
-        mode = modes.pop(0)
-        try:
-            return _opened(target, mode, create=create, timeout=timeout)
-        except sqlite3.Error as exc:
-            if mode is None and target.exists() and _unopenable(exc):
-                modes = _read_only(target)
-            if not modes:
-                raise _open_error(exc, target, f"cannot open kg-memory store at {target}"
-                                  ) from exc
+    what = f"cannot open kg-memory store at {target}"
+    try:
+        return _opened(target, None, create=create, timeout=timeout)
+    except sqlite3.Error as exc:
+        if not (target.exists() and _unopenable(exc)):
+            raise _open_error(exc, target, what) from exc
+        refused = exc
+    return _read_only(target, refused, what, timeout)
+
+
+def _unopenable(exc: sqlite3.Error) -> bool:
+    """Whether SQLite could not open the file for writing (as opposed to a broken file)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return (code is not None and code & 0xFF in (8, 14)) or "unable to open" in str(exc)
 
 
 def _open_error(exc: sqlite3.Error, target: Path, what: str) -> StoreUnavailable:
@@ -179,36 +182,39 @@ def _open_error(exc: sqlite3.Error, target: Path, what: str) -> StoreUnavailable
     return store_error(exc, what)
 
 
-def _unopenable(exc: sqlite3.Error) -> bool:
-    """Whether SQLite could not open the file for writing (as opposed to a broken file)."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    return (code is not None and code & 0xFF in (8, 14)) or "unable to open" in str(exc)
-
-
-def _read_only(target: Path) -> list[str]:
-    """How to open ``target`` for reading only, in order of preference.
+def _read_only(target: Path, refused: sqlite3.Error, what: str, timeout: float
+               ) -> sqlite3.Connection:
+    """``target`` opened for reading only, when it could not be opened for writing.
 
     ``mode=ro`` still uses the WAL index beside the file, so it reads what a writer has in the
     WAL and sees its later commits; it needs that index (``-shm``) to exist or be creatable.
-    On a read-only mount it cannot be, and then ``immutable=1`` reads the file alone: safe
-    there, since nothing can write to a read-only mount, but only if no WAL holds commits the
-    file lacks (a writer that crashed before its checkpoint): such a store is refused rather
-    than read without its last commits.
+    On a read-only mount it cannot always be, and then ``immutable=1`` reads the file alone:
+    safe there, since nothing can write to a read-only mount, but only if no WAL holds commits
+    the file lacks (a writer that crashed before its checkpoint): such a store is refused
+    rather than read without its last commits.
     """
-    modes = ["mode=ro"]
     try:
-        mount_read_only = bool(os.statvfs(target.parent).f_flag & os.ST_RDONLY)
-    except OSError:
-        mount_read_only = False
+        return _opened(target, "mode=ro", create=False, timeout=timeout)
+    except sqlite3.Error as exc:
+        if not _unopenable(exc) or not _on_read_only_mount(target):
+            raise _open_error(refused, target, what) from exc
     wal = Path(f"{target}-wal")
-    if mount_read_only:
-        if wal.exists() and wal.stat().st_size > 0:
-            raise StoreReadOnly(
-                f"cannot open kg-memory store at {target}: it is on a read-only mount and its "
-                f"journal ({wal.name}) holds commits not yet in the file; open it once with "
-                "write access (any command) to fold them in, then it can be read read-only")
-        modes.append("immutable=1")
-    return modes
+    if wal.exists() and wal.stat().st_size > 0:
+        raise StoreReadOnly(
+            f"{what}: it is on a read-only mount and its journal ({wal.name}) holds commits "
+            "not yet in the file; open it once with write access (any command) to fold them "
+            "in, then it can be read from a read-only mount")
+    try:
+        return _opened(target, "immutable=1", create=False, timeout=timeout)
+    except sqlite3.Error as exc:
+        raise _open_error(exc, target, what) from exc
+
+
+def _on_read_only_mount(target: Path) -> bool:
+    try:
+        return bool(os.statvfs(target.parent).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def _opened(target: Path, mode: str | None, *, create: bool, timeout: float
