@@ -78,7 +78,9 @@ def _global_options(busy_timeout: BusyTimeoutOption = None) -> None:
 
     Exit codes: 0 ok, 1 other, 2 bad input, 3 store unavailable, 4 not found,
 
-    5 precondition failed, 8 check found violations, 75 store busy (retry later).
+    5 precondition failed, 8 check found violations, 9 incomplete (run it again),
+
+    73 store read-only, 74 disk full, 75 store busy (retry later).
     """
     settings.busy_timeout = busy_timeout
 

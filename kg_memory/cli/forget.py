@@ -61,7 +61,8 @@ def forget(
     unlinked copies of the erased text in what is kept, which are cut out unless
     --keep-residues;
     --dry-run prints exactly that plan. The real run is one transaction, then the store
-    scrubs its files; it reports completion per destination and is safe to re-run.
+    scrubs its files; it reports completion per destination (exit 9 while one is
+    incomplete) and is safe to re-run.
     """
     with store_command(store) as opened:
         try:
