@@ -43,6 +43,7 @@ from kg_memory.domain.errors import (
     StoreReadOnly,
     StoreUnavailable,
     TimeError,
+    WriteCancelled,
     WriteRefused,
 )
 from kg_memory.domain.forgetting import ForgetPlan, Selector
@@ -106,6 +107,7 @@ from kg_memory.store import (
     default_path,
     open_store,
 )
+from kg_memory.store.cancellation import cancellable
 from kg_memory.store.clock import system_clock
 
 if TYPE_CHECKING:
@@ -237,11 +239,13 @@ __all__ = [
     "Tombstone",
     "Transaction",
     "Violation",
+    "WriteCancelled",
     "WritePolicy",
     "WriteRefused",
     "WriterPolicy",
     "__version__",
     "admit",
+    "cancellable",
     "corroboration",
     "count_records",
     "default_path",

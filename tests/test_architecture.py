@@ -67,6 +67,8 @@ PUBLIC = [
     "MigrationReport", "StoreNeedsMigration",
     # Issue 25 (finding 10): a read-only or full store, and an unfinished run's exit code.
     "INCOMPLETE_EXIT", "StoreFull", "StoreReadOnly",
+    # ... and a write its caller cancelled before the commit (MCP).
+    "WriteCancelled", "cancellable",
 ]
 
 

@@ -38,21 +38,23 @@ Every `kg-memory` command and sub-command with its `--help`.
 Every command maps kg-memory's typed errors to the same codes (one line on stderr, never a
 traceback), so a script can tell what to do next:
 
-| code | meaning | what to do |
-|---|---|---|
-| 0 | done | |
-| 1 | another kg-memory error | read the message |
-| 2 | bad input: an argument, an ingest line (the message names line and field), a missing or unreadable input file, a policy file | fix the input |
-| 3 | store unavailable: missing, not a kg-memory store, unreadable, needs `migrate` | fix the path or migrate |
-| 4 | not found | |
-| 5 | precondition failed (`consolidate`: the evidence changed) | re-read, retry |
-| 6 | forgotten content (`consolidate`) | do not retry |
-| 7 | consolidation refused: review it | |
-| 8 | `check` found violations | |
-| 9 | incomplete: the work is committed but not finished everywhere (a `forget` whose erased bytes are still in a journal a full disk kept from its checkpoint, a mirror that was unreachable; a `neo4j sync` that fell behind) | run the same command again |
-| 73 | the store is read-only (file, directory or mount): nothing was written; reads still work | give write access |
-| 74 | no space left for the store: nothing of the refused write was stored | free space, run it again |
-| 75 | store busy: another writer held the lock past `--busy-timeout` | retry later |
+- **0** done.
+- **1** another kg-memory error: read the message.
+- **2** bad input: an argument, an ingest line (the message names line and field), a missing or
+  unreadable input file, a policy file. Fix the input.
+- **3** store unavailable: missing, not a kg-memory store, unreadable, or needs `migrate`.
+- **4** not found.
+- **5** precondition failed (`consolidate`: the evidence changed): re-read, retry.
+- **6** forgotten content (`consolidate`): do not retry. **7** consolidation refused: review it.
+- **8** `check` found violations.
+- **9** incomplete: the work is committed but not finished everywhere (a `forget` whose erased
+  bytes a full disk kept in the journal, or whose mirror was unreachable; a `neo4j sync` that
+  fell behind). Run the same command again: it finishes the work.
+- **73** the store is read-only (its file, directory or mount): nothing was written, reads still
+  work. Give write access.
+- **74** no space left for the store: nothing of the refused write was stored. Free space, run
+  it again.
+- **75** store busy: another writer held the lock past `--busy-timeout`. Retry later.
 
 ## Reading the tables
 

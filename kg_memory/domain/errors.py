@@ -38,6 +38,7 @@ __all__ = [
     "StoreUnavailable",
     "TimeError",
     "Unplanned",
+    "WriteCancelled",
     "WriteRefused",
 ]
 
@@ -161,6 +162,11 @@ class WriteRefused(KgMemoryError):
     """An adapter's write that the writer gate refused. The episode is stored and the refusal
     audited (``kg-memory refusals``); raised so a caller without a report to read (a LangGraph
     ``put``) cannot mistake a refused write for a stored one."""
+
+
+class WriteCancelled(KgMemoryError):
+    """A write its caller cancelled while it ran: it stopped before its commit and nothing of
+    it was stored (see :mod:`kg_memory.services.cancellation`)."""
 
 
 class RecallUnavailable(StoreUnavailable):

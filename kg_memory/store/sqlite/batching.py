@@ -23,6 +23,7 @@ from pathlib import Path
 from kg_memory.domain.errors import StoreUnavailable, Unplanned
 from kg_memory.domain.instant import Clock, to_micros
 from kg_memory.domain.record import IngestRecord
+from kg_memory.store.cancellation import raise_if_cancelled
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.flush import flush
 from kg_memory.store.sqlite.plan import BatchPlan, prefetch_records
@@ -141,13 +142,14 @@ class Batching:
             lost = self._lost or StoreUnavailable(f"cannot commit to {self.path}: SQLite "
                                                   "rolled the batch back")
             raise lost
-        if batch_time is not None:
-            try:
+        try:
+            raise_if_cancelled()  # the last moment a cancelled write can still be undone
+            if batch_time is not None:
                 self._store_system_time(batch_time)
-            except sqlite3.Error as exc:
-                with suppress(sqlite3.Error):
-                    self._conn.execute("ROLLBACK")
-                raise store_error(exc, f"cannot commit to {self.path}") from exc
+        except BaseException as exc:
+            with suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+            raise self._typed(exc) from exc
         self._commit()
 
     def prepare(self, records: Sequence[IngestRecord], secret: bytes) -> None:
@@ -205,6 +207,7 @@ class Batching:
             tx = SqliteTransaction(self._conn, self._next_system_time(), scope)
             yield tx
             tx.finish()
+            raise_if_cancelled()
         except BaseException as exc:
             self._undo("ROLLBACK")
             raise self._typed(exc) from exc
