@@ -26,6 +26,7 @@ from kg_memory import (
     KgMemoryError,
     Memory,
     NotFound,
+    WriteCancelled,
     __version__,
     cancellable,
     system_clock,
@@ -115,8 +116,15 @@ class _Runner:
     async def __call__(self, fn: Callable[[], _T]) -> _T:
         async with self._lock:
             cancelled, finished = threading.Event(), threading.Event()
+            gate = threading.Lock()
+            began = False
 
             def work() -> _T:
+                nonlocal began
+                with gate:
+                    if cancelled.is_set():  # cancelled before the thread picked it up
+                        raise WriteCancelled("cancelled before it started; nothing was stored")
+                    began = True
                 try:
                     with cancellable(cancelled):
                         return fn()
@@ -126,9 +134,12 @@ class _Runner:
             try:
                 return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
             except anyio.get_cancelled_exc_class():
-                cancelled.set()
-                with anyio.CancelScope(shield=True):
-                    await anyio.to_thread.run_sync(finished.wait)
+                with gate:
+                    cancelled.set()
+                    running = began
+                if running:  # the next call must not share the connection with it
+                    with anyio.CancelScope(shield=True):
+                        await anyio.to_thread.run_sync(finished.wait)
                 raise
 
 
