@@ -218,12 +218,10 @@ class IngestRecord(_Strict):
     @field_validator("content")
     @classmethod
     def _one_line_at_most(cls, value: str) -> str:
-        # A file line is capped at MAX_LINE_BYTES; the API, MCP and LangGraph build records
-        # without a line, so the cap is the content's, here, where every way in passes.
-        if len(value) > MAX_LINE_BYTES // 4 and len(
-                value.encode("utf-8", "surrogatepass")) > MAX_LINE_BYTES:
-            raise ValueError(f"content longer than {MAX_LINE_BYTES} bytes of UTF-8 (the cap "
-                             "of one ingest line, on every way in)")
+        # A file line's cap, here where every way in (API, MCP, LangGraph) passes.
+        if len(value) > MAX_LINE_BYTES // 4 and len(value.encode("utf-8", "surrogatepass")) \
+                > MAX_LINE_BYTES:
+            raise ValueError(f"content longer than {MAX_LINE_BYTES} bytes of UTF-8 (one line)")
         return value
 
     def payload_hash(self) -> str:
