@@ -18,6 +18,7 @@ from kg_memory.domain.embedding import Embedder, HashingEmbedder
 from kg_memory.domain.errors import (
     EXIT_CODES,
     EXIT_MEANINGS,
+    INCOMPLETE_EXIT,
     INTEGRITY_EXIT,
     STORE_BUSY_EXIT,
     ConcurrencyError,
@@ -38,9 +39,12 @@ from kg_memory.domain.errors import (
     ResolutionError,
     ScopeError,
     StoreBusy,
+    StoreFull,
     StoreNeedsMigration,
+    StoreReadOnly,
     StoreUnavailable,
     TimeError,
+    WriteCancelled,
     WriteRefused,
 )
 from kg_memory.domain.forgetting import ForgetPlan, Selector
@@ -104,6 +108,7 @@ from kg_memory.store import (
     default_path,
     open_store,
 )
+from kg_memory.store.cancellation import cancellable
 from kg_memory.store.clock import system_clock
 
 if TYPE_CHECKING:
@@ -137,6 +142,7 @@ __all__ = [
     "DEFAULT_AUTHORITY",
     "EXIT_CODES",
     "EXIT_MEANINGS",
+    "INCOMPLETE_EXIT",
     "INTEGRITY_EXIT",
     "STORE_BUSY_EXIT",
     "AdmissionDecision",
@@ -223,7 +229,9 @@ __all__ = [
     "SqliteStore",
     "Store",
     "StoreBusy",
+    "StoreFull",
     "StoreNeedsMigration",
+    "StoreReadOnly",
     "StoreUnavailable",
     "Support",
     "SweepReport",
@@ -233,11 +241,13 @@ __all__ = [
     "Tombstone",
     "Transaction",
     "Violation",
+    "WriteCancelled",
     "WritePolicy",
     "WriteRefused",
     "WriterPolicy",
     "__version__",
     "admit",
+    "cancellable",
     "corroboration",
     "count_records",
     "default_path",

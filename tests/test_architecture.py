@@ -66,6 +66,10 @@ PUBLIC = [
     "InvalidArgument", "count_records", "parse_mention",
     # Neo4j schema 3 (issue 16): the migration's typed refusal and its report.
     "MigrationReport", "StoreNeedsMigration",
+    # Issue 25 (finding 10): a read-only or full store, and an unfinished run's exit code.
+    "INCOMPLETE_EXIT", "StoreFull", "StoreReadOnly",
+    # ... and a write its caller cancelled before the commit (MCP).
+    "WriteCancelled", "cancellable",
 ]
 
 

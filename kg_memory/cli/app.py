@@ -3,8 +3,8 @@
 Every command that reads a store takes ``--store PATH`` (default ``$KG_MEMORY_STORE`` or
 ``~/.local/share/kg-memory/memory.db``) and ``--json`` for machine-readable output. Every
 command that reads or forgets names its tenant with ``--scope`` (an operator says
-``--all-scopes`` explicitly); nothing reads every tenant by default. Exit codes:
-0 success, 2 bad input, 3 store unavailable, 4 not found, 1 anything else.
+``--all-scopes`` explicitly); nothing reads every tenant by default. Exit codes: see
+:data:`kg_memory.domain.errors.EXIT_CODES` and docs/cli.md.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from kg_memory import (
     ChannelRule,
     IngestError,
     IngestReport,
+    InvalidArgument,
     Memory,
-    StoreUnavailable,
     count_records,
     default_path,
     ingest_schema,
@@ -188,7 +188,8 @@ def ingest(
     with render.errors():
         channels = _file_channels(trust_envelopes, channel_policy, source, channel)
         if not file.exists():
-            raise StoreUnavailable(f"no such file: {file}")
+            # The input is what is missing, not the store: bad input (exit 2), not exit 3.
+            raise IngestError(f"no such file: {file}", field="FILE")
         if file.is_dir():
             raise IngestError(f"{file} is a directory, not a JSONL file")
         try:
@@ -212,7 +213,12 @@ def ingest(
         ):
             task = progress.add_task("ingest", total=total)
             memory.write_policy = chosen
-            ack_log = None if acks is None else acks.open("a", encoding="utf-8", buffering=1)
+            try:
+                ack_log = None if acks is None else acks.open("a", encoding="utf-8",
+                                                               buffering=1)
+            except OSError as exc:
+                raise InvalidArgument(f"cannot write --acks {acks}: {exc.strerror}",
+                                      field="--acks") from None
 
             def tally(report: IngestReport) -> None:
                 # Called by ingest_file only once the episode's batch committed.

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from kg_memory import ScopeError, Selector
+from kg_memory import INCOMPLETE_EXIT, ForgetReport, ScopeError, Selector
 from kg_memory.cli import render
 from kg_memory.cli.options import (
     AllScopesOption,
@@ -61,7 +61,8 @@ def forget(
     unlinked copies of the erased text in what is kept, which are cut out unless
     --keep-residues;
     --dry-run prints exactly that plan. The real run is one transaction, then the store
-    scrubs its files; it reports completion per destination and is safe to re-run.
+    scrubs its files; it reports completion per destination (exit 9 while one is
+    incomplete) and is safe to re-run.
     """
     with store_command(store) as opened:
         try:
@@ -78,7 +79,19 @@ def forget(
                                      all_scopes=all_scopes, keep_residues=keep_residues)
     if json_out:
         render.emit_json(report)
-        return
+    else:
+        _show(report, dry_run=dry_run, wide=wide)
+    if report.status == "incomplete":
+        # Stored, but erased bytes are still somewhere (a journal a full disk kept from its
+        # checkpoint, a mirror): a script must not take this for done.
+        unfinished = "; ".join(f"{d['destination']} {d.get('location', '')}: "
+                               f"{d.get('reason') or 'incomplete'}"
+                               for d in report.destinations if d.get("status") != "complete")
+        render.fail(f"forget is incomplete ({unfinished}); the erasure is committed, run the "
+                    "same command again to finish it", INCOMPLETE_EXIT)
+
+
+def _show(report: ForgetReport, *, dry_run: bool, wide: bool) -> None:
     plan = report.plan
     actions = ("delete", "rebuild", "erase", "redact", "restore", "retire", "retain", "entities")
     counts = ", ".join(f"{len(getattr(plan, a))} {a}" for a in actions if getattr(plan, a))

@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from kg_memory import StoreUnavailable, resources
+from kg_memory import INCOMPLETE_EXIT, StoreUnavailable, resources
 from kg_memory.cli import render
 from kg_memory.cli.options import JsonOption, StoreOption
 
@@ -116,3 +116,6 @@ def sync(
             f"{report.status}: applied {report.applied} change(s), {report.records} record(s) "
             f"in {report.seconds:.2f}s; cursor {report.cursor}, lag {report.lag}"
             f" → {report.location}")
+    if report.status == "incomplete":
+        render.fail(f"sync is incomplete: {report.lag} change(s) arrived meanwhile; run it again",
+                    INCOMPLETE_EXIT)

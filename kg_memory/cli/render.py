@@ -43,6 +43,7 @@ __all__ = [
     "console",
     "emit_json",
     "errors",
+    "fail",
     "fit",
     "history_sheet",
     "history_table",
@@ -73,6 +74,13 @@ def errors() -> Iterator[None]:
             soft_wrap=True,
         )
         raise typer.Exit(code) from None
+
+
+def fail(message: str, code: int) -> None:
+    """End a command whose work did not fully succeed (no exception to say so): ``message`` on
+    stderr, exit ``code``."""
+    _err.print(f"[bold red]error[/]: {escape(message)}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
 
 
 def emit_json(data: BaseModel | list[Any] | dict[str, Any]) -> None:

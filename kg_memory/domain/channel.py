@@ -28,6 +28,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kg_memory.domain.errors import PolicyError
+from kg_memory.domain.limits import unique_keys
 from kg_memory.domain.model import Channel
 
 __all__ = [
@@ -107,8 +108,9 @@ class ChannelPolicy(BaseModel):
     def load(cls, path: Path) -> ChannelPolicy:
         """Read a policy from a JSON file shaped like ``ChannelPolicy.default().model_dump()``."""
         try:
-            return cls.model_validate(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, json.JSONDecodeError, ValidationError) as exc:
+            return cls.model_validate(json.loads(path.read_text(encoding="utf-8"),
+                                                 object_pairs_hook=unique_keys))
+        except (OSError, ValueError, ValidationError) as exc:
             raise PolicyError(f"channel policy {path}: {exc}") from exc
 
 

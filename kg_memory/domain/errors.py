@@ -10,8 +10,11 @@ from __future__ import annotations
 __all__ = [
     "EXIT_CODES",
     "EXIT_MEANINGS",
+    "INCOMPLETE_EXIT",
     "INTEGRITY_EXIT",
     "STORE_BUSY_EXIT",
+    "STORE_FULL_EXIT",
+    "STORE_READ_ONLY_EXIT",
     "ConcurrencyError",
     "ConsolidationRefused",
     "ExtraMissing",
@@ -30,10 +33,13 @@ __all__ = [
     "ResolutionError",
     "ScopeError",
     "StoreBusy",
+    "StoreFull",
     "StoreNeedsMigration",
+    "StoreReadOnly",
     "StoreUnavailable",
     "TimeError",
     "Unplanned",
+    "WriteCancelled",
     "WriteRefused",
 ]
 
@@ -159,6 +165,11 @@ class WriteRefused(KgMemoryError):
     ``put``) cannot mistake a refused write for a stored one."""
 
 
+class WriteCancelled(KgMemoryError):
+    """A write its caller cancelled while it ran: it stopped before its commit and nothing of
+    it was stored (see :mod:`kg_memory.services.cancellation`)."""
+
+
 class RecallUnavailable(StoreUnavailable):
     """A recall that could not search. ``answer`` is its ``unavailable`` response (a
     :class:`~kg_memory.domain.recall_answer.RecallAnswer`), so a caller that reports it still
@@ -196,6 +207,29 @@ class Unplanned(StoreBusy):
     """
 
 
+class StoreReadOnly(StoreUnavailable):
+    """A write to a store that can only be read: the file, its directory or its mount is
+    read-only (or the Neo4j database is). Nothing of the refused write was stored; reads still
+    work. Not retryable as such: give the process write access, then run the same command."""
+
+
+class StoreFull(StoreUnavailable):
+    """A write the disk (or the file system's quota) had no room for. Nothing of the refused
+    unit was stored (SQLite rolls the transaction back); free space, then run it again."""
+
+
+#: Exit code of :class:`StoreReadOnly`: 73 is ``EX_CANTCREAT`` from sysexits.h (an output
+#: cannot be created or written).
+STORE_READ_ONLY_EXIT = 73
+
+#: Exit code of :class:`StoreFull`: 74 is ``EX_IOERR`` from sysexits.h (an input/output error).
+STORE_FULL_EXIT = 74
+
+#: Exit code of a command whose work is stored but not finished everywhere (a forget whose
+#: files or mirror still hold erased bytes): the report says which destination and why; running
+#: the same command again finishes it.
+INCOMPLETE_EXIT = 9
+
 #: Exit code of :class:`StoreBusy`: 75 is ``EX_TEMPFAIL`` from sysexits.h ("try again later"),
 #: which schedulers and shell loops already treat as retryable.
 STORE_BUSY_EXIT = 75
@@ -206,6 +240,8 @@ INTEGRITY_EXIT = 8
 #: Exit codes of the ``kg-memory`` CLI, by error class (most specific first).
 EXIT_CODES: tuple[tuple[type[KgMemoryError], int], ...] = (
     (StoreBusy, STORE_BUSY_EXIT),
+    (StoreReadOnly, STORE_READ_ONLY_EXIT),
+    (StoreFull, STORE_FULL_EXIT),
     (StoreUnavailable, 3),
     (IngestError, 2),
     (TimeError, 2),
@@ -234,5 +270,12 @@ EXIT_MEANINGS: dict[int, str] = {
     6: "forgotten: a write of forgotten content (a replay); retrying can never succeed",
     7: "refused for review: a consolidation that would drop a scope or an exception",
     INTEGRITY_EXIT: "kg-memory check found violations (each one is listed)",
+    INCOMPLETE_EXIT: "incomplete: committed but not finished everywhere (a forget whose erased "
+                     "bytes a full disk kept in the journal or whose mirror was unreachable, a "
+                     "neo4j sync that fell behind); run the same command again to finish it",
+    STORE_READ_ONLY_EXIT: "store read-only: its file, directory or mount; nothing was written, "
+                          "reads still work; give write access",
+    STORE_FULL_EXIT: "store full: no space left; nothing of the refused write was stored; free "
+                     "space and run it again",
     STORE_BUSY_EXIT: "store busy: another writer held the lock past the busy timeout; retry",
 }

@@ -9,7 +9,9 @@ time and memory and fits both backends' types:
   the line instead), valid Unicode (no lone surrogate, which UTF-8 cannot encode);
 * an integer: signed 64-bit (:data:`INT_RANGE`), SQLite's INTEGER and Neo4j's;
 * a float: finite (JSON has no NaN or Infinity, and ``1e999`` overflows to one);
-* an instant: see :data:`kg_memory.domain.instant.INSTANT_RANGE`.
+* an instant: see :data:`kg_memory.domain.instant.INSTANT_RANGE`;
+* a JSON object: each key once (a second ``scope`` must not silently file a line under
+  another tenant, as "last one wins" would).
 
 The checks return a reason (or raise a :class:`~kg_memory.domain.errors.KgMemoryError`), never let a
 ``RecursionError``, ``OverflowError`` or ``UnicodeEncodeError`` out.
@@ -30,12 +32,14 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_LINE_BYTES",
     "MAX_STRING_CHARS",
+    "DuplicateKey",
     "WindowDays",
     "check_text",
     "check_tree",
     "json_hooks",
     "plain_json",
     "scalar_problem",
+    "unique_keys",
 ]
 
 MAX_LINE_BYTES = 1 << 20  # one line of the file, in bytes (UTF-8), newline excluded
@@ -55,6 +59,48 @@ class _Refused:
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
+
+
+class DuplicateKey(ValueError):
+    """A JSON object with a key twice: raised by :func:`unique_keys` while decoding."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"duplicate key {key!r} in one JSON object")
+        self.key = key
+
+
+class _Duplicated(dict[str, Any]):
+    """A decoded object in which ``key`` appeared twice: kept, marked, so that
+    :func:`check_tree` can name the field it sits in."""
+
+    key = ""
+
+
+def _twice(pairs: list[tuple[str, Any]]) -> str | None:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            return key
+        seen.add(key)
+    return None
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for :func:`json.loads` that refuses a key given twice
+    (:class:`DuplicateKey`), where the default keeps the last one silently."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        raise DuplicateKey(_twice(pairs) or "")
+    return data
+
+
+def _marked(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        marked = _Duplicated(data)
+        marked.key = _twice(pairs) or ""
+        return marked
+    return data
 
 
 def _parse_int(text: str) -> int | _Refused:
@@ -106,6 +152,8 @@ def check_tree(data: object) -> tuple[str, str] | None:
         value, path = stack.pop()
         if len(path) > MAX_DEPTH:
             return ".".join(path[:MAX_DEPTH]), f"nested deeper than {MAX_DEPTH} levels"
+        if isinstance(value, _Duplicated):
+            return ".".join((*path, value.key)), f"key {value.key!r} given twice"
         if isinstance(value, dict):
             for key, item in value.items():
                 problem = scalar_problem(key)
@@ -122,10 +170,11 @@ def check_tree(data: object) -> tuple[str, str] | None:
 
 
 def json_hooks() -> dict[str, Any]:
-    """Keyword arguments for :func:`json.loads` that turn refused numbers into markers, so
-    :func:`check_tree` can name the field instead of the decoder raising without one."""
+    """Keyword arguments for :func:`json.loads` that turn refused numbers and objects with a
+    key twice into markers, so :func:`check_tree` can name the field instead of the decoder
+    raising without one."""
     return {"parse_int": _parse_int, "parse_float": _parse_float,
-            "parse_constant": _parse_constant}
+            "parse_constant": _parse_constant, "object_pairs_hook": _marked}
 
 
 def check_text(**arguments: str | None) -> None:

@@ -42,6 +42,7 @@ from kg_memory.domain.limits import (
     json_hooks,
     plain_json,
     scalar_problem,
+    unique_keys,
 )
 from kg_memory.domain.model import Channel, Kind, Qualifiers, Value
 from kg_memory.domain.resolution.mention import Context, IdentifierKind
@@ -214,6 +215,15 @@ class IngestRecord(_Strict):
     retractions: tuple[RetractionCandidate, ...] = ()
     events: tuple[EventCandidate, ...] = ()
 
+    @field_validator("content")
+    @classmethod
+    def _one_line_at_most(cls, value: str) -> str:
+        # A file line's cap, here where every way in (API, MCP, LangGraph) passes.
+        if len(value) > MAX_LINE_BYTES // 4 and len(value.encode("utf-8", "surrogatepass")) \
+                > MAX_LINE_BYTES:
+            raise ValueError(f"content longer than {MAX_LINE_BYTES} bytes of UTF-8 (one line)")
+        return value
+
     def payload_hash(self) -> str:
         """A fingerprint of everything in the record, for idempotency checks."""
         # Field order is fixed by the model, so pydantic's own JSON is canonical (and fast).
@@ -315,10 +325,11 @@ def parse_line(raw: bytes, *, line: int | None = None) -> IngestRecord | None:
     plain = plain_json(text)
     try:
         try:
-            data = json.loads(text) if plain else json.loads(text, **json_hooks())
+            data = (json.loads(text, object_pairs_hook=unique_keys) if plain
+                    else json.loads(text, **json_hooks()))
         except json.JSONDecodeError:
             raise
-        except ValueError:  # Python's own limit on integer digits: take the exact way
+        except ValueError:  # a key twice, or Python's limit on integer digits: the exact way
             plain = False
             data = json.loads(text, **json_hooks())
     except json.JSONDecodeError as exc:

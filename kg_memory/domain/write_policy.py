@@ -25,7 +25,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kg_memory.domain.errors import PolicyError
-from kg_memory.domain.limits import WindowDays
+from kg_memory.domain.limits import WindowDays, unique_keys
 
 __all__ = ["Mode", "PredicateRule", "Retention", "ScopeLabel", "WritePolicy"]
 
@@ -118,6 +118,7 @@ class WritePolicy(BaseModel):
     def load(cls, path: Path) -> WritePolicy:
         """Read a policy from a JSON file shaped like ``WritePolicy.default().model_dump()``."""
         try:
-            return cls.model_validate(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, json.JSONDecodeError, ValidationError) as exc:
+            return cls.model_validate(json.loads(path.read_text(encoding="utf-8"),
+                                                 object_pairs_hook=unique_keys))
+        except (OSError, ValueError, ValidationError) as exc:
             raise PolicyError(f"write policy {path}: {exc}") from exc

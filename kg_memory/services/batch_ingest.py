@@ -35,6 +35,7 @@ from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.record import IngestRecord
 from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services.ingestion import IngestReport, ingest_record
+from kg_memory.store.cancellation import raise_if_cancelled
 from kg_memory.store.protocol import Store
 
 __all__ = ["ingest_batches", "ingest_one", "retrying"]
@@ -68,7 +69,10 @@ def _unit(store: Store, record: IngestRecord, policy: WriterPolicy, secret: byte
     for attempt in (1, 2):
         try:
             with store.transaction(record.scope) as tx:
-                return ingest_record(tx, record, policy, secret, channels, write_policy)
+                report = ingest_record(tx, record, policy, secret, channels, write_policy)
+                # Inside the unit: a write cancelled by now is rolled back whole, not committed.
+                raise_if_cancelled()
+                return report
         except Unplanned:
             if attempt == 2:
                 raise

@@ -54,6 +54,7 @@ from kg_memory import (
     Fact,
     ForgetReport,
     HistoryEntry,
+    IngestRecord,
     Kind,
     Memory,
     RecallError,
@@ -100,6 +101,16 @@ def _glob_literal(text: str) -> str:
     return "".join(f"[{c}]" if c in "*?[" else c for c in text)
 
 
+def _addressable(op: GetOp | PutOp) -> None:
+    """Refuse in a batch what ``get`` and ``put`` refuse on their own: an item has a scope (the
+    namespace's first label), and ``"langgraph"`` is LangGraph's reserved root."""
+    if not op.namespace:
+        raise InvalidNamespaceError("Namespace cannot be empty.")
+    if isinstance(op, PutOp) and op.namespace[0] == "langgraph":
+        raise InvalidNamespaceError(
+            f'Root label for namespace cannot be "langgraph". Got: {op.namespace}')
+
+
 class KgMemoryStore(BaseStore):
     """LangGraph's ``BaseStore`` over a :class:`~kg_memory.Memory`.
 
@@ -139,6 +150,7 @@ class KgMemoryStore(BaseStore):
         for op in ops:
             validate_op_namespace(op)
             if isinstance(op, GetOp | PutOp):
+                _addressable(op)
                 self._own(op.namespace)
             elif isinstance(op, SearchOp) and op.namespace_prefix:
                 self._own(op.namespace_prefix)
@@ -327,18 +339,24 @@ class KgMemoryStore(BaseStore):
             latest[(tuple(op.namespace), op.key)] = op
         by_scope: dict[str, list[PutOp]] = {}
         for op in latest.values():
-            if not op.namespace:
-                raise InvalidNamespaceError("Namespace cannot be empty.")
             by_scope.setdefault(op.namespace[0], []).append(op)
+        # Every scope's episode is built and checked before any is written, and all are written
+        # in one commit: a batch that raises has stored none of its puts (docs/agents.md).
+        records = [self._episode(scope, ops, now) for scope, ops in by_scope.items()]
         refused: list[str] = []
-        for scope, ops in by_scope.items():
-            refused += self._episode(scope, ops, now)
+        with self.memory.store.batch():
+            for record in records:
+                report = self.memory.inlet(self.source, self.channel,
+                                           scope=record.scope).ingest(record)
+                refused += [f"{e.key} ({e.detail})" if e.detail else e.key
+                            for e in report.effects if e.action == "refused"]
         if refused:
             raise WriteRefused(
                 f"the writer gate refused {'; '.join(refused)} (written as {self.source!r} "
                 f"over {self.channel.value}; audited in refusals)")
 
-    def _episode(self, scope: str, ops: list[PutOp], now: datetime) -> list[str]:
+    def _episode(self, scope: str, ops: list[PutOp], now: datetime) -> IngestRecord:
+        """The episode of one scope's puts, checked but not written."""
         assertions, retractions, content = [], [], []
         for op in ops:
             _, subject = to_slot(op.namespace)
@@ -349,16 +367,13 @@ class KgMemoryStore(BaseStore):
             else:
                 assertions.append({"subject": subject, "predicate": op.key,
                                    "value": encode(value), "kind": self.kind.value})
-        record = parse_record({
+        return parse_record({
             # Each batch is a new episode: LangGraph has no operation ids to replay.
             "operation_id": f"langgraph-{uuid.uuid4().hex}", "source": self.source,
             "channel": self.channel.value, "occurred_at": now.isoformat(), "scope": scope,
             "content": json.dumps(content, sort_keys=True, ensure_ascii=False, default=str),
             "assertions": assertions, "retractions": retractions,
         })
-        report = self.memory.inlet(self.source, self.channel, scope=scope).ingest(record)
-        return [f"{e.key} ({e.detail})" if e.detail else e.key
-                for e in report.effects if e.action == "refused"]
 
     @staticmethod
     def _revision(namespace: tuple[str, ...], key: str, entry: HistoryEntry) -> ItemRevision:

@@ -11,6 +11,7 @@ class name (``IngestError: line 1, field 'assertions.0.kind': ...``) and repeate
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal, ParamSpec, TypeVar, cast
 
@@ -20,7 +21,16 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from kg_memory import Clock, KgMemoryError, Memory, NotFound, __version__, system_clock
+from kg_memory import (
+    Clock,
+    KgMemoryError,
+    Memory,
+    NotFound,
+    WriteCancelled,
+    __version__,
+    cancellable,
+    system_clock,
+)
 from kg_memory.integrations.mcp.schemas import (
     AsOfView,
     EntitiesView,
@@ -91,14 +101,46 @@ def _mapped(fn: Callable[_P, Awaitable[_T]]) -> Callable[_P, Awaitable[_T]]:
 
 class _Runner:
     """Runs the store's blocking calls one at a time on a worker thread: the embedded store has
-    one connection, and the event loop must keep serving other requests meanwhile."""
+    one connection, and the event loop must keep serving other requests meanwhile.
+
+    A cancelled request (the client's ``notifications/cancelled``; the SDK then never answers
+    it) stops its write before the commit (:func:`kg_memory.cancellable`): the thread cannot be
+    interrupted, so it is told, and the next call waits until it has rolled back or finished.
+    A cancellation that comes after the commit point leaves the write stored whole; the client
+    learns which by retrying with the same ``operation_id`` (``duplicate`` means stored).
+    """
 
     def __init__(self) -> None:
         self._lock = anyio.Lock()
 
     async def __call__(self, fn: Callable[[], _T]) -> _T:
         async with self._lock:
-            return await anyio.to_thread.run_sync(fn)
+            cancelled, finished = threading.Event(), threading.Event()
+            gate = threading.Lock()
+            began = False
+
+            def work() -> _T:
+                nonlocal began
+                with gate:
+                    if cancelled.is_set():  # cancelled before the thread picked it up
+                        raise WriteCancelled("cancelled before it started; nothing was stored")
+                    began = True
+                try:
+                    with cancellable(cancelled):
+                        return fn()
+                finally:
+                    finished.set()
+
+            try:
+                return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+            except anyio.get_cancelled_exc_class():
+                with gate:
+                    cancelled.set()
+                    running = began
+                if running:  # the next call must not share the connection with it
+                    with anyio.CancelScope(shield=True):
+                        await anyio.to_thread.run_sync(finished.wait)
+                raise
 
 
 def build_server(

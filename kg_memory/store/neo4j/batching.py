@@ -16,6 +16,7 @@ from neo4j.exceptions import DriverError, Neo4jError
 from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.instant import Clock
 from kg_memory.domain.record import IngestRecord
+from kg_memory.store.cancellation import raise_if_cancelled
 from kg_memory.store.neo4j.buffered import BufferedUnit, Unbatched
 from kg_memory.store.neo4j.plan import BatchPlan, prefetch_records
 from kg_memory.store.neo4j.rows import instant, opt_time
@@ -96,6 +97,7 @@ class Batching:
             return
         try:
             plan.flush()
+            raise_if_cancelled()  # the last moment a cancelled write can still be undone
         except BaseException:
             with suppress(DriverError, Neo4jError):
                 tx.rollback()

@@ -19,9 +19,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from kg_memory.domain.errors import Unplanned
+from kg_memory.domain.errors import StoreUnavailable, Unplanned
 from kg_memory.domain.instant import Clock, to_micros
 from kg_memory.domain.record import IngestRecord
+from kg_memory.store.cancellation import raise_if_cancelled
 from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.connections import Connections
 from kg_memory.store.sqlite.errors import store_error
@@ -80,6 +81,15 @@ class Batching:
     def _given_back(self, value: int | None) -> None:
         self._connections.session().given_back = value
 
+    @property
+    def _lost(self) -> StoreUnavailable | None:
+        """Why SQLite rolled back this thread's open batch itself, if it did (see _end_batch)."""
+        return self._connections.session().lost
+
+    @_lost.setter
+    def _lost(self, value: StoreUnavailable | None) -> None:
+        self._connections.session().lost = value
+
     def _next_system_time(self) -> int:
         """Strictly increasing even when the clock stands still or steps back.
 
@@ -110,7 +120,7 @@ class Batching:
         try:
             self._conn.execute(sql)
         except driver.Error as exc:
-            raise store_error(exc, f"{what} {self.path}") from exc
+            raise store_error(exc, f"{what} {self.path}", self.path.parent) from exc
 
     def _commit(self) -> None:
         try:
@@ -119,7 +129,7 @@ class Batching:
             # Not committed, so nothing of it may be acknowledged: roll back and say so.
             with suppress(driver.Error):
                 self._conn.execute("ROLLBACK")
-            raise store_error(exc, f"cannot commit to {self.path}") from exc
+            raise store_error(exc, f"cannot commit to {self.path}", self.path.parent) from exc
 
     def _flush_plan(self) -> None:
         """Write the planned units so far into the open transaction; the plan ends."""
@@ -135,7 +145,7 @@ class Batching:
             self._in_batch = False
             self._batch_time = None
             if isinstance(exc, driver.Error):
-                raise store_error(exc, f"cannot write to {self.path}") from exc
+                raise store_error(exc, f"cannot write to {self.path}", self.path.parent) from exc
             raise
 
     @contextmanager
@@ -154,6 +164,7 @@ class Batching:
         with self._connections.writing():
             self._execute("BEGIN IMMEDIATE", "cannot write to")
             self._in_batch = True
+            self._lost = None
             try:
                 yield
             finally:
@@ -162,10 +173,26 @@ class Batching:
                     self._flush_plan()
                 if self._in_batch:
                     self._in_batch = False
-                    if self._batch_time is not None:
-                        self._store_system_time(self._batch_time)
-                        self._batch_time = None
-                    self._commit()
+                    self._end_batch()
+
+    def _end_batch(self) -> None:
+        batch_time, self._batch_time = self._batch_time, None
+        if not self._conn.in_transaction:
+            # SQLite rolled the whole batch back itself (a full disk, an I/O error) while a
+            # unit failed: the units before it that looked accepted are not stored either, so
+            # the batch must not end as committed.
+            lost = self._lost or StoreUnavailable(f"cannot commit to {self.path}: SQLite "
+                                                  "rolled the batch back")
+            raise lost
+        try:
+            raise_if_cancelled()  # the last moment a cancelled write can still be undone
+            if batch_time is not None:
+                self._store_system_time(batch_time)
+        except BaseException as exc:
+            with suppress(driver.Error):
+                self._conn.execute("ROLLBACK")
+            raise self._typed(exc) from exc
+        self._commit()
 
     def prepare(self, records: Sequence[IngestRecord], secret: bytes) -> None:
         """Inside :meth:`batch`: plan the units that follow, reading what ``records`` touch
@@ -206,17 +233,16 @@ class Batching:
             plan.journal.merge(unit.journal)
             return
         if self._in_batch:
-            self._conn.execute("SAVEPOINT episode")
+            self._execute("SAVEPOINT episode", "cannot write to")
             try:
                 tx = SqliteTransaction(self._conn, self._next_system_time(), scope)
                 yield tx
                 tx.finish()
-            except BaseException:
+            except BaseException as exc:
                 self._batch_time = before
-                self._conn.execute("ROLLBACK TO episode")
-                self._conn.execute("RELEASE episode")
-                raise
-            self._conn.execute("RELEASE episode")
+                self._undo("ROLLBACK TO episode", "RELEASE episode")
+                raise self._typed(exc) from exc
+            self._execute("RELEASE episode", "cannot write to")
             return
         with self._connections.writing():
             self._execute("BEGIN IMMEDIATE", "cannot write to")
@@ -224,7 +250,27 @@ class Batching:
                 tx = SqliteTransaction(self._conn, self._next_system_time(), scope)
                 yield tx
                 tx.finish()
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
+                raise_if_cancelled()
+            except BaseException as exc:
+                self._undo("ROLLBACK")
+                raise self._typed(exc) from exc
             self._commit()
+
+    def _typed(self, exc: BaseException) -> BaseException:
+        """A driver error raised inside a unit of work as kg-memory's (read-only, full, busy)."""
+        if not isinstance(exc, driver.Error):
+            return exc
+        typed = store_error(exc, f"cannot write to {self.path}", self.path.parent)
+        if not self._conn.in_transaction:
+            self._lost = typed  # the batch around the unit is gone too: see _end_batch
+        return typed
+
+    def _undo(self, *statements: str) -> None:
+        """Roll back a failed unit. SQLite may already have rolled back the whole transaction
+        (a full disk, an I/O error): then there is nothing to undo, and the batch around it
+        ends without committing (see :meth:`_end_batch`)."""
+        if not self._conn.in_transaction:
+            return
+        with suppress(driver.Error):
+            for sql in statements:
+                self._conn.execute(sql)

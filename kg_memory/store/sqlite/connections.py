@@ -52,6 +52,8 @@ class Session:
     plan: BatchPlan | None = None
     #: The system time of a unit the planner gave back (Unplanned), for its second run.
     given_back: int | None = None
+    #: Why SQLite rolled back this thread's open batch itself, if it did.
+    lost: StoreUnavailable | None = None
     #: How deep this thread is in :meth:`Connections.writing` (the lock is taken once).
     writes: int = field(default=0)
 

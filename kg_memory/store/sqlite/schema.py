@@ -13,7 +13,7 @@ import secrets
 from pathlib import Path
 
 from kg_memory.domain.corroboration import fingerprint
-from kg_memory.domain.errors import StoreUnavailable
+from kg_memory.domain.errors import StoreReadOnly, StoreUnavailable
 from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.recall import index_missing, merge_segments
@@ -166,42 +166,108 @@ def _configure(conn: driver.Connection, *, durable: bool) -> None:
     conn.execute("PRAGMA cache_size = -65536")  # KiB: 64 MiB
 
 
-def _open(target: Path, timeout: float) -> driver.Connection:
+def _open(target: Path, mode: str | None, timeout: float) -> driver.Connection:
+    """``target`` opened (``mode``: a read-only URI parameter, or ``None`` to write)."""
     # check_same_thread off: each thread uses its own connection, but the store closes them
     # all, from whichever thread closes it (kg_memory.store.sqlite.connections).
-    return driver.connect(target, isolation_level=None, check_same_thread=False,
-                           timeout=timeout)
+    if mode is None:
+        return driver.connect(target, isolation_level=None, check_same_thread=False,
+                              timeout=timeout)
+    return driver.connect(f"{target.resolve().as_uri()}?{mode}", uri=True,
+                          isolation_level=None, check_same_thread=False, timeout=timeout)
 
 
 def reconnect(target: Path, *, busy_timeout: float | None, durable: bool = True
               ) -> driver.Connection:
-    """Another connection to a store :func:`connect` already recognised (a thread's own)."""
-    try:
-        conn = _open(target, busy_timeout_seconds(busy_timeout))
-    except (driver.Error, OSError) as exc:
-        raise StoreUnavailable(f"cannot open kg-memory store at {target}: {exc}") from exc
-    try:
-        _configure(conn, durable=durable)
-    except driver.Error as exc:
-        conn.close()
-        raise store_error(exc, f"cannot open kg-memory store at {target}") from exc
-    return conn
+    """Another connection to a store :func:`connect` already recognised (a thread's own),
+    opened the same way: for reading only when the store cannot be written."""
+    return connect(target, create=False, busy_timeout=busy_timeout, durable=durable)
 
 
 def connect(target: Path, *, create: bool, busy_timeout: float | None, durable: bool = True
             ) -> driver.Connection:
     """A connection to the kg-memory store at ``target`` (created when ``create`` and absent
-    or empty); writes nothing to an existing file. Refuses files of other applications."""
+    or empty); writes nothing to an existing file. Refuses files of other applications.
+
+    A store that cannot be opened for writing is opened for reading (see :func:`_read_only`):
+    reads work on a read-only file, directory or mount, and a write then raises
+    :class:`~kg_memory.domain.errors.StoreReadOnly`."""
     timeout = busy_timeout_seconds(busy_timeout)
     if not create and not target.exists():
         raise StoreUnavailable(f"no kg-memory store at {target}")
     if target.is_dir():
         raise StoreUnavailable(f"{target} is a directory, not a kg-memory store")
-    try:
-        if create:
+    if create:
+        try:
             target.parent.mkdir(parents=True, exist_ok=True)
-        conn = _open(target, timeout)
-    except (driver.Error, OSError) as exc:
+        except OSError as exc:
+            raise StoreUnavailable(f"cannot open kg-memory store at {target}: {exc}") from exc
+    what = f"cannot open kg-memory store at {target}"
+    try:
+        return _opened(target, None, create=create, timeout=timeout, durable=durable)
+    except driver.Error as exc:
+        if not (target.exists() and _unopenable(exc)):
+            raise _open_error(exc, target, what) from exc
+        refused = exc
+    return _read_only(target, refused, what, timeout)
+
+
+def _unopenable(exc: driver.Error) -> bool:
+    """Whether SQLite could not open the file for writing (as opposed to a broken file)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return (code is not None and code & 0xFF in (8, 14)) or "unable to open" in str(exc)
+
+
+def _open_error(exc: driver.Error, target: Path, what: str) -> StoreUnavailable:
+    """Why ``target`` could not be opened: :class:`StoreReadOnly` when it could not be written
+    because its directory cannot be (SQLite only says "unable to open database file")."""
+    if _unopenable(exc) and not os.access(target.parent, os.W_OK):
+        return StoreReadOnly(f"{what}: its directory {target.parent} is read-only ({exc})")
+    return store_error(exc, what, target.parent)
+
+
+def _read_only(target: Path, refused: driver.Error, what: str, timeout: float
+               ) -> driver.Connection:
+    """``target`` opened for reading only, when it could not be opened for writing.
+
+    ``mode=ro`` still uses the WAL index beside the file, so it reads what a writer has in the
+    WAL and sees its later commits; it needs that index (``-shm``) to exist or be creatable.
+    On a read-only mount it cannot always be, and then ``immutable=1`` reads the file alone:
+    safe there, since nothing can write to a read-only mount, but only if no WAL holds commits
+    the file lacks (a writer that crashed before its checkpoint): such a store is refused
+    rather than read without its last commits.
+    """
+    try:
+        return _opened(target, "mode=ro", create=False, timeout=timeout)
+    except driver.Error as exc:
+        if not _unopenable(exc) or not _on_read_only_mount(target):
+            raise _open_error(refused, target, what) from exc
+    wal = Path(f"{target}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        raise StoreReadOnly(
+            f"{what}: it is on a read-only mount and its journal ({wal.name}) holds commits "
+            "not yet in the file; open it once with write access (any command) to fold them "
+            "in, then it can be read from a read-only mount")
+    try:
+        return _opened(target, "immutable=1", create=False, timeout=timeout)
+    except driver.Error as exc:
+        raise _open_error(exc, target, what) from exc
+
+
+def _on_read_only_mount(target: Path) -> bool:
+    try:
+        return bool(os.statvfs(target.parent).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def _opened(target: Path, mode: str | None, *, create: bool, timeout: float,
+            durable: bool = True) -> driver.Connection:
+    """A connection to ``target`` (``mode``: a read-only URI parameter, or ``None``), its
+    settings made and its schema recognised (or created)."""
+    try:
+        conn = _open(target, mode, timeout)
+    except OSError as exc:
         raise StoreUnavailable(f"cannot open kg-memory store at {target}: {exc}") from exc
     try:
         _configure(conn, durable=durable)
@@ -211,9 +277,6 @@ def connect(target: Path, *, create: bool, busy_timeout: float | None, durable: 
                 raise StoreUnavailable(f"{target} is empty, not a kg-memory store")
             _initialise(conn)
             version = SCHEMA_VERSION
-    except driver.Error as exc:
-        conn.close()
-        raise store_error(exc, f"cannot open kg-memory store at {target}") from exc
     except BaseException:
         conn.close()
         raise
@@ -260,6 +323,6 @@ def migrate(target: Path, *, busy_timeout: float | None = None) -> tuple[str, st
         merge_segments(conn)
         return before, SCHEMA_VERSION
     except driver.Error as exc:
-        raise store_error(exc, f"cannot migrate {target}") from exc
+        raise _open_error(exc, target, f"cannot migrate {target}") from exc
     finally:
         conn.close()
