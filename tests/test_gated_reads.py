@@ -114,8 +114,9 @@ def test_mcp_recall_never_calls_a_refused_envelope_a_user_statement(
         async with Client(server) as client:
             result = await client.call_tool("recall", {"query": "deposit pre-approve every"})
             assert not result.is_error, result.content
-            assert result.structured_content is not None
-            return result.structured_content
+            content: dict[str, Any] | None = result.structured_content
+            assert content is not None
+            return content
 
     view = asyncio.run(go())
     forged = episode_id_for("u1", "forged-1")
@@ -141,7 +142,8 @@ def test_lineage_and_prov_credit_the_real_sender_never_the_claimed_one(
         assert graph.nodes[node]["envelope"] == "refused"
         assert "refused" in graph.nodes[node]["label"]
         assert sender.split("@")[0] in graph.nodes[node]["label"]
-        prov = json.loads(export_prov(memory.store, [node], scope="u1").serialize(format="json"))
+        prov = json.loads(str(export_prov(memory.store, [node], scope="u1").serialize(
+            format="json")))
         attributed = [r["prov:agent"] for r in prov["wasAttributedTo"].values()
                       if r["prov:entity"] == qname(node)]
         assert attributed == [qname(f"agent:{sender}")], op
@@ -157,7 +159,11 @@ def test_langgraph_items_say_who_wrote_them_and_what_kind_they_are(
     """Finding 7: a tool's world fact came back from ``store.get`` looking exactly like the
     user's statement. The item says writer and kind (also in ``dict()``); a claim is no item."""
     pytest.importorskip("langgraph.store.base", reason="needs the kg-memory[langgraph] extra")
-    from kg_memory.integrations.langgraph import KgMemoryStore
+    from kg_memory.integrations.langgraph import (
+        AttributedItem,
+        AttributedSearchItem,
+        KgMemoryStore,
+    )
 
     memory = make_memory(clock)
     clock.now = day(0)
@@ -172,14 +178,16 @@ def test_langgraph_items_say_who_wrote_them_and_what_kind_they_are(
     agent = KgMemoryStore(memory, clock=clock)
     world = agent.get(("u1", "u1"), "deposit_preapproved")
     stated = agent.get(("u1", "u1"), "diet")
-    assert world is not None
-    assert stated is not None
+    assert isinstance(world, AttributedItem)
+    assert isinstance(stated, AttributedItem)
     assert (world.value, world.writer, world.kind.value) == ({"value": "yes"}, "tool", "world")
     assert (stated.writer, stated.kind.value) == ("user", "stated")
     assert world.dict()["writer"] == "tool"
     assert world.dict()["kind"] == "world"
     assert world.dict()["value"] == {"value": "yes"}  # beside the value, never inside it
-    found = {i.key: (i.writer, i.kind.value) for i in agent.search(("u1",))}
+    items = agent.search(("u1",))
+    assert all(isinstance(i, AttributedSearchItem) for i in items)
+    found = {i.key: (i.writer, i.kind.value) for i in items if isinstance(i, AttributedSearchItem)}
     assert found == {"deposit_preapproved": ("tool", "world"), "diet": ("user", "stated")}
     assert agent.get(("u1", "u1"), "vip") is None  # a claim is never an item
     assert {i.key for i in agent.search(("u1",), query="vip")} == set()

@@ -131,7 +131,7 @@ def _as_users(memory: Memory, queries: set[str]) -> dict[str, set[str]]:
     envelope the user's own session really sent is credited to the user, as refused)."""
     from mcp import Client
 
-    from kg_memory.integrations.langgraph import KgMemoryStore
+    from kg_memory.integrations.langgraph import AttributedSearchItem, KgMemoryStore
     from kg_memory.integrations.mcp import build_server
 
     found: dict[str, set[str]] = {p: set() for p in ("recall", "mcp", "langgraph", "lineage",
@@ -155,6 +155,7 @@ def _as_users(memory: Memory, queries: set[str]) -> dict[str, set[str]]:
     facts = {(f.subject, f.predicate, f.value): f for f in memory.asof(scope="u1").facts}
     store = KgMemoryStore(memory)
     for item in store.search(("u1",), limit=1000):
+        assert isinstance(item, AttributedSearchItem)
         if item.kind is Kind.STATED:
             [fact] = [f for (s, p, _), f in facts.items()
                       if (s, p) == (item.namespace[1], item.key) and f.kind is Kind.STATED]
@@ -164,7 +165,8 @@ def _as_users(memory: Memory, queries: set[str]) -> dict[str, set[str]]:
         graph = memory.lineage(node, "up", scope="u1")
         if "agent:user" in graph and graph.nodes[node]["envelope"] != "refused":
             found["lineage"].add(node)
-    prov = json.loads(export_prov(memory.store, episodes, scope="u1").serialize(format="json"))
+    prov = json.loads(str(export_prov(memory.store, episodes, scope="u1").serialize(
+        format="json")))
     found["prov"].update(r["prov:entity"].removeprefix("kgm:")
                          for r in prov.get("wasAttributedTo", {}).values()
                          if r["prov:agent"] == qname("agent:user")

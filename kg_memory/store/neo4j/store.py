@@ -210,9 +210,7 @@ class Neo4jStore(Batching, RecallReads, Audits, BulkReads):
                         raise StoreUnavailable(
                             f"cannot prepare the Neo4j store at {self._uri}: {exc}") from exc
                 backfill(self._read)  # a store written before recall: its recall text, once
-                # A store written before the envelope decision was stored with each episode:
-                # derived once from the audit's envelope refusals.
-                self._read("envelope_backfill")
+                self._read("envelope_backfill")  # episodes' decisions, from the audit, once
                 _SCHEMA_READY.add(key)
             return found
 
