@@ -5,4 +5,5 @@
 UNWIND $keys AS k
 MATCH (e:Episode {scope: k.scope, operation_id: k.operation_id})
 RETURN e {.episode_id, .operation_id, .payload_hash, .source, .channel, .content, .scope,
+          .envelope, .sent_by, .sent_over,
           occurred_at: toString(e.occurred_at), recorded_at: toString(e.recorded_at)} AS episode

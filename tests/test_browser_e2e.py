@@ -375,7 +375,8 @@ def test_the_ready_queries_agree_with_the_api(driver: Driver, dinner: Dinner) ->
             assert sorted((r["assertion_id"], r["revision_number"]) for r in rows) == sorted(
                 (f.assertion_id, f.revision) for f in want
             ), day
-        current = session.run(load("browser_current"), subject="ana", valid=None).data()
+        current = session.run(load("browser_current"), scope=scenario.scope, subject="ana",
+                              valid=None).data()
         episode_ids = [r["id"] for r in session.run("MATCH (e:Episode) RETURN e.id AS id")]
     assert sorted(r["value"] for r in current) == ["eats fish", "vegetarian"]
 

@@ -22,6 +22,7 @@ from kg_memory.domain.eligibility import (
     BELIEF,
     BLOCKED,
     KIND,
+    REFUSED,
     VALIDITY,
     RecallContext,
     episode_exclusion,
@@ -159,7 +160,7 @@ def test_a_candidate_from_another_scope_is_an_error_not_an_exclusion() -> None:
 
 def test_the_counted_rule_names_list_the_added_rules_after_the_built_in_ones() -> None:
     assert _ctx(rules=(Everything(),)).rule_names() == (BELIEF, VALIDITY, BLOCKED, KIND,
-                                                        "everything")
+                                                        REFUSED, "everything")
 
 
 # -- BM25, fusion and the boosts --------------------------------------------------------------

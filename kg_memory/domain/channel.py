@@ -29,14 +29,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kg_memory.domain.errors import PolicyError
 from kg_memory.domain.limits import unique_keys
-from kg_memory.domain.model import Channel
+from kg_memory.domain.model import Channel, Envelope
 
 __all__ = [
     "INTERNAL_IDENTITIES",
     "Binding",
     "ChannelPolicy",
     "ChannelRule",
+    "Sender",
     "bind",
+    "envelope_of",
     "is_internal",
 ]
 
@@ -130,3 +132,33 @@ def bind(policy: ChannelPolicy, *, source: str, channel: Channel) -> Binding:
         admitted=False,
         reason=f"source {source} may not arrive over {channel.value} ({policy.name} channels)",
     )
+
+
+class Sender(BaseModel):
+    """Who an authenticated channel established as the sender: an inlet's own source over its
+    own channel, whatever the payload it carried claims."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: str
+    channel: Channel
+
+
+def envelope_of(
+    binding: Binding, *, source: str, channel: Channel, sender: Sender | None = None
+) -> tuple[Envelope, str | None, Channel]:
+    """The decision stored with an episode: (envelope, sent_by, sent_over).
+
+    An admitted envelope was sent by its source over its channel. A refused one was not sent by
+    the source it claims: it was sent by ``sender`` when the channel established one (an
+    inlet), else by nobody anyone vouched for (``None``), over the channel it really used.
+
+    >>> refused = bind(ChannelPolicy.default(), source="user", channel=Channel.WEBHOOK)
+    >>> envelope_of(refused, source="user", channel=Channel.WEBHOOK)
+    (<Envelope.REFUSED: 'refused'>, None, <Channel.WEBHOOK: 'webhook'>)
+    """
+    if binding.admitted:
+        return Envelope.ADMITTED, source, channel
+    if sender is None:
+        return Envelope.REFUSED, None, channel
+    return Envelope.REFUSED, sender.source, sender.channel

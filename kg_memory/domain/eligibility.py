@@ -37,6 +37,7 @@ __all__ = [
     "BELIEF",
     "BLOCKED",
     "KIND",
+    "REFUSED",
     "VALIDITY",
     "EligibilityRule",
     "RecallContext",
@@ -50,6 +51,8 @@ BELIEF = "not_believed_at_known_at"
 VALIDITY = "not_valid_at"
 BLOCKED = "blocked"
 KIND = "kind_not_requested"
+#: A message whose envelope the gate refused: kept for the audit, never served as anyone's words.
+REFUSED = "envelope_refused"
 
 ALL_KINDS: frozenset[Kind] = frozenset(Kind)
 
@@ -81,7 +84,7 @@ class RecallContext:
     rules: Sequence[EligibilityRule] = field(default_factory=tuple)
 
     def rule_names(self) -> tuple[str, ...]:
-        return (BELIEF, VALIDITY, BLOCKED, KIND, *(r.name for r in self.rules))
+        return (BELIEF, VALIDITY, BLOCKED, KIND, REFUSED, *(r.name for r in self.rules))
 
 
 def _block_active(block: Block, instant: datetime) -> bool:
@@ -127,6 +130,10 @@ def episode_exclusion(episode: Episode, context: RecallContext) -> str | None:
     """
     if episode.scope != context.scope:
         raise ValueError(f"candidate {episode.episode_id} is outside scope {context.scope!r}")
+    if episode.refused:
+        # Before the instants: a forged envelope is nobody's message at any point of either
+        # axis, and counting it here tells the caller one was found and held back.
+        return REFUSED
     if episode.recorded_at > context.known_at:
         return BELIEF
     if episode.occurred_at > context.at:

@@ -32,6 +32,7 @@ __all__ = [
     "EdgeType",
     "EndReason",
     "Entity",
+    "Envelope",
     "Episode",
     "Kind",
     "Qualifiers",
@@ -144,9 +145,24 @@ class Entity(BaseModel):
     owners: tuple[str, ...] = ()
 
 
+class Envelope(StrEnum):
+    """The gate's decision on an episode's envelope (its source over its channel; see
+    :mod:`kg_memory.domain.channel`), stored with the episode for every read to carry."""
+
+    ADMITTED = "admitted"
+    REFUSED = "refused"
+
+
 class Episode(BaseModel):
-    """One input as received. ``source`` and ``channel`` come from the ingest channel, never from
-    the payload; ``recorded_at`` is the store's system time for the episode's transaction."""
+    """One input as received. ``source`` and ``channel`` are the envelope as the ingest channel
+    gave it; ``recorded_at`` is the store's system time for the episode's transaction.
+
+    ``envelope`` is what the gate decided about that envelope. A refused one is kept as
+    received, for the audit, but its ``source`` is only what it *claimed*: ``sent_by`` and
+    ``sent_over`` say who really sent it, as far as the ingest channel established (an inlet's
+    own source; ``None`` when nothing but the channel vouched for the sender). Every read
+    decides whose words an episode is by :attr:`speaker`, never by ``source``.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -158,6 +174,35 @@ class Episode(BaseModel):
     occurred_at: UtcDatetime
     recorded_at: UtcDatetime
     scope: str
+    envelope: Envelope = Envelope.ADMITTED
+    sent_by: str | None = None
+    sent_over: Channel | None = None
+
+    @property
+    def refused(self) -> bool:
+        return self.envelope is Envelope.REFUSED
+
+    @property
+    def speaker(self) -> str | None:
+        """Whose words the content is: the source of an admitted envelope; nobody's (``None``)
+        for a refused one, whatever it claimed."""
+        return None if self.refused else self.source
+
+    @property
+    def sender(self) -> str:
+        """Who really sent it, for a reader: ``restaurant over webhook``, or ``an unidentified
+        sender over webhook`` when a refused envelope's channel established no source."""
+        who = self.sent_by if self.refused else self.sent_by or self.source
+        return f"{who or 'an unidentified sender'} over {(self.sent_over or self.channel).value}"
+
+    @property
+    def sender_id(self) -> str:
+        """The agent the episode is attributed to (lineage, PROV): its source when admitted;
+        for a refused envelope who really sent it, or ``unidentified@<channel>`` when no
+        channel established that, never the source it claimed."""
+        if not self.refused:
+            return self.sent_by or self.source
+        return self.sent_by or f"unidentified@{(self.sent_over or self.channel).value}"
 
 
 class Assertion(BaseModel):

@@ -9,7 +9,8 @@ Two labels keep words from changing owner on the way out (seed 002):
 
 * a claim is someone else's words about the user, so its hit is labelled with its writer and
   ``own_words`` is false; only the user's stated facts and the user's own messages are
-  ``own_words``;
+  ``own_words``, and a message is the user's only when the gate admitted its envelope (a
+  refused one claiming ``source: user`` is nobody's words; recall does not serve it);
 * a remembered approval (a predicate about approval, consent or permission) is
   ``historical_only``: evidence that it was given then, never permission to act now.
 """
@@ -73,10 +74,17 @@ def fact_label(fact: Assertion) -> tuple[str, bool, bool]:
 
 
 def episode_label(episode: Episode) -> tuple[str, bool]:
-    """(label, own_words) of a recalled message."""
-    if episode.source in USER_SOURCES:
+    """(label, own_words) of a recalled message.
+
+    Whose words a message is comes from the gate's decision stored with it
+    (:attr:`Episode.speaker`), never from the source its envelope claims: a refused envelope
+    is nobody's statement, and its label says who really sent it."""
+    if episode.speaker is None:
+        return (f"refused envelope, not anyone's statement: claimed to be {episode.source} "
+                f"over {episode.channel.value}, really sent by {episode.sender}", False)
+    if episode.speaker in USER_SOURCES:
         return f"the user's message ({episode.channel.value})", True
-    return (f"words of {episode.source} via {episode.channel.value}, not the user's", False)
+    return (f"words of {episode.speaker} via {episode.channel.value}, not the user's", False)
 
 
 class RecalledEpisode(BaseModel):

@@ -15,13 +15,13 @@ report; the two always agree.
 from __future__ import annotations
 
 from kg_memory.domain.change import Effect, PlannedEdge
-from kg_memory.domain.channel import ChannelPolicy, bind
+from kg_memory.domain.channel import ChannelPolicy, Sender, bind, envelope_of
 from kg_memory.domain.gate import WriterPolicy, may_assign, owners_of
 from kg_memory.domain.model import EdgeType, Entity, Episode, Refusal, Value
 from kg_memory.domain.record import IngestRecord
 from kg_memory.store.protocol import Transaction
 
-__all__ = ["admit_entities", "check_envelope", "refuse"]
+__all__ = ["admit_entities", "receive", "refuse"]
 
 
 def refuse(
@@ -41,13 +41,29 @@ def refuse(
     return Effect(action="refused", key=key, value=value, detail=reason)
 
 
-def check_envelope(tx: Transaction, episode: Episode, channels: ChannelPolicy) -> Effect | None:
-    """The refusal of an envelope its channel cannot vouch for, or ``None`` when it may pass."""
-    binding = bind(channels, source=episode.source, channel=episode.channel)
+def receive(
+    tx: Transaction, record: IngestRecord, episode_id: str, payload_hash: str,
+    channels: ChannelPolicy, sender: Sender | None = None,
+) -> tuple[Episode, Effect | None]:
+    """Store the episode as received, with the gate's decision on its envelope, and return it
+    with the refusal of an envelope its channel cannot vouch for (``None`` when it may pass).
+
+    The decision is stored with the episode, not only in the audit, so that every read (recall,
+    MCP, LangGraph, lineage, PROV) knows a refused envelope's content is nobody's statement and
+    who really sent it (``sender``: the inlet it came through, when there is one)."""
+    binding = bind(channels, source=record.source, channel=record.channel)
+    envelope, sent_by, sent_over = envelope_of(
+        binding, source=record.source, channel=record.channel, sender=sender)
+    episode = Episode(
+        episode_id=episode_id, operation_id=record.operation_id, source=record.source,
+        channel=record.channel, content=record.content, occurred_at=record.occurred_at,
+        recorded_at=tx.now, scope=record.scope, envelope=envelope, sent_by=sent_by,
+        sent_over=sent_over)
+    tx.add_episode(episode, payload_hash)
     if binding.admitted:
-        return None
-    return refuse(tx, episode, f"envelope {episode.source} over {episode.channel.value}",
-                  binding.reason)
+        return episode, None
+    return episode, refuse(
+        tx, episode, f"envelope {episode.source} over {episode.channel.value}", binding.reason)
 
 
 def admit_entities(

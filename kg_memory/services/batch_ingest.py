@@ -29,7 +29,7 @@ from functools import partial
 from typing import TypeVar
 
 from kg_memory.domain.backoff import Backoff
-from kg_memory.domain.channel import ChannelPolicy
+from kg_memory.domain.channel import ChannelPolicy, Sender
 from kg_memory.domain.errors import StoreBusy, Unplanned
 from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.record import IngestRecord
@@ -63,13 +63,15 @@ def retrying(attempt: Callable[[], _T], retry: Backoff, rng: random.Random) -> _
 
 
 def _unit(store: Store, record: IngestRecord, policy: WriterPolicy, secret: bytes,
-          channels: ChannelPolicy | None, write_policy: WritePolicy | None) -> IngestReport:
+          channels: ChannelPolicy | None, write_policy: WritePolicy | None,
+          sender: Sender | None = None) -> IngestReport:
     """One episode's unit of work, run a second time, at once, when the store's planner gave
     it back (nothing of it was written; the store then runs it on its own)."""
     for attempt in (1, 2):
         try:
             with store.transaction(record.scope) as tx:
-                report = ingest_record(tx, record, policy, secret, channels, write_policy)
+                report = ingest_record(tx, record, policy, secret, channels, write_policy,
+                                       sender)
                 # Inside the unit: a write cancelled by now is rolled back whole, not committed.
                 raise_if_cancelled()
                 return report
@@ -87,12 +89,14 @@ def ingest_one(
     secret: bytes,
     channels: ChannelPolicy | None = None,
     write_policy: WritePolicy | None = None,
+    sender: Sender | None = None,
 ) -> IngestReport:
     """One episode as a batch of one: durable when this returns. Not retried: a store another
-    writer holds raises :class:`~kg_memory.domain.errors.StoreBusy`, nothing written."""
+    writer holds raises :class:`~kg_memory.domain.errors.StoreBusy`, nothing written.
+    ``sender``: who the ingest channel established sent it (an inlet's own envelope)."""
     with store.batch():
         store.prepare([record], secret)
-        return _unit(store, record, policy, secret, channels, write_policy)
+        return _unit(store, record, policy, secret, channels, write_policy, sender)
 
 
 def ingest_batches(

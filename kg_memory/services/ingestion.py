@@ -28,7 +28,7 @@ from pydantic_core import PydanticSerializationError
 
 from kg_memory.domain.authority import ranks_at_least, same_tier, standing
 from kg_memory.domain.change import Draft, Effect, PlannedEdge
-from kg_memory.domain.channel import ChannelPolicy
+from kg_memory.domain.channel import ChannelPolicy, Sender
 from kg_memory.domain.dependency import parse_fact_ref, plan_retirement, retirement_walk
 from kg_memory.domain.errors import (
     ConcurrencyError,
@@ -53,7 +53,7 @@ from kg_memory.domain.record import (
 )
 from kg_memory.domain.supersession import plan_retraction, plan_write
 from kg_memory.domain.write_policy import WritePolicy
-from kg_memory.services.admission import admit_entities, check_envelope, refuse
+from kg_memory.services.admission import admit_entities, receive, refuse
 from kg_memory.services.identity import resolve_mentions
 from kg_memory.services.reconciliation import plan_under, record_refusal, screen
 from kg_memory.store.protocol import Slot, Transaction, apply_plan
@@ -331,6 +331,7 @@ def ingest_record(
     secret: bytes,
     channels: ChannelPolicy | None = None,
     write_policy: WritePolicy | None = None,
+    sender: Sender | None = None,
 ) -> IngestReport:
     """Write one episode and everything it implies, inside ``tx`` (bound to the record's
     scope: idempotency, entities, owners, dependencies and blocks are all that scope's).
@@ -338,6 +339,8 @@ def ingest_record(
     ``channels`` binds sources to channels (default :meth:`ChannelPolicy.default`).
     ``write_policy`` (admission, reconcile; see :mod:`kg_memory.services.reconciliation`)
     applies after the writer gate; without one every admitted value supersedes at once.
+    ``sender`` is who the ingest channel established really sent it (an inlet's own source),
+    stored with a refused envelope's episode.
     """
     if tx.scope != record.scope:
         raise ScopeError(f"an episode for scope {record.scope!r} cannot be written in a unit "
@@ -365,18 +368,8 @@ def ingest_record(
             system_time=prior[0].recorded_at,
         )
     _check_preconditions(tx, record)
-    episode = Episode(
-        episode_id=episode_id,
-        operation_id=record.operation_id,
-        source=record.source,
-        channel=record.channel,
-        content=record.content,
-        occurred_at=record.occurred_at,
-        recorded_at=tx.now,
-        scope=record.scope,
-    )
-    tx.add_episode(episode, payload_hash)
-    refused = check_envelope(tx, episode, channels or ChannelPolicy.default())
+    episode, refused = receive(tx, record, episode_id, payload_hash,
+                               channels or ChannelPolicy.default(), sender)
     if refused is not None:
         # The envelope is what every other check trusts, so none of its candidates is looked at.
         return IngestReport(operation_id=record.operation_id, episode_id=episode_id,

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kg_memory.domain.channel import ChannelPolicy, ChannelRule, bind
+from kg_memory.domain.channel import ChannelPolicy, ChannelRule, Sender, bind
 from kg_memory.domain.errors import PolicyError, ScopeError
 from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.model import Channel
@@ -91,4 +91,5 @@ class Inlet:
             raise ScopeError(f"this inlet writes to scope {self.scope!r}; the payload names "
                              f"{record.scope!r}")
         return ingest_one(self._store, record, policy=self._policy, secret=self._secret,
-                          channels=self._bound, write_policy=self._write_policy)
+                          channels=self._bound, write_policy=self._write_policy,
+                          sender=Sender(source=self.source, channel=self.channel))

@@ -22,6 +22,7 @@ from kg_memory.domain.errors import NotFound, ScopeError
 from kg_memory.domain.forgetting import LineageView
 from kg_memory.domain.layers import Rule
 from kg_memory.domain.model import Assertion, EdgeType
+from kg_memory.domain.recall_answer import episode_label
 from kg_memory.services.rules import RULE, RuleLink, rule_links
 from kg_memory.store.link_reads import Link
 from kg_memory.store.protocol import Store
@@ -173,7 +174,12 @@ def _attach_agents(store: Store, graph: nx.MultiDiGraph[str], depth: int | None)
         and (depth is None or graph.nodes[n]["depth"] < depth)
     ]
     for episode in store.episodes(episodes):
-        agent = f"agent:{episode.source}"
+        # Who really sent it, as the gate decided: a refused envelope's claimed source never
+        # gets the credit (nor the blame), and the node says it was refused.
+        agent = f"agent:{episode.sender_id}"
+        graph.nodes[episode.episode_id]["envelope"] = episode.envelope.value
+        if episode.refused:
+            graph.nodes[episode.episode_id]["label"] = episode_label(episode)[0]
         graph.add_node(agent, kind="agent", depth=graph.nodes[episode.episode_id]["depth"] + 1)
         graph.add_edge(
             episode.episode_id,
@@ -198,7 +204,9 @@ def lineage_tree(graph: nx.MultiDiGraph[str], root: str, direction: Direction) -
             for child, rel in sorted(children(node, way))
             if child not in path
         ]
-        return {"id": node, "kind": graph.nodes[node]["kind"], "children": kids}
+        shown: dict[str, Any] = {k: graph.nodes[node][k] for k in ("envelope", "label")
+                                 if k in graph.nodes[node]}
+        return {"id": node, "kind": graph.nodes[node]["kind"], **shown, "children": kids}
 
     tree: dict[str, Any] = {"id": root, "kind": graph.nodes[root]["kind"]}
     if direction in ("up", "both"):

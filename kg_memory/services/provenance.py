@@ -3,9 +3,10 @@
 Mapping: episodes, assertions, derived records and tombstones are prov:Entity; the extraction of
 each episode, consolidations and forget runs are prov:Activity; sources (user, agent, third
 parties), the extractor, the consolidator and the forgetter are prov:Agent. Relations:
-wasAttributedTo (episode to its source, fact to its writer), wasGeneratedBy / used /
-wasAssociatedWith (activities), wasDerivedFrom (a fact from the episodes that first supported
-it, a derived record from its sources), wasRevisionOf (successive derived records),
+wasAttributedTo (episode to its sender as the gate decided: its source, or for a refused
+envelope who really sent it, never the source it claimed; fact to its writer), wasGeneratedBy /
+used / wasAssociatedWith (activities), wasDerivedFrom (a fact from the episodes that first
+supported it, a derived record from its sources), wasRevisionOf (successive derived records),
 wasInvalidatedBy (tombstones by the forget run). Later corroboration of an existing fact is
 wasInfluencedBy, because deriving from a source generated later would be incoherent.
 
@@ -114,15 +115,16 @@ def export_prov(
     }
     extractor = _agent(doc, EXTRACTOR, agents)
     for ep in episodes.values():
-        doc.entity(
-            qname(ep.episode_id),
-            {
-                "prov:type": "kgm:Episode",
-                "kgm:channel": ep.channel.value,
-                "kgm:occurredAt": ep.occurred_at,
-            },
-        )
-        doc.wasAttributedTo(qname(ep.episode_id), _agent(doc, ep.source, agents))
+        attributes: dict[str, Any] = {
+            "prov:type": "kgm:Episode",
+            "kgm:channel": ep.channel.value,
+            "kgm:occurredAt": ep.occurred_at,
+            "kgm:envelope": ep.envelope.value,
+        }
+        if ep.refused:  # what it claimed, kept for the audit; the credit goes to its sender
+            attributes["kgm:claimedSource"] = ep.source
+        doc.entity(qname(ep.episode_id), attributes)
+        doc.wasAttributedTo(qname(ep.episode_id), _agent(doc, ep.sender_id, agents))
         act = doc.activity(qname(f"extract_{ep.episode_id}"), ep.recorded_at, ep.recorded_at)
         doc.used(act, qname(ep.episode_id), ep.recorded_at)
         doc.wasAssociatedWith(act, extractor)

@@ -161,7 +161,7 @@ def _episode_scored(episode: Episode, doc: list[str], request: RecallRequest) ->
                 _words_in(tokens(name), words) for name in (request.subject, *request.same_as)),
             project),
         recency=recency(episode.occurred_at, request.at, request.weights.half_life_days),
-        evidence=evidence_quality(Kind.STATED if episode.source == "user" else None, 1),
+        evidence=evidence_quality(Kind.STATED if episode.speaker == "user" else None, 1),
     )
 
 
@@ -207,7 +207,7 @@ def _episode_hit(episode: Episode, ranked: Ranked, neighbours: tuple[RecalledEpi
         type="episode", id=episode.episode_id, revision=None, scope=episode.scope,
         content=episode.content,
         value=None, subject=None, predicate=None, qualifiers=None, kind=None,
-        writer=episode.source, valid=Interval(start=episode.occurred_at),
+        writer=episode.speaker or episode.sender, valid=Interval(start=episode.occurred_at),
         system=Interval(start=episode.recorded_at), supported_by=supports,
         eligible_because=episode_reasons(episode, context), label=label, own_words=own,
         historical_only=False, context=neighbours, score=ranked.components())

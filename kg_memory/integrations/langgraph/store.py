@@ -21,6 +21,8 @@ ignored (there are no vectors).
 
 Someone else's words are never served as an item: claims, and facts qualified with a project
 (which a LangGraph key cannot name), stay out of ``get``, ``search`` and ``list_namespaces``.
+Every item says who wrote it and what kind of fact it is (``item.writer``, ``item.kind``; see
+:mod:`kg_memory.integrations.langgraph.attributed`).
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ from kg_memory import (
     parse_record,
     system_clock,
 )
+from kg_memory.integrations.langgraph.attributed import AttributedItem, AttributedSearchItem
 from kg_memory.integrations.langgraph.items import (
     decode,
     encode,
@@ -266,9 +269,11 @@ class KgMemoryStore(BaseStore):
         fields: dict[str, Any] = {
             "namespace": to_namespace(fact.scope, fact.subject), "key": fact.predicate,
             "value": decode(fact.value), "created_at": self._created(fact, known_at),
-            "updated_at": updated,
+            "updated_at": updated, "writer": fact.writer, "kind": fact.kind,
         }
-        return SearchItem(**fields, score=score) if search else Item(**fields)
+        if search:
+            return AttributedSearchItem(**fields, score=score)
+        return AttributedItem(**fields)
 
     def _get(self, namespace: tuple[str, ...], key: str, valid_at: datetime,
              known_at: datetime) -> Item | None:

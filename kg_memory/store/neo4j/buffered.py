@@ -28,7 +28,7 @@ from kg_memory.domain.model import (
 from kg_memory.domain.recall_text import episode_document, fact_document
 from kg_memory.store.journal_view import JournalView
 from kg_memory.store.neo4j.plan import BatchPlan, Journal, slot_key
-from kg_memory.store.neo4j.rows import iso
+from kg_memory.store.neo4j.rows import envelope_props, iso
 from kg_memory.store.neo4j.unit import ScopedUnit
 from kg_memory.store.protocol import Slot
 from kg_memory.store.unplanned import UnplannedWrites
@@ -101,7 +101,7 @@ class BufferedUnit(UnplannedWrites, JournalView[BatchPlan, Journal], ScopedUnit)
             "episode_id": episode.episode_id, "operation_id": episode.operation_id,
             "payload_hash": payload_hash, "source": episode.source,
             "channel": episode.channel.value, "content": episode.content,
-            "scope": episode.scope, "recall_text": text or None,
+            "scope": episode.scope, **envelope_props(episode), "recall_text": text or None,
             "recall_length": text.count(" ") + 1 if text else None}})
 
     def entity(self, entity_id: str) -> Entity | None:

@@ -40,6 +40,7 @@ from kg_memory.domain.model import (
     EdgeType,
     EndReason,
     Entity,
+    Envelope,
     Episode,
     Kind,
     Qualifiers,
@@ -52,6 +53,7 @@ __all__ = [
     "block_from_props",
     "edge_from_row",
     "entity_from_props",
+    "envelope_props",
     "episode_from_props",
     "instant",
     "iso",
@@ -236,7 +238,17 @@ def episode_from_props(p: Props, when: When = time_of) -> Episode:
         occurred_at=when(p["occurred_at"]),
         recorded_at=when(p["recorded_at"]),
         scope=p["scope"],
+        # A node written before schema 4 has no decision; the migration derives it.
+        envelope=Envelope(p.get("envelope") or Envelope.ADMITTED),
+        sent_by=p.get("sent_by"),
+        sent_over=Channel(p["sent_over"]) if p.get("sent_over") else None,
     )
+
+
+def envelope_props(episode: Episode) -> dict[str, str | None]:
+    """The gate's decision as an :Episode node's properties (add_episode, batch_episodes)."""
+    return {"envelope": episode.envelope.value, "sent_by": episode.sent_by,
+            "sent_over": None if episode.sent_over is None else episode.sent_over.value}
 
 
 def entity_from_props(p: Props) -> Entity:

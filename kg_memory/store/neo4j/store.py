@@ -191,6 +191,7 @@ class Neo4jStore(Sessions, Batching, RecallReads, Audits, BulkReads):
                         raise StoreUnavailable(
                             f"cannot prepare the Neo4j store at {self._uri}: {exc}") from exc
                 backfill(self._read)  # a store written before recall: its recall text, once
+                self._read("envelope_backfill")  # episodes' decisions, from the audit, once
                 _SCHEMA_READY.add(key)
             return found
 

@@ -31,6 +31,7 @@ from kg_memory.store.neo4j.cypher import load
 from kg_memory.store.neo4j.rows import (
     block_from_props,
     entity_from_props,
+    envelope_props,
     episode_from_props,
     instant,
     opt_instant,
@@ -118,6 +119,7 @@ class Neo4jTransaction(ScopedUnit):
             occurred_at=instant(episode.occurred_at),
             recorded_at=instant(episode.recorded_at),
             scope=episode.scope,
+            **envelope_props(episode),
         )
         text = episode_document(episode.content)
         if text:

@@ -17,6 +17,7 @@ from kg_memory.domain.model import (
     Channel,
     EndReason,
     Entity,
+    Envelope,
     Episode,
     Kind,
     Qualifiers,
@@ -50,7 +51,8 @@ VERSION_COLUMNS = (
 #: An episode row with every column, in the order of :func:`episode_params`.
 EPISODE_INSERT = (
     "INSERT INTO episodes (episode_id, operation_id, payload_hash, source, channel, content, "
-    "fingerprint, occurred_at, recorded_at, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    "fingerprint, occurred_at, recorded_at, scope, envelope, sent_by, sent_over) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 #: The fingerprint of a redacted episode's (empty) content.
 REDACTED_FINGERPRINT = fingerprint("")
 
@@ -60,7 +62,9 @@ def episode_params(episode: Episode, payload_hash: str) -> tuple[Any, ...]:
     once here, on the way in, instead of on every read of the episode's supports."""
     return (episode.episode_id, episode.operation_id, payload_hash, episode.source,
             episode.channel.value, episode.content, fingerprint(episode.content),
-            to_micros(episode.occurred_at), to_micros(episode.recorded_at), episode.scope)
+            to_micros(episode.occurred_at), to_micros(episode.recorded_at), episode.scope,
+            episode.envelope.value, episode.sent_by,
+            None if episode.sent_over is None else episode.sent_over.value)
 
 
 def opt_time(value: int | None) -> datetime | None:
@@ -137,6 +141,9 @@ def episode_from_row(row: driver.Row) -> Episode:
         "occurred_at": from_micros(row["occurred_at"]),
         "recorded_at": from_micros(row["recorded_at"]),
         "scope": row["scope"],
+        "envelope": Envelope(row["envelope"]),
+        "sent_by": row["sent_by"],
+        "sent_over": None if row["sent_over"] is None else Channel(row["sent_over"]),
     })
 
 

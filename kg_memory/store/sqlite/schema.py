@@ -53,7 +53,10 @@ __all__ = [
 #: replaces the triggers and merges the shards a schema 8 erasure left marked. The option
 #: changes a table's FTS5 format at its first secure deletion: from then on a SQLite before 3.42
 #: can neither read nor write it.
-SCHEMA_VERSION = "9"
+#: 10: the gate's decision on each episode's envelope stored with it (``episodes.envelope``,
+#: ``sent_by``, ``sent_over``); ``kg-memory migrate`` adds the columns and marks refused every
+#: episode whose envelope the audit (``refusals``) says the gate refused.
+SCHEMA_VERSION = "10"
 #: Schema versions this one cannot be reached from, and why. Schema 1 keyed entities, operation
 #: ids, edges and documents globally, so one tenant's rows could be another's; its rows cannot
 #: be given scopes after the fact without guessing.
@@ -126,6 +129,22 @@ def _add_fingerprints(conn: driver.Connection) -> None:
     conn.execute(trigger)
 
 
+def _add_envelopes(conn: driver.Connection) -> None:
+    """Add the envelope columns to a file from before schema 10, inside the caller's
+    transaction, and derive each episode's decision from the audit: the gate refused exactly
+    the envelopes it wrote an ``envelope ...`` refusal for (kg_memory.services.admission). Who
+    really sent those was not recorded then, so ``sent_by`` stays unknown (NULL); the update
+    goes through the outbox, so a Neo4j mirror learns the decisions too."""
+    if any(r[1] == "envelope" for r in conn.execute("PRAGMA table_info(episodes)")):
+        return
+    conn.execute("ALTER TABLE episodes ADD COLUMN envelope TEXT NOT NULL DEFAULT 'admitted' "
+                 "CHECK (envelope IN ('admitted', 'refused'))")
+    conn.execute("ALTER TABLE episodes ADD COLUMN sent_by TEXT")
+    conn.execute("ALTER TABLE episodes ADD COLUMN sent_over TEXT")
+    conn.execute("UPDATE episodes SET envelope = 'refused' WHERE episode_id IN "
+                 "(SELECT episode_id FROM refusals WHERE what LIKE 'envelope %')")
+
+
 def _initialise(conn: driver.Connection) -> None:
     """Create (or complete) the schema, the version row and the tombstone key, atomically."""
     conn.execute("PRAGMA journal_mode = WAL")
@@ -138,6 +157,7 @@ def _initialise(conn: driver.Connection) -> None:
         index_missing(conn)
         upgrade_vectors(conn)  # a file from before the sketches (schema 4)
         _add_fingerprints(conn)  # a file from before the stored fingerprints (schema 7)
+        _add_envelopes(conn)  # a file from before the stored envelope decisions (schema 9)
         conn.execute(
             "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [SCHEMA_VERSION])

@@ -23,6 +23,12 @@ CREATE TABLE IF NOT EXISTS episodes (
     -- (and again whenever a forget redacts or rewrites it), so a lookup reads each supporting
     -- episode's digest instead of hashing its text on every read.
     fingerprint  TEXT NOT NULL DEFAULT '',
+    -- Schema 9: the gate's decision on the envelope ('admitted' or 'refused'), and who really
+    -- sent it over which channel (kg_memory.domain.model.Episode), so every read knows a
+    -- refused envelope's content is nobody's statement.
+    envelope     TEXT NOT NULL DEFAULT 'admitted' CHECK (envelope IN ('admitted', 'refused')),
+    sent_by      TEXT,
+    sent_over    TEXT,
     UNIQUE (scope, operation_id)
 );
 
