@@ -21,8 +21,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from kg_memory import Memory
 from kg_memory.domain.model import EdgeType, Kind
 from tests.conftest import ManualClock, day, episode, fact
@@ -86,7 +84,8 @@ def test_new_evidence_after_a_duplicate_still_publishes_a_revision(
             if f.predicate == "report_tone"]
     second = memory.consolidate("j17", "profile", [evidence[0], *tone], scope="acme",
                                 project="c1")
-    assert second.status == "committed" and second.assertion_id != first.assertion_id
+    assert second.status == "committed"
+    assert second.assertion_id != first.assertion_id
     assert "warm" in str(second.value)
     report = memory.check()
     assert report.ok, [v.model_dump() for v in report.violations]
