@@ -29,6 +29,7 @@ from kg_memory.services.forget_plan import (
     selector_scopes,
 )
 from kg_memory.services.forget_repair import (
+    evidence_instants,
     rebuild,
     restore,
     retire_dependents,
@@ -145,7 +146,7 @@ def _forget_in_scope(
             forgotten = [*sorted(forget_grounds(selector)), *the_plan.entities]
             tombstones = tombstone_keys(
                 the_plan, secret, deleted, before.episodes([*the_plan.erase, *the_plan.redact]),
-                scope, forgotten)
+                scope, forgotten, evidence_instants(before, deleted, scope))
             if not keep_residues:
                 for residue in [r.residue for r in found.found if r.residue.where == "record"]:
                     rebuilt = rebuild(tx, store, residue.node, set(the_plan.delete),

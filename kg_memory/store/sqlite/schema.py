@@ -8,6 +8,7 @@ one transaction; an existing one is only changed by :func:`migrate`, on purpose.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import sqlite3
@@ -45,7 +46,11 @@ __all__ = [
 #: 8: a tombstone's INVALIDATED_BY edge is read from its row (``tombstones.activity_id``,
 #: indexed by ``tombstones_activity``) instead of stored per tombstone; ``kg-memory migrate``
 #: adds the index, and an older file's stored edges are the rows derived (read once).
-SCHEMA_VERSION = "8"
+#: 9: no tombstone is made from a value: ``content`` tombstones (an HMAC over the forgotten
+#: value under the secret this file holds, so a guess was confirmable from the file) give way
+#: to ``evidence`` ones (slot and instant); ``kg-memory migrate`` drops the old ones, their
+#: edges and outbox rows, and checkpoints the WAL (see docs/security.md).
+SCHEMA_VERSION = "9"
 #: Schema versions this one cannot be reached from, and why. Schema 1 keyed entities, operation
 #: ids, edges and documents globally, so one tenant's rows could be another's; its rows cannot
 #: be given scopes after the fact without guessing.
@@ -118,6 +123,29 @@ def _add_fingerprints(conn: sqlite3.Connection) -> None:
     conn.execute(trigger)
 
 
+def _drop_value_tombstones(conn: sqlite3.Connection) -> None:
+    """Drop the value-derived ``content`` tombstones of a file from before schema 9, with every
+    copy of their keys: the INVALIDATED_BY edges stored from their nodes (``tomb_`` + the
+    key's first 20 characters, enough to confirm a guess) and their outbox rows. Run with
+    ``secure_delete`` on, so the freed cells are zeroed, not left for a reader of the file."""
+    gone = [r[0] for r in conn.execute("SELECT key FROM tombstones WHERE kind = 'content'")]
+    if not gone:
+        return
+    nodes = json.dumps(["tomb_" + key[:20] for key in gone])
+    # The mirror learns of nothing here (its next connect drops them the same way), so the
+    # edges' delete trigger must not queue the node ids it is erasing.
+    [trigger] = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = "
+                             "'outbox_edges_del'").fetchone()
+    conn.execute("DROP TRIGGER outbox_edges_del")
+    conn.execute("DELETE FROM edges WHERE src IN (SELECT value FROM json_each(?))", [nodes])
+    conn.execute(trigger)
+    conn.execute("DELETE FROM outbox WHERE tbl = 'edges' AND EXISTS (SELECT 1 FROM json_each(?) "
+                 "j WHERE instr(outbox.key, j.value) > 0)", [nodes])
+    conn.execute("DELETE FROM outbox WHERE tbl = 'tombstones' AND key IN "
+                 "(SELECT value FROM json_each(?))", [json.dumps(gone)])
+    conn.execute("DELETE FROM tombstones WHERE kind = 'content'")
+
+
 def _initialise(conn: sqlite3.Connection) -> None:
     """Create (or complete) the schema, the version row and the tombstone key, atomically."""
     conn.execute("PRAGMA journal_mode = WAL")
@@ -130,6 +158,7 @@ def _initialise(conn: sqlite3.Connection) -> None:
         index_missing(conn)
         upgrade_vectors(conn)  # a file from before the sketches (schema 4)
         _add_fingerprints(conn)  # a file from before the stored fingerprints (schema 7)
+        _drop_value_tombstones(conn)  # a file from before evidence tombstones (schema 9)
         conn.execute(
             "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [SCHEMA_VERSION])
@@ -207,6 +236,9 @@ def migrate(target: Path, *, busy_timeout: float | None = None) -> tuple[str, st
     timeout = busy_timeout_seconds(busy_timeout)
     conn = sqlite3.connect(target, isolation_level=None, timeout=timeout)
     try:
+        # What a step deletes (schema 9's value-derived tombstones) must not stay readable in
+        # the freed pages.
+        conn.execute("PRAGMA secure_delete = ON")
         before = schema_version(conn, target)
         if before is None:
             raise StoreUnavailable(f"{target} is empty, not a kg-memory store")
@@ -218,6 +250,8 @@ def migrate(target: Path, *, busy_timeout: float | None = None) -> tuple[str, st
             raise StoreUnavailable(
                 f"{target} has schema {before}, newer than this kg-memory's {SCHEMA_VERSION}")
         _initialise(conn)
+        # Nor in the WAL's older frames: copied into the file (with the zeroed cells) and cut.
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return before, SCHEMA_VERSION
     except sqlite3.Error as exc:
         raise store_error(exc, f"cannot migrate {target}") from exc
