@@ -197,6 +197,9 @@ class ForgetPlan(BaseModel):
     #: Entities nothing retained refers to once the plan is carried out: the forgotten input
     #: alone created them, so their ids and names go too.
     entities: tuple[str, ...] = ()
+    #: Entities that stay (kept input refers to them) but whose name and type the forgotten
+    #: input gave, first: both go (no name, type ``thing``).
+    unnamed: tuple[str, ...] = ()
     #: Residual copies of the erased text in retained episodes, refusals, documents and
     #: derived records of the same scope (see :mod:`kg_memory.domain.residue`).
     residues: tuple[Residue, ...] = ()
@@ -207,7 +210,8 @@ class ForgetPlan(BaseModel):
     @property
     def is_empty(self) -> bool:
         return not (self.delete or self.rebuild or self.erase or self.redact or self.restore
-                    or self.retire or self.entities or self.residues or self.rules)
+                    or self.retire or self.entities or self.unnamed or self.residues
+                    or self.rules)
 
 
 _NONE: frozenset[str] = frozenset()

@@ -93,7 +93,7 @@ def forget(
 
 
 def _union(selector: Selector, dry_run: bool, runs: list[ForgetReport]) -> ForgetReport:
-    fields = ("delete", "rebuild", "erase", "redact", "restore", "retire", "retain")
+    fields = ("delete", "rebuild", "erase", "redact", "restore", "retire", "retain", "unnamed")
     merged = ForgetPlan(
         selector=selector,
         residues=tuple(residue for r in runs for residue in r.plan.residues),
@@ -177,6 +177,8 @@ def _forget_in_scope(
             for episode in the_plan.redact:
                 tx.redact_episode(episode, list(the_plan.delete))
             tx.delete_entities(forgotten)
+            for entity in the_plan.unnamed:  # a bare reference's: no name, the default type
+                tx.rename_entity(entity, None, type_="thing")
             unname_entities(tx, secret, forgotten)
             tx.forget_keys([*the_plan.entities,
                             *([selector.value] if selector.kind == "entity" else [])])
