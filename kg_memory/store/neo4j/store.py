@@ -210,9 +210,7 @@ class Neo4jStore(Batching, RecallReads, Audits, BulkReads):
                         raise StoreUnavailable(
                             f"cannot prepare the Neo4j store at {self._uri}: {exc}") from exc
                 backfill(self._read)  # a store written before recall: its recall text, once
-                # Value-derived tombstones of an older kg-memory: a guess of a forgotten value
-                # must not be confirmable by whoever reads the database (docs/security.md).
-                self._read("drop_value_tombstones")
+                self._read("drop_value_tombstones")  # an older kg-memory's (security.md)
                 _SCHEMA_READY.add(key)
             return found
 
