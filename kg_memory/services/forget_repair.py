@@ -182,7 +182,9 @@ def tombstone_keys(
 def evidence_instants(store: Store, deleted: Sequence[Assertion], scope: str
                       ) -> dict[str, list[datetime]]:
     """When the evidence of each deleted fact occurred: the episodes that recorded a revision
-    of it or support it (read before anything is erased)."""
+    of it or support it (read before anything is erased). Derived records have no evidence
+    tombstone (nothing re-sends them), so their edges are not read."""
+    deleted = [v for v in deleted if v.kind != "derived"]
     ids = sorted({v.assertion_id for v in deleted})
     by_fact = {fact: {v.recorded_by for v in deleted if v.assertion_id == fact} for fact in ids}
     for fact, edges in store.edges_of(ids, scope).items():
