@@ -250,7 +250,7 @@ def test_every_other_table_fits_on_real_wall_clock_data(tmp_path: Path, width: i
     assert_fits(out, width)
     actions = ("delete", "rebuild", "erase", "redact", "restore", "retire", "retain", "entities")
     nodes = sum(max(1, len(plan[a])) for a in actions)  # an empty action is one "-" row
-    nodes += len(plan["residues"])  # a row per residue, none for none
+    nodes += len(plan["residues"]) + len(plan["unnamed"])  # a row each, none for none
     assert len(lines_of(out)) == table_lines(nodes) + 2  # and the residues and status lines
 
     run(width, "forget", "category:acme/j17/report_*@c1", "--block", "--store", store)

@@ -57,7 +57,8 @@ def forget(
 
     The plan classifies every affected node (delete, rebuild, erase, redact, restore, retire,
     retain) by lineage (retire: believed facts that depended on an erased one, retired whole,
-    history kept), adds the entities only the forgotten input referred to, and the residues:
+    history kept), adds the entities only the forgotten input referred to, those kept that
+    lose the name and type it gave them (unnamed), and the residues:
     unlinked copies of the erased text in what is kept, which are cut out unless
     --keep-residues;
     --dry-run prints exactly that plan. The real run is one transaction, then the store
@@ -94,7 +95,8 @@ def forget(
 def _show(report: ForgetReport, *, dry_run: bool, wide: bool) -> None:
     plan = report.plan
     actions = ("delete", "rebuild", "erase", "redact", "restore", "retire", "retain", "entities")
-    counts = ", ".join(f"{len(getattr(plan, a))} {a}" for a in actions if getattr(plan, a))
+    counts = ", ".join(f"{len(getattr(plan, a))} {a}" for a in (*actions, "unnamed")
+                       if getattr(plan, a))
     sheet = Sheet(title=f"forget {report.selector}" + (" (dry run)" if dry_run else ""),
                   caption=counts or "nothing to forget",
                   columns=[Column("action"), Column("node", cut="middle")])
@@ -102,6 +104,8 @@ def _show(report: ForgetReport, *, dry_run: bool, wide: bool) -> None:
         # One node per row, so the plan reads down one column however long it is.
         for node in getattr(plan, action) or ["-"]:
             sheet.add_row(action, Ident(node))
+    for node in plan.unnamed:  # kept, without the name and type the forgotten input gave
+        sheet.add_row("unnamed", Ident(node))
     for rule in plan.rules:  # how many observations it loses, never which
         cut = f", {rule.cut} cut" if rule.cut else ""  # copies in its words, never the words
         sheet.add_row(f"rule {rule.outcome} ({rule.dropped} of {rule.dropped + rule.kept}{cut})",

@@ -40,6 +40,7 @@ from __future__ import annotations
 import hmac
 import json
 from collections.abc import Set as AbstractSet
+from datetime import datetime
 from json.encoder import encode_basestring_ascii as _quoted
 from typing import Literal
 
@@ -47,20 +48,27 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from kg_memory.domain.dependency import ALWAYS, retirement_walk
 from kg_memory.domain.errors import InvalidArgument
-from kg_memory.domain.model import Assertion, EdgeType, Value
+from kg_memory.domain.instant import to_micros
+from kg_memory.domain.model import Assertion, EdgeType
 from kg_memory.domain.residue import Residue
 from kg_memory.domain.rule_review import RuleForget
 
 __all__ = [
+    "EVIDENCE",
     "ForgetPlan",
     "LineageView",
     "Selector",
-    "content_key",
+    "evidence_key",
     "node_key",
     "operation_key",
     "plan_forget",
     "tombstone_key",
 ]
+
+#: The kind of an evidence tombstone (:func:`evidence_key`). Schema 8 and earlier stored
+#: ``content`` tombstones, an HMAC over the value under the store's own secret: ``kg-memory
+#: migrate`` drops them (see docs/security.md).
+EVIDENCE = "evidence"
 
 SelectorKind = Literal["episode", "assertion", "entity", "source", "category"]
 
@@ -189,6 +197,9 @@ class ForgetPlan(BaseModel):
     #: Entities nothing retained refers to once the plan is carried out: the forgotten input
     #: alone created them, so their ids and names go too.
     entities: tuple[str, ...] = ()
+    #: Entities that stay (kept input refers to them) but whose name and type the forgotten
+    #: input gave, first: both go (no name, type ``thing``).
+    unnamed: tuple[str, ...] = ()
     #: Residual copies of the erased text in retained episodes, refusals, documents and
     #: derived records of the same scope (see :mod:`kg_memory.domain.residue`).
     residues: tuple[Residue, ...] = ()
@@ -199,7 +210,8 @@ class ForgetPlan(BaseModel):
     @property
     def is_empty(self) -> bool:
         return not (self.delete or self.rebuild or self.erase or self.redact or self.restore
-                    or self.retire or self.entities or self.residues or self.rules)
+                    or self.retire or self.entities or self.unnamed or self.residues
+                    or self.rules)
 
 
 _NONE: frozenset[str] = frozenset()
@@ -363,9 +375,26 @@ def operation_key(secret: bytes, scope: str, operation_id: str) -> str:
     return tombstone_key(secret, "operation", _pair(scope, operation_id))
 
 
-def content_key(
-    secret: bytes, scope: str, subject: str, predicate: str, project: str | None, value: Value
+def evidence_key(
+    secret: bytes, scope: str, subject: str, predicate: str, project: str | None,
+    occurred_at: datetime,
 ) -> str:
-    """The tombstone key of a fact's content, so a late replay of it can be refused."""
-    canonical = json.dumps([scope, subject, predicate, project, value], separators=(",", ":"))
-    return tombstone_key(secret, "content", canonical)
+    """The tombstone key of a forgotten fact's evidence: its slot (scope, subject, predicate,
+    project) and the instant the evidence occurred, so a late copy of that evidence (the same
+    message under another operation id) can be refused.
+
+    Never the value: the store's secret is in the store, so anyone holding the file can
+    recompute any key, and a key over the value would confirm a guess of a forgotten
+    low-entropy value (a PIN in 10,000 tries). What this key confirms to such a guesser is
+    that some fact in that slot, from evidence of that instant, was forgotten.
+
+    >>> from datetime import UTC, datetime, timedelta, timezone
+    >>> at = datetime(2026, 1, 5, 9, tzinfo=UTC)
+    >>> same = at.astimezone(timezone(timedelta(hours=2)))
+    >>> evidence_key(b"k", "u1", "u1", "pin", None, at) == evidence_key(
+    ...     b"k", "u1", "u1", "pin", None, same)
+    True
+    """
+    canonical = json.dumps([scope, subject, predicate, project, to_micros(occurred_at)],
+                           separators=(",", ":"))
+    return tombstone_key(secret, EVIDENCE, canonical)

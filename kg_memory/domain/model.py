@@ -306,14 +306,16 @@ class Tombstone(BaseModel):
     """Proof that something was forgotten, without what it was.
 
     ``key`` is a keyed hash (HMAC with a secret local to the store) of an operation id, a node id
-    or a fact's content, so a replay can be recognised and refused while the tombstone itself
-    reveals nothing. ``generation`` is the store's removal generation when it was written.
+    or a fact's evidence (its slot and when the evidence occurred, never its value), so a replay
+    can be recognised and refused. The secret is in the store: anyone holding it can confirm a
+    guess of an id or a slot and instant, so no key is ever made from a value (see
+    docs/security.md). ``generation`` is the store's removal generation when it was written.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     key: str
-    kind: str  # operation | node | content
+    kind: str  # operation | node | evidence
     generation: int
     activity_id: str
     created_at: UtcDatetime

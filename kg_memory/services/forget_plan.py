@@ -13,7 +13,12 @@ from kg_memory.domain.errors import ScopeError
 from kg_memory.domain.forgetting import ForgetPlan, Selector, plan_forget
 from kg_memory.services.lineage import forget_view
 from kg_memory.services.plan_reads import plan_reads
-from kg_memory.services.residues import ResidueSearch, find_residues, orphaned_entities
+from kg_memory.services.residues import (
+    ResidueSearch,
+    find_residues,
+    orphaned_entities,
+    unnamed_entities,
+)
 from kg_memory.services.rule_basis import plan_rule_forgetting
 from kg_memory.store.protocol import Store
 
@@ -89,8 +94,10 @@ def plan_in_scope(store: Store, selector: Selector, keep_residues: bool = False
         by_lineage = by_lineage.model_copy(update={"rules": found.rules})
     entities = orphaned_entities(
         store, by_lineage, selector.value if selector.kind == "entity" else None)
+    by_lineage = by_lineage.model_copy(update={
+        "entities": entities, "residues": tuple(r.residue for r in found.found)})
     return by_lineage.model_copy(update={
-        "entities": entities, "residues": tuple(r.residue for r in found.found)}), found, store
+        "unnamed": unnamed_entities(store, by_lineage)}), found, store
 
 
 def forget_grounds(selector: Selector) -> set[str]:

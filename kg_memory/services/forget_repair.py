@@ -8,19 +8,26 @@ reads through it, so it sees what the steps before it wrote.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 
 from kg_memory.domain.change import Draft, PlannedEdge
 from kg_memory.domain.consolidation import derive_profile
 from kg_memory.domain.dependency import ALWAYS, retirement_walk
-from kg_memory.domain.forgetting import ForgetPlan, content_key, node_key, operation_key
+from kg_memory.domain.forgetting import (
+    EVIDENCE,
+    ForgetPlan,
+    evidence_key,
+    node_key,
+    operation_key,
+)
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Assertion, EdgeType, EndReason, Episode
 from kg_memory.domain.supersession import draft_of, plan_write
 from kg_memory.store.protocol import Slot, Store, Transaction, apply_plan
 
-__all__ = ["entity_reference", "rebuild", "restore", "retire_dependents", "tombstone_keys",
-           "unname_entities"]
+__all__ = ["entity_reference", "evidence_instants", "rebuild", "restore", "retire_dependents",
+           "tombstone_keys", "unname_entities"]
 
 
 def _lost_valid_time(versions: list[Assertion], enders: set[str]) -> list[Interval]:
@@ -148,10 +155,13 @@ def unname_entities(tx: Transaction, secret: bytes, entity_ids: Sequence[str]) -
 def tombstone_keys(
     the_plan: ForgetPlan, secret: bytes, deleted: list[Assertion], episodes: list[Episode],
     scope: str, entities: Sequence[str] = (),
+    evidence: Mapping[str, Sequence[datetime]] | None = None,
 ) -> list[tuple[str, str]]:
     """``(kind, key)`` of every tombstone the run leaves: each erased node and forgotten
     entity (what depended on it now names this tombstone), each forgotten operation id (of
-    ``episodes``, the erased and redacted ones), each deleted fact's content."""
+    ``episodes``, the erased and redacted ones), and each deleted fact's evidence: its slot at
+    each instant ``evidence`` gives for it (when the episodes that recorded or supported it
+    occurred), never its value (:func:`~kg_memory.domain.forgetting.evidence_key`)."""
     keys: list[tuple[str, str]] = []
     gone_rules = [r.rule_id for r in the_plan.rules if r.outcome == "delete"]
     for node in (*the_plan.delete, *the_plan.rebuild, *the_plan.erase, *gone_rules,
@@ -160,18 +170,26 @@ def tombstone_keys(
     for episode in episodes:
         keys.append(("operation", operation_key(secret, episode.scope, episode.operation_id)))
     for version in deleted:
-        if version.kind != "derived":
-            keys.append(
-                (
-                    "content",
-                    content_key(
-                        secret,
-                        version.scope,
-                        version.subject,
-                        version.predicate,
-                        version.qualifiers.project,
-                        version.value,
-                    ),
-                )
-            )
+        if version.kind == "derived":
+            continue
+        for instant in (evidence or {}).get(version.assertion_id, ()):
+            keys.append((EVIDENCE, evidence_key(
+                secret, version.scope, version.subject, version.predicate,
+                version.qualifiers.project, instant)))
     return list(dict.fromkeys(keys))
+
+
+def evidence_instants(store: Store, deleted: Sequence[Assertion], scope: str
+                      ) -> dict[str, list[datetime]]:
+    """When the evidence of each deleted fact occurred: the episodes that recorded a revision
+    of it or support it (read before anything is erased). Derived records have no evidence
+    tombstone (nothing re-sends them), so their edges are not read."""
+    deleted = [v for v in deleted if v.kind != "derived"]
+    ids = sorted({v.assertion_id for v in deleted})
+    by_fact = {fact: {v.recorded_by for v in deleted if v.assertion_id == fact} for fact in ids}
+    for fact, edges in store.edges_of(ids, scope).items():
+        by_fact[fact] |= {e.src for e in edges if e.dst == fact and e.type is EdgeType.SUPPORTS}
+    occurred = {e.episode_id: e.occurred_at
+                for e in store.episodes(sorted(set().union(*by_fact.values())))}
+    return {fact: sorted({occurred[e] for e in eps if e in occurred})
+            for fact, eps in by_fact.items()}

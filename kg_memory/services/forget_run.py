@@ -29,6 +29,7 @@ from kg_memory.services.forget_plan import (
     selector_scopes,
 )
 from kg_memory.services.forget_repair import (
+    evidence_instants,
     rebuild,
     restore,
     retire_dependents,
@@ -92,7 +93,7 @@ def forget(
 
 
 def _union(selector: Selector, dry_run: bool, runs: list[ForgetReport]) -> ForgetReport:
-    fields = ("delete", "rebuild", "erase", "redact", "restore", "retire", "retain")
+    fields = ("delete", "rebuild", "erase", "redact", "restore", "retire", "retain", "unnamed")
     merged = ForgetPlan(
         selector=selector,
         residues=tuple(residue for r in runs for residue in r.plan.residues),
@@ -145,7 +146,7 @@ def _forget_in_scope(
             forgotten = [*sorted(forget_grounds(selector)), *the_plan.entities]
             tombstones = tombstone_keys(
                 the_plan, secret, deleted, before.episodes([*the_plan.erase, *the_plan.redact]),
-                scope, forgotten)
+                scope, forgotten, evidence_instants(before, deleted, scope))
             if not keep_residues:
                 for residue in [r.residue for r in found.found if r.residue.where == "record"]:
                     rebuilt = rebuild(tx, store, residue.node, set(the_plan.delete),
@@ -176,6 +177,8 @@ def _forget_in_scope(
             for episode in the_plan.redact:
                 tx.redact_episode(episode, list(the_plan.delete))
             tx.delete_entities(forgotten)
+            for entity in the_plan.unnamed:  # a bare reference's: no name, the default type
+                tx.rename_entity(entity, None, type_="thing")
             unname_entities(tx, secret, forgotten)
             tx.forget_keys([*the_plan.entities,
                             *([selector.value] if selector.kind == "entity" else [])])

@@ -37,7 +37,7 @@ from kg_memory.domain.errors import (
     IngestError,
     ScopeError,
 )
-from kg_memory.domain.forgetting import content_key, operation_key
+from kg_memory.domain.forgetting import evidence_key, operation_key
 from kg_memory.domain.gate import WriterPolicy, admit, may_end, owners_of
 from kg_memory.domain.ids import assertion_id_for, episode_id_for
 from kg_memory.domain.instant import UtcDatetime
@@ -285,14 +285,18 @@ def _event(
 
 
 def _check_forgotten(tx: Transaction, record: IngestRecord, secret: bytes) -> None:
-    """Refuse a replay of a forgotten operation, or a late write of forgotten content.
+    """Refuse a replay of a forgotten operation, or a late copy of forgotten evidence.
 
-    Content tombstones only bind evidence older than the forget run: a user may say the same
-    thing again afterwards (unless collection is blocked), but old evidence cannot come back.
+    Evidence tombstones name a slot and the instant its forgotten evidence occurred, never the
+    value (see :func:`~kg_memory.domain.forgetting.evidence_key`): the same message sent again
+    under another operation id is refused, whatever it says for that slot. They only bind
+    evidence older than the forget run: a user may say the same thing again afterwards (unless
+    collection is blocked), but old evidence cannot come back.
     """
     operation = operation_key(secret, record.scope, record.operation_id)
     contents = {
-        content_key(secret, record.scope, c.subject, c.predicate, c.qualifiers.project, c.value): c
+        evidence_key(secret, record.scope, c.subject, c.predicate, c.qualifiers.project,
+                     record.occurred_at): c
         for c in record.assertions
     }
     found = tx.tombstones([operation, *contents])

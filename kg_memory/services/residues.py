@@ -25,6 +25,7 @@ import json
 from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.forgetting import ForgetPlan
+from kg_memory.domain.model import EdgeType
 from kg_memory.domain.residue import Matcher, Residue, needles, redact
 from kg_memory.domain.rule_review import RuleForget
 from kg_memory.services.identity import DECISION, PROFILE, Resolved
@@ -32,8 +33,14 @@ from kg_memory.services.rule_basis import plan_rule_forgetting
 from kg_memory.services.rules import RULE
 from kg_memory.store.protocol import Store, Transaction
 
-__all__ = ["Redaction", "ResidueSearch", "find_residues", "orphaned_entities",
-           "redact_residues"]
+__all__ = [
+    "Redaction",
+    "ResidueSearch",
+    "find_residues",
+    "orphaned_entities",
+    "redact_residues",
+    "unnamed_entities",
+]
 
 _CHUNK = 500
 
@@ -233,3 +240,28 @@ def orphaned_entities(store: Store, plan: ForgetPlan, selected: str | None = Non
                 settled.add(entity)
                 changed = True
     return tuple(sorted(orphans))
+
+
+def unnamed_entities(store: Store, plan: ForgetPlan) -> tuple[str, ...]:
+    """Entities the plan keeps whose name and type the erased episodes gave them.
+
+    An entity's type is set by the first input that refers to it and its name by the first
+    that names it (later declarations only fill a missing name), and no per-field lineage is
+    kept. So: an entity an erased episode ``MENTIONS`` whose earliest ``MENTIONS`` (by system
+    time) is an erased episode's got its name and type from forgotten input, and loses both.
+    A kept episode's declaration in the same transaction as the forgotten one, or a later one
+    giving the same name, is lost with it (said again, it comes back)."""
+    scope = plan.selector.scope
+    erased = set(plan.erase)
+    mentioned = {dst for drawn in store.links_of(sorted(erased), scope).values()
+                 for src, kind, dst in drawn if src in erased and kind == EdgeType.MENTIONS}
+    gone = set(plan.entities) | ({plan.selector.value} if plan.selector.kind == "entity"
+                                 else set())
+    order = sorted(store.entity_ids(sorted(mentioned - gone), scope))
+    unnamed = []
+    for entity, edges in store.edges_of(order, scope).items():
+        first = sorted((e.since, e.src not in erased) for e in edges
+                       if e.dst == entity and e.type is EdgeType.MENTIONS)
+        if first and not first[0][1]:  # an erased episode referred to it first (or tied)
+            unnamed.append(entity)
+    return tuple(unnamed)

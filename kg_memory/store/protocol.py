@@ -159,8 +159,10 @@ class Transaction(Protocol):
     def delete_entities(self, entity_ids: Sequence[str]) -> None:
         """:meth:`delete_entity` of each, set-based where the backend can."""
 
-    def rename_entity(self, entity_id: str, name: str | None) -> None:
-        """Change an entity's display name (a forgotten mention had given it)."""
+    def rename_entity(self, entity_id: str, name: str | None,
+                      type_: str | None = None) -> None:
+        """Change an entity's display name (a forgotten mention had given it), and its type
+        when ``type_`` is given (the forgotten input had given that too)."""
 
     def rewrite_dependencies(self, renames: Mapping[str, str]) -> None:
         """Replace each dependency reference ``old`` (a forgotten entity's id, a key of

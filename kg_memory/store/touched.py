@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pydantic_core import PydanticSerializationError
 
 from kg_memory.domain.dependency import parse_fact_ref
-from kg_memory.domain.forgetting import content_key, operation_key
+from kg_memory.domain.forgetting import evidence_key, operation_key
 from kg_memory.domain.ids import assertion_id_for, episode_id_for
 from kg_memory.domain.record import IngestRecord
 
@@ -65,8 +65,8 @@ def touched(records: Iterable[IngestRecord], secret: bytes) -> Touched:
             t.slots.append((scope, x.subject, x.predicate, x.project or ""))
         for c in r.assertions:
             project = c.qualifiers.project
-            t.tombstones.append(content_key(secret, scope, c.subject, c.predicate, project,
-                                            c.value))
+            t.tombstones.append(evidence_key(secret, scope, c.subject, c.predicate, project,
+                                             r.occurred_at))
             if project:
                 t.entities.append((scope, project))
             if not c.subject.startswith("@"):

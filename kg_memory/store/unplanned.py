@@ -41,7 +41,8 @@ class UnplannedWrites:
     def delete_entities(self, entity_ids: Sequence[str]) -> None:
         self._unplanned("delete_entities")
 
-    def rename_entity(self, entity_id: str, name: str | None) -> None:
+    def rename_entity(self, entity_id: str, name: str | None,
+                      type_: str | None = None) -> None:
         self._unplanned("rename_entity")
 
     def rewrite_dependencies(self, renames: Mapping[str, str]) -> None:

@@ -192,6 +192,7 @@ class Neo4jStore(Sessions, Batching, RecallReads, Audits, BulkReads):
                             f"cannot prepare the Neo4j store at {self._uri}: {exc}") from exc
                 backfill(self._read)  # a store written before recall: its recall text, once
                 self._read("envelope_backfill")  # episodes' decisions, from the audit, once
+                self._read("drop_value_tombstones")  # an older kg-memory's (security.md)
                 _SCHEMA_READY.add(key)
             return found
 

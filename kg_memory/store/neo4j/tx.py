@@ -240,10 +240,13 @@ class Neo4jTransaction(ScopedUnit):
         self._rows("delete_entity", scope=self._scope, entity_id=entity_id)
         self.erased_entities.append((self._scope, entity_id))
 
-    def rename_entity(self, entity_id: str, name: str | None) -> None:
-        """Give an entity of this scope a new display name; the recall text follows, so no
-        revision's indexed text keeps a name that came from forgotten input."""
-        self._rows("rename_entity", scope=self._scope, entity_id=entity_id, name=name)
+    def rename_entity(self, entity_id: str, name: str | None,
+                      type_: str | None = None) -> None:
+        """Give an entity of this scope a new display name (and type, when ``type_`` is
+        given); the recall text follows, so no revision's indexed text keeps a name that came
+        from forgotten input."""
+        self._rows("rename_entity", scope=self._scope, entity_id=entity_id, name=name,
+                   type=type_)
         for row in self._rows("entity_revisions", scope=self._scope, entity_id=entity_id):
             self._index_fact(version_from_props(row["version"]))
 

@@ -8,6 +8,7 @@ one transaction; an existing one is only changed by :func:`migrate`, on purpose.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 from pathlib import Path
@@ -56,7 +57,11 @@ __all__ = [
 #: 10: the gate's decision on each episode's envelope stored with it (``episodes.envelope``,
 #: ``sent_by``, ``sent_over``); ``kg-memory migrate`` adds the columns and marks refused every
 #: episode whose envelope the audit (``refusals``) says the gate refused.
-SCHEMA_VERSION = "10"
+#: 11: no tombstone is made from a value: ``content`` tombstones (an HMAC over the forgotten
+#: value under the secret this file holds, so a guess was confirmable from the file) give way
+#: to ``evidence`` ones (slot and instant); ``kg-memory migrate`` drops the old ones, their
+#: edges and outbox rows, and checkpoints the WAL (see docs/security.md).
+SCHEMA_VERSION = "11"
 #: Schema versions this one cannot be reached from, and why. Schema 1 keyed entities, operation
 #: ids, edges and documents globally, so one tenant's rows could be another's; its rows cannot
 #: be given scopes after the fact without guessing.
@@ -145,6 +150,29 @@ def _add_envelopes(conn: driver.Connection) -> None:
                  "(SELECT episode_id FROM refusals WHERE what LIKE 'envelope %')")
 
 
+def _drop_value_tombstones(conn: driver.Connection) -> None:
+    """Drop the value-derived ``content`` tombstones of a file from before schema 11, with every
+    copy of their keys: the INVALIDATED_BY edges stored from their nodes (``tomb_`` + the
+    key's first 20 characters, enough to confirm a guess) and their outbox rows. Run with
+    ``secure_delete`` on, so the freed cells are zeroed, not left for a reader of the file."""
+    gone = [r[0] for r in conn.execute("SELECT key FROM tombstones WHERE kind = 'content'")]
+    if not gone:
+        return
+    nodes = json.dumps(["tomb_" + key[:20] for key in gone])
+    # The mirror learns of nothing here (its next connect drops them the same way), so the
+    # edges' delete trigger must not queue the node ids it is erasing.
+    [trigger] = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = "
+                             "'outbox_edges_del'").fetchone()
+    conn.execute("DROP TRIGGER outbox_edges_del")
+    conn.execute("DELETE FROM edges WHERE src IN (SELECT value FROM json_each(?))", [nodes])
+    conn.execute(trigger)
+    conn.execute("DELETE FROM outbox WHERE tbl = 'edges' AND EXISTS (SELECT 1 FROM json_each(?) "
+                 "j WHERE instr(outbox.key, j.value) > 0)", [nodes])
+    conn.execute("DELETE FROM outbox WHERE tbl = 'tombstones' AND key IN "
+                 "(SELECT value FROM json_each(?))", [json.dumps(gone)])
+    conn.execute("DELETE FROM tombstones WHERE kind = 'content'")
+
+
 def _initialise(conn: driver.Connection) -> None:
     """Create (or complete) the schema, the version row and the tombstone key, atomically."""
     conn.execute("PRAGMA journal_mode = WAL")
@@ -157,7 +185,8 @@ def _initialise(conn: driver.Connection) -> None:
         index_missing(conn)
         upgrade_vectors(conn)  # a file from before the sketches (schema 4)
         _add_fingerprints(conn)  # a file from before the stored fingerprints (schema 7)
-        _add_envelopes(conn)  # a file from before the stored envelope decisions (schema 9)
+        _add_envelopes(conn)  # a file from before the stored envelope decisions (schema 10)
+        _drop_value_tombstones(conn)  # a file from before evidence tombstones (schema 11)
         conn.execute(
             "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [SCHEMA_VERSION])
@@ -327,6 +356,9 @@ def migrate(target: Path, *, busy_timeout: float | None = None) -> tuple[str, st
     timeout = busy_timeout_seconds(busy_timeout)
     conn = driver.connect(target, isolation_level=None, timeout=timeout)
     try:
+        # What a step deletes (schema 9's value-derived tombstones) must not stay readable in
+        # the freed pages.
+        conn.execute("PRAGMA secure_delete = ON")
         before = schema_version(conn, target)
         if before is None:
             raise StoreUnavailable(f"{target} is empty, not a kg-memory store")
@@ -341,6 +373,8 @@ def migrate(target: Path, *, busy_timeout: float | None = None) -> tuple[str, st
         # A schema 8 forget whose scrub did not finish left its shard marked: its erased terms
         # are still in older segments, which secure-delete does not reach after the fact.
         merge_segments(conn)
+        # Nor in the WAL's older frames: copied into the file (with the zeroed cells) and cut.
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return before, SCHEMA_VERSION
     except driver.Error as exc:
         raise _open_error(exc, target, f"cannot migrate {target}") from exc

@@ -257,11 +257,14 @@ class SqliteTransaction(BulkTxReads, DependencyRewrite, ScopeBound):
         self._conn.execute("DELETE FROM edges WHERE scope = ? AND src = ?", (self._scope, node_id))
         self._conn.execute("DELETE FROM edges WHERE scope = ? AND dst = ?", (self._scope, node_id))
 
-    def rename_entity(self, entity_id: str, name: str | None) -> None:
-        """Give an entity of this scope a new display name; the recall index follows."""
+    def rename_entity(self, entity_id: str, name: str | None,
+                      type_: str | None = None) -> None:
+        """Give an entity of this scope a new display name (and type, when ``type_`` is
+        given); the recall index follows."""
         renamed = self._conn.execute(
-            "UPDATE entities SET name = ? WHERE entity_id = ? AND scope = ?",
-            (name, entity_id, self._scope)).rowcount
+            "UPDATE entities SET name = ?, type = coalesce(?, type) "
+            "WHERE entity_id = ? AND scope = ?",
+            (name, type_, entity_id, self._scope)).rowcount
         if renamed:
             reindex_entity(self._conn, self._scope, entity_id)
 
