@@ -23,10 +23,25 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.domain.change import Draft, PlannedEdge
+from kg_memory.domain.change import Draft, Effect, PlannedEdge
 from kg_memory.domain.errors import IngestError, NotFound
+from kg_memory.domain.gate import (
+    SAME_AS,
+    WriterPolicy,
+    may_claim_identity,
+    may_describe,
+    owners_of,
+)
 from kg_memory.domain.interval import Interval
-from kg_memory.domain.model import Channel, EdgeType, EndReason, Entity, Kind
+from kg_memory.domain.model import (
+    Assertion,
+    Channel,
+    EdgeType,
+    EndReason,
+    Entity,
+    Episode,
+    Kind,
+)
 from kg_memory.domain.record import IngestRecord, MentionCandidate
 from kg_memory.domain.resolution import (
     DEFAULT_CONFIG,
@@ -51,6 +66,7 @@ from kg_memory.domain.resolution import (
 from kg_memory.domain.resolution import unmerge as resolution_unmerge
 from kg_memory.domain.resolution.unmerge import AttachedFact
 from kg_memory.domain.supersession import plan_retraction, plan_write
+from kg_memory.services.admission import refuse
 from kg_memory.store.protocol import Slot, Store, Transaction, apply_plan
 
 __all__ = [
@@ -59,6 +75,7 @@ __all__ = [
     "SAME_AS",
     "Resolved",
     "forget_identity",
+    "identity_link",
     "keep_apart",
     "load_decisions",
     "load_profile",
@@ -70,7 +87,7 @@ __all__ = [
     "unmerge_entities",
 ]
 
-PROFILE, DECISION, SAME_AS = "profile", "decision", "same_as"
+PROFILE, DECISION = "profile", "decision"
 
 
 class Resolved(BaseModel):
@@ -124,14 +141,20 @@ def _episode_key(episode_id: str) -> str:
     return f"episode:{episode_id}"
 
 
-def resolve_mentions(tx: Transaction, record: IngestRecord, episode_id: str,
-                     scorer: Scorer | None = None,
-                     config: ResolverConfig = DEFAULT_CONFIG) -> dict[str, str]:
-    """Resolve each mention of ``record`` to an entity; returns ``{key: entity_id}``."""
+def resolve_mentions(tx: Transaction, record: IngestRecord, episode: Episode,
+                     policy: WriterPolicy, scorer: Scorer | None = None,
+                     config: ResolverConfig = DEFAULT_CONFIG
+                     ) -> tuple[dict[str, str], list[Effect]]:
+    """Resolve each mention of ``record`` to an entity; returns ``{key: entity_id}`` and the
+    refusals. A mention is what its source says about an entity (a name, identifiers,
+    context), so it passes the writer gate as a write about the entity it would land on
+    (:func:`~kg_memory.domain.gate.may_describe`): a refused one grows no profile, records no
+    decision and makes no entity, and the candidates naming it are refused with it."""
     resolved: dict[str, str] = {}
+    effects: list[Effect] = []
     known = [*record.mentions, *(e.entity_id for e in record.entities)]
     for position, candidate in enumerate(record.resolve):
-        mention = to_mention(candidate, record, episode_id, [*known, *resolved.values()])
+        mention = to_mention(candidate, record, episode.episode_id, [*known, *resolved.values()])
         lookup = sorted(mention_keys(mention))
         profiles = {p.entity_id: p for p in (
             _parse_profile(b) for b in tx.documents_by(PROFILE, record.scope, lookup))}
@@ -146,16 +169,24 @@ def resolve_mentions(tx: Transaction, record: IngestRecord, episode_id: str,
             entity_id = decision.entity_id
         else:
             entity_id = new_entity_id(mention.mention_id)
+        stored = tx.entity(entity_id)
+        gate = may_describe(policy, source=record.source, entity_id=entity_id,
+                            owners=owners_of(policy, entity_id, stored.owners if stored else ()),
+                            channel=record.channel)
+        if not gate.admitted:
+            effects.append(refuse(tx, episode, f"@{candidate.key}", gate.reason))
+            continue
         _save_profile(tx, grow_profile(profiles.get(entity_id), entity_id, mention,
                                        copy_of=decision.copy_of))
         tx.put_entity(Entity(entity_id=entity_id, type=candidate.type, name=candidate.name,
                              scope=record.scope))
         _save_decision(tx, Resolved(decision=decision, entity_id=entity_id))
-        tx.add_edge(PlannedEdge(src=episode_id, type=EdgeType.RESOLVED_TO, dst=entity_id))
+        tx.add_edge(PlannedEdge(src=episode.episode_id, type=EdgeType.RESOLVED_TO,
+                                dst=entity_id))
         for other in decision.possible_same_as:
             tx.add_edge(PlannedEdge(src=entity_id, type=EdgeType.POSSIBLE_SAME_AS, dst=other))
         resolved[candidate.key] = entity_id
-    return resolved
+    return resolved, effects
 
 
 def load_profile(store: Store, entity_id: str, scope: str) -> EntityProfile | None:
@@ -180,6 +211,19 @@ def _same_as_draft(scope: str, a: str, b: str, by: str, at: datetime, record: st
         scope=scope, subject=a, predicate=SAME_AS, value=b, kind=Kind.WORLD, writer=by,
         valid=Interval(start=at), reason=EndReason.ASSERTED, recorded_by=record,
     )
+
+
+def _person_merge(version: Assertion) -> bool:
+    # merge_entities records its pair by the person's decision, whose mention is the entity
+    # ("entity:ID@by@time"); an ingested same_as is recorded by its episode ("ep_...").
+    return version.recorded_by.startswith("entity:")
+
+
+def identity_link(policy: WriterPolicy, version: Assertion) -> bool:
+    """Whether a ``same_as`` revision pools facts: a person's merge, or a claim by a writer the
+    policy lets claim identity. A claim the gate refuses today (a tool's, stored before the
+    gate judged identity claims) is an attributed revision and pools nothing."""
+    return _person_merge(version) or may_claim_identity(policy, version.writer)
 
 
 def merge_entities(store: Store, keep: str, other: str, *, by: str, reason: str,
