@@ -67,7 +67,8 @@ def test_a_refused_third_party_describes_no_one(
     assert {e.entity_id for e in memory.entities("u1")} == {alice}
     assert [r.decision.mention.name for r in memory.decisions("u1")] == ["Alice"]
     linked = set(memory.lineage(alice, "both", scope="u1").nodes)
-    assert linked and not linked & set(sent)  # no MENTIONS or RESOLVED_TO from them
+    assert alice in linked
+    assert not linked & set(sent)  # no MENTIONS or RESOLVED_TO from them
     reasons = {r.what: r.reason for r in memory.refusals("u1") if r.source == "restaurant"}
     assert reasons["@a"].startswith("restaurant may not describe ")
     assert reasons["@a.phone"] == "mention @a was refused"
@@ -99,7 +100,7 @@ def test_a_writer_the_gate_admits_still_describes_as_before(
     assert "refused" not in [e.action for e in report.effects]
     profile = memory.profile(alice, "u1")
     assert profile is not None
-    assert (PHONE in {i.value for i in profile.identifiers})
+    assert PHONE in {i.value for i in profile.identifiers}
     clock.now = day(3)
     memory.ingest(episode("own", "user", day(3), entities=[
         {"entity_id": "R1", "type": "booking", "owners": ["restaurant"]}]))
