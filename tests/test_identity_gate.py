@@ -84,23 +84,58 @@ def test_a_refused_third_party_describes_no_one(
     assert memory.review("u1") == []
 
 
-def test_a_writer_the_gate_admits_still_describes_as_before(
+def test_a_lower_tier_lands_on_the_entity_but_does_not_describe_it(
     make_memory: MemoryFactory, clock: ManualClock
 ) -> None:
-    """The registry may write world facts about anyone (the default gate), so its roster
-    mention merges onto Alice and adds what it knows, as it always did; an owner describes
-    what it owns."""
+    """The registry and tools may write world facts about anyone (the default gate), so their
+    mention of Alice resolves to her and their facts land on her, attributed; but they rank
+    below the user, so what they say about her joins no profile the user's mentions are
+    matched on (the tiers, as for values)."""
+    memory = make_memory(clock)
+    alice = _alice(memory, clock)
+    before = memory.profile(alice, "u1")
+    for n, (source, channel) in enumerate((("registry", "document"), ("tool", "tool"),
+                                           ("agent", "tool"))):
+        clock.now = day(2, n)
+        report = memory.ingest(episode(
+            f"roster-{n}", source, day(2, n), channel=channel,
+            resolve=[{"key": "a", "name": "Alice",
+                      "identifiers": {"email": EMAIL, "phone": PHONE}}],
+            assertions=[fact("@a", "team", f"ops-{n}", "world")]))
+        expected = [] if source == "agent" else ["refused"]  # the agent is the user's tier
+        assert [e.action for e in report.effects if e.action == "refused"] == expected
+        assert f"ops-{n}" in {f.value for f in memory.asof(subject=alice, scope="u1").facts}
+        if source != "agent":
+            assert memory.profile(alice, "u1") == before
+    refused = {r.what: r.reason for r in memory.refusals("u1") if r.source == "tool"}
+    assert refused["@a.profile"] == (f"tool may not add to {alice}'s profile: user described "
+                                     "it with more authority")
+    # The agent records for the user: its description counts, as the user's would.
+    after = memory.profile(alice, "u1")
+    assert after is not None
+    assert PHONE in {i.value for i in after.identifiers}
+
+
+def test_a_lower_tier_description_is_no_evidence_against_the_users_mentions(
+    make_memory: MemoryFactory, clock: ManualClock
+) -> None:
     memory = make_memory(clock)
     alice = _alice(memory, clock)
     clock.now = day(2)
-    report = memory.ingest(episode(
-        "roster", "registry", day(2), channel="document",
-        resolve=[{"key": "a", "name": "Alice", "identifiers": {"email": EMAIL, "phone": PHONE}}],
-        assertions=[fact("@a", "team", "ops", "world")]))
-    assert "refused" not in [e.action for e in report.effects]
-    profile = memory.profile(alice, "u1")
-    assert profile is not None
-    assert PHONE in {i.value for i in profile.identifiers}
+    memory.ingest(episode("crm", "tool", day(2), channel="tool",
+                          resolve=[{"key": "a", "name": "Alice",
+                                    "identifiers": {"email": EMAIL, "phone": PHONE}}]))
+    clock.now = day(3)
+    memory.ingest(episode("bob", "user", day(3),
+                          resolve=[{"key": "b", "name": "Bob", "identifiers": {"phone": PHONE}}],
+                          assertions=[fact("@b", "called", "yes")]))
+    bob = memory.decisions("u1")[-1].decision
+    assert (bob.mention.name, bob.outcome) == ("Bob", Outcome.KEEP_APART)
+    assert alice not in bob.possible_same_as
+
+
+def test_an_owner_describes_what_it_owns(make_memory: MemoryFactory, clock: ManualClock) -> None:
+    memory = make_memory(clock)
     clock.now = day(3)
     memory.ingest(episode("own", "user", day(3), entities=[
         {"entity_id": "R1", "type": "booking", "owners": ["restaurant"]}]))

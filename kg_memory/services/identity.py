@@ -1,10 +1,10 @@
-"""Identity in the store: resolving mentions at ingest, and a person's merges and unmerges.
+"""Identity in the store: profiles and decisions, and a person's merges and unmerges.
 
 The rules live in :mod:`kg_memory.domain.resolution` (pure); this module applies their outcomes
-inside
-a transaction. Profiles and decisions are stored as documents: a profile under its entity id,
-found by its blocking keys (so candidates never come from a scan); a decision under its
-``decision_id``, found by the entity ids and mention it concerns.
+inside a transaction (an episode's mentions are resolved, under the writer gate, by
+:mod:`kg_memory.services.mentions`). Profiles and decisions are stored as documents: a
+profile under its entity id, found by its blocking keys (so candidates never come from a
+scan); a decision under its ``decision_id``, found by the entity ids and mention it concerns.
 
 * A mention the resolver MERGEs lands on the existing entity; KEEP_APART makes a new entity;
   REVIEW makes a *provisional* new entity linked ``POSSIBLE_SAME_AS`` to each candidate, and
@@ -12,6 +12,8 @@ found by its blocking keys (so candidates never come from a scan); a decision un
 * A person's merge of two entities is a pair of ``same_as`` assertions with system time, plus a
   manual decision. Facts never move, so queries pool a merged group as of the time asked, and an
   unmerge (retracting the ``same_as`` pair) leaves every fact with the entity it was written for.
+  A ``same_as`` an episode claims pools only if its writer may claim identity
+  (:func:`identity_link`).
 """
 
 from __future__ import annotations
@@ -19,18 +21,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from datetime import datetime
-from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.domain.change import Draft, Effect, PlannedEdge
-from kg_memory.domain.errors import IngestError, NotFound
+from kg_memory.domain.change import Draft, PlannedEdge
+from kg_memory.domain.errors import NotFound
 from kg_memory.domain.gate import (
     SAME_AS,
     WriterPolicy,
     may_claim_identity,
-    may_describe,
-    owners_of,
 )
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import (
@@ -39,12 +38,10 @@ from kg_memory.domain.model import (
     EdgeType,
     EndReason,
     Entity,
-    Episode,
     Kind,
 )
 from kg_memory.domain.record import IngestRecord, MentionCandidate
 from kg_memory.domain.resolution import (
-    DEFAULT_CONFIG,
     BlockingIndex,
     Context,
     EntityProfile,
@@ -53,9 +50,6 @@ from kg_memory.domain.resolution import (
     Mention,
     Outcome,
     ResolutionDecision,
-    ResolutionError,
-    ResolverConfig,
-    Scorer,
     grow_profile,
     manual_decision,
     mention_keys,
@@ -66,7 +60,6 @@ from kg_memory.domain.resolution import (
 from kg_memory.domain.resolution import unmerge as resolution_unmerge
 from kg_memory.domain.resolution.unmerge import AttachedFact
 from kg_memory.domain.supersession import plan_retraction, plan_write
-from kg_memory.services.admission import refuse
 from kg_memory.store.protocol import Slot, Store, Transaction, apply_plan
 
 __all__ = [
@@ -81,7 +74,8 @@ __all__ = [
     "load_profile",
     "merge_entities",
     "preview_resolution",
-    "resolve_mentions",
+    "save_decision",
+    "save_profile",
     "to_mention",
     "unmerge_decision",
     "unmerge_entities",
@@ -91,12 +85,15 @@ PROFILE, DECISION = "profile", "decision"
 
 
 class Resolved(BaseModel):
-    """A stored decision and the entity it put the mention on (a new one unless MERGE)."""
+    """A stored decision and the entity it put the mention on (a new one unless MERGE), with
+    the source whose mention it was (``None``: a person's decision, or stored before sources
+    were recorded)."""
 
     model_config = ConfigDict(frozen=True)
 
     decision: ResolutionDecision
     entity_id: str
+    source: str | None = None
 
 
 def to_mention(candidate: MentionCandidate, record: IngestRecord, episode_id: str,
@@ -114,20 +111,12 @@ def to_mention(candidate: MentionCandidate, record: IngestRecord, episode_id: st
     )
 
 
-@lru_cache(maxsize=4096)
-def _parse_profile(body: str) -> EntityProfile:
-    """A stored profile, parsed once per distinct body: a block's profiles are fetched again
-    for every mention that shares its keys, and parsing was a tenth of the store path. Safe to
-    share: a profile is frozen, and a changed profile is another body."""
-    return EntityProfile.model_validate_json(body)
-
-
-def _save_profile(tx: Transaction, profile: EntityProfile) -> None:
+def save_profile(tx: Transaction, profile: EntityProfile) -> None:
     tx.put_document(PROFILE, profile.entity_id, profile.scope, profile.model_dump_json(),
                     [*sorted(profile_keys(profile)), *map(_episode_key, profile.episode_ids)])
 
 
-def _save_decision(tx: Transaction, resolved: Resolved) -> None:
+def save_decision(tx: Transaction, resolved: Resolved) -> None:
     decision = resolved.decision
     tx.put_document(DECISION, decision.decision_id, decision.mention.scope,
                     resolved.model_dump_json(),
@@ -139,54 +128,6 @@ def _save_decision(tx: Transaction, resolved: Resolved) -> None:
 def _episode_key(episode_id: str) -> str:
     """A lookup key so that forgetting an episode finds what was learnt from it by key."""
     return f"episode:{episode_id}"
-
-
-def resolve_mentions(tx: Transaction, record: IngestRecord, episode: Episode,
-                     policy: WriterPolicy, scorer: Scorer | None = None,
-                     config: ResolverConfig = DEFAULT_CONFIG
-                     ) -> tuple[dict[str, str], list[Effect]]:
-    """Resolve each mention of ``record`` to an entity; returns ``{key: entity_id}`` and the
-    refusals. A mention is what its source says about an entity (a name, identifiers,
-    context), so it passes the writer gate as a write about the entity it would land on
-    (:func:`~kg_memory.domain.gate.may_describe`): a refused one grows no profile, records no
-    decision and makes no entity, and the candidates naming it are refused with it."""
-    resolved: dict[str, str] = {}
-    effects: list[Effect] = []
-    known = [*record.mentions, *(e.entity_id for e in record.entities)]
-    for position, candidate in enumerate(record.resolve):
-        mention = to_mention(candidate, record, episode.episode_id, [*known, *resolved.values()])
-        lookup = sorted(mention_keys(mention))
-        profiles = {p.entity_id: p for p in (
-            _parse_profile(b) for b in tx.documents_by(PROFILE, record.scope, lookup))}
-        try:
-            decision = resolve(mention, BlockingIndex(list(profiles.values())), now=tx.now,
-                               scorer=scorer, config=config)
-        except ResolutionError as exc:
-            # The same rule as on the Python API (an undeclared or mistyped custom attribute),
-            # reported as bad input naming the field, and nothing of the line is written.
-            raise IngestError(str(exc), field=f"resolve.{position}.context") from None
-        if decision.outcome is Outcome.MERGE and decision.entity_id is not None:
-            entity_id = decision.entity_id
-        else:
-            entity_id = new_entity_id(mention.mention_id)
-        stored = tx.entity(entity_id)
-        gate = may_describe(policy, source=record.source, entity_id=entity_id,
-                            owners=owners_of(policy, entity_id, stored.owners if stored else ()),
-                            channel=record.channel)
-        if not gate.admitted:
-            effects.append(refuse(tx, episode, f"@{candidate.key}", gate.reason))
-            continue
-        _save_profile(tx, grow_profile(profiles.get(entity_id), entity_id, mention,
-                                       copy_of=decision.copy_of))
-        tx.put_entity(Entity(entity_id=entity_id, type=candidate.type, name=candidate.name,
-                             scope=record.scope))
-        _save_decision(tx, Resolved(decision=decision, entity_id=entity_id))
-        tx.add_edge(PlannedEdge(src=episode.episode_id, type=EdgeType.RESOLVED_TO,
-                                dst=entity_id))
-        for other in decision.possible_same_as:
-            tx.add_edge(PlannedEdge(src=entity_id, type=EdgeType.POSSIBLE_SAME_AS, dst=other))
-        resolved[candidate.key] = entity_id
-    return resolved, effects
 
 
 def load_profile(store: Store, entity_id: str, scope: str) -> EntityProfile | None:
@@ -250,7 +191,7 @@ def merge_entities(store: Store, keep: str, other: str, *, by: str, reason: str,
                 PlannedEdge(src=written, type=EdgeType.SAME_AS, dst=b),
             )}))
         resolved = Resolved(decision=decision, entity_id=keep)
-        _save_decision(tx, resolved)
+        save_decision(tx, resolved)
         return resolved
 
 
@@ -273,7 +214,7 @@ def unmerge_entities(store: Store, keep: str, other: str, *, by: str, reason: st
         plan = plan_retraction(live, Interval(start=tx.now), episode_id=decision.decision_id)
         apply_plan(tx, plan.model_copy(update={"edges": ()}))
         resolved = Resolved(decision=decision, entity_id=other)
-        _save_decision(tx, resolved)
+        save_decision(tx, resolved)
         return resolved
 
 
@@ -287,7 +228,7 @@ def keep_apart(store: Store, provisional: str, candidate: str, *, by: str, reaso
         decision = manual_decision(mention, Outcome.KEEP_APART, kept_apart_from=[candidate],
                                    decided_by=by, decided_at=tx.now, reason=reason)
         resolved = Resolved(decision=decision, entity_id=provisional)
-        _save_decision(tx, resolved)
+        save_decision(tx, resolved)
         return resolved
 
 
@@ -334,7 +275,7 @@ def forget_identity(tx: Transaction, store: Store, episodes: dict[str, str],
             tx.delete_document(PROFILE, profile.entity_id)
             kept = tuple(e for e in profile.episode_ids if e not in episodes)
             if kept and profile.entity_id != entity:
-                _save_profile(tx, _without(tx, profile.model_copy(update={
+                save_profile(tx, _without(tx, profile.model_copy(update={
                     "episode_ids": kept,
                     "attributes": tuple(a for a in profile.attributes
                                         if a.episode_id not in episodes),
@@ -395,7 +336,7 @@ def unmerge_decision(store: Store, decision_id: str, *, by: str, reason: str,
                                    decided_by=by, decided_at=tx.now, reason=reason)
         tx.put_entity(Entity(entity_id=restored, type=merged.mention.entity_type or "person",
                              name=merged.mention.name, scope=merged.mention.scope))
-        _save_profile(tx, grow_profile(None, restored, merged.mention))
+        save_profile(tx, grow_profile(None, restored, merged.mention))
         for assignment in plan.assignments:
             if assignment.entity_id != restored:
                 continue
@@ -418,5 +359,5 @@ def unmerge_decision(store: Store, decision_id: str, *, by: str, reason: str,
                 apply_plan(tx, plan_retraction(live, everything, episode_id=decision.decision_id
                                                ).model_copy(update={"edges": ()}))
         resolved = Resolved(decision=decision, entity_id=restored)
-        _save_decision(tx, resolved)
+        save_decision(tx, resolved)
         return resolved

@@ -56,7 +56,7 @@ from kg_memory.domain.record import (
 from kg_memory.domain.supersession import plan_retraction, plan_write
 from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services.admission import admit_entities, check_envelope, refuse
-from kg_memory.services.identity import resolve_mentions
+from kg_memory.services.mentions import resolve_mentions
 from kg_memory.services.reconciliation import plan_under, record_refusal, screen
 from kg_memory.store.protocol import Slot, Transaction, apply_plan
 
