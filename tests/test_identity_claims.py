@@ -109,12 +109,7 @@ def test_a_legitimate_merge_pools_under_the_tiers_and_the_conflict_rules(
         (f.predicate, f.value) for f in memory.asof(subject="u1", scope="u1").facts}
 
 
-@given(source=st.sampled_from(OUTSIDERS) | st.text(min_size=1, max_size=12),
-       channel=st.sampled_from(list(Channel)), kind=st.sampled_from(list(Kind)),
-       subject=st.from_regex(r"[a-z0-9_-]{1,12}", fullmatch=True))
-def test_the_gate_admits_an_identity_claim_only_from_an_identity_writer(
-    source: str, channel: Channel, kind: Kind, subject: str
-) -> None:
+def _claim_rule(source: str, channel: Channel, kind: Kind, subject: str) -> None:
     """An identity claim is admitted exactly when the writer is the user's conversation and
     the same write of any other predicate would be: the gate's other rules still apply."""
     policy = WriterPolicy.default()
@@ -122,4 +117,18 @@ def test_the_gate_admits_an_identity_claim_only_from_an_identity_writer(
                   channel=channel)
     plain = admit(policy, source=source, kind=kind, subject=subject, predicate="other",
                   channel=channel)
-    assert claim.admitted == (source in ("user", "agent") and plain.admitted)
+    assert claim.admitted == (source in ("user", "agent") and plain.admitted), (source, kind)
+
+
+def test_the_gate_admits_an_identity_claim_only_from_an_identity_writer() -> None:
+    for source, channel, kind in itertools.product((*OUTSIDERS, "user", "agent"), Channel, Kind):
+        _claim_rule(source, channel, kind, "u1")
+
+
+@given(source=st.text(min_size=1, max_size=12), channel=st.sampled_from(list(Channel)),
+       kind=st.sampled_from(list(Kind)),
+       subject=st.from_regex(r"[a-z0-9_-]{1,12}", fullmatch=True))
+def test_no_other_name_may_claim_an_identity(
+    source: str, channel: Channel, kind: Kind, subject: str
+) -> None:
+    _claim_rule(source, channel, kind, subject)
