@@ -8,11 +8,15 @@ channel and kind is tried here, as a write and as a retraction, on both backends
 from __future__ import annotations
 
 import itertools
+import json
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
 from kg_memory import Memory
+from kg_memory.cli import app
 from kg_memory.domain.gate import WriterPolicy, admit
 from kg_memory.domain.layers import Rule, Tier
 from kg_memory.domain.model import Channel, Kind
@@ -120,6 +124,33 @@ def test_a_signal_stored_before_the_gate_reserved_it_is_not_what_a_rule_is_judge
                                                 fact(rule.rule_id, "signal.api", "x", "world")]))
         assert not _refused(report)
     _untouched(memory, rule)
+
+
+def test_rules_review_due_on_the_command_line_demotes_nothing_after_the_attacks(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    """The finding as reported: the attacks, then ``kg-memory rules review --due`` (now, and
+    at an explicit time), which sent the approved rule to review on main."""
+    store = tmp_path / "m.db"
+    with Memory.open(store, clock=clock) as memory:
+        rule = _approved(memory, clock)
+        clock.now = day(2)
+        for n, (source, channel, subject, predicate) in enumerate((
+                ("tool", "tool", "env:api", "value"), ("registry", "webhook", "env:api", "value"),
+                ("agent", "chat", "env:api", "value"), ("agent", "tool", "env:api", "value"),
+                ("tool", "tool", rule.rule_id, "signal.api"))):
+            memory.ingest(episode(f"attack-{n}", source, day(2), channel=channel,
+                                  assertions=[fact(subject, predicate, "v2", "world")]))
+    for extra in ([], ["--at", "2026-06-01T00:00:00Z"]):
+        result = CliRunner().invoke(app, ["rules", "review", "--due", "--scope", "u1", "--json",
+                                          "--store", str(store), *extra])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output) == []
+    shown = CliRunner().invoke(app, ["rules", "show", rule.rule_id, "--scope", "u1", "--json",
+                                     "--store", str(store)])
+    assert shown.exit_code == 0, shown.output
+    body = json.loads(shown.output)
+    assert (body["tier"], body["status"]) == ("metadata", "active")
 
 
 @given(source=st.sampled_from(SOURCES) | st.text(min_size=1, max_size=12),
