@@ -81,7 +81,9 @@ def test_a_replaced_national_id_is_outvoted_by_the_whole_record_but_never_for_a_
 
 
 def _line(n: int, context: dict[str, str]) -> IngestRecord:
-    return episode(f"crm-{n}", "crm", day(n), channel="webhook",
+    # A person-record source the default gate lets describe people (world facts about anyone);
+    # a CRM over a webhook writes nothing about them without a rule of its own.
+    return episode(f"crm-{n}", "registry", day(n), channel="document",
                    resolve=[{"key": "p", "name": "Jane Doe", "context": context}])
 
 

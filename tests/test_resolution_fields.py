@@ -200,12 +200,12 @@ def test_unknown_context_keys_are_an_error_on_the_api_and_at_ingest_alike() -> N
 
 def test_the_ingest_path_keeps_every_record_field(memory: Memory, clock: ManualClock) -> None:
     clock.now = day(1)
-    memory.ingest(episode("crm-1", "crm", day(1), channel="webhook", resolve=[{
+    memory.ingest(episode("crm-1", "registry", day(1), channel="document", resolve=[{
         "key": "p", "name": "Lachlan Berry",
         "context": {"birth_date": "1999-02-19", "street": "Giblin Street", "postcode": "4814",
                     "state": "qld"}}]))
     clock.now = day(2)
-    memory.ingest(episode("crm-2", "crm", day(2), channel="webhook", resolve=[{
+    memory.ingest(episode("crm-2", "registry", day(2), channel="document", resolve=[{
         "key": "p", "name": "Lachlan Berry",
         "context": {"birth_date": "1999-02-19", "street": "Giblin St", "postcode": "4814"}}]))
     decisions = [r.decision for r in load_decisions(memory.store)]
@@ -220,7 +220,7 @@ def test_an_undeclared_custom_attribute_at_ingest_is_bad_input_and_nothing_is_wr
 ) -> None:
     clock.now = day(1)
     with pytest.raises(IngestError, match="not declared") as refused:
-        memory.ingest(episode("crm-1", "crm", day(1), channel="webhook", resolve=[{
+        memory.ingest(episode("crm-1", "registry", day(1), channel="document", resolve=[{
             "key": "p", "name": "Lachlan Berry", "context": {"custom.tier": "gold"}}]))
     assert refused.value.field == "resolve.0.context"
     assert load_decisions(memory.store) == []

@@ -74,7 +74,9 @@ def test_a_sender_cannot_make_itself_owner_of_the_user(memory: Memory, clock: Ma
     refused = _refused(memory)
     assert refused["u1.owners = restaurant"] == "restaurant may not make itself an owner of u1"
     assert "u1.deposit_preapproved = yes" in refused
-    assert [e.action for e in report.effects] == ["refused", "refused"]
+    # Declaring the user's entity is itself a write about it (issue 25, finding 8).
+    assert refused["u1"] == "restaurant may not describe u1: it may write no fact about it"
+    assert [e.action for e in report.effects] == ["refused", "refused", "refused"]
 
 
 def test_a_stranger_claiming_a_booking_cannot_cancel_it(

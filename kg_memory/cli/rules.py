@@ -278,7 +278,7 @@ def rules_review(
             if rule_id is not None:
                 raise typer.BadParameter("--due reviews every rule; give no rule id")
             book = memory.rules if when is None else RuleBook(
-                memory.store, lambda: when, ingest=memory.ingest)
+                memory.store, lambda: when, ingest=memory.ingest, writers=memory.policy)
             _emit_rules(book.due(tenant), "came due: sent to review", json_out, wide)
             return
         if rule_id is None:

@@ -24,7 +24,7 @@ on a higher tier's value is refused, and a lower tier's value is left to its wri
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
 
 from pydantic import BaseModel, ConfigDict
@@ -97,19 +97,25 @@ def ranks_at_least(tiers: Sequence[AuthorityTier], writer: str, other: str) -> b
 
 
 def arbitrate(
-    facts: Sequence[Fact], tiers: Sequence[AuthorityTier]
+    facts: Sequence[Fact], tiers: Sequence[AuthorityTier],
+    same_as: Mapping[str, str] | None = None,
 ) -> tuple[tuple[Fact, ...], tuple[Conflict, ...]]:
     """Split the facts of an as-of answer into what is served and what conflicts with it.
 
     Per slot (scope, subject, predicate, project) the facts of the best :func:`standing`
     present are served. A fact of lower standing with another value is a :class:`Conflict`
     naming the served facts it contradicts; one with the same value agrees and adds nothing.
+    ``same_as`` maps each entity merged into the subject asked to it: a merged group's facts
+    share the subject's slots, so a lower tier's value about a merged entity conflicts with the
+    subject's own instead of being served beside it.
     """
     if len(facts) < 2:
         return tuple(facts), ()  # a single lookup's usual answer: nothing to weigh
+    alias = same_as or {}
     slots: dict[tuple[str, str, str, str | None], list[Fact]] = {}
     for fact in facts:
-        key = (fact.scope, fact.subject, fact.predicate, fact.qualifiers.project)
+        key = (fact.scope, alias.get(fact.subject, fact.subject), fact.predicate,
+               fact.qualifiers.project)
         slots.setdefault(key, []).append(fact)
     if all(len(group) == 1 for group in slots.values()):
         return tuple(facts), ()  # the common case: one fact per slot, nothing to weigh

@@ -26,6 +26,22 @@ configuration, and no sender may ever name itself an owner:
 **Authority order.** ``authority`` ranks writers in tiers (see
 :mod:`kg_memory.domain.authority`): values of different tiers never supersede each other, and
 the lower one is kept as a visible conflict.
+
+**Reserved slots.** Some facts steer kg-memory itself: an environment signal ``env:NAME.value``
+sends rules bound to it to review, and a rule's binding ``RULE_ID.signal.NAME`` says what it was
+learned under. The allow rules above would let any world-fact writer (a tool) write them, so
+``reserved`` names, per slot pattern, the only writers and channels that may, whatever else
+the rules allow:
+
+>>> admit(policy, source="tool", kind=Kind.WORLD, subject="env:api", predicate="value",
+...       channel=Channel.TOOL).reason
+'env:api.value is reserved to registry over api'
+
+**Identity claims.** ``same_as`` pools one entity's facts into another's answers, so, like an
+ownership declaration, only the ``identity_writers`` (by default the user's conversation) may
+claim it in an episode; a person's merge is recorded by the operator's command, not ingested.
+What a source says about an entity to the resolver (a mention's name, identifiers, context) is
+a write about that entity too: :func:`may_describe` is the gate's answer for it.
 """
 
 from __future__ import annotations
@@ -41,17 +57,27 @@ from kg_memory.domain.errors import PolicyError
 from kg_memory.domain.model import Channel, Entity, Kind
 
 __all__ = [
+    "DEFAULT_RESERVED",
+    "IDENTITY_PREDICATE",
+    "SAME_AS",
     "GateDecision",
     "GateRule",
     "OwnerGrant",
+    "ReservedSlot",
     "WriterPolicy",
     "admit",
     "may_assign",
+    "may_claim_identity",
+    "may_describe",
     "may_end",
     "owners_of",
 ]
 
 OWNER = "owner"
+#: the identity claim: ``a.same_as = b`` pools b's facts into a's answers
+SAME_AS = "same_as"
+#: the predicate a mention's name, identifiers and context are judged as (see may_describe)
+IDENTITY_PREDICATE = "identity"
 
 
 class GateRule(BaseModel):
@@ -100,11 +126,42 @@ class OwnerGrant(BaseModel):
     owners: tuple[str, ...]
 
 
+class ReservedSlot(BaseModel):
+    """Facts whose subject and predicate match the globs may be written (and withdrawn) only by
+    ``writers`` (source names, no globs), of ``kinds``, over ``channels``: no allow rule widens
+    that."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    subjects: tuple[str, ...]
+    predicates: tuple[str, ...]
+    writers: tuple[str, ...]
+    kinds: tuple[Kind, ...] = (Kind.WORLD,)
+    channels: tuple[Channel, ...] = (Channel.API,)
+
+    def covers(self, subject: str, predicate: str) -> bool:
+        return (any(fnmatchcase(subject, s) for s in self.subjects)
+                and any(fnmatchcase(predicate, p) for p in self.predicates))
+
+    def allows(self, source: str, kind: Kind, channel: Channel | None) -> bool:
+        return (source in self.writers and kind in self.kinds
+                and (channel is None or channel in self.channels))
+
+
+#: Environment signals and rule bindings (seed 004; :mod:`kg_memory.services.rules`): the
+#: registry reports signals over the API, and the rule book writes bindings as the registry.
+DEFAULT_RESERVED: tuple[ReservedSlot, ...] = (
+    ReservedSlot(subjects=("env:*",), predicates=("value",), writers=("registry",)),
+    ReservedSlot(subjects=("rl_*",), predicates=("signal.*",), writers=("registry",)),
+)
+
+
 class WriterPolicy(BaseModel):
     """An ordered list of allow rules; anything no rule allows is refused.
 
     ``authority`` ranks writers (highest first), ``owner_assigners`` may declare owners in an
-    episode, and ``owners`` grants ownership by configuration.
+    episode, and ``owners`` grants ownership by configuration. ``reserved`` slots are written
+    only by the writers and channels they name; ``identity_writers`` may claim ``same_as``.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -115,6 +172,8 @@ class WriterPolicy(BaseModel):
     authority: tuple[AuthorityTier, ...] = DEFAULT_AUTHORITY
     owner_assigners: tuple[str, ...] = ("user", "agent")
     owners: tuple[OwnerGrant, ...] = ()
+    reserved: tuple[ReservedSlot, ...] = DEFAULT_RESERVED
+    identity_writers: tuple[str, ...] = ("user", "agent")
 
     @classmethod
     def default(cls) -> WriterPolicy:
@@ -143,6 +202,8 @@ class WriterPolicy(BaseModel):
             rules=tuple(GateRule(kind=k, writers=("*",)) for k in Kind),
             authority=(AuthorityTier(name="everyone", writers=("*",)),),
             owner_assigners=("*",),
+            reserved=(),
+            identity_writers=("*",),
         )
 
     @classmethod
@@ -174,8 +235,22 @@ def admit(
     """Decide whether ``source`` may write a ``kind`` fact ``subject.predicate``.
 
     Ingest always passes the episode's ``channel``; without one (a preview, a worker's own
-    write) rules restricted to channels are judged on the writer alone.
+    write) rules restricted to channels are judged on the writer alone. A reserved slot
+    (:class:`ReservedSlot`) and an identity claim (``same_as``) are judged before the rules.
     """
+    for slot in policy.reserved:
+        if slot.covers(subject, predicate):
+            if slot.allows(source, kind, channel):
+                return GateDecision(admitted=True,
+                                    reason=f"{policy.name}: reserved {subject}.{predicate}")
+            by = ", ".join(slot.writers) or "nobody"
+            over = "/".join(c.value for c in slot.channels)
+            return GateDecision(admitted=False,
+                                reason=f"{subject}.{predicate} is reserved to {by} over {over}")
+    if predicate == SAME_AS and not may_claim_identity(policy, source):
+        return GateDecision(admitted=False,
+                            reason=f"{source} may not claim {subject}.same_as: identity claims "
+                            "are the user's conversation's (or a person's merge)")
     for rule in policy.rules:
         if rule.kind == kind and rule.allows(source, subject, predicate, owners, channel):
             return GateDecision(admitted=True, reason=f"{policy.name}: {kind.value} by {source}")
@@ -183,6 +258,37 @@ def admit(
     return GateDecision(
         admitted=False, reason=f"{source} may not write {kind.value} {subject}.{predicate}{over}"
     )
+
+
+def may_claim_identity(policy: WriterPolicy, writer: str) -> bool:
+    """Whether ``writer`` may claim that two entities are the same (``same_as``)."""
+    return any(w == "*" or w == writer for w in policy.identity_writers)
+
+
+def may_describe(
+    policy: WriterPolicy,
+    *,
+    source: str,
+    entity_id: str,
+    owners: tuple[str, ...] = (),
+    channel: Channel | None = None,
+) -> GateDecision:
+    """Whether what ``source`` says about ``entity_id`` (a mention's name, identifiers and
+    context, an entity's name) may enter its identity: only if the gate admits ``source``
+    writing some kind of fact about it (predicate ``identity``). A restaurant that may write
+    nothing about the user's contact adds no phone number to it either.
+
+    >>> may_describe(WriterPolicy.default(), source="restaurant", entity_id="alice").reason
+    'restaurant may not describe alice: it may write no fact about it'
+    """
+    for kind in Kind:
+        decision = admit(policy, source=source, kind=kind, subject=entity_id,
+                         predicate=IDENTITY_PREDICATE, owners=owners, channel=channel)
+        if decision.admitted:
+            return decision
+    return GateDecision(admitted=False,
+                        reason=f"{source} may not describe {entity_id}: it may write no fact "
+                        "about it")
 
 
 def owners_of(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from kg_memory.domain.change import Effect, PlannedEdge
 from kg_memory.domain.channel import ChannelPolicy, Sender, bind, envelope_of
-from kg_memory.domain.gate import WriterPolicy, may_assign, owners_of
+from kg_memory.domain.gate import WriterPolicy, may_assign, may_describe, owners_of
 from kg_memory.domain.model import EdgeType, Entity, Episode, Refusal, Value
 from kg_memory.domain.record import IngestRecord
 from kg_memory.store.protocol import Transaction
@@ -69,9 +69,12 @@ def receive(
 def admit_entities(
     tx: Transaction, record: IngestRecord, episode: Episode, policy: WriterPolicy
 ) -> list[Effect]:
-    """Introduce the episode's entities; owners they declare are an ownership write.
+    """Introduce the episode's entities and its mentions of known ones.
 
-    A refused declaration still records the entity (a name is harmless), without the new owners.
+    Owners a declaration adds are an ownership write (a refused one still records the entity,
+    without them). The declaration itself (a name, a type) and a mention are writes about the
+    entity (:func:`~kg_memory.domain.gate.may_describe`): a source that may write nothing about
+    an entity neither creates nor names it, nor links its episode to it.
     """
     effects: list[Effect] = []
     for entity in record.entities:
@@ -91,10 +94,24 @@ def admit_entities(
                 refuse(tx, episode, f"{entity.entity_id}.owners", decision.reason, added)
             )
             owners = ()
+        gate = may_describe(policy, source=record.source, entity_id=entity.entity_id,
+                            owners=(*current, *owners), channel=record.channel)
+        if not gate.admitted:
+            effects.append(refuse(tx, episode, entity.entity_id, gate.reason))
+            continue
         tx.put_entity(
             Entity(scope=record.scope, **entity.model_dump(exclude={"owners"}), owners=owners)
         )
         tx.add_edge(
             PlannedEdge(src=episode.episode_id, type=EdgeType.MENTIONS, dst=entity.entity_id)
         )
+    for mention in record.mentions:
+        known = tx.entity(mention)
+        gate = may_describe(policy, source=record.source, entity_id=mention,
+                            owners=owners_of(policy, mention, known.owners if known else ()),
+                            channel=record.channel)
+        if not gate.admitted:
+            effects.append(refuse(tx, episode, f"mention {mention}", gate.reason))
+            continue
+        tx.add_edge(PlannedEdge(src=episode.episode_id, type=EdgeType.MENTIONS, dst=mention))
     return effects

@@ -1,10 +1,10 @@
-"""Identity in the store: resolving mentions at ingest, and a person's merges and unmerges.
+"""Identity in the store: profiles and decisions, and a person's merges and unmerges.
 
 The rules live in :mod:`kg_memory.domain.resolution` (pure); this module applies their outcomes
-inside
-a transaction. Profiles and decisions are stored as documents: a profile under its entity id,
-found by its blocking keys (so candidates never come from a scan); a decision under its
-``decision_id``, found by the entity ids and mention it concerns.
+inside a transaction (an episode's mentions are resolved, under the writer gate, by
+:mod:`kg_memory.services.mentions`). Profiles and decisions are stored as documents: a
+profile under its entity id, found by its blocking keys (so candidates never come from a
+scan); a decision under its ``decision_id``, found by the entity ids and mention it concerns.
 
 * A mention the resolver MERGEs lands on the existing entity; KEEP_APART makes a new entity;
   REVIEW makes a *provisional* new entity linked ``POSSIBLE_SAME_AS`` to each candidate, and
@@ -12,6 +12,8 @@ found by its blocking keys (so candidates never come from a scan); a decision un
 * A person's merge of two entities is a pair of ``same_as`` assertions with system time, plus a
   manual decision. Facts never move, so queries pool a merged group as of the time asked, and an
   unmerge (retracting the ``same_as`` pair) leaves every fact with the entity it was written for.
+  A ``same_as`` an episode claims pools only if its writer may claim identity
+  (:func:`identity_link`).
 """
 
 from __future__ import annotations
@@ -19,17 +21,27 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from datetime import datetime
-from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.change import Draft, PlannedEdge
-from kg_memory.domain.errors import IngestError, NotFound
+from kg_memory.domain.errors import NotFound
+from kg_memory.domain.gate import (
+    SAME_AS,
+    WriterPolicy,
+    may_claim_identity,
+)
 from kg_memory.domain.interval import Interval
-from kg_memory.domain.model import Channel, EdgeType, EndReason, Entity, Kind
+from kg_memory.domain.model import (
+    Assertion,
+    Channel,
+    EdgeType,
+    EndReason,
+    Entity,
+    Kind,
+)
 from kg_memory.domain.record import IngestRecord, MentionCandidate
 from kg_memory.domain.resolution import (
-    DEFAULT_CONFIG,
     BlockingIndex,
     Context,
     EntityProfile,
@@ -38,9 +50,6 @@ from kg_memory.domain.resolution import (
     Mention,
     Outcome,
     ResolutionDecision,
-    ResolutionError,
-    ResolverConfig,
-    Scorer,
     grow_profile,
     manual_decision,
     mention_keys,
@@ -59,27 +68,32 @@ __all__ = [
     "SAME_AS",
     "Resolved",
     "forget_identity",
+    "identity_link",
     "keep_apart",
     "load_decisions",
     "load_profile",
     "merge_entities",
     "preview_resolution",
-    "resolve_mentions",
+    "save_decision",
+    "save_profile",
     "to_mention",
     "unmerge_decision",
     "unmerge_entities",
 ]
 
-PROFILE, DECISION, SAME_AS = "profile", "decision", "same_as"
+PROFILE, DECISION = "profile", "decision"
 
 
 class Resolved(BaseModel):
-    """A stored decision and the entity it put the mention on (a new one unless MERGE)."""
+    """A stored decision and the entity it put the mention on (a new one unless MERGE), with
+    the source whose mention it was (``None``: a person's decision, or stored before sources
+    were recorded)."""
 
     model_config = ConfigDict(frozen=True)
 
     decision: ResolutionDecision
     entity_id: str
+    source: str | None = None
 
 
 def to_mention(candidate: MentionCandidate, record: IngestRecord, episode_id: str,
@@ -97,20 +111,12 @@ def to_mention(candidate: MentionCandidate, record: IngestRecord, episode_id: st
     )
 
 
-@lru_cache(maxsize=4096)
-def _parse_profile(body: str) -> EntityProfile:
-    """A stored profile, parsed once per distinct body: a block's profiles are fetched again
-    for every mention that shares its keys, and parsing was a tenth of the store path. Safe to
-    share: a profile is frozen, and a changed profile is another body."""
-    return EntityProfile.model_validate_json(body)
-
-
-def _save_profile(tx: Transaction, profile: EntityProfile) -> None:
+def save_profile(tx: Transaction, profile: EntityProfile) -> None:
     tx.put_document(PROFILE, profile.entity_id, profile.scope, profile.model_dump_json(),
                     [*sorted(profile_keys(profile)), *map(_episode_key, profile.episode_ids)])
 
 
-def _save_decision(tx: Transaction, resolved: Resolved) -> None:
+def save_decision(tx: Transaction, resolved: Resolved) -> None:
     decision = resolved.decision
     tx.put_document(DECISION, decision.decision_id, decision.mention.scope,
                     resolved.model_dump_json(),
@@ -122,40 +128,6 @@ def _save_decision(tx: Transaction, resolved: Resolved) -> None:
 def _episode_key(episode_id: str) -> str:
     """A lookup key so that forgetting an episode finds what was learnt from it by key."""
     return f"episode:{episode_id}"
-
-
-def resolve_mentions(tx: Transaction, record: IngestRecord, episode_id: str,
-                     scorer: Scorer | None = None,
-                     config: ResolverConfig = DEFAULT_CONFIG) -> dict[str, str]:
-    """Resolve each mention of ``record`` to an entity; returns ``{key: entity_id}``."""
-    resolved: dict[str, str] = {}
-    known = [*record.mentions, *(e.entity_id for e in record.entities)]
-    for position, candidate in enumerate(record.resolve):
-        mention = to_mention(candidate, record, episode_id, [*known, *resolved.values()])
-        lookup = sorted(mention_keys(mention))
-        profiles = {p.entity_id: p for p in (
-            _parse_profile(b) for b in tx.documents_by(PROFILE, record.scope, lookup))}
-        try:
-            decision = resolve(mention, BlockingIndex(list(profiles.values())), now=tx.now,
-                               scorer=scorer, config=config)
-        except ResolutionError as exc:
-            # The same rule as on the Python API (an undeclared or mistyped custom attribute),
-            # reported as bad input naming the field, and nothing of the line is written.
-            raise IngestError(str(exc), field=f"resolve.{position}.context") from None
-        if decision.outcome is Outcome.MERGE and decision.entity_id is not None:
-            entity_id = decision.entity_id
-        else:
-            entity_id = new_entity_id(mention.mention_id)
-        _save_profile(tx, grow_profile(profiles.get(entity_id), entity_id, mention,
-                                       copy_of=decision.copy_of))
-        tx.put_entity(Entity(entity_id=entity_id, type=candidate.type, name=candidate.name,
-                             scope=record.scope))
-        _save_decision(tx, Resolved(decision=decision, entity_id=entity_id))
-        tx.add_edge(PlannedEdge(src=episode_id, type=EdgeType.RESOLVED_TO, dst=entity_id))
-        for other in decision.possible_same_as:
-            tx.add_edge(PlannedEdge(src=entity_id, type=EdgeType.POSSIBLE_SAME_AS, dst=other))
-        resolved[candidate.key] = entity_id
-    return resolved
 
 
 def load_profile(store: Store, entity_id: str, scope: str) -> EntityProfile | None:
@@ -182,6 +154,19 @@ def _same_as_draft(scope: str, a: str, b: str, by: str, at: datetime, record: st
     )
 
 
+def _person_merge(version: Assertion) -> bool:
+    # merge_entities records its pair by the person's decision, whose mention is the entity
+    # ("entity:ID@by@time"); an ingested same_as is recorded by its episode ("ep_...").
+    return version.recorded_by.startswith("entity:")
+
+
+def identity_link(policy: WriterPolicy, version: Assertion) -> bool:
+    """Whether a ``same_as`` revision pools facts: a person's merge, or a claim by a writer the
+    policy lets claim identity. A claim the gate refuses today (a tool's, stored before the
+    gate judged identity claims) is an attributed revision and pools nothing."""
+    return _person_merge(version) or may_claim_identity(policy, version.writer)
+
+
 def merge_entities(store: Store, keep: str, other: str, *, by: str, reason: str,
                    scope: str) -> Resolved:
     """A person says ``other`` is the same as ``keep``: recorded, reversible, never automatic."""
@@ -206,7 +191,7 @@ def merge_entities(store: Store, keep: str, other: str, *, by: str, reason: str,
                 PlannedEdge(src=written, type=EdgeType.SAME_AS, dst=b),
             )}))
         resolved = Resolved(decision=decision, entity_id=keep)
-        _save_decision(tx, resolved)
+        save_decision(tx, resolved)
         return resolved
 
 
@@ -229,7 +214,7 @@ def unmerge_entities(store: Store, keep: str, other: str, *, by: str, reason: st
         plan = plan_retraction(live, Interval(start=tx.now), episode_id=decision.decision_id)
         apply_plan(tx, plan.model_copy(update={"edges": ()}))
         resolved = Resolved(decision=decision, entity_id=other)
-        _save_decision(tx, resolved)
+        save_decision(tx, resolved)
         return resolved
 
 
@@ -243,7 +228,7 @@ def keep_apart(store: Store, provisional: str, candidate: str, *, by: str, reaso
         decision = manual_decision(mention, Outcome.KEEP_APART, kept_apart_from=[candidate],
                                    decided_by=by, decided_at=tx.now, reason=reason)
         resolved = Resolved(decision=decision, entity_id=provisional)
-        _save_decision(tx, resolved)
+        save_decision(tx, resolved)
         return resolved
 
 
@@ -290,7 +275,7 @@ def forget_identity(tx: Transaction, store: Store, episodes: dict[str, str],
             tx.delete_document(PROFILE, profile.entity_id)
             kept = tuple(e for e in profile.episode_ids if e not in episodes)
             if kept and profile.entity_id != entity:
-                _save_profile(tx, _without(tx, profile.model_copy(update={
+                save_profile(tx, _without(tx, profile.model_copy(update={
                     "episode_ids": kept,
                     "attributes": tuple(a for a in profile.attributes
                                         if a.episode_id not in episodes),
@@ -351,7 +336,7 @@ def unmerge_decision(store: Store, decision_id: str, *, by: str, reason: str,
                                    decided_by=by, decided_at=tx.now, reason=reason)
         tx.put_entity(Entity(entity_id=restored, type=merged.mention.entity_type or "person",
                              name=merged.mention.name, scope=merged.mention.scope))
-        _save_profile(tx, grow_profile(None, restored, merged.mention))
+        save_profile(tx, grow_profile(None, restored, merged.mention))
         for assignment in plan.assignments:
             if assignment.entity_id != restored:
                 continue
@@ -374,5 +359,5 @@ def unmerge_decision(store: Store, decision_id: str, *, by: str, reason: str,
                 apply_plan(tx, plan_retraction(live, everything, episode_id=decision.decision_id
                                                ).model_copy(update={"edges": ()}))
         resolved = Resolved(decision=decision, entity_id=restored)
-        _save_decision(tx, resolved)
+        save_decision(tx, resolved)
         return resolved

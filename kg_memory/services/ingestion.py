@@ -10,7 +10,9 @@
 3. the envelope against the channel policy (:mod:`kg_memory.domain.channel`): a source that may
    not arrive over this channel, or one of kg-memory's own worker identities, refuses the whole
    episode (audited; nothing in it is applied);
-4. entities, with any owners they declare passing the gate as an ownership write;
+4. entities and mentions, each a write about the entity it names: a source the gate lets
+   write nothing about it declares, mentions or describes nothing of it (a resolver mention
+   grows no profile), and owners it declares pass the gate as an ownership write;
 5. owners' events (``R1.cancelled``), checked against the entity's owners;
 6. retractions, then each candidate through the writer gate and supersession *within the
    writer's authority tier* (a value from another tier is kept beside, as a visible conflict);
@@ -54,7 +56,7 @@ from kg_memory.domain.record import (
 from kg_memory.domain.supersession import plan_retraction, plan_write
 from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services.admission import admit_entities, receive, refuse
-from kg_memory.services.identity import resolve_mentions
+from kg_memory.services.mentions import resolve_mentions
 from kg_memory.services.reconciliation import plan_under, record_refusal, screen
 from kg_memory.store.protocol import Slot, Transaction, apply_plan
 
@@ -379,9 +381,10 @@ def ingest_record(
         return IngestReport(operation_id=record.operation_id, episode_id=episode_id,
                             status="refused", system_time=tx.now, effects=(refused,))
     effects = admit_entities(tx, record, episode, policy)
-    for mention in record.mentions:
-        tx.add_edge(PlannedEdge(src=episode_id, type=EdgeType.MENTIONS, dst=mention))
-    resolved = resolve_mentions(tx, record, episode_id) if record.resolve else {}
+    resolved: dict[str, str] = {}
+    if record.resolve:
+        resolved, refusals = resolve_mentions(tx, record, episode, policy)
+        effects.extend(refusals)
 
     # What happened in the world comes first, then what is withdrawn, then what is claimed.
     for event in record.events:
@@ -392,7 +395,9 @@ def ingest_record(
     for index, candidate in enumerate(record.assertions):
         if candidate.subject.startswith("@"):
             if candidate.subject[1:] not in resolved:
+                named = any(m.key == candidate.subject[1:] for m in record.resolve)
                 effects.append(refuse(tx, episode, f"{candidate.subject}.{candidate.predicate}",
+                                       f"mention {candidate.subject} was refused" if named else
                                        f"no mention {candidate.subject} in this episode"))
                 continue
             candidate = candidate.model_copy(update={"subject": resolved[candidate.subject[1:]]})

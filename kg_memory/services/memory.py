@@ -53,6 +53,7 @@ from kg_memory.services.entities import EntityMethods
 from kg_memory.services.forget_run import ForgetReport, forget
 from kg_memory.services.identity import (
     SAME_AS,
+    identity_link,
 )
 from kg_memory.services.ingestion import IngestReport
 from kg_memory.services.inlet import Inlet
@@ -283,7 +284,8 @@ class Memory(Recalling, PolicyViews, EntityMethods):
             for group_scope, other in sorted(self._same_as_group(subject, query, rows.merges)):
                 facts = facts + self.store.asof_rows(
                     query.model_copy(update={"subject": other, "scope": group_scope})).facts
-        served, conflicts = arbitrate(tuple(facts), self.policy.authority)
+        merged = {f.subject: subject for f in facts if subject is not None}
+        served, conflicts = arbitrate(tuple(facts), self.policy.authority, merged)
         # Every part was validated already (the query above, the facts on their way in).
         return trusted(AsOfAnswer, {
             "status": "ok", "valid_at": query.valid_at, "known_at": query.known_at,
@@ -305,6 +307,8 @@ class Memory(Recalling, PolicyViews, EntityMethods):
             mine = first is not None and (scope, current) == (query.scope, subject)
             found = first if mine and first is not None else self.store.asof(probe)
             for version in found:
+                if not identity_link(self.policy, version):
+                    continue  # a claim the gate would refuse pools nothing
                 other = (version.scope, str(version.value))
                 if other not in seen and (version.scope, subject) != other:
                     seen.add(other)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from kg_memory.domain.errors import PolicyError
+from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.instant import Clock
 from kg_memory.domain.limits import check_text
 from kg_memory.domain.pending import AdmissionDecision, PendingCandidate
@@ -29,6 +30,8 @@ class PolicyViews:
     #: admission, reconcile and decay (:mod:`kg_memory.domain.write_policy`); ``None`` writes
     #: every admitted value at once and records no admission decisions
     write_policy: WritePolicy | None
+    #: the writer gate, which also says who may write signals and bindings
+    policy: WriterPolicy
     _clock: Clock
     #: the memory's write path (:meth:`kg_memory.Memory.ingest`)
     ingest: Callable[[IngestRecord], IngestReport]
@@ -53,7 +56,7 @@ class PolicyViews:
     def rules(self) -> RuleBook:
         """Tiered rules (session, experience, metadata) and their promotion and review."""
         # Signals and bindings go through the memory's own write path (gate, channel policy).
-        return RuleBook(self.store, self._now, ingest=self.ingest)
+        return RuleBook(self.store, self._now, ingest=self.ingest, writers=self.policy)
 
     def _now(self) -> datetime:
         return self._clock()

@@ -32,6 +32,7 @@ from kg_memory.domain.errors import (
     ScopeError,
     WriteRefused,
 )
+from kg_memory.domain.gate import WriterPolicy, admit
 from kg_memory.domain.layers import (
     Observation,
     Outcome,
@@ -75,13 +76,11 @@ def binding_predicate(name: str) -> str:
     return f"signal.{name}"
 
 
-def _holding(versions: list[Assertion], now: datetime, writer: str | None = None
-             ) -> Assertion | None:
-    """The world fact believed to hold at ``now`` (by ``writer`` when given). A user's stated
-    words about ``env:…`` or a rule id sit in another tier and never count: the writer gate
-    decides who may write world facts, and only the rule book writes bindings."""
+def _holding(versions: list[Assertion], now: datetime) -> Assertion | None:
+    """The world fact believed to hold at ``now`` among ``versions`` (those the policy vouches
+    for: see :meth:`RuleBook._vouched`)."""
     live = [v for v in versions if v.system.end is None and v.valid.contains(now)
-            and v.kind is Kind.WORLD and (writer is None or v.writer == writer)]
+            and v.kind is Kind.WORLD]
     return live[-1] if live else None
 
 
@@ -104,9 +103,11 @@ class RuleBook:
 
     def __init__(self, store: Store, clock: Callable[[], datetime],
                  policy: PromotionPolicy | None = None,
-                 ingest: Callable[[IngestRecord], IngestReport] | None = None) -> None:
+                 ingest: Callable[[IngestRecord], IngestReport] | None = None,
+                 writers: WriterPolicy | None = None) -> None:
         self._store, self._clock, self._ingest = store, clock, ingest
         self.policy = policy or PromotionPolicy()
+        self._writers = writers or WriterPolicy.default()
 
     def all(self, scope: str | None = None, tier: Tier | None = None) -> list[Rule]:
         check_text(scope=scope)
@@ -129,9 +130,23 @@ class RuleBook:
 
     # -- signals -------------------------------------------------------------------------
 
+    def _vouched(self, subject: str, predicate: str, scope: str) -> list[Assertion]:
+        """The revisions of ``subject.predicate`` whose writer the writer policy admits for
+        that slot, over the channel their episode arrived by: a signal or a binding someone
+        else wrote (a tool, the agent, the registry over a webhook; stored before the gate
+        reserved these slots, or beside the registry's value in another authority tier) is
+        never what a rule is judged by."""
+        versions = [v for v in self._store.history(subject, predicate, scope)
+                    if v.system.end is None]
+        channels = {e.episode_id: e.channel for e in self._store.episodes(
+            sorted({v.recorded_by for v in versions}))}
+        return [v for v in versions if admit(
+            self._writers, source=v.writer, kind=v.kind, subject=subject, predicate=predicate,
+            channel=channels.get(v.recorded_by)).admitted]
+
     def current_signal(self, name: str, scope: str) -> str | None:
         """The value signal ``name`` reads now in ``scope`` (``None``: never reported)."""
-        fact = _holding(self._store.history(signal_subject(name), _SIGNAL_PREDICATE, scope),
+        fact = _holding(self._vouched(signal_subject(name), _SIGNAL_PREDICATE, scope),
                         self._clock())
         return None if fact is None else str(fact.value)
 
@@ -191,8 +206,8 @@ class RuleBook:
         now = self._clock()
         found = []
         for name, value in sorted(rule.signals.items()):
-            binding = _holding(self._store.history(rule.rule_id, binding_predicate(name),
-                                                   rule.scope), now, SIGNAL_SOURCE)
+            binding = _holding(self._vouched(rule.rule_id, binding_predicate(name),
+                                             rule.scope), now)
             reads = self.current_signal(name, rule.scope)
             found.append(Binding(signal=name, value=value, reads=reads, current=(
                 binding is not None and binding.value == value and reads == value)))
