@@ -142,8 +142,8 @@ class KgMemoryStore(BaseStore):
         self._clock = clock
         # The deployment's channel policy decides now whether this source may use this channel.
         memory.inlet(source, self.channel)
-        # One writer at a time: the embedded store has one connection, and a batch's reads
-        # must see the state before its writes.
+        # One batch at a time through this store (the Memory itself is thread-safe): a batch's
+        # reads must see the state before its own writes, not another thread's half-done batch.
         self._lock = threading.RLock()
 
     # -- BaseStore ---------------------------------------------------------------------------

@@ -100,8 +100,8 @@ def _mapped(fn: Callable[_P, Awaitable[_T]]) -> Callable[_P, Awaitable[_T]]:
 
 
 class _Runner:
-    """Runs the store's blocking calls one at a time on a worker thread: the embedded store has
-    one connection, and the event loop must keep serving other requests meanwhile.
+    """Runs the store's blocking calls one at a time on a worker thread, so that the event loop
+    keeps serving other requests and a call never overtakes a cancelled one still rolling back.
 
     A cancelled request (the client's ``notifications/cancelled``; the SDK then never answers
     it) stops its write before the commit (:func:`kg_memory.cancellable`): the thread cannot be
