@@ -33,6 +33,7 @@ pom=pom.xml
 while [ $# -gt 0 ]; do case "$1" in -f) pom="$2"; shift 2 ;; *) shift ;; esac; done
 echo "$(cd "$(dirname "$pom")" && pwd)" >> "$MVN_LOG"
 [ -z "${MVN_FAIL:-}" ] || { echo "[ERROR] BUILD FAILURE"; exit 1; }
+sleep "${MVN_SECONDS:-0}"
 target="$(dirname "$pom")/target"
 mkdir -p "$target/lib" "$target/plugins" "$target/classes"
 echo jar > "$target/neo4j-local-0.1.0.jar"
@@ -149,3 +150,23 @@ def test_a_failed_build_leaves_nothing_half_built(installed: Path, tmp_path: Pat
     assert result.returncode == 1
     assert "build failed" in result.stderr
     assert list(cache.iterdir()) == []
+
+
+def test_two_builds_at_once_leave_one_whole_build(installed: Path, tmp_path: Path) -> None:
+    """Two first starts of the same sources (a checkout and a wheel, two terminals) share the
+    cache: both succeed, and it ends with one build and no temporary folder."""
+    cache = tmp_path / "cache"
+    env = {k: v for k, v in os.environ.items() if k != "XDG_CACHE_HOME"}
+    bin_dir = tmp_path / "bin"
+    _run(installed, tmp_path, "status", KG_NEO4J_CACHE=str(cache))  # writes the stand-in mvn
+    env.update(HOME=str(tmp_path / "home"), PATH=f"{bin_dir}:{os.environ['PATH']}",
+               MVN_LOG=str(tmp_path / "mvn.log"), KG_NEO4J_CACHE=str(cache), MVN_SECONDS="2")
+    builds = [subprocess.Popen(["bash", str(installed / "neo4j-local.sh"), "build"], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+              for _ in range(2)]
+    outputs = [b.communicate(timeout=120)[0] for b in builds]
+    assert [b.returncode for b in builds] == [0, 0], outputs
+    assert len((tmp_path / "mvn.log").read_text(encoding="utf-8").split()) == 2  # both ran
+    [build] = list(cache.iterdir())
+    assert (build / "target" / "neo4j-local-0.1.0.jar").is_file()
+    assert sorted(p.name for p in build.iterdir()) == ["pom.xml", "src", "target"]

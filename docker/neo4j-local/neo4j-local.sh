@@ -150,7 +150,8 @@ do_build() {
     mkdir -p "$CACHE" 2>/dev/null && [ -w "$CACHE" ] \
         || die "cannot write the build cache $CACHE (set KG_NEO4J_CACHE to a writable folder)"
     # Built aside and moved into place whole, so a start never sees half a build.
-    local tmp
+    local tmp existed=0
+    if built; then existed=1; fi
     tmp="$(mktemp -d "$CACHE/.build.XXXXXX")"
     cp "$HERE/pom.xml" "$tmp/pom.xml"
     cp -R "$HERE/src" "$tmp/src"
@@ -165,8 +166,20 @@ do_build() {
         rm -rf "$tmp"
         die "build failed"
     fi
+    # Two starts of the same sources may build at once (the cache is shared by checkouts and
+    # installs): the later one keeps the first one's build, which a launcher may already run.
+    if [ "$existed" = 0 ] && built; then
+        rm -rf "$tmp"
+        say "built in $((SECONDS - t0)) s; another build of these sources finished first: $JAR"
+        return 0
+    fi
+    busy="$(launchers_here | paste -sd ' ' -)"
+    [ -z "$busy" ] || { rm -rf "$tmp"; die "a launcher from $BUILD/target started during the build (pid $busy)"; }
     rm -rf "$BUILD"
-    mv "$tmp" "$BUILD"
+    if ! mv -T "$tmp" "$BUILD" 2>/dev/null; then
+        if built; then rm -rf "$tmp"  # a build of the same sources landed in between
+        else mv "$tmp" "$BUILD"; fi   # a mv without -T (BSD): nothing is at $BUILD
+    fi
     say "built in $((SECONDS - t0)) s: $JAR"
 }
 
