@@ -35,8 +35,10 @@ def test_style_prints_the_repository_style_byte_for_byte() -> None:
 
 
 def test_style_out_writes_the_file_and_keeps_a_users_edited_copy(tmp_path: Path) -> None:
-    target = tmp_path / "styles" / "kg.grass"
-    assert runner.invoke(app, ["neo4j", "style", "--out", str(target)]).exit_code == 0
+    target = tmp_path / "[styles]" / "kg.grass"
+    wrote = runner.invoke(app, ["neo4j", "style", "--out", str(target)])
+    assert wrote.exit_code == 0
+    assert str(target) in wrote.stdout  # the path as it is, brackets and all
     assert target.read_bytes() == GRASS.read_bytes()
     assert runner.invoke(app, ["neo4j", "style", "--out", str(target)]).exit_code == 0
     target.write_text("node { color: red; }\n", encoding="utf-8")

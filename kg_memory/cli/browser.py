@@ -60,7 +60,8 @@ def style(
             typer.echo(text, nl=False)
             return
         _write(out, text, force=force)
-    render.console.print(f"wrote {out}", highlight=False, soft_wrap=True)
+    # markup=False: a path may hold brackets, which rich would read as markup.
+    render.console.print(f"wrote {out}", markup=False, highlight=False, soft_wrap=True)
 
 
 def cypher(
@@ -101,5 +102,5 @@ def cypher(
         written = sum(_write(out / f"{key}.cypher", text, force=True)
                       for key, text in texts.items())
     render.console.print(f"copied {len(texts)} queries to {out} ({written} written, "
-                         f"{len(texts) - written} already there)", highlight=False,
-                         soft_wrap=True)
+                         f"{len(texts) - written} already there)", markup=False,
+                         highlight=False, soft_wrap=True)
