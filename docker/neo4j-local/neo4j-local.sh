@@ -2,6 +2,7 @@
 # Run Neo4j 5.26 Community (+ APOC core + Neo4j Browser) in-process, without Docker.
 #
 #   neo4j-local.sh build                 compile the launcher and collect its jars (mvn -q -B package)
+#                                        in the build cache, never beside this script
 #   neo4j-local.sh start [--data DIR]    start in the background, wait for Bolt + /browser/
 #   neo4j-local.sh stop  [--data DIR]    stop it (SIGTERM, SIGKILL after KG_NEO4J_STOP_TIMEOUT s)
 #   neo4j-local.sh status [--data DIR]   exit 0 if running, 3 if not
@@ -9,6 +10,8 @@
 #
 # Environment (all optional):
 #   KG_NEO4J_HOME           data dir (databases, logs, pid file). Default: ${XDG_DATA_HOME:-~/.local/share}/kg-memory/neo4j
+#   KG_NEO4J_CACHE          build cache (a copy of the sources and Maven's target/, about 140 MB, one
+#                           folder per version of the sources). Default: ${XDG_CACHE_HOME:-~/.cache}/kg-memory/neo4j-local
 #   NEO4J_PASSWORD          if set, auth is on (user neo4j, this password; Neo4j wants >= 8 chars);
 #                           else NEO4J_AUTH=neo4j/<password> is honoured; otherwise auth is OFF.
 #   KG_NEO4J_HOST           listen address, default 127.0.0.1
@@ -31,6 +34,7 @@ START_TIMEOUT="${KG_NEO4J_START_TIMEOUT:-120}"
 STOP_TIMEOUT="${KG_NEO4J_STOP_TIMEOUT:-60}"
 JAVA="${JAVA:-java}"
 DATA="${KG_NEO4J_HOME:-${XDG_DATA_HOME:-$HOME/.local/share}/kg-memory/neo4j}"
+CACHE="${KG_NEO4J_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kg-memory/neo4j-local}"
 
 say() { echo "neo4j-local: $*"; }
 die() { echo "neo4j-local: error: $*" >&2; exit 1; }
@@ -51,10 +55,31 @@ while [ $# -gt 0 ]; do
 done
 
 case "$DATA" in /*) ;; *) DATA="$PWD/$DATA" ;; esac
+case "$CACHE" in /*) ;; *) CACHE="$PWD/$CACHE" ;; esac
+
+# The folder this script lives in may be read-only (a wheel in a system or read-only
+# site-packages) and is never the place for 140 MB of jars, so Maven runs on a copy of the
+# sources in the user's cache. The copy is keyed by a digest of the sources: an installed
+# upgrade whose launcher changed builds afresh instead of running the previous version's jars,
+# and a checkout and a wheel of the same sources share one build.
+source_key() {
+    local f sum
+    sum=$(cd "$HERE" && {
+        printf '%s\n' pom.xml; cat pom.xml
+        find src -type f -name '*.java' | LC_ALL=C sort | while IFS= read -r f; do
+            printf '%s\n' "$f"; cat "$f"
+        done
+    } | if command -v sha256sum >/dev/null 2>&1; then sha256sum
+        elif command -v shasum >/dev/null 2>&1; then shasum -a 256
+        else cksum; fi)
+    sum="${sum%% *}"
+    echo "${sum:0:16}"
+}
+BUILD="$CACHE/$(source_key)"
 PID_FILE="$DATA/neo4j-local.pid"
 LOG_FILE="$DATA/neo4j-local.log"
-JAR="$HERE/target/neo4j-local-0.1.0.jar"
-CLASSPATH_="$JAR:$HERE/target/lib/*"
+JAR="$BUILD/target/neo4j-local-0.1.0.jar"
+CLASSPATH_="$JAR:$BUILD/target/lib/*"
 
 # --- helpers ---------------------------------------------------------------
 
@@ -101,17 +126,17 @@ EOF
     fi
 }
 
-built() { [ -f "$JAR" ] && [ -d "$HERE/target/lib" ] && [ -d "$HERE/target/plugins" ]; }
+built() { [ -f "$JAR" ] && [ -d "$BUILD/target/lib" ] && [ -d "$BUILD/target/plugins" ]; }
 
 # --- commands --------------------------------------------------------------
 
-# pids of launchers (any data dir) that run from this checkout's target/
+# pids of launchers (any data dir) that run from this build's target/
 launchers_here() {
     local f
     for f in /proc/[0-9]*/cmdline; do
         # stderr first: a process can end between the glob and the read, and the shell reports a
         # failed input redirection on the stderr in force when it is made.
-        tr '\0' ' ' 2>/dev/null < "$f" | grep -- "$MAIN_CLASS.*--plugins $HERE/target/plugins" >/dev/null \
+        tr '\0' ' ' 2>/dev/null < "$f" | grep -F -- "--plugins $BUILD/target/plugins" >/dev/null \
             && { f="${f#/proc/}"; echo "${f%/cmdline}"; }
     done
     return 0
@@ -120,13 +145,41 @@ launchers_here() {
 do_build() {
     local busy
     busy="$(launchers_here | paste -sd ' ' -)"
-    [ -z "$busy" ] || die "a launcher from $HERE/target is running (pid $busy); stop it before rebuilding"
+    [ -z "$busy" ] || die "a launcher from $BUILD/target is running (pid $busy); stop it before rebuilding"
     command -v mvn >/dev/null 2>&1 || die "mvn not found (needs Maven 3.8+ and JDK 17+)"
-    say "building (mvn -q -B package) ..."
+    mkdir -p "$CACHE" 2>/dev/null && [ -w "$CACHE" ] \
+        || die "cannot write the build cache $CACHE (set KG_NEO4J_CACHE to a writable folder)"
+    # Built aside and moved into place whole, so a start never sees half a build.
+    local tmp existed=0
+    if built; then existed=1; fi
+    tmp="$(mktemp -d "$CACHE/.build.XXXXXX")"
+    cp "$HERE/pom.xml" "$tmp/pom.xml"
+    cp -R "$HERE/src" "$tmp/src"
+    # The copies keep a read-only install's modes; the next rebuild must be able to delete them.
+    chmod -R u+w "$tmp"
+    say "building (mvn -q -B package) in $BUILD ..."
     local t0=$SECONDS
     # Maven 3.8 prints stray colour resets even with -q -B; strip them.
-    mvn -q -B -Dstyle.color=never -f "$HERE/pom.xml" package 2>&1 | sed -e $'s/\x1b\\[[0-9;]*m//g' -e '/^[[:space:]]*$/d'
-    [ -f "$JAR" ] || die "build failed"
+    if ! mvn -q -B -Dstyle.color=never -f "$tmp/pom.xml" package 2>&1 \
+            | sed -e $'s/\x1b\\[[0-9;]*m//g' -e '/^[[:space:]]*$/d' \
+            || [ ! -f "$tmp/target/neo4j-local-0.1.0.jar" ]; then
+        rm -rf "$tmp"
+        die "build failed"
+    fi
+    # Two starts of the same sources may build at once (the cache is shared by checkouts and
+    # installs): the later one keeps the first one's build, which a launcher may already run.
+    if [ "$existed" = 0 ] && built; then
+        rm -rf "$tmp"
+        say "built in $((SECONDS - t0)) s; another build of these sources finished first: $JAR"
+        return 0
+    fi
+    busy="$(launchers_here | paste -sd ' ' -)"
+    [ -z "$busy" ] || { rm -rf "$tmp"; die "a launcher from $BUILD/target started during the build (pid $busy)"; }
+    rm -rf "$BUILD"
+    if ! mv -T "$tmp" "$BUILD" 2>/dev/null; then
+        if built; then rm -rf "$tmp"  # a build of the same sources landed in between
+        else mv "$tmp" "$BUILD"; fi   # a mv without -T (BSD): nothing is at $BUILD
+    fi
     say "built in $((SECONDS - t0)) s: $JAR"
 }
 
@@ -165,7 +218,7 @@ do_start() {
     command -v setsid >/dev/null 2>&1 && setsid_=(setsid)
     KG_NEO4J_HOST="$HOST" KG_NEO4J_BOLT_PORT="$BOLT_PORT" KG_NEO4J_HTTP_PORT="$HTTP_PORT" \
         nohup "${setsid_[@]}" "$JAVA" "${jvm[@]}" -cp "$CLASSPATH_" "$MAIN_CLASS" \
-        --data "$DATA" --plugins "$HERE/target/plugins" >> "$LOG_FILE" 2>&1 < /dev/null &
+        --data "$DATA" --plugins "$BUILD/target/plugins" >> "$LOG_FILE" 2>&1 < /dev/null &
     pid=$!
     echo "$pid" > "$PID_FILE"
 

@@ -1,8 +1,11 @@
-"""``kg-memory neo4j up|down|status``: the local Neo4j 5.26 server for a source checkout.
+"""``kg-memory neo4j up|down|status``: the local Neo4j 5.26 server, from a checkout or a wheel.
 
-Thin wrapper over ``docker/neo4j-local/neo4j-local.sh``, which builds Neo4j Community with APOC
-and Neo4j Browser from Maven artifacts and runs it in-process (no Docker engine needed). With
-Docker, use ``docker/compose.yml`` instead (see docker/README.md).
+Thin wrapper over ``docker/neo4j-local/neo4j-local.sh`` (shipped in the wheel as package data),
+which builds Neo4j Community with APOC and Neo4j Browser from Maven artifacts in the user's cache
+(``$KG_NEO4J_CACHE``, default ``~/.cache/kg-memory/neo4j-local``; never beside the script, which
+may be a read-only site-packages) and runs it in-process (no Docker engine needed). With Docker,
+use ``docker/compose.yml`` instead (see docker/README.md). ``style`` and ``cypher``
+(kg_memory.cli.browser) hand over the Browser style and the query library.
 """
 
 from __future__ import annotations
@@ -16,12 +19,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from kg_memory import INCOMPLETE_EXIT, StoreUnavailable, resources
 from kg_memory.cli import render
+from kg_memory.cli.browser import cypher, style
 from kg_memory.cli.options import JsonOption, StoreOption
 
 __all__ = ["neo4j_app"]
 
-neo4j_app = typer.Typer(help="Run the local Neo4j (Bolt 7687, Browser on 7474).",
-                        no_args_is_help=True)
+neo4j_app = typer.Typer(
+    help="Run the local Neo4j; print its Browser style and queries.",
+    no_args_is_help=True)
 DataOption = Annotated[Path | None, typer.Option(
     "--data", help="Data folder (default $KG_NEO4J_HOME or ~/.local/share/kg-memory/neo4j).")]
 
@@ -46,7 +51,9 @@ def _run(command: str, data: Path | None) -> None:
 
 @neo4j_app.command()
 def up(data: DataOption = None) -> None:
-    """Build if needed, start, wait until Bolt answers, print the Browser URL."""
+    """Build if needed, start, wait until Bolt answers, print the Browser URL. The build (Maven,
+    about 140 MB) goes to $KG_NEO4J_CACHE, default $XDG_CACHE_HOME/kg-memory/neo4j-local or
+    ~/.cache/kg-memory/neo4j-local, never into the installed package."""
     _run("start", data)
 
 
@@ -60,6 +67,10 @@ def down(data: DataOption = None) -> None:
 def status(data: DataOption = None) -> None:
     """Exit 0 when the local Neo4j runs, 3 when it does not."""
     _run("status", data)
+
+
+neo4j_app.command()(style)
+neo4j_app.command()(cypher)
 
 
 @neo4j_app.command()
