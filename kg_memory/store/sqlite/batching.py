@@ -22,6 +22,7 @@ from pathlib import Path
 from kg_memory.domain.errors import Unplanned
 from kg_memory.domain.instant import Clock, to_micros
 from kg_memory.domain.record import IngestRecord
+from kg_memory.store.import_clock import ImportClock
 from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.flush import flush
@@ -32,7 +33,7 @@ from kg_memory.store.sqlite.tx import SqliteTransaction
 __all__ = ["Batching"]
 
 
-class Batching:
+class Batching(ImportClock):
     """System time, transactions and planned batches over one SQLite connection."""
 
     _conn: driver.Connection
@@ -60,7 +61,7 @@ class Batching:
         if last is None:
             row = self._conn.execute("SELECT value FROM meta WHERE key = 'system_time'").fetchone()
             last = -1 if row is None else int(row[0])
-        now = max(to_micros(self._clock()), last + 1)
+        now = max(to_micros(self._asked_time()), last + 1)
         if self._in_batch:
             self._batch_time = now
         else:
