@@ -179,7 +179,8 @@ def ingest(
         "--import-history", help="A past stream: each episode is known from its occurred_at "
         "(in order, none before the store's latest system time), not from now.")] = False,
     by: Annotated[str, typer.Option(
-        help="Who imports (with --import-history), recorded with the import.")] = "",
+        help="Who imports (with --import-history), recorded with the import; default: "
+        "the login name.")] = "",
 ) -> None:
     """Ingest episodes from a JSONL file, each episode atomic on its own.
 
@@ -191,8 +192,9 @@ def ingest(
     counts and --acks count an episode only after its batch committed, so a crash never loses
     one already counted.
 
-    --import-history ingests a past stream (last year's conversations) so that as-of questions
-    about then find it: see docs/guide.md#importing-history.
+    --import-history ingests a past stream (last year's conversations), each episode known
+    from its occurred_at, so that --known-at in the past finds it: see
+    docs/guide.md#importing-history.
     """
     with render.errors():
         channels = _file_channels(trust_envelopes, channel_policy, source, channel)
