@@ -79,8 +79,8 @@ class Reference:
 
     def cells(self, known_at: datetime) -> list[str | None]:
         row: list[str | None] = [None] * CELLS
-        for given, day, value in sorted(self.known):
-            if given <= known_at:
+        for stamp, day, value in sorted(self.known):
+            if stamp <= known_at:
                 for cell in range(day, CELLS):
                     row[cell] = value
         return row
@@ -120,7 +120,7 @@ def test_imports_and_live_writes_match_the_reference(
                 mem.import_history(records, by="ops")
 
         stored = sorted(e.recorded_at for e in mem.store.scope_episodes("u1"))
-        assert stored == [given for given, _, _ in reference.known], "system times"
+        assert stored == [stamp for stamp, _, _ in reference.known], "system times"
         assert len(set(stored)) == len(stored), "system time strictly increases"
         for known_at in [*stored, *(t - MICRO for t in stored)]:
             expected = reference.cells(known_at)
