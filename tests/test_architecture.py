@@ -35,6 +35,7 @@ PUBLIC = [
     "Edge", "EdgeType",
     "Effect", "EndReason", "Entity", "Episode", "Evidence", "Fact", "ForgetPlan", "ForgetReport",
     "ForgottenError", "GateRule", "HistoryEntry", "IdempotencyConflict", "IngestError",
+    "ImportOrderError",
     "IngestRecord", "IngestReport", "Interval", "IntervalError", "KgMemoryError", "Kind",
     "Memory", "MentionCandidate", "NaiveDatetimeError", "Neo4jStore", "NotFound", "PolicyError",
     "Published", "Qualifiers", "Refusal", "ResolutionError", "Resolved", "Retention", "ScopeError",

@@ -49,6 +49,7 @@ from kg_memory.cli.options import (
     ScopeOption,
     StoreOption,
     WideOption,
+    login_name,
     open_memory,
     reader,
     settings,
@@ -174,6 +175,12 @@ def ingest(
         "--batch-size", min=1, max=100_000,
         help="Episodes per commit (one disk sync each); a crash loses at most one "
         "unacknowledged batch.")] = 500,
+    import_history: Annotated[bool, typer.Option(
+        "--import-history", help="A past stream: each episode is known from its occurred_at "
+        "(in order, none before the store's latest system time), not from now.")] = False,
+    by: Annotated[str, typer.Option(
+        help="Who imports (with --import-history), recorded with the import; default: "
+        "the login name.")] = "",
 ) -> None:
     """Ingest episodes from a JSONL file, each episode atomic on its own.
 
@@ -184,6 +191,10 @@ def ingest(
     lines before it stay accepted. Episodes commit in batches; the progress bar, the printed
     counts and --acks count an episode only after its batch committed, so a crash never loses
     one already counted.
+
+    --import-history ingests a past stream (last year's conversations), each episode known
+    from its occurred_at, so that --known-at in the past finds it: see
+    docs/guide.md#importing-history.
     """
     with render.errors():
         channels = _file_channels(trust_envelopes, channel_policy, source, channel)
@@ -235,7 +246,11 @@ def ingest(
                     ack_log.write(f"{report.operation_id}\t{report.status}\n")
 
             try:
-                memory.ingest_file(file, on_report=tally, batch_size=batch_size)
+                if import_history:
+                    memory.import_file(file, by=by or login_name(), on_report=tally,
+                                       batch_size=batch_size)
+                else:
+                    memory.ingest_file(file, on_report=tally, batch_size=batch_size)
             finally:
                 if ack_log is not None:
                     ack_log.close()

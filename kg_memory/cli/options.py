@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +20,7 @@ __all__ = [
     "ScopeOption",
     "StoreOption",
     "WideOption",
+    "login_name",
     "open_memory",
     "reader",
     "settings",
@@ -113,3 +115,12 @@ def wanted_scope(scope: str | None, all_scopes: bool) -> str | None:
 def reader(memory: Memory, scope: str | None) -> Memory | ScopedMemory:
     """The handle a command reads through: scoped to the tenant, or the operator's."""
     return memory if scope is None else memory.scoped(scope)
+
+
+def login_name() -> str:
+    """Who runs the command, by the login name; ``operator`` where there is none (a container
+    without a user entry)."""
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return "operator"

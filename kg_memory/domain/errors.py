@@ -20,6 +20,7 @@ __all__ = [
     "ExtraMissing",
     "ForgottenError",
     "IdempotencyConflict",
+    "ImportOrderError",
     "IngestError",
     "IntervalError",
     "InvalidArgument",
@@ -90,6 +91,12 @@ class IngestError(KgMemoryError):
 
 class IdempotencyConflict(IngestError):
     """An operation id was reused with a different payload: the first delivery stands."""
+
+
+class ImportOrderError(IngestError):
+    """A record of an imported history whose system time would go back: it is before the
+    store's latest system time, before the previous record of the import, or in the future.
+    System time only moves forward; nothing already accepted is lost."""
 
 
 class InvalidArgument(KgMemoryError, ValueError):

@@ -77,6 +77,7 @@ LINEAGE_EDGES: dict[EdgeType, bool] = {
     EdgeType.USED: False,
     EdgeType.DEPENDS_ON: True,
     EdgeType.INVALIDATED_BY: True,
+    EdgeType.IMPORTED_BY: True,
 }
 
 RULES = (
@@ -262,6 +263,7 @@ def _dangling(snap: Snapshot, assertions: set[str], episodes: set[str]) -> Itera
         EdgeType.USED: (is_activity, is_assertion),
         EdgeType.REVISION_OF: (is_assertion, revision_target),
         EdgeType.INVALIDATED_BY: (anything, is_activity),
+        EdgeType.IMPORTED_BY: (is_episode, is_activity),
     }
     for e in snap.edges:
         src_ok, dst_ok = ends.get(e.type, (anything, anything))

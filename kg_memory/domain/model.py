@@ -108,6 +108,7 @@ class EdgeType(StrEnum):
     USED = "USED"  # activity -> assertion it read (prov:used)
     REVISION_OF = "REVISION_OF"  # derived record -> its previous revision (prov:wasRevisionOf)
     INVALIDATED_BY = "INVALIDATED_BY"  # tombstone -> forget activity (prov:wasInvalidatedBy)
+    IMPORTED_BY = "IMPORTED_BY"  # episode -> the import activity that brought it in
 
 
 class EndReason(StrEnum):
@@ -293,7 +294,7 @@ class Activity(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     activity_id: str
-    type: str  # consolidation | forget
+    type: str  # consolidation | forget | import
     agent: str
     scope: str = "default"  # the one scope it read and changed
     started_at: UtcDatetime

@@ -111,10 +111,14 @@ def ingest_batches(
     rng: random.Random,
     channels: ChannelPolicy | None = None,
     write_policy: WritePolicy | None = None,
+    unit: Callable[[IngestRecord], IngestReport] | None = None,
 ) -> list[IngestReport]:
-    """Ingest ``records`` in batches of ``batch_size``; see the module docstring."""
+    """Ingest ``records`` in batches of ``batch_size``; see the module docstring. ``unit``
+    writes one record instead of the live unit (an import: kg_memory.services.history_import)."""
 
     def one(record: IngestRecord) -> IngestReport:
+        if unit is not None:
+            return unit(record)
         return _unit(store, record, policy, secret, channels, write_policy)
 
     reports: list[IngestReport] = []

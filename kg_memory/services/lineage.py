@@ -51,7 +51,13 @@ LINEAGE_EDGES: dict[EdgeType, bool] = {
     EdgeType.USED: False,  # activity -> assertion it read
     EdgeType.DEPENDS_ON: True,  # fact -> what it relies on
     EdgeType.INVALIDATED_BY: True,  # tombstone -> forget activity
+    EdgeType.IMPORTED_BY: True,  # episode -> the import that brought it in
 }
+
+
+#: Links to activities, which a forget plan does not walk: an activity is a content-free record
+#: of what ran (a derived record's generation, an episode's import), never a source to erase.
+_NOT_FORGOTTEN = (EdgeType.GENERATED_BY, EdgeType.IMPORTED_BY)
 
 
 def node_kind(node_id: str) -> str:
@@ -240,7 +246,7 @@ def forget_view(
         explored.add(node)
         found = []
         for src, relation, dst in links:
-            if relation not in LINEAGE_EDGES or relation == EdgeType.GENERATED_BY:
+            if relation not in LINEAGE_EDGES or relation in _NOT_FORGOTTEN:
                 continue
             derivative, source = (src, dst) if LINEAGE_EDGES[relation] else (dst, src)
             if derivative not in kinds:

@@ -51,6 +51,7 @@ from kg_memory.services.batch_ingest import ingest_batches, ingest_one
 from kg_memory.services.check import check as check_store
 from kg_memory.services.entities import EntityMethods
 from kg_memory.services.forget_run import ForgetReport, forget
+from kg_memory.services.history_import import HistoryImports
 from kg_memory.services.identity import (
     SAME_AS,
     identity_link,
@@ -72,7 +73,7 @@ __all__ = ["Memory"]
 
 
 
-class Memory(Recalling, PolicyViews, EntityMethods):
+class Memory(Recalling, PolicyViews, EntityMethods, HistoryImports):
     """A bitemporal memory over any :class:`~kg_memory.store.protocol.Store`."""
 
     def __init__(

@@ -234,6 +234,11 @@ class Store(LinkReads, RecallReads, Protocol):
     def batch(self) -> AbstractContextManager[None]:
         """Group transactions into one durable commit; each still succeeds or fails alone."""
 
+    def importing(self, at: datetime) -> AbstractContextManager[None]:
+        """Units this thread begins inside ask for system time ``at`` (an imported record's
+        instant) instead of the clock: the store gives ``at``, or 1 µs after its latest
+        system time when that is not earlier; it never goes back."""
+
     def prepare(self, records: Sequence[IngestRecord], secret: bytes) -> None:
         """Inside :meth:`batch`: the records about to be written, so a store that plans its
         batch can read what they touch in a few set-based queries first. A hint only: the

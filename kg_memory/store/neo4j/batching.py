@@ -17,6 +17,7 @@ from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.instant import Clock
 from kg_memory.domain.record import IngestRecord
 from kg_memory.store.cancellation import raise_if_cancelled
+from kg_memory.store.import_clock import ImportClock
 from kg_memory.store.neo4j.buffered import BufferedUnit, Unbatched
 from kg_memory.store.neo4j.plan import BatchPlan, prefetch_records
 from kg_memory.store.neo4j.rows import instant, opt_time
@@ -25,7 +26,7 @@ from kg_memory.store.neo4j.tx import run_query
 __all__ = ["Batching"]
 
 
-class Batching:
+class Batching(ImportClock):
     """Batches of planned episodes, one Neo4j transaction each."""
 
     _lock: threading.RLock
@@ -111,7 +112,7 @@ class Batching:
     def _planned(self, scope: str) -> Iterator[BufferedUnit]:
         plan = self._open_plan()
         before = plan.now
-        now = plan.next_time(instant(self._clock()))
+        now = plan.next_time(instant(self._asked_time()))
         unit = BufferedUnit(plan, now, scope)
         try:
             yield unit

@@ -254,7 +254,7 @@ class Neo4jStore(Sessions, Batching, RecallReads, Audits, BulkReads):
             self._active = tx
             try:
                 [row] = run_query(
-                    tx, "system_time", {"clock": instant(self._clock())},
+                    tx, "system_time", {"clock": instant(self._asked_time())},
                     where=self._uri, reads=False,
                 )
                 unit = Neo4jTransaction(tx, time_of(row["now"]), self._uri, scope)

@@ -23,6 +23,7 @@ from kg_memory.domain.errors import StoreUnavailable, Unplanned
 from kg_memory.domain.instant import Clock, to_micros
 from kg_memory.domain.record import IngestRecord
 from kg_memory.store.cancellation import raise_if_cancelled
+from kg_memory.store.import_clock import ImportClock
 from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.connections import Connections
 from kg_memory.store.sqlite.errors import store_error
@@ -34,7 +35,7 @@ from kg_memory.store.sqlite.tx import SqliteTransaction
 __all__ = ["Batching"]
 
 
-class Batching:
+class Batching(ImportClock):
     """System time, transactions and planned batches, each thread on its own connection and
     in its own unit of work (its :class:`~kg_memory.store.sqlite.connections.Session`)."""
 
@@ -104,7 +105,7 @@ class Batching:
         if last is None:
             row = self._conn.execute("SELECT value FROM meta WHERE key = 'system_time'").fetchone()
             last = -1 if row is None else int(row[0])
-        now = max(to_micros(self._clock()), last + 1)
+        now = max(to_micros(self._asked_time()), last + 1)
         if self._in_batch:
             self._batch_time = now
         else:
