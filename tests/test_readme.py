@@ -34,8 +34,11 @@ def test_the_quickstart_holds_exactly_two_commands() -> None:
 
 
 def test_the_python_example_prints_the_fact(tmp_path: Path) -> None:
+    """It asks about the past on both axes (known_at before the day it runs), as the finding
+    that it printed nothing did, and answers."""
     match = re.search(r"^```python\n(.*?)^```", _readme(), re.M | re.S)
     assert match is not None
+    assert "known_at=day2" in match.group(1)
     done = subprocess.run([sys.executable, "-c", match.group(1)], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
