@@ -77,7 +77,7 @@ def test_another_tenants_id_is_not_found_in_the_words_of_a_made_up_one(
     assert str(caught.value) == f"no {kind} '{theirs}' in scope 'u1'"
     assert [f.value for f in memory.asof(scope="u2").facts] == ["fish"]
     # Their operation id names nothing in u1 either (an operation id is per scope).
-    with pytest.raises(NotFound, match="^no operation 'op-9' in scope 'u1'$"):
+    with pytest.raises(NotFound, match=r"^no operation 'op-9' in scope 'u1'$"):
         memory.forget("operation:op-9@u1")
 
 
@@ -133,7 +133,7 @@ def test_all_scopes_an_id_no_scope_holds_or_forgot_is_not_found(
     memory: Memory, clock: ManualClock
 ) -> None:
     ids = _seed(memory, clock)
-    with pytest.raises(NotFound, match="^no entity 'nobody' in any scope$"):
+    with pytest.raises(NotFound, match=r"^no entity 'nobody' in any scope$"):
         memory.forget("entity:nobody", all_scopes=True)
     assert memory.forget("entity:bo", all_scopes=True).scopes == ("u2",)
     again = memory.forget("entity:bo", all_scopes=True)
@@ -141,7 +141,7 @@ def test_all_scopes_an_id_no_scope_holds_or_forgot_is_not_found(
     # bo's fact went with bo: its id is one u2 forgot, not one that never was.
     gone = memory.forget(f"assertion:{ids['their_assertion']}", all_scopes=True)
     assert (gone.status, gone.scopes) == ("nothing-to-forget", ("u2",))
-    with pytest.raises(NotFound, match="^no assertion 'as_0' in any scope$"):
+    with pytest.raises(NotFound, match=r"^no assertion 'as_0' in any scope$"):
         memory.forget("assertion:as_0", all_scopes=True)
     # An operation id is its scope's own: without one it names nothing anywhere.
     with pytest.raises(ScopeError, match="operation id"):
@@ -173,7 +173,8 @@ def test_the_cli_says_not_found_exit_4_and_takes_operation_ids(
     assert _cli("ingest", str(path), "--trust-envelopes", "--store", store)[0] == 0
     code, out = _cli("forget", "episode:op-001-user-facts", "--scope", "u1", "--store", store)
     assert code == 4
-    assert "NotFound" in out and "operation:op-001-user-facts@u1" in out
+    assert "NotFound" in out
+    assert "operation:op-001-user-facts@u1" in out
     code, out = _cli("forget", "operation:op-001-user-facts", "--scope", "u1", "--store", store,
                      "--json")
     assert code == 0
@@ -204,15 +205,18 @@ def test_mcp_forget_of_an_unknown_id_is_an_error_result(
         async with Client(server) as client:
             said = await tool(client, "remember", content="Ana is veg", operation_id="m1",
                               facts=[fact("ana", "diet", "veg")])
-            assert not said.is_error and said.structured_content is not None
+            assert not said.is_error
+            assert said.structured_content is not None
             operation = said.structured_content["operation_id"]
             for selector in ("episode:m1", "operation:m1", "entity:nobody"):
                 result = await tool(client, "forget", selector=selector)
                 assert result.is_error, selector
                 text = result.content[0]
-                assert text.type == "text" and text.text.startswith("NotFound: "), text
+                assert text.type == "text"
+                assert text.text.startswith("NotFound: "), text.text
             plan = await tool(client, "forget", selector=f"operation:{operation}")
-            assert not plan.is_error and plan.structured_content is not None
+            assert not plan.is_error
+            assert plan.structured_content is not None
             assert plan.structured_content["delete"] != []
             done = await tool(client, "forget", selector=f"operation:{operation}",
                               plan_id=plan.structured_content["plan_id"])
