@@ -191,3 +191,18 @@ def test_the_cli_names_line_1201_of_1500_in_its_default_batches(
                      "--store", store)
     assert code == 2
     assert "line 1201, field 'operation_id'" in " ".join(out.split())
+
+
+def test_placing_an_error_on_a_line_keeps_its_class_and_what_it_carries() -> None:
+    from kg_memory.domain.errors import RecallUnavailable
+
+    answer = object()
+    for error in (ConcurrencyError("stale"), ScopeError("elsewhere"),
+                  RecallUnavailable("no index", answer)):
+        placed = error.at_line(7)
+        assert type(placed) is type(error)
+        assert (placed.line, str(placed)) == (7, f"line 7: {error}")
+        assert error.line is None  # the original is left as it was
+    placed_recall = RecallUnavailable("no index", answer).at_line(3)
+    assert isinstance(placed_recall, RecallUnavailable)
+    assert placed_recall.answer is answer
