@@ -268,17 +268,6 @@ def test_an_idempotency_conflict_names_the_line(tmp_path: Path) -> None:
     assert "line 3, field 'operation_id'" in out
 
 
-def test_a_replay_of_a_forgotten_line_names_the_line(tmp_path: Path) -> None:
-    from kg_memory.domain.errors import ForgottenError
-
-    path = jsonl(tmp_path / "in.jsonl", line("a"), line("b"))
-    with Memory.open(tmp_path / "m.db") as memory:
-        [_, second] = memory.ingest_file(path)
-        memory.forget(f"episode:{second.episode_id}@u1")
-        with pytest.raises(ForgottenError, match=r"^line 2: "):
-            memory.ingest_file(path)
-
-
 def test_ingest_on_a_directory_is_bad_input(tmp_path: Path) -> None:
     code, out = cli("ingest", str(tmp_path), "--trust-envelopes", "--store", str(tmp_path / "m.db"))
     assert code == 2

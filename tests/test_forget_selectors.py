@@ -7,7 +7,9 @@ also supports a surviving fact is redacted (kept as a node, its other facts kept
 
 from __future__ import annotations
 
-from kg_memory import Memory
+import pytest
+
+from kg_memory import Memory, NotFound
 from tests.conftest import ManualClock, day, episode, fact
 
 
@@ -44,5 +46,6 @@ def test_an_assertion_selector_forgets_that_one_fact(memory: Memory, clock: Manu
     assert report.plan.delete == (city.assertion_id,)
     assert report.plan.redact == (mixed,)
     assert _facts(memory, "u1") == {("ana.diet", "veg"), ("bob.diet", "fish")}
-    # Another scope's handle on the same id names nothing there.
-    assert memory.forget(f"assertion:{city.assertion_id}@u2", dry_run=True).plan.is_empty
+    # Another scope's handle on the same id names nothing there: not found, as a made-up id.
+    with pytest.raises(NotFound, match=f"no assertion '{city.assertion_id}' in scope 'u2'$"):
+        memory.forget(f"assertion:{city.assertion_id}@u2", dry_run=True)

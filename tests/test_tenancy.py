@@ -160,10 +160,13 @@ def test_a_scoped_handle_cannot_forget_in_another_scope(
     with pytest.raises(ScopeError):
         u2.forget("category:u1/ana/*")
     [u1_fact] = memory.scoped("u1").asof(subject="ana").facts
-    # Another tenant's ids are not found in u2: nothing of u1 is touched or confirmed.
-    for selector in (f"assertion:{u1_fact.assertion_id}",
-                     f"episode:{u1_fact.supported_by[0].episode_id}"):
-        assert u2.forget(selector).status == "nothing-to-forget"
+    # Another tenant's ids are not found in u2 (in the words a made-up id gets): nothing of
+    # u1 is touched or confirmed.
+    for kind, node in (("assertion", u1_fact.assertion_id),
+                       ("episode", u1_fact.supported_by[0].episode_id)):
+        with pytest.raises(NotFound) as caught:
+            u2.forget(f"{kind}:{node}")
+        assert str(caught.value) == f"no {kind} '{node}' in scope 'u2'"
     assert memory.scoped("u1").asof(subject="ana").values() == ["veg"]
 
 

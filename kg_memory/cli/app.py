@@ -187,7 +187,8 @@ def ingest(
     A file is not an authenticated channel: say who it came from (--source/--channel), give a
     channel policy, or --trust-envelopes. Envelopes the channel policy refuses are audited
     (kg-memory refusals). Re-running the same file is safe: known operation ids are reported as
-    duplicates. On a bad line the command stops with an error naming the line and field; the
+    duplicates, and lines a forget request erased as forgotten (not applied; the run goes on).
+    On a bad line the command stops with an error naming the line and field; the
     lines before it stay accepted. Episodes commit in batches; the progress bar, the printed
     counts and --acks count an episode only after its batch committed, so a crash never loses
     one already counted.
@@ -207,7 +208,8 @@ def ingest(
             total = count_records(file)
         except OSError as exc:
             raise IngestError(f"cannot read {file}: {exc.strerror}") from None
-        counts = {"accepted": 0, "duplicate": 0, "envelopes_refused": 0, "refused": 0}
+        counts = {"accepted": 0, "duplicate": 0, "forgotten": 0, "envelopes_refused": 0,
+                  "refused": 0}
         chosen = load_write_policy(write_policy)
         if chosen is not None:
             counts["pending"] = 0
@@ -260,7 +262,8 @@ def ingest(
                 else:
                     render.console.print(
                         f"{counts['accepted']} accepted, {counts['duplicate']} duplicate, "
-                        f"{counts['envelopes_refused']} envelope(s) refused, "
+                        + (f"{counts['forgotten']} forgotten, " if counts["forgotten"] else "")
+                        + f"{counts['envelopes_refused']} envelope(s) refused, "
                         f"{counts['refused']} candidate(s) refused"
                         + (f", {counts.get('pending')} pending" if chosen
                            else " by the writer gate")

@@ -29,7 +29,8 @@ def forget(
     selector: Annotated[
         str,
         typer.Argument(
-            help="episode:ID, assertion:ID, entity:ID, source:NAME (each [@SCOPE]) or "
+            help="episode:ID, operation:ID (the operation id given at ingest), assertion:ID, "
+            "entity:ID, source:NAME (each [@SCOPE]) or "
             "category:SCOPE/SUBJECT/PREDICATE_GLOB[@PROJECT]."
         ),
     ],
@@ -53,7 +54,12 @@ def forget(
     """Forget SELECTOR and everything derived only from it: erasure, not supersession.
 
     A selector acts within one tenant: give its scope as @SCOPE or --scope; a selector
-    without one is refused (exit 2) unless an operator says --all-scopes.
+    without one is refused (exit 2) unless an operator says --all-scopes (an operation id
+    always needs its scope).
+
+    An id that names nothing in the scope is not found (exit 4); one an earlier forget erased
+    reports nothing-to-forget, so a re-run is safe. A source or category that matches nothing
+    reports nothing-to-forget (exit 0).
 
     The plan classifies every affected node (delete, rebuild, erase, redact, restore, retire,
     retain) by lineage (retire: believed facts that depended on an erased one, retired whole,

@@ -46,7 +46,26 @@ __all__ = [
 
 
 class KgMemoryError(Exception):
-    """Base class for every error kg-memory raises deliberately."""
+    """Base class for every error kg-memory raises deliberately.
+
+    ``line`` is the 1-based line of the input the error belongs to, when it came from one
+    (a file's record); :meth:`at_line` places an error raised without it.
+    """
+
+    line: int | None = None
+
+    def at_line(self, line: int) -> KgMemoryError:
+        """The same error, of the same class, placed on ``line`` of the input it came from.
+
+        The write path does not know where its record was read; the batch that read it does,
+        so an error reaches the caller naming the line that caused it. Built without calling
+        ``__init__`` again: a subclass may take more than a message (``RecallUnavailable``).
+        """
+        placed = type(self).__new__(type(self))
+        placed.__dict__.update(self.__dict__)
+        placed.line = line
+        placed.args = (f"line {line}: {self}",)
+        return placed
 
 
 class TimeError(KgMemoryError, ValueError):
@@ -133,7 +152,8 @@ class ConcurrencyError(KgMemoryError):
 
 class ForgottenError(KgMemoryError):
     """A write of forgotten content: a replay, a late delivery or a racing worker. Terminal:
-    retrying the same write can never succeed; the content is gone by the user's request."""
+    retrying the same write can never succeed; the content is gone by the user's request.
+    Raised by a single write; a batch reports the episode ``forgotten`` and goes on."""
 
 
 class ConsolidationRefused(KgMemoryError):
@@ -274,7 +294,8 @@ EXIT_MEANINGS: dict[int, str] = {
     3: "store unavailable: missing, unreadable or not a kg-memory store, Neo4j not answering",
     4: "not found: a named episode, assertion, entity, rule or plan does not exist",
     5: "precondition failed: if_match, or the evidence a consolidation read has changed",
-    6: "forgotten: a write of forgotten content (a replay); retrying can never succeed",
+    6: "forgotten: a write of forgotten content (a replay); retrying can never succeed "
+       "(ingest reports a file's forgotten lines instead and goes on)",
     7: "refused for review: a consolidation that would drop a scope or an exception",
     INTEGRITY_EXIT: "kg-memory check found violations (each one is listed)",
     INCOMPLETE_EXIT: "incomplete: committed but not finished everywhere (a forget whose erased "

@@ -55,6 +55,7 @@ from kg_memory.domain.rule_review import RuleForget
 
 __all__ = [
     "EVIDENCE",
+    "ID_KINDS",
     "ForgetPlan",
     "LineageView",
     "Selector",
@@ -65,18 +66,22 @@ __all__ = [
     "tombstone_key",
 ]
 
-#: The kind of an evidence tombstone (:func:`evidence_key`). Schema 8 and earlier stored
+#: The kind of an evidence tombstone (:func:`evidence_key`). Schema 10 and earlier stored
 #: ``content`` tombstones, an HMAC over the value under the store's own secret: ``kg-memory
 #: migrate`` drops them (see docs/security.md).
 EVIDENCE = "evidence"
 
-SelectorKind = Literal["episode", "assertion", "entity", "source", "category"]
+SelectorKind = Literal["episode", "operation", "assertion", "entity", "source", "category"]
+
+#: The kinds that name one node by its id: naming one that does not exist is NotFound.
+ID_KINDS: tuple[SelectorKind, ...] = ("episode", "operation", "assertion", "entity")
 
 
 class Selector(BaseModel):
     """What to forget. Parse the CLI form with :meth:`parse`:
 
-    ``episode:ep_…@SCOPE``, ``assertion:as_…@SCOPE``, ``entity:R1@SCOPE``,
+    ``episode:ep_…@SCOPE``, ``operation:OP@SCOPE`` (the episode ingested under operation id
+    ``OP``, the id its writer chose), ``assertion:as_…@SCOPE``, ``entity:R1@SCOPE``,
     ``source:restaurant@SCOPE`` (everything that source sent in that scope) and
     ``category:SCOPE/SUBJECT/PREDICATE_GLOB[@PROJECT]`` (e.g. ``category:j17/j17/report_*@c1``,
     Cedar reporting preferences of user j17).
@@ -135,13 +140,13 @@ class Selector(BaseModel):
         if (
             not sep
             or not rest
-            or kind not in ("episode", "assertion", "entity", "source", "category")
+            or kind not in (*ID_KINDS, "source", "category")
         ):
             raise InvalidArgument(
-                f"selector {text!r} must be episode:ID, assertion:ID, entity:ID, "
+                f"selector {text!r} must be episode:ID, operation:ID, assertion:ID, entity:ID, "
                 "source:NAME[@SCOPE] or category:SCOPE/SUBJECT/PREDICATE_GLOB[@PROJECT]"
             )
-        if kind in ("episode", "assertion", "entity", "source"):
+        if kind in (*ID_KINDS, "source"):
             # The last "@" splits, so an entity id may itself contain one (entity:a@b.org@u1).
             name, at, scope = rest.rpartition("@")
             if not at:

@@ -16,6 +16,13 @@ one: :func:`ingest_one`, the same code.
 A store another writer holds (:class:`~kg_memory.domain.errors.StoreBusy`) is retried on the
 schedule of a :class:`~kg_memory.domain.backoff.Backoff`; nothing of a refused batch was
 written, so retrying is always safe.
+
+Each record travels with the line it was read from (``None`` for records built in code): the
+batch reads its records ahead of running them, so the reader's position is the batch's last
+line, never the failing one. An episode's error is placed on its own line, and an episode a
+forget request erased (:class:`~kg_memory.domain.errors.ForgottenError`: its operation, or
+evidence of content forgotten since) is reported ``forgotten``, not applied, and the batch goes
+on: re-running a file after a forget is how the rest of it gets in.
 """
 
 from __future__ import annotations
@@ -29,18 +36,29 @@ from functools import partial
 from typing import TypeVar
 
 from kg_memory.domain.backoff import Backoff
+from kg_memory.domain.change import Effect
 from kg_memory.domain.channel import ChannelPolicy, Sender
-from kg_memory.domain.errors import StoreBusy, Unplanned
+from kg_memory.domain.errors import (
+    ForgottenError,
+    KgMemoryError,
+    StoreBusy,
+    StoreUnavailable,
+    Unplanned,
+)
 from kg_memory.domain.gate import WriterPolicy
+from kg_memory.domain.ids import episode_id_for
 from kg_memory.domain.record import IngestRecord
 from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services.ingestion import IngestReport, ingest_record
 from kg_memory.store.cancellation import raise_if_cancelled
 from kg_memory.store.protocol import Store
 
-__all__ = ["ingest_batches", "ingest_one", "retrying"]
+__all__ = ["Numbered", "ingest_batches", "ingest_one", "retrying"]
 
 _T = TypeVar("_T")
+
+#: A record and the 1-based line it was read from (``None``: built in code, no line).
+Numbered = tuple[int | None, IngestRecord]
 
 
 def retrying(attempt: Callable[[], _T], retry: Backoff, rng: random.Random) -> _T:
@@ -99,9 +117,17 @@ def ingest_one(
         return _unit(store, record, policy, secret, channels, write_policy, sender)
 
 
+def _forgotten(record: IngestRecord, refusal: ForgottenError) -> IngestReport:
+    """The report of an episode a forget request erased: nothing of it written, said so."""
+    return IngestReport(
+        operation_id=record.operation_id,
+        episode_id=episode_id_for(record.scope, record.operation_id), status="forgotten",
+        effects=(Effect(action="forgotten", key=record.operation_id, detail=str(refusal)),))
+
+
 def ingest_batches(
     store: Store,
-    records: Iterable[IngestRecord],
+    records: Iterable[Numbered],
     *,
     policy: WriterPolicy,
     secret: bytes,
@@ -116,10 +142,20 @@ def ingest_batches(
     """Ingest ``records`` in batches of ``batch_size``; see the module docstring. ``unit``
     writes one record instead of the live unit (an import: kg_memory.services.history_import)."""
 
-    def one(record: IngestRecord) -> IngestReport:
-        if unit is not None:
-            return unit(record)
-        return _unit(store, record, policy, secret, channels, write_policy)
+    def one(line: int | None, record: IngestRecord) -> IngestReport:
+        try:
+            if unit is not None:
+                return retrying(partial(unit, record), retry, rng)
+            return retrying(partial(_unit, store, record, policy, secret, channels,
+                                    write_policy), retry, rng)
+        except ForgottenError as exc:
+            return _forgotten(record, exc)
+        except StoreUnavailable:
+            raise  # the store's state, not this line's
+        except KgMemoryError as exc:
+            if line is None or exc.line is not None:
+                raise
+            raise exc.at_line(line) from None
 
     reports: list[IngestReport] = []
     iterator = iter(records)
@@ -129,18 +165,18 @@ def ingest_batches(
         # Read the batch's records first, so the store can prefetch what they touch; a bad line
         # ends the batch there: the lines before it are still written, and the batch commits
         # them before the error is raised.
-        chunk: list[IngestRecord] = []
+        chunk: list[Numbered] = []
         try:
-            for record in itertools.islice(iterator, batch_size):
-                chunk.append(record)
+            for numbered in itertools.islice(iterator, batch_size):
+                chunk.append(numbered)
         except Exception as exc:  # re-raised below, once the batch has committed
             failure = exc
         with ExitStack() as stack:
             retrying(lambda: stack.enter_context(store.batch()), retry, rng)
             try:
-                store.prepare(chunk, secret)
-                for record in chunk:
-                    pending.append(retrying(partial(one, record), retry, rng))
+                store.prepare([record for _, record in chunk], secret)
+                for line, record in chunk:
+                    pending.append(one(line, record))
             except Exception as exc:  # re-raised below, once the batch has committed
                 failure = exc
         # Leaving the ``with`` committed the batch (it raised otherwise): now acknowledge.

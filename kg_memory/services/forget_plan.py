@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from kg_memory.domain.errors import ScopeError
 from kg_memory.domain.forgetting import ForgetPlan, Selector, plan_forget
+from kg_memory.services.forget_target import named_episode
 from kg_memory.services.lineage import forget_view
 from kg_memory.services.plan_reads import plan_reads
 from kg_memory.services.residues import (
@@ -28,8 +29,9 @@ __all__ = ["forget_grounds", "plan", "plan_in_scope", "required_scope", "selecto
 def _targets(store: Store, selector: Selector, scope: str) -> tuple[set[str], set[str]]:
     """The episodes and assertions a selector names in ``scope``, by id or by lineage, never
     by text. An id of another scope names nothing here."""
-    if selector.kind == "episode":
-        return {e.episode_id for e in store.episodes([selector.value]) if e.scope == scope}, set()
+    episode = named_episode(selector, scope)
+    if episode is not None:
+        return {e.episode_id for e in store.episodes([episode]) if e.scope == scope}, set()
     if selector.kind == "assertion":
         return set(), {v.assertion_id for v in store.versions([selector.value])
                        if v.scope == scope}
@@ -48,6 +50,9 @@ def selector_scopes(store: Store, selector: Selector) -> list[str]:
     request runs once in each, so no single run crosses a scope)."""
     if selector.scope is not None:
         return [selector.scope]
+    if selector.kind == "operation":  # its episode's id is made from its scope: none here
+        raise ScopeError(f"selector {selector} names no scope: an operation id means something "
+                         "only in its own scope (add @SCOPE)")
     found: set[str] = set()
     if selector.kind == "episode":
         found = {e.scope for e in store.episodes([selector.value])}

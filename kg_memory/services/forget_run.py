@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from kg_memory.domain.errors import NotFound
-from kg_memory.domain.forgetting import ForgetPlan, Selector
+from kg_memory.domain.forgetting import ID_KINDS, ForgetPlan, Selector
 from kg_memory.domain.instant import UtcDatetime
 from kg_memory.domain.model import Activity, Block, Tombstone, trusted
 from kg_memory.services.forget_plan import (
@@ -36,6 +36,7 @@ from kg_memory.services.forget_repair import (
     tombstone_keys,
     unname_entities,
 )
+from kg_memory.services.forget_target import check_named, forgotten_scopes
 from kg_memory.services.identity import forget_identity
 from kg_memory.services.reconciliation import forget_policy_records
 from kg_memory.services.residues import redact_residues
@@ -86,9 +87,12 @@ def forget(
     if selector.scope is not None:
         return _forget_in_scope(store, selector, dry_run=dry_run, block=block,
                                 keep_residues=keep_residues)
+    scopes = selector_scopes(store, selector)
+    if not scopes and selector.kind in ID_KINDS:
+        scopes = forgotten_scopes(store, selector)  # NotFound when it never existed
     runs = [_forget_in_scope(store, selector.in_scope(scope), dry_run=dry_run, block=block,
                              keep_residues=keep_residues)
-            for scope in selector_scopes(store, selector)]
+            for scope in scopes]
     return _union(selector, dry_run, runs)
 
 
@@ -122,6 +126,8 @@ def _forget_in_scope(
 ) -> ForgetReport:
     scope = required_scope(selector)
     the_plan, found, before = plan_in_scope(store, selector, keep_residues)
+    if the_plan.is_empty:
+        check_named(before, selector, scope)  # an id naming nothing is NotFound, not a success
     residues = sum(r.spans for r in the_plan.residues)
     redacted = 0 if keep_residues else residues
     if dry_run:

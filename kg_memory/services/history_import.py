@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -33,7 +32,6 @@ from kg_memory.domain.backoff import Backoff
 from kg_memory.domain.change import PlannedEdge
 from kg_memory.domain.channel import ChannelPolicy
 from kg_memory.domain.errors import (
-    ForgottenError,
     ImportOrderError,
     IngestError,
     InvalidArgument,
@@ -52,7 +50,7 @@ from kg_memory.domain.limits import check_text
 from kg_memory.domain.model import Activity, EdgeType
 from kg_memory.domain.record import IngestRecord, read_numbered
 from kg_memory.domain.write_policy import WritePolicy
-from kg_memory.services.batch_ingest import ingest_batches
+from kg_memory.services.batch_ingest import Numbered, ingest_batches
 from kg_memory.services.ingestion import IngestReport, ingest_record
 from kg_memory.store.protocol import Store, Transaction
 
@@ -86,8 +84,7 @@ class HistoryRun:
         #: The record whose unit runs (the one a write-path error is about).
         self.current: IngestRecord | None = None
 
-    def checked(self, numbered: Iterable[tuple[int | None, IngestRecord]]
-                ) -> Iterator[IngestRecord]:
+    def checked(self, numbered: Iterable[Numbered]) -> Iterator[Numbered]:
         """The records, refused at the first one that goes back in time or is in the future
         (a reader's error: the records before it are still written)."""
         before: datetime | None = None
@@ -97,7 +94,7 @@ class HistoryRun:
                 raise ImportOrderError(f"operation {record.operation_id!r}: {problem}",
                                        line=line, field=HISTORY_FIELD)
             before = record.occurred_at
-            yield record
+            yield line, record
 
     def unit(self, record: IngestRecord) -> IngestReport:
         """Write one record at the instant it was known (see the module docstring)."""
@@ -165,7 +162,7 @@ class HistoryImports:
                           secret=self._secret, channels=self.channels,
                           write_policy=self.write_policy)
 
-    def _run_import(self, run: HistoryRun, records: Iterable[IngestRecord], batch_size: int,
+    def _run_import(self, run: HistoryRun, records: Iterable[Numbered], batch_size: int,
                     on_report: Callable[[IngestReport], None] | None) -> list[IngestReport]:
         return ingest_batches(self.store, records, policy=self.policy, secret=self._secret,
                               batch_size=batch_size, on_report=on_report, retry=self.retry,
@@ -199,27 +196,9 @@ class HistoryImports:
     ) -> list[IngestReport]:
         """:meth:`import_history` of a JSONL file; an error names the line and field."""
         run = self._history_run(by)
-        # The lines of the records in flight (a batch is read ahead of its writes), to name
-        # the line of a record the write path refuses.
-        recent: deque[tuple[IngestRecord, int]] = deque(maxlen=2 * batch_size + 2)
-
-        def numbered() -> Iterator[tuple[int | None, IngestRecord]]:
-            for line, record in read_numbered(path):
-                recent.append((record, line))
-                yield line, record
-
-        def line_of_current() -> int | None:
-            return next((n for r, n in recent if r is run.current), None)
-
         try:
-            return self._run_import(run, run.checked(numbered()), batch_size, on_report)
-        except IngestError as exc:
-            line = line_of_current()
-            if exc.line is None and line is not None:
-                raise exc.at_line(line) from None
-            raise
-        except ForgottenError as exc:
-            raise ForgottenError(f"line {line_of_current()}: {exc}") from None
+            return self._run_import(run, run.checked(read_numbered(path)), batch_size,
+                                    on_report)
         except IsADirectoryError:
             raise IngestError(f"{path} is a directory, not a JSONL file") from None
         except OSError as exc:

@@ -76,7 +76,8 @@ class IngestReport(BaseModel):
 
     operation_id: str
     episode_id: str
-    status: str  # accepted | duplicate | refused (the envelope broke the channel policy)
+    status: str  # accepted | duplicate | refused (the envelope broke the channel policy) |
+    # forgotten (a batch's episode a forget erased: nothing written; see batch_ingest)
     system_time: UtcDatetime | None = None
     effects: tuple[Effect, ...] = ()
 

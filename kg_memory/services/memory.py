@@ -35,6 +35,7 @@ from kg_memory.domain.errors import (
     ForgottenError,
     IngestError,
     NotFound,
+    ScopeError,
     StoreUnavailable,
 )
 from kg_memory.domain.forgetting import Selector
@@ -47,7 +48,7 @@ from kg_memory.domain.precondition import slot_tag
 from kg_memory.domain.record import IngestRecord, read_numbered
 from kg_memory.domain.result import AsOfAnswer, HistoryEntry
 from kg_memory.domain.write_policy import WritePolicy
-from kg_memory.services.batch_ingest import ingest_batches, ingest_one
+from kg_memory.services.batch_ingest import Numbered, ingest_batches, ingest_one
 from kg_memory.services.check import check as check_store
 from kg_memory.services.entities import EntityMethods
 from kg_memory.services.forget_run import ForgetReport, forget
@@ -209,10 +210,15 @@ class Memory(Recalling, PolicyViews, EntityMethods, HistoryImports):
 
         If an episode fails (bad input from a lazy reader, an idempotency conflict, a failed
         ``if_match``), the ones before it are committed and acknowledged, then the error
-        propagates. A store that another writer holds is tried again with backoff
+        propagates. An episode a forget request erased is reported ``forgotten`` (not applied)
+        and the rest goes on. A store that another writer holds is tried again with backoff
         (:attr:`retry`) before :class:`~kg_memory.domain.errors.StoreBusy` propagates, with
         nothing of the refused batch written. See :mod:`kg_memory.services.batch_ingest`.
         """
+        return self._batches(((None, r) for r in records), batch_size, on_report)
+
+    def _batches(self, records: Iterable[Numbered], batch_size: int,
+                 on_report: Callable[[IngestReport], None] | None) -> list[IngestReport]:
         return ingest_batches(self.store, records, policy=self.policy, secret=self._secret,
                               batch_size=batch_size, on_report=on_report, retry=self.retry,
                               rng=self._rng, channels=self.channels,
@@ -224,25 +230,21 @@ class Memory(Recalling, PolicyViews, EntityMethods, HistoryImports):
         *,
         on_report: Callable[[IngestReport], None] | None = None,
         batch_size: int = 500,
+        scope: str | None = None,
     ) -> list[IngestReport]:
-        """Ingest a JSONL file. On a bad line, every line before it stays accepted and
-        :class:`~kg_memory.domain.errors.IngestError` names the line and field."""
-        line = 0
+        """Ingest a JSONL file as :meth:`ingest_many` does. On a bad line, every line before
+        it stays accepted and the error names its line (and field); with ``scope``, a line of
+        another scope is such a line (:class:`~kg_memory.domain.errors.ScopeError`)."""
 
-        def records() -> Iterator[IngestRecord]:
-            nonlocal line
-            for line, record in read_numbered(path):  # noqa: B007 (read by the handler)
-                yield record
+        def records() -> Iterator[Numbered]:
+            for line, record in read_numbered(path):
+                if scope is not None and record.scope != scope:
+                    raise ScopeError(f"episode {record.operation_id!r} is for scope "
+                                     f"{record.scope!r}, not {scope!r}").at_line(line)
+                yield line, record
 
         try:
-            return self.ingest_many(records(), on_report=on_report, batch_size=batch_size)
-        except IngestError as exc:
-            # The write path does not know lines (an idempotency conflict): the reader does.
-            if exc.line is None and line:
-                raise exc.at_line(line) from None
-            raise
-        except ForgottenError as exc:
-            raise ForgottenError(f"line {line}: {exc}") from None
+            return self._batches(records(), batch_size, on_report)
         except IsADirectoryError:
             raise IngestError(f"{path} is a directory, not a JSONL file") from None
         except OSError as exc:

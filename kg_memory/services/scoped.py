@@ -36,11 +36,11 @@ from prov.model import ProvDocument
 
 from kg_memory.domain.eligibility import ALL_KINDS, EligibilityRule
 from kg_memory.domain.embedding import Embedder
-from kg_memory.domain.errors import IngestError, NotFound, ScopeError
+from kg_memory.domain.errors import NotFound, ScopeError
 from kg_memory.domain.forgetting import Selector
 from kg_memory.domain.model import Block, Channel, Entity, Kind, Qualifiers, Refusal, Value
 from kg_memory.domain.recall_answer import RecallAnswer
-from kg_memory.domain.record import IngestRecord, read_records
+from kg_memory.domain.record import IngestRecord
 from kg_memory.domain.resolution import EntityProfile
 from kg_memory.domain.result import AsOfAnswer, HistoryEntry
 from kg_memory.services.forget_run import ForgetReport
@@ -66,6 +66,9 @@ class Operator(Protocol):
     def ingest_many(self, records: Iterable[IngestRecord], *, batch_size: int = ...,
                     on_report: Callable[[IngestReport], None] | None = ...
                     ) -> list[IngestReport]: ...
+    def ingest_file(self, path: Path, *,
+                    on_report: Callable[[IngestReport], None] | None = ...,
+                    batch_size: int = ..., scope: str | None = ...) -> list[IngestReport]: ...
     def asof(self, valid_at: datetime | None = ..., known_at: datetime | None = ..., *,
              subject: str | None = ..., predicate: str | None = ...,
              scope: str | None = ...) -> AsOfAnswer: ...
@@ -166,10 +169,7 @@ class ScopedMemory:
     def ingest_file(self, path: Path, *, on_report: Callable[[IngestReport], None] | None = None
                     ) -> list[IngestReport]:
         """Like :meth:`Memory.ingest_file`; a line of another scope stops it (ScopeError)."""
-        try:
-            return self.ingest_many(read_records(path), on_report=on_report)
-        except OSError as exc:
-            raise IngestError(f"cannot read {path}: {exc.strerror}") from exc
+        return self._memory.ingest_file(path, on_report=on_report, scope=self._scope)
 
     # -- reads -----------------------------------------------------------------------------
 

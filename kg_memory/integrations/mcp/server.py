@@ -268,8 +268,9 @@ def build_server(
     @_mapped
     async def forget(
         selector: Annotated[str, Field(description=(
-            "episode:ID, assertion:ID, entity:ID, source:NAME or "
-            "category:SCOPE/SUBJECT/PREDICATE_GLOB, all within this server's scope."))],
+            "episode:ID, operation:ID (the operation_id remember returned), assertion:ID, "
+            "entity:ID, source:NAME or category:SCOPE/SUBJECT/PREDICATE_GLOB, all within this "
+            "server's scope. An id that names nothing here is an error (NotFound)."))],
         plan_id: Annotated[str | None, Field(description=(
             "Omit for a dry run. Pass the plan_id of the dry run to execute that plan."))]
         = None,
