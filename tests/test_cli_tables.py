@@ -339,10 +339,19 @@ def test_long_values_are_cut_with_an_ellipsis_and_whole_when_wide() -> None:
     assert "as_" + "ab" * 10 + "#1" in wide[3]
 
 
-def test_short_ids_keep_their_prefix_and_eight_digits() -> None:
-    assert Ident("as_95e8991b41420d85d1f4", "#2").show(wide=False) == "as_95e8991b#2"
-    assert Ident("as_95e8991b41420d85d1f4").show(wide=True) == "as_95e8991b41420d85d1f4"
-    assert Ident("chez-lili").show(wide=False) == "chez-lili"  # not a hash: shown as is
+def test_ids_are_printed_whole_or_not_at_all() -> None:
+    """Rule: an id is never shortened or cut (a shortened id names nothing when pasted back):
+    at any width its column shows it whole or is left out, and the caption says so."""
+    long_id = "as_95e8991b41420d85d1f4"
+    assert Ident(long_id, "#2").show(wide=False) == f"{long_id}#2"
+    sheet = Sheet(title="t", columns=[Column("fact", cut="middle", identifies=True),
+                                      Column("id", priority=1)])
+    sheet.add_row("u1.next_dinner", Ident(long_id, "#2"))
+    for width in range(20, 61):
+        lines = render(sheet, width)
+        assert all(len(line) <= width for line in lines)
+        row = lines[3]
+        assert f"{long_id}#2" in row or ("as_" not in row and "id: --wide" in lines[-1]), row
 
 
 def test_a_terminal_too_narrow_for_the_intervals_still_never_wraps() -> None:
@@ -394,7 +403,7 @@ def test_a_stored_entity_id_prints_as_written_in_a_lineage_tree(tmp_path: Path) 
     store = str(tmp_path / "m.db")
     run(80, "ingest", str(path), "--trust-envelopes", "--store", store)
     out = run(80, "lineage", "[/]R9", "--store", store, "--scope", "u1")
-    assert lines_of(out)[0] == "[/]R9 (entity)"
+    assert lines_of(out)[0] == "[/]R9 (entity) type booking"
     assert "DEPENDS_ON" in out
 
 
