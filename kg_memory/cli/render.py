@@ -48,6 +48,7 @@ __all__ = [
     "history_table",
     "ingest_summary",
     "interval",
+    "prose_width",
     "refusals_sheet",
     "say",
     "say_fitted",
@@ -125,9 +126,14 @@ def fit(parts: Sequence[str], *, width: int = PROSE_WIDTH, indent: str = "  ") -
     return lines
 
 
+def prose_width() -> int:
+    """What a line of prose fits in: 80 columns, or the terminal's width when narrower."""
+    return min(PROSE_WIDTH, console.width)
+
+
 def say_fitted(parts: Sequence[str]) -> None:
-    """Print :func:`fit`'s lines."""
-    for line in fit(parts):
+    """Print :func:`fit`'s lines, within :func:`prose_width`."""
+    for line in fit(parts, width=prose_width()):
         say(line)
 
 
@@ -139,7 +145,7 @@ def ingest_summary(counts: dict[str, int], location: str, *, pending: bool) -> l
              f"{counts['envelopes_refused']} envelope(s) refused,",
              f"{counts['refused']} candidate(s) refused"
              + (f", {counts.get('pending', 0)} pending" if pending else " by the writer gate")]
-    return [*parts, f"→ {cut_middle(location, PROSE_WIDTH - 4)}"]
+    return [*parts, f"→ {cut_middle(location, prose_width() - 4)}"]
 
 
 def show(sheet: Sheet, *, wide: bool = False) -> None:

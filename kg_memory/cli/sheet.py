@@ -113,14 +113,24 @@ class Sheet:
             raise ValueError(f"{len(cells)} cells for {len(self.columns)} columns")
         self.rows.append(cells)
 
+    def natural_widths(self, *, wide: bool = False) -> list[int]:
+        """Each column's width with nothing cut: its header or its widest cell."""
+        cells = self._texts(wide)
+        return [max([cell_len(c.header), *(cell_len(row[i]) for row in cells)])
+                for i, c in enumerate(self.columns)]
+
+    def layout(self, width: int) -> tuple[list[int], list[int]]:
+        """The columns shown at ``width`` (their indexes) and every column's width there:
+        the rules of this module's docstring, in their order."""
+        shown, widths, _ = self._fit(width, list(range(len(self.columns))),
+                                     self.natural_widths())
+        return shown, widths
+
     def render(self, width: int, *, wide: bool = False) -> Table:
         """The rich table for a terminal ``width`` columns wide (ignored when ``wide``)."""
         cells = self._texts(wide)
         shown = list(range(len(self.columns)))
-        widths = [
-            max([cell_len(c.header), *(cell_len(row[i]) for row in cells)])
-            for i, c in enumerate(self.columns)
-        ]
+        widths = self.natural_widths(wide=wide)
         hidden: list[str] = []
         if not wide:
             shown, widths, hidden = self._fit(width, shown, widths)
