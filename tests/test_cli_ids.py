@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -79,7 +78,8 @@ def test_every_printed_id_can_be_pasted_into_every_command_that_takes_one(
     ``as_…#1`` and ``lineage 'as_…#1'`` was NotFound; tables printed ``as_95e8991b``, which
     no command accepted; a lineage tree printed ``agent:user``, NotFound too."""
     ids = printed_ids(store, scope, subject)
-    assert any("#" in i for i in ids) and any(i.startswith("agent:") for i in ids)
+    assert any("#" in i for i in ids)
+    assert any(i.startswith("agent:") for i in ids)
     assert any(i.startswith("ep_") for i in ids)
     at = ["--store", store, "--scope", scope]
     for node in sorted(ids):
@@ -94,7 +94,8 @@ def test_every_printed_id_can_be_pasted_into_every_command_that_takes_one(
             basis = ["consolidate", subject, "ids_test_record", "--from", node, *at[:2],
                      "--scope", scope, "--json"]
             result = CliRunner().invoke(app, basis)  # read as evidence, whatever follows
-            assert result.exit_code != 4 and "NotFound" not in result.output, result.output
+            assert result.exit_code != 4, result.output
+            assert "NotFound" not in result.output
 
 
 def test_a_revision_that_does_not_exist_names_nothing(store: str) -> None:
