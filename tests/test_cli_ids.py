@@ -190,3 +190,34 @@ def test_lineage_of_a_printed_form_on_both_backends(memory: Memory) -> None:
     assert agent.nodes["agent:user"]["depth"] == 0
     with pytest.raises(NotFound):
         memory.lineage("agent:nobody", scope="u1")
+
+
+def test_the_mcp_lineage_tool_takes_the_printed_form(memory: Memory) -> None:
+    """The MCP tools read the same ids: ``lineage`` of ``as_…#N`` is the assertion's tree, with
+    what each node is (on main a KeyError inside the tool)."""
+    import asyncio
+
+    from mcp import Client
+
+    from kg_memory.integrations.mcp import build_server
+
+    memory.ingest(IngestRecord.model_validate({
+        "operation_id": "a", "source": "user", "channel": "chat", "scope": "u1",
+        "occurred_at": "2026-01-05T09:00:00Z", "content": "I live in Oslo",
+        "assertions": [{"subject": "u1", "predicate": "home", "value": "Oslo",
+                        "kind": "stated"}]}))
+    fact = memory.asof(datetime(2026, 1, 6, tzinfo=UTC), scope="u1").facts[0]
+    server = build_server(memory, scope="u1")
+
+    async def main() -> dict[str, Any]:
+        async with Client(server) as client:
+            result = await client.call_tool(
+                "lineage", {"node_id": f"{fact.assertion_id}#{fact.revision}"})
+            assert not result.is_error, result.content
+            assert isinstance(result.structured_content, dict)
+            return result.structured_content
+
+    tree = asyncio.run(main())["tree"]
+    assert tree["id"] == fact.assertion_id
+    assert tree["about"]["value"] == "Oslo"
+    assert [c["from"] for c in tree["sources"]] == [s.episode_id for s in fact.supported_by]

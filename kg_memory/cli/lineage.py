@@ -87,9 +87,8 @@ def lineage(
     with render.errors(), open_memory(store, create=False) as memory:
         # An id that is not a node of the scope is NotFound (exit 4), never "elsewhere".
         graph = reader(memory, wanted_scope(scope, all_scopes)).lineage(node_id, direction, depth)
-        # The root as the graph names it: ``as_…#N`` as printed is the assertion ``as_…``.
-        node_id = next(n for n in graph.nodes if graph.nodes[n]["depth"] == 0)
         tree = lineage_tree(graph, node_id, direction)
+        node_id = tree["id"]  # ``as_…#N`` as printed is the assertion ``as_…``
         edges = [
             {"derivative": s, "source": d, "relation": k, "since": v["since"].isoformat()}
             for s, d, k, v in graph.edges(keys=True, data=True)

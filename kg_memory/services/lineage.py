@@ -203,7 +203,8 @@ def _attach_agents(store: Store, graph: nx.MultiDiGraph[str], depth: int | None)
 
 
 def lineage_tree(graph: nx.MultiDiGraph[str], root: str, direction: Direction) -> dict[str, Any]:
-    """A nested dict for printing: sources under a node ("up") or derivatives ("down").
+    """A nested dict for printing: sources under a node ("up") or derivatives ("down"), from
+    the graph's root however it was named.
 
     Each node carries ``about`` (what it is: :func:`node_about`) and each child ``from`` and
     ``to``, the ends of its relation as the relation reads (``ep_1 INVALIDATES as_1``): a
@@ -232,6 +233,8 @@ def lineage_tree(graph: nx.MultiDiGraph[str], root: str, direction: Direction) -
         return {"id": node, "kind": graph.nodes[node]["kind"],
                 "about": graph.nodes[node].get("about"), "children": kids}
 
+    if root not in graph:  # named as printed (``as_…#N``): the graph's root is the node
+        root = next(n for n in graph.nodes if graph.nodes[n]["depth"] == 0)
     tree: dict[str, Any] = {"id": root, "kind": graph.nodes[root]["kind"],
                             "about": graph.nodes[root].get("about")}
     if direction in ("up", "both"):
