@@ -185,7 +185,7 @@ def test_lineage_of_a_printed_form_on_both_backends(memory: Memory) -> None:
     with pytest.raises(NotFound):
         memory.lineage(f"{fact.assertion_id}#2", scope="u1")
     agent = memory.lineage("agent:user", "down", scope="u1")
-    episodes = {n for n, kind in agent.nodes(data="kind") if kind == "episode"}
+    episodes = {n for n in agent.nodes if agent.nodes[n]["kind"] == "episode"}
     assert episodes == {s.episode_id for s in fact.supported_by}  # u2's episode is not there
     assert agent.nodes["agent:user"]["depth"] == 0
     with pytest.raises(NotFound):
