@@ -72,7 +72,9 @@ def _rich(tree: Tree, nodes: list[dict[str, Any]]) -> None:
 
 
 def lineage(
-    node_id: Annotated[str, typer.Argument(metavar="ID", help="An assertion, episode or record.")],
+    node_id: Annotated[str, typer.Argument(
+        metavar="ID", help="An id as any command prints it: an assertion (as_..., or "
+        "as_...#N for its revision N), episode, entity, record or agent:SOURCE.")],
     up: Annotated[bool, typer.Option("--up", help="Only sources: episodes and writers.")] = False,
     down: Annotated[bool, typer.Option("--down", help="Only derivatives.")] = False,
     depth: Annotated[int | None, typer.Option(help="Stop after N hops.")] = None,
