@@ -52,6 +52,8 @@ LINEAGE_EDGES: dict[EdgeType, bool] = {
     EdgeType.DEPENDS_ON: True,  # fact -> what it relies on
     EdgeType.INVALIDATED_BY: True,  # tombstone -> forget activity
 }
+# The relations that read from the source to the derivative (``ep_1 SUPPORTS as_1``).
+_FROM_SOURCE = {t.value for t, from_derivative in LINEAGE_EDGES.items() if not from_derivative}
 
 
 def node_kind(node_id: str) -> str:
@@ -244,9 +246,6 @@ def lineage_tree(graph: nx.MultiDiGraph[str], root: str, direction: Direction) -
     return tree
 
 
-_FROM_SOURCE = {t.value for t, from_derivative in LINEAGE_EDGES.items() if not from_derivative}
-
-
 def node_about(store: Store, node_ids: Iterable[str], scope: str | None
                ) -> dict[str, dict[str, Any]]:
     """For each node of ``scope`` (of any, when ``None``: an operator's view) that still
@@ -257,10 +256,10 @@ def node_about(store: Store, node_ids: Iterable[str], scope: str | None
     wanted = list(dict.fromkeys(node_ids))
     kinds = {n: node_kind(n) for n in wanted}
     about: dict[str, dict[str, Any]] = {}
-    latest: dict[str, Any] = {}
+    latest: dict[str, Assertion] = {}
     for v in store.versions([n for n in wanted if kinds[n] == "assertion"]):
-        if scope in (None, v.scope) and (v.assertion_id not in latest
-                                 or v.revision >= latest[v.assertion_id].revision):
+        newer = v.assertion_id not in latest or v.revision >= latest[v.assertion_id].revision
+        if scope in (None, v.scope) and newer:
             latest[v.assertion_id] = v
     for node, v in latest.items():
         about[node] = {"subject": v.subject, "predicate": v.predicate, "value": v.value,
