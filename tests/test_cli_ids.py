@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -221,3 +222,15 @@ def test_the_mcp_lineage_tool_takes_the_printed_form(memory: Memory) -> None:
     assert tree["id"] == fact.assertion_id
     assert tree["about"]["value"] == "Oslo"
     assert [c["from"] for c in tree["sources"]] == [s.episode_id for s in fact.supported_by]
+
+
+def test_a_block_id_as_listed_is_the_id_revoke_takes(tmp_path: Path) -> None:
+    """On main ``blocks list`` printed ``blk_`` and 8 of its 12 digits; revoke wanted all."""
+    store = str(tmp_path / "m.db")
+    cli("ingest", str(JO_CEDAR), "--trust-envelopes", "--store", store)
+    cli("forget", "category:acme/j17/report_*@c1", "--block", "--store", store)
+    listed = cli("blocks", "list", "--store", store, "--scope", "acme", width=80)
+    (block,) = re.findall(r"\bblk_\w+", listed)
+    cli("blocks", "revoke", block, "--store", store, "--scope", "acme")
+    revoked = json.loads(cli("blocks", "list", "--store", store, "--scope", "acme", "--json"))
+    assert [b["revoked_at"] is not None for b in revoked] == [True]
