@@ -154,7 +154,8 @@ def test_lineage_says_what_each_node_is_and_reads_relations_as_their_arrows(
 
 
 def test_a_forget_plan_says_what_each_node_is(store: str) -> None:
-    """Rule: a plan names each node's fact or episode beside its id (main printed ids only)."""
+    """Rule: a plan names each node's fact or episode beside its id (main printed ids only),
+    never its words: the value it is about to erase stays out of what is printed."""
     at = ["--store", store, "--scope", "u1"]
     plan = json.loads(cli("forget", "source:restaurant", "--dry-run", *at, "--json"))["plan"]
     out = cli("forget", "source:restaurant", "--dry-run", *at, width=120)
@@ -163,7 +164,9 @@ def test_a_forget_plan_says_what_each_node_is(store: str) -> None:
             line = next(line for line in out.splitlines() if node in line)
             if node.startswith("as_"):
                 fact = json.loads(cli("lineage", node, *at, "--json"))["tree"]["about"]
-                assert f"{fact['subject']}.{fact['predicate']} = {fact['value']}" in line
+                assert (f"{fact['subject']}.{fact['predicate']} (revision {fact['revision']}, "
+                        f"by {fact['source']})") in line
+                assert str(fact["value"]) not in line
             else:
                 assert "restaurant over webhook" in line
 

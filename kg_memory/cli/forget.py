@@ -27,12 +27,14 @@ ACTIONS = ("delete", "rebuild", "erase", "redact", "restore", "retire", "retain"
 
 
 def _what(node: str, about: dict[str, dict[str, Any]], dry_run: bool) -> str | None:
-    """A plan's node as a lineage tree describes it (kg_memory.cli.lineage.about)."""
+    """A plan's node as a lineage tree describes it (kg_memory.cli.lineage.about), without
+    its words: a plan is printed, logged and shown for approval, and must not carry the text
+    it is about to erase (a fact's value, an entity's name), only which node that is."""
     if node == "-":
         return None
     kind = "assertion" if node.startswith("as_") else "episode" if node.startswith(
         "ep_") else "entity"
-    said = about_text({"kind": kind, "about": about.get(node)})
+    said = about_text({"kind": kind, "about": about.get(node)}, words=False)
     return said or (None if dry_run else "(gone)")
 
 

@@ -33,19 +33,24 @@ class ProvFormat(StrEnum):
     xml = "xml"
 
 
-def about(node: dict[str, Any]) -> str:
+def about(node: dict[str, Any], *, words: bool = True) -> str:
     """What a node is, after its id: a fact's ``subject.predicate = value`` and who wrote it,
-    an episode's source, channel and time, an entity's type and name."""
+    an episode's source, channel and time, an entity's type and name. Without ``words``, no
+    stored text (a fact's value, an entity's name): what a forget plan may print."""
     facts = node.get("about")
     if not facts:
         return ""
     if node["kind"] == "assertion":
+        if not words:
+            return (f"{facts['subject']}.{facts['predicate']} (revision {facts['revision']}, "
+                    f"by {facts['source']})")
         return (f"{facts['subject']}.{facts['predicate']} = {text(facts['value'])} "
                 f"(by {facts['source']})")
     if node["kind"] == "episode":
         occurred = render.when(datetime.fromisoformat(facts["occurred_at"]))
         return f"{facts['source']} over {facts['channel']}, {occurred}"
-    return ", ".join(f"{k} {text(v)}" for k, v in facts.items() if v is not None)
+    return ", ".join(f"{k} {text(v)}" for k, v in facts.items()
+                     if v is not None and (words or k != "name"))
 
 
 def node_line(node: dict[str, Any], relation: str = "") -> Text:
