@@ -237,3 +237,28 @@ def test_a_block_id_as_listed_is_the_id_revoke_takes(tmp_path: Path) -> None:
     cli("blocks", "revoke", block, "--store", store, "--scope", "acme")
     revoked = json.loads(cli("blocks", "list", "--store", store, "--scope", "acme", "--json"))
     assert [b["revoked_at"] is not None for b in revoked] == [True]
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_entity_ids_are_listed_whole(tmp_path: Path, width: int) -> None:
+    """An entity id is the name commands take (``lineage``, ``entities show``, ``forget
+    entity:``): listed whole or not at all, never cut in its middle."""
+    store = str(tmp_path / "m.db")
+    cli("ingest", str(JO_CEDAR), "--trust-envelopes", "--store", store)
+    cli("ingest", str(DINNER), "--trust-envelopes", "--store", store)
+    booking = "booking-2026-03-14-table-for-two-at-chez-lili"  # an id longer than 24
+    line = {"operation_id": "long", "source": "agent", "channel": "chat", "scope": "u1",
+            "occurred_at": "2026-03-01T09:00:00Z",
+            "entities": [{"entity_id": booking, "type": "booking", "name": "Chez Lili, 14th",
+                          "owners": ["restaurant"]}],
+            "assertions": [{"subject": "u1", "predicate": "next_dinner", "value": "14th",
+                            "kind": "world", "depends_on": [booking]}]}
+    (tmp_path / "long.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    cli("ingest", str(tmp_path / "long.jsonl"), "--trust-envelopes", "--store", store)
+    listed = json.loads(cli("entities", "list", "--store", store, "--all-scopes", "--json"))
+    out = cli("entities", "list", "--store", store, "--all-scopes", width=width)
+    assert booking in {e["entity_id"] for e in listed}
+    for entity in listed:
+        assert re.search(rf"(^|\s){re.escape(entity['entity_id'])}\s", out), entity
+        cli("entities", "show", entity["entity_id"], "--store", store, "--scope",
+            entity["scope"])
