@@ -93,7 +93,7 @@ from kg_memory.services.forget_run import ForgetReport
 from kg_memory.services.identity import Resolved, preview_resolution
 from kg_memory.services.ingestion import IngestReport
 from kg_memory.services.inlet import Inlet
-from kg_memory.services.lineage import Direction, lineage_graph, lineage_tree
+from kg_memory.services.lineage import Direction, lineage_graph, lineage_tree, node_about
 from kg_memory.services.memory import Memory
 from kg_memory.services.provenance import serialize_prov
 from kg_memory.services.publication import Basis, Published
@@ -257,6 +257,7 @@ __all__ = [
     "lineage_graph",
     "lineage_tree",
     "mentioned",
+    "node_about",
     "open_store",
     "parse_instant",
     "parse_mention",

@@ -42,7 +42,7 @@ PUBLIC = [
     "ScopedMemory", "Selector",
     "SqliteStore", "Store", "StoreUnavailable", "Support", "SyncReport", "TimeError",
     "Tombstone", "Transaction", "WriterPolicy", "__version__", "admit", "default_path",
-    "ingest_schema", "lineage_graph", "lineage_tree", "open_store", "parse_instant",
+    "ingest_schema", "lineage_graph", "lineage_tree", "node_about", "open_store", "parse_instant",
     "parse_record", "preview_resolution", "read_records", "serialize_prov", "sync_mirror",
     "system_clock",
     # the writer gate's policies and what an answer says about trust (issue 10)

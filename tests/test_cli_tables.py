@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import io
 import json
-from datetime import UTC, datetime
+import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -339,10 +340,19 @@ def test_long_values_are_cut_with_an_ellipsis_and_whole_when_wide() -> None:
     assert "as_" + "ab" * 10 + "#1" in wide[3]
 
 
-def test_short_ids_keep_their_prefix_and_eight_digits() -> None:
-    assert Ident("as_95e8991b41420d85d1f4", "#2").show(wide=False) == "as_95e8991b#2"
-    assert Ident("as_95e8991b41420d85d1f4").show(wide=True) == "as_95e8991b41420d85d1f4"
-    assert Ident("chez-lili").show(wide=False) == "chez-lili"  # not a hash: shown as is
+def test_ids_are_printed_whole_or_not_at_all() -> None:
+    """Rule: an id is never shortened or cut (a shortened id names nothing when pasted back):
+    at any width its column shows it whole or is left out, and the caption says so."""
+    long_id = "as_95e8991b41420d85d1f4"
+    assert Ident(long_id, "#2").show(wide=False) == f"{long_id}#2"
+    sheet = Sheet(title="t", columns=[Column("fact", cut="middle", identifies=True),
+                                      Column("id", priority=1)])
+    sheet.add_row("u1.next_dinner", Ident(long_id, "#2"))
+    for width in range(20, 61):
+        lines = render(sheet, width)
+        assert all(len(line) <= width for line in lines)
+        row = lines[3]
+        assert f"{long_id}#2" in row or ("as_" not in row and "id: --wide" in lines[-1]), row
 
 
 def test_a_terminal_too_narrow_for_the_intervals_still_never_wraps() -> None:
@@ -394,7 +404,7 @@ def test_a_stored_entity_id_prints_as_written_in_a_lineage_tree(tmp_path: Path) 
     store = str(tmp_path / "m.db")
     run(80, "ingest", str(path), "--trust-envelopes", "--store", store)
     out = run(80, "lineage", "[/]R9", "--store", store, "--scope", "u1")
-    assert lines_of(out)[0] == "[/]R9 (entity)"
+    assert lines_of(out)[0] == "[/]R9 (entity) type booking"
     assert "DEPENDS_ON" in out
 
 
@@ -425,3 +435,135 @@ def test_a_table_spanning_two_years_gives_every_instant_its_year() -> None:
     row, caption = render(two_years, 80)[3], render(two_years, 80)[-1]
     assert row.split() == ["2025-12-31", "23:00→2026-01-01", "2026-01-01→∞"]
     assert caption.strip() == "UTC"
+
+
+# -- issue 27, finding 6: what identifies a row is cut last; nothing reads as an empty interval
+# unless it is one; the ingest summary and recall fit ------------------------------------------
+
+FOUR_WIDTHS = [60, 80, 120, 160]
+
+
+def assert_identifying_cut_last(sheet: Sheet, width: int) -> None:
+    """The rule, read off the layout: a column that identifies the row is narrower than its
+    text only when every optional column is left out and every other cut column is as narrow
+    as it goes; a column that is never cut (an id, an interval) is whole or left out."""
+    shown, widths = sheet.layout(width)
+    natural = sheet.natural_widths()
+    cut_identifying = [i for i in shown if sheet.columns[i].identifies and widths[i] < natural[i]]
+    if cut_identifying:
+        assert [i for i in shown if sheet.columns[i].priority > 0] == [], (width, sheet.title)
+        for i in shown:
+            column = sheet.columns[i]
+            if column.cut and not column.identifies:
+                assert widths[i] <= max(6, len(column.header)), (width, column.header)
+    for i in shown:
+        if not sheet.columns[i].cut:
+            assert widths[i] == natural[i], (width, sheet.columns[i].header)
+
+
+texts = st.text(alphabet="abcdefghij_. ", min_size=0, max_size=40)
+
+
+@given(st.lists(st.tuples(st.booleans(), st.booleans(), st.integers(0, 3)), min_size=1,
+                max_size=6),
+       st.lists(st.lists(texts, min_size=6, max_size=6), min_size=1, max_size=4),
+       st.integers(20, 170))
+def test_what_identifies_a_row_is_cut_last_at_any_width(
+        specs: list[tuple[bool, bool, int]], rows: list[list[str]], width: int) -> None:
+    columns = [Column(f"c{n}", priority=p, cut="end" if cut or ident else None,
+                      identifies=ident)
+               for n, (cut, ident, p) in enumerate(specs)]
+    sheet = Sheet(title="t", columns=columns)
+    for row in rows:
+        sheet.add_row(*row[:len(columns)])
+    assert_identifying_cut_last(sheet, width)
+
+
+@given(instants, st.timedeltas(min_value=timedelta(microseconds=1), max_value=timedelta(days=3)),
+       st.sampled_from([Precision.MINUTE, Precision.SECOND]))
+def test_a_non_empty_interval_never_reads_as_empty(
+        start: datetime, length: timedelta, precision: Precision) -> None:
+    """Rule: as printed, a non-empty interval's end reads later than its start (on main
+    ``12-05 07:46:58→07:46:58``, a revision closed milliseconds after it was recorded)."""
+    shown = TimeFormat(year=2026, precision=precision).interval(
+        Interval(start=start, end=start + length))
+    begin, end = shown.split("→")
+    if " " not in begin:  # midnight reads as the date alone
+        begin = f"{begin} 00:00"
+    if re.fullmatch(r"\d\d:\d\d.*", end):  # an end on the start's date: its clock alone
+        end = f"{begin.split(' ')[0]} {end}"
+    elif " " not in end:
+        end = f"{end} 00:00"
+    assert begin < end, shown  # zero-padded, so text sorts as the instants do
+
+
+def wall_clock_store(tmp_path: Path) -> str:
+    store = str(tmp_path / "jo.db")
+    run(80, "ingest", str(JO_CEDAR), "--trust-envelopes", "--store", store)
+    run(80, "ingest", str(DINNER), "--trust-envelopes", "--store", store)
+    return store
+
+
+@pytest.mark.parametrize("width", FOUR_WIDTHS)
+def test_history_never_shows_a_non_empty_interval_as_empty(tmp_path: Path, width: int) -> None:
+    """On wall-clock data a revision closed in the same second it was recorded: its system
+    interval shows the digits that tell its end from its start, at every width."""
+    store = wall_clock_store(tmp_path)
+    for subject, scope in (("u1", "u1"), ("j17", "acme")):
+        out = run(width, "history", subject, "--store", store, "--scope", scope)
+        assert_fits(out, width)
+        intervals = re.findall(r"(\d\d-\d\d \d\d:\d\d(?::[\d.]+)?)→([\d:.]+)(?=\s|$)", out)
+        assert intervals or width < 80, out  # at 60 the system column is left out
+        for begin, end in intervals:
+            assert begin.split(" ")[1] != end, (begin, end)
+
+
+@pytest.mark.parametrize("width", FOUR_WIDTHS)
+def test_tables_cut_what_identifies_a_row_last(tmp_path: Path, width: int) -> None:
+    """Fact names, values and refusal reasons are whole while anything else can give way (on
+    main history cut ``next_dinner`` to ``next…nner`` at 80 and a refusal's reason was cut at
+    every width)."""
+    from kg_memory.cli import render as cli_render
+    from kg_memory.cli.recall import recall_sheet
+
+    store = wall_clock_store(tmp_path)
+    with Memory.open(store, create=False) as memory:
+        sheets = [cli_render.asof_sheet(memory.asof(scope=s)) for s in ("u1", "acme")]
+        sheets += [cli_render.history_sheet(s, memory.history(s, scope=c))
+                   for s, c in (("u1", "u1"), ("j17", "acme"), ("ana", "u1"))]
+        sheets.append(cli_render.refusals_sheet(memory.refusals(None)))
+        sheets.append(recall_sheet(memory.recall("dinner", scope="u1")))
+    for sheet in sheets:
+        assert_identifying_cut_last(sheet, width)
+    out = run(width, "history", "u1", "--store", store, "--scope", "u1")
+    if width >= 80:
+        assert "next_dinner" in out
+    refusals = json.loads(run(width, "refusals", "--store", store, "--all-scopes", "--json"))
+    out = run(width, "refusals", "--store", store, "--all-scopes")
+    assert_fits(out, width)
+    if width >= 120:
+        for refusal in refusals:
+            assert refusal["reason"] in out
+
+
+@pytest.mark.parametrize("width", FOUR_WIDTHS)
+def test_the_ingest_summary_and_recall_do_not_wrap(tmp_path: Path, width: int) -> None:
+    """On main the ingest summary ran past 80 columns and recall's table folded every cell."""
+    store = str(tmp_path / ("a-long-directory-name-" * 3) / "m.db")
+    Path(store).parent.mkdir()
+    out = run(width, "ingest", str(DINNER), "--trust-envelopes", "--store", store)
+    assert_fits(out, width)
+    assert "7 accepted" in out
+    assert out.rstrip().endswith("m.db")
+    for query in ("dinner", "fish OR dinner OR Lili"):
+        answer = json.loads(run(width, "recall", query, "--store", store, "--scope", "u1",
+                                "--json"))
+        out = run(width, "recall", query, "--store", store, "--scope", "u1")
+        assert_fits(out, width)
+        table = table_lines(len(answer["results"]))
+        assert len(lines_of(out)) >= table
+        rows = lines_of(out)[3:3 + len(answer["results"])]
+        for n, (hit, row) in enumerate(zip(answer["results"], rows, strict=True), 1):
+            assert row.lstrip().startswith(f"{n} "), row
+            if hit["type"] == "fact" and width >= 80:
+                assert f"{hit['subject']}.{hit['predicate']}" in row

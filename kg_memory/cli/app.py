@@ -260,15 +260,8 @@ def ingest(
                 if json_out:
                     render.emit_json(summary)
                 else:
-                    render.console.print(
-                        f"{counts['accepted']} accepted, {counts['duplicate']} duplicate, "
-                        + (f"{counts['forgotten']} forgotten, " if counts["forgotten"] else "")
-                        + f"{counts['envelopes_refused']} envelope(s) refused, "
-                        f"{counts['refused']} candidate(s) refused"
-                        + (f", {counts.get('pending')} pending" if chosen
-                           else " by the writer gate")
-                        + f" → {memory.store.location}"
-                    )
+                    render.say_fitted(render.ingest_summary(counts, memory.store.location,
+                                                            pending=chosen is not None))
 
 
 @app.command()

@@ -51,14 +51,19 @@ changes with the terminal's width or `--wide`.
   table; `--wide` prints every instant with all its digits.
 - **Intervals** are one token, `start→end`, half-open: the fact holds from `start` up to, not
   including, `end`; `∞` is an open end (`02-04 09:00→∞`). As in ISO 8601's abbreviated
-  intervals, an end on the start's date leaves out the date (`02-04 09:00→17:30`).
-- **Ids** that are long hashes show their prefix and first 8 hex digits (`as_95e8991b#2` is
-  revision 2 of an assertion). Commands that take an id want it whole: use `--wide` or `--json`.
-- **Columns.** When a table is wider than the terminal, long values (facts, values, reasons,
-  names) are first cut to 24 characters with an ellipsis (`…`: at the end of a value, in the
-  middle of a name or id, whose end often tells two apart); then optional columns are left out,
-  the least important first, and the caption names them (`evidence, id: --wide`); then long
-  values are cut further. `--wide` shows every column, whole, even past the terminal's width.
+  intervals, an end on the start's date leaves out the date (`02-04 09:00→17:30`). An interval
+  that only looks empty at the column's precision shows its end with the digits that tell it
+  apart (`12-05 07:46:58→07:46:58.412`): only an empty interval reads as one.
+- **Ids** are printed whole (`as_95e8991b41420d85d1f4#2` is revision 2 of an assertion), so
+  any id a command prints, in a table, a tree or `--json`, can be pasted into any command that
+  takes one (`lineage`, `prov`, `forget assertion:…`, `consolidate --from`). An id is never cut:
+  when there is no room its column is left out (`--wide` shows it).
+- **Columns.** When a table is wider than the terminal, long text that does not identify the
+  row (a writer, a source) is first cut to 24 characters with an ellipsis (`…`: at the end of
+  a value, in the middle of a name); then optional columns are left out, the least important
+  first, and the caption names them (`evidence, id: --wide`); then that text is cut further.
+  What identifies a row (the fact, its value, a refusal's reason) is cut last. `--wide` shows
+  every column, whole, even past the terminal's width.
 - Stored text is printed as written, on one line: a line break or a control character in a
   value shows as its escape (`\\n`, `\\x1b`), and rich markup in it is not interpreted.
 """

@@ -40,9 +40,9 @@ ReasonOption = Annotated[str, typer.Option(help="Why, in their words.")]
 
 def _decisions_sheet(title: str, rows: list[Resolved]) -> Sheet:
     sheet = Sheet(title=title, caption=f"{len(rows)} decision(s)", columns=[
-        Column("decision", priority=1, cut="middle"), Column("mention", cut="middle"),
+        Column("decision", priority=1), Column("mention", cut="middle"),
         Column("outcome"),
-        Column("entity", cut="middle"), Column("posterior", justify="right"),
+        Column("entity"), Column("posterior", justify="right"),
         Column("by", cut="middle"), Column("reason", cut="end")])
     for r in rows:
         d = r.decision
@@ -67,7 +67,7 @@ def list_entities(
         render.emit_json(found)
         return
     sheet = Sheet(title="entities", caption=f"{len(found)} entit(ies)", columns=[
-        Column("id", cut="middle"), Column("type", cut="middle"), Column("name", cut="middle"),
+        Column("id"), Column("type", cut="middle"), Column("name", cut="middle"),
         Column("scope", cut="middle"), Column("owners", priority=1, cut="end")])
     for e in found:
         sheet.add_row(Ident(e.entity_id), e.type, e.name or "", e.scope, ", ".join(e.owners))
@@ -137,7 +137,7 @@ def resolve_cmd(
         return
     render.console.print(Text(f"{decision.outcome.value}: {decision.reason}"))
     sheet = Sheet(title="candidates", caption=f"{len(decision.candidates)} candidate(s)", columns=[
-        Column("entity", cut="middle"), Column("prior", justify="right"),
+        Column("entity"), Column("prior", justify="right"),
         Column("bits", justify="right"), Column("posterior", justify="right"),
         Column("outcome"), Column("agreeing", cut="end"), Column("vetoes", cut="end")])
     for c in decision.candidates:

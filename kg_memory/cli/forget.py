@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from kg_memory import INCOMPLETE_EXIT, ForgetReport, ScopeError, Selector
+from kg_memory import INCOMPLETE_EXIT, ForgetReport, ScopeError, Selector, node_about
 from kg_memory.cli import render
+from kg_memory.cli.lineage import about as about_text
 from kg_memory.cli.options import (
     AllScopesOption,
     JsonOption,
@@ -21,6 +22,21 @@ from kg_memory.cli.options import (
 from kg_memory.cli.sheet import Column, Ident, Sheet
 
 __all__ = ["blocks_app", "forget"]
+
+ACTIONS = ("delete", "rebuild", "erase", "redact", "restore", "retire", "retain", "entities")
+
+
+def _what(node: str, about: dict[str, dict[str, Any]], dry_run: bool) -> str | None:
+    """A plan's node as a lineage tree describes it (kg_memory.cli.lineage.about), without
+    its words: a plan is printed, logged and shown for approval, and must not carry the text
+    it is about to erase (a fact's value, an entity's name), only which node that is."""
+    if node == "-":
+        return None
+    kind = "assertion" if node.startswith("as_") else "episode" if node.startswith(
+        "ep_") else "entity"
+    said = about_text({"kind": kind, "about": about.get(node)}, words=False)
+    return said or (None if dry_run else "(gone)")
+
 
 blocks_app = typer.Typer(help="Collection blocks left by forget requests.", no_args_is_help=True)
 
@@ -84,10 +100,15 @@ def forget(
         else:
             report = opened().forget(chosen, dry_run=dry_run, block=block,
                                      all_scopes=all_scopes, keep_residues=keep_residues)
+        # What each node is, read after the run: a dry run's nodes are all there; a real
+        # run's erased ones are gone and described as such, their words never read back.
+        about = {} if json_out else node_about(
+            opened().store, [n for a in (*ACTIONS, "unnamed") for n in getattr(report.plan, a)],
+            scope or chosen.scope)
     if json_out:
         render.emit_json(report)
     else:
-        _show(report, dry_run=dry_run, wide=wide)
+        _show(report, about, dry_run=dry_run, wide=wide)
     if report.status == "incomplete":
         # Stored, but erased bytes are still somewhere (a journal a full disk kept from its
         # checkpoint, a mirror): a script must not take this for done.
@@ -98,26 +119,27 @@ def forget(
                     "same command again to finish it", INCOMPLETE_EXIT)
 
 
-def _show(report: ForgetReport, *, dry_run: bool, wide: bool) -> None:
+def _show(report: ForgetReport, about: dict[str, dict[str, Any]], *, dry_run: bool,
+          wide: bool) -> None:
     plan = report.plan
-    actions = ("delete", "rebuild", "erase", "redact", "restore", "retire", "retain", "entities")
-    counts = ", ".join(f"{len(getattr(plan, a))} {a}" for a in (*actions, "unnamed")
+    counts = ", ".join(f"{len(getattr(plan, a))} {a}" for a in (*ACTIONS, "unnamed")
                        if getattr(plan, a))
     sheet = Sheet(title=f"forget {report.selector}" + (" (dry run)" if dry_run else ""),
                   caption=counts or "nothing to forget",
-                  columns=[Column("action"), Column("node", cut="middle")])
-    for action in actions:
+                  columns=[Column("action"), Column("node"),
+                           Column("what", cut="end", identifies=True)])
+    for action in ACTIONS:
         # One node per row, so the plan reads down one column however long it is.
         for node in getattr(plan, action) or ["-"]:
-            sheet.add_row(action, Ident(node))
+            sheet.add_row(action, Ident(node), _what(node, about, dry_run))
     for node in plan.unnamed:  # kept, without the name and type the forgotten input gave
-        sheet.add_row("unnamed", Ident(node))
+        sheet.add_row("unnamed", Ident(node), _what(node, about, dry_run))
     for rule in plan.rules:  # how many observations it loses, never which
         cut = f", {rule.cut} cut" if rule.cut else ""  # copies in its words, never the words
         sheet.add_row(f"rule {rule.outcome} ({rule.dropped} of {rule.dropped + rule.kept}{cut})",
-                      Ident(rule.rule_id))
+                      Ident(rule.rule_id), None)
     for residue in plan.residues:  # where the copies are and how many, never their text
-        sheet.add_row(f"residue ({residue.where}, {residue.spans})", Ident(residue.node))
+        sheet.add_row(f"residue ({residue.where}, {residue.spans})", Ident(residue.node), None)
     render.show(sheet, wide=wide)
     render.say(f"residues: {report.residues_found} found, {report.residues_redacted} redacted")
     for destination in report.destinations:

@@ -27,6 +27,11 @@ The rules (docs/cli.md, "Reading the tables", says the same for users):
 ('SECOND', 'SECOND')
 >>> TimeFormat(precision=Precision.EXACT).instant(late)
 '2026-01-05 09:00:30.250'
+>>> in_2026.interval(Interval(start=late, end=late.replace(microsecond=412_000)))
+'01-05 09:00→09:00:30'
+>>> TimeFormat(2026, Precision.SECOND).interval(
+...     Interval(start=late, end=late.replace(microsecond=412_500)))
+'01-05 09:00:30→09:00:30.412'
 """
 
 from __future__ import annotations
@@ -101,11 +106,30 @@ class TimeFormat:
             return self._date(value)
         return f"{self._date(value)} {self._clock(value)}"
 
+    def _later(self, start: datetime, end: datetime) -> tuple[TimeFormat, datetime]:
+        shown = self.precision.cut(start)
+        for precision in Precision:
+            if precision < self.precision:
+                continue
+            cut = precision.cut(end)
+            if precision is Precision.EXACT and self.precision is not Precision.EXACT:
+                millis = end.replace(microsecond=end.microsecond // 1000 * 1000)
+                cut = millis if millis > shown else end
+            if cut > shown:
+                return TimeFormat(self.year, precision), cut
+        return self, end  # an empty interval, which reads as one
+
     def interval(self, value: Interval) -> str:
         start, end = value.start.astimezone(UTC), value.end
-        if end is not None and end.astimezone(UTC).date() == start.date():
-            return f"{self.instant(start)}{ARROW}{self._clock(end.astimezone(UTC))}"
-        return f"{self.instant(start)}{ARROW}{self.instant(end)}"
+        if end is None:
+            return f"{self.instant(start)}{ARROW}{OPEN}"
+        end = end.astimezone(UTC)
+        # Cut to the column's precision, a short interval would read as empty (09:00→09:00):
+        # its end gets the digits, down to microseconds, that show it is later.
+        fine, end = self._later(start, end)
+        if end.date() == start.date():
+            return f"{self.instant(start)}{ARROW}{fine._clock(end)}"
+        return f"{self.instant(start)}{ARROW}{fine.instant(end)}"
 
 
 def exact(value: datetime | None) -> str:

@@ -57,7 +57,7 @@ AllScopesOption = Annotated[
     bool, typer.Option("--all-scopes", help="Operator: every tenant at once (explicit).")]
 WideOption = Annotated[
     bool,
-    typer.Option("--wide", help="Every column, full ids and whole values, even past the "
+    typer.Option("--wide", help="Every column and whole values, even past the "
                  "terminal's width."),
 ]
 

@@ -6,14 +6,14 @@ import sys
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from kg_memory import Kind, RecallAnswer, RecallError, RecallUnavailable, parse_instant
 from kg_memory.cli import render
 from kg_memory.cli.options import JsonOption, StoreOption, open_memory
 from kg_memory.cli.policies import WritePolicyOption, load_write_policy
+from kg_memory.cli.sheet import Column, Ident, Sheet
 
-__all__ = ["recall", "recall_table"]
+__all__ = ["recall", "recall_notes", "recall_sheet"]
 
 
 def _who(hit_kind: Kind | None, writer: str, own: bool, historical: bool) -> str:
@@ -25,33 +25,45 @@ def _who(hit_kind: Kind | None, writer: str, own: bool, historical: bool) -> str
     return who
 
 
-def recall_table(answer: RecallAnswer) -> Table:
-    excluded = ", ".join(f"{k} {v}" for k, v in answer.excluded.items() if v) or "none"
-    # Decayed memories are not served, but the agent is told what to confirm with the user.
-    ask = "".join(f"\nask again: {a.subject}.{a.predicate}, last confirmed "
-                  f"{render.when(a.last_confirmed)}" for a in answer.ask_again)
-    table = Table(
-        title=f"recall {answer.query!r} in {answer.scope} · at {render.when(answer.at)} · "
-              f"known at {render.when(answer.known_at)}",
+def recall_sheet(answer: RecallAnswer) -> Sheet:
+    """The ranked results, one line each: what the record is and says are cut last."""
+    sheet = Sheet(
+        title=f"recall {answer.query!r} in {answer.scope}",
+        columns=[Column("#", justify="right"), Column("record", cut="middle", identifies=True),
+                 Column("content", cut="end", identifies=True),
+                 Column("said by", cut="end"), Column("score", justify="right"),
+                 Column("id", priority=1)],
         caption=f"{answer.status}: {len(answer.results)} shown of {answer.eligible} eligible "
-                f"({answer.candidates} matched); excluded before ranking: {excluded}{ask}",
+                f"({answer.candidates} matched)",
     )
-    for column in ("#", "record", "content", "said by", "score", "id"):
-        table.add_column(column, overflow="fold")
     for n, hit in enumerate(answer.results, 1):
         if hit.type == "fact":
             record = f"{hit.subject}.{hit.predicate}"
             if hit.qualifiers and hit.qualifiers.project:
                 record += f" @{hit.qualifiers.project}"
-            ident = f"{render.short(hit.id)}#{hit.revision}"
+            ident = Ident(hit.id, f"#{hit.revision}")
         else:
             record = f"message {render.when(hit.valid.start)}"
-            ident = render.short(hit.id)
-        content = hit.content if len(hit.content) <= 60 else hit.content[:57] + "..."
-        table.add_row(str(n), record, content,
+            ident = Ident(hit.id)
+        sheet.add_row(str(n), record, hit.content,
                       _who(hit.kind, hit.writer, hit.own_words, hit.historical_only),
                       f"{hit.score.score:.3f}", ident)
-    return table
+    return sheet
+
+
+def recall_notes(answer: RecallAnswer) -> list[list[str]]:
+    """What the table's title and caption leave out, as prose fitted to 80 columns: when the
+    answer is for, what was excluded before ranking, and what to ask the user again."""
+    excluded = [f"{k} {v}," for k, v in answer.excluded.items() if v]
+    if excluded:
+        excluded[-1] = excluded[-1].rstrip(",")
+    # Decayed memories are not served, but the agent is told what to confirm with the user.
+    return [
+        ["at", render.when(answer.at), "·", "known at", render.when(answer.known_at)],
+        ["excluded before ranking:", *(excluded or ["none"])],
+        *([f"ask again: {a.subject}.{a.predicate},", "last confirmed",
+           render.when(a.last_confirmed)] for a in answer.ask_again),
+    ]
 
 
 def recall(
@@ -100,4 +112,6 @@ def recall(
         if json_out:
             render.emit_json(answer)
         else:
-            render.console.print(recall_table(answer))
+            render.show(recall_sheet(answer))
+            for note in recall_notes(answer):
+                render.say_fitted(note)

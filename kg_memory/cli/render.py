@@ -34,7 +34,7 @@ from kg_memory import (
     Refusal,
 )
 from kg_memory.cli.instants import Precision, TimeFormat, exact
-from kg_memory.cli.sheet import Cell, Column, Ident, Sheet, text
+from kg_memory.cli.sheet import Cell, Column, Ident, Sheet, cut_middle, text
 
 __all__ = [
     "PROSE_WIDTH",
@@ -47,11 +47,12 @@ __all__ = [
     "fit",
     "history_sheet",
     "history_table",
+    "ingest_summary",
     "interval",
+    "prose_width",
     "refusals_sheet",
     "say",
     "say_fitted",
-    "short",
     "show",
     "when",
 ]
@@ -133,10 +134,27 @@ def fit(parts: Sequence[str], *, width: int = PROSE_WIDTH, indent: str = "  ") -
     return lines
 
 
+def prose_width() -> int:
+    """What a line of prose fits in: 80 columns, or the terminal's width when narrower."""
+    return min(PROSE_WIDTH, console.width)
+
+
 def say_fitted(parts: Sequence[str]) -> None:
-    """Print :func:`fit`'s lines."""
-    for line in fit(parts):
+    """Print :func:`fit`'s lines, within :func:`prose_width`."""
+    for line in fit(parts, width=prose_width()):
         say(line)
+
+
+def ingest_summary(counts: dict[str, int], location: str, *, pending: bool) -> list[str]:
+    """An ingest's counts as the parts of one sentence, each whole on a line (:func:`fit`);
+    the store's path cut in its middle, as ``check`` prints it, so the sentence never wraps
+    (--json has it whole)."""
+    parts = [f"{counts['accepted']} accepted,", f"{counts['duplicate']} duplicate,",
+             *([f"{counts['forgotten']} forgotten,"] if counts.get("forgotten") else []),
+             f"{counts['envelopes_refused']} envelope(s) refused,",
+             f"{counts['refused']} candidate(s) refused"
+             + (f", {counts.get('pending', 0)} pending" if pending else " by the writer gate")]
+    return [*parts, f"→ {cut_middle(location, prose_width() - 4)}"]
 
 
 def show(sheet: Sheet, *, wide: bool = False) -> None:
@@ -153,11 +171,6 @@ def when(value: datetime | None) -> str:
 def interval(value: Interval) -> str:
     """An interval as one token with years: ``2026-02-04 09:00→∞``."""
     return TimeFormat(precision=Precision.EXACT).interval(value)
-
-
-def short(node_id: str) -> str:
-    """A hash id's prefix and first 8 hex digits (``as_95e8991b``); other ids as they are."""
-    return Ident(node_id).show(wide=False)
 
 
 def asof_table(answer: AsOfAnswer) -> Table:
@@ -210,8 +223,8 @@ def asof_sheet(answer: AsOfAnswer) -> Sheet:
     sheet = Sheet(
         title=("valid at ", answer.valid_at, " · known at ", answer.known_at),
         columns=[
-            Column("fact", cut="middle"),
-            Column("value", cut="end"),
+            Column("fact", cut="middle", identifies=True),
+            Column("value", cut="end", identifies=True),
             Column("kind"),
             Column("writer", cut="middle"),
             Column("valid"),
@@ -233,13 +246,14 @@ def history_sheet(subject: str, entries: list[HistoryEntry]) -> Sheet:
     sheet = Sheet(
         title=f"history of {subject}",
         columns=[
-            Column("fact", cut="middle"),
-            Column("value", cut="end"),
+            Column("fact", cut="middle", identifies=True),
+            Column("value", cut="end", identifies=True),
             Column("kind", priority=2),
             Column("writer", priority=2, cut="middle"),
             Column("valid"),
             Column("system"),
-            Column("because"),
+            # Why a revision exists reads after what it says: left out before a fact is cut.
+            Column("because", priority=2),
             Column("by", priority=4),
             Column("closed", priority=1),
             Column("closed by", priority=4),
@@ -270,9 +284,10 @@ def refusals_sheet(rows: list[Refusal]) -> Sheet:
         title="refused by the writer gate",
         columns=[
             Column("at"),
-            Column("source", cut="middle"),
-            Column("what", cut="end"),
-            Column("reason", cut="end"),
+            # The reason names the source: its column goes before what identifies the row.
+            Column("source", cut="middle", priority=2),
+            Column("what", cut="end", identifies=True),
+            Column("reason", cut="end", identifies=True),
             Column("episode", priority=1),
         ],
         caption=f"{len(rows)} refusal(s)",

@@ -4,20 +4,24 @@ A :class:`Sheet` holds typed cells (text, instants, intervals, ids) and is laid 
 terminal width when it is printed, because only then is the width known. While the table is too
 wide, in this order:
 
-1. the widest free-text column (``cut``: facts, values, reasons, names) loses a character, down
-   to :data:`SOFT_WIDTH`; what is cut ends in an ellipsis, in the middle for names and ids;
+1. the widest free-text column that does not identify the row (``cut`` without
+   ``identifies``: writers, sources, who said it) loses a character, down to
+   :data:`SOFT_WIDTH`; what is cut ends in an ellipsis, in the middle for names;
 2. optional columns are left out, the least important first (the highest ``priority``); the
    caption names them and says ``--wide``;
-3. free-text columns are cut further, down to their header's width (at least
-   :data:`MIN_WIDTH`), then columns are left out from the right: a terminal narrower than the
-   intervals themselves gets fewer columns, never garbled ones.
+3. those columns are cut further, down to their header's width (at least :data:`MIN_WIDTH`);
+4. only then are the columns that identify a row (``identifies``: the fact, its value, a
+   refusal's reason) cut, the widest first, down to their header's width;
+5. then columns are left out from the right: a terminal narrower than the intervals
+   themselves gets fewer columns, never garbled ones.
 
-Room freed by a hidden column goes back to what was cut. Instants and intervals are never cut
-(kg_memory.cli.instants makes them short instead). Every cell is one line: a value's own line
-breaks and control characters are shown as escapes (``\\n``, ``\\x1b``), so no stored text can
-split a row or drive the terminal, and rich markup in stored text prints as written. Ids that
-are long hashes show their prefix and first :data:`ID_DIGITS` hex digits. ``wide`` shows every
-column whole, ids and instants in full, even past the terminal's width. The user-facing summary
+Room freed by a hidden column goes back to what was cut. Instants, intervals and ids are never
+cut (kg_memory.cli.instants makes instants short instead; an id cut is an id that cannot be
+pasted back, so an id is shown whole or its column is left out). Every cell is one line: a
+value's own line breaks and control characters are shown as escapes (``\\n``, ``\\x1b``), so no
+stored text can split a row or drive the terminal, and rich markup in stored text prints as
+written. A title or caption longer than the terminal is cut with an ellipsis. ``wide`` shows
+every column whole and instants in full, even past the terminal's width. The user-facing summary
 of these rules is docs/cli.md, "Reading the tables" (generated from kg_memory.cli.docs).
 """
 
@@ -40,30 +44,26 @@ from kg_memory import Interval
 from kg_memory.cli.instants import Precision, TimeFormat, exact, single_year
 
 __all__ = [
-    "GAP", "ID_DIGITS", "MIN_WIDTH", "SOFT_WIDTH", "Column", "Ident", "Sheet", "cut_middle", "text",
+    "GAP", "MIN_WIDTH", "SOFT_WIDTH", "Column", "Ident", "Sheet", "cut_middle", "text",
 ]
 
 SOFT_WIDTH = 24
 MIN_WIDTH = 6
-ID_DIGITS = 8
 GAP = 2  # columns are two spaces apart: the narrowest gap that still reads as a gap
 
-_HASH_ID = re.compile(r"^(?P<prefix>[a-z]+_)(?P<digits>[0-9a-f]{12,})$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True)
 class Ident:
-    """An id, shown short unless the table is wide; ``suffix`` follows it (``#2``, `` +3``)."""
+    """An id, always whole: what a table prints can be pasted into any command that takes an
+    id (a shortened id names nothing). ``suffix`` follows it (``#2``, `` +3``)."""
 
     value: str
     suffix: str = ""
 
     def show(self, wide: bool) -> str:
-        match = _HASH_ID.match(self.value)
-        if wide or match is None:
-            return self.value + self.suffix
-        return match["prefix"] + match["digits"][:ID_DIGITS] + self.suffix
+        return self.value + self.suffix
 
 
 Part = str | datetime | Interval | Ident | None
@@ -75,14 +75,17 @@ class Column:
     """``priority`` 0 is always shown, higher numbers are left out first when there is no room.
 
     ``cut`` lets long text be shortened with an ellipsis: ``"end"`` for values and prose,
-    ``"middle"`` for names and ids, whose distinguishing part is often at the end
+    ``"middle"`` for names, whose distinguishing part is often at the end
     (``j17.report_style @b2`` and ``@c1`` stay apart as ``j17.rep…e @b2`` and ``…e @c1``).
+    ``identifies`` columns are cut only when nothing else is left to cut or leave out.
     """
 
     header: str
     priority: int = 0
     cut: Literal["end", "middle"] | None = None
     justify: Literal["left", "right"] = "left"
+    #: the column names what the row is (a fact, its value, a refusal's reason): cut last
+    identifies: bool = False
 
 
 def text(value: object) -> str:
@@ -110,19 +113,31 @@ class Sheet:
             raise ValueError(f"{len(cells)} cells for {len(self.columns)} columns")
         self.rows.append(cells)
 
+    def natural_widths(self, *, wide: bool = False) -> list[int]:
+        """Each column's width with nothing cut: its header or its widest cell."""
+        cells = self._texts(wide)
+        return [max([cell_len(c.header), *(cell_len(row[i]) for row in cells)])
+                for i, c in enumerate(self.columns)]
+
+    def layout(self, width: int) -> tuple[list[int], list[int]]:
+        """The columns shown at ``width`` (their indexes) and every column's width there:
+        the rules of this module's docstring, in their order."""
+        shown, widths, _ = self._fit(width, list(range(len(self.columns))),
+                                     self.natural_widths())
+        return shown, widths
+
     def render(self, width: int, *, wide: bool = False) -> Table:
         """The rich table for a terminal ``width`` columns wide (ignored when ``wide``)."""
         cells = self._texts(wide)
         shown = list(range(len(self.columns)))
-        widths = [
-            max([cell_len(c.header), *(cell_len(row[i]) for row in cells)])
-            for i, c in enumerate(self.columns)
-        ]
+        widths = self.natural_widths(wide=wide)
         hidden: list[str] = []
         if not wide:
             shown, widths, hidden = self._fit(width, shown, widths)
         caption = self._caption(hidden, width)
         title = self._title()
+        if not wide:  # a title or caption is one line too
+            title, caption = (str(_cut(t, width, "end")) for t in (title, caption))
         table = Table(
             title=title,
             caption=caption or None,
@@ -175,33 +190,37 @@ class Sheet:
             return max(MIN_WIDTH, cell_len(self.columns[i].header))
 
         cut = [i for i, c in enumerate(self.columns) if c.cut]
+        incidental = [i for i in cut if not self.columns[i].identifies]
         natural = list(widths)
 
-        def narrow(limit: Callable[[int], int]) -> None:
+        def narrow(columns: list[int], limit: Callable[[int], int]) -> None:
             while total() > width:
-                narrowable = [i for i in cut if i in shown and widths[i] > limit(i)]
+                narrowable = [i for i in columns if i in shown and widths[i] > limit(i)]
                 if not narrowable:
                     return
                 widths[max(narrowable, key=lambda i: widths[i])] -= 1
 
-        narrow(lambda i: max(SOFT_WIDTH, floor(i)))
+        narrow(incidental, lambda i: max(SOFT_WIDTH, floor(i)))
         droppable = sorted(
             (i for i, c in enumerate(self.columns) if c.priority > 0),
             key=lambda i: (self.columns[i].priority, i),
         )
         while total() > width and droppable:
             shown.remove(droppable.pop())
-        narrow(floor)
+        narrow(incidental, floor)
+        narrow(cut, floor)  # what identifies the row, last
         # Narrower still than the columns that are never cut: leave columns out from the right
         # rather than let them be squeezed into unreadable slivers.
         while total() > width and len(shown) > 1:
             shown.pop()
-        # Hiding a column may leave room: give it back to what was cut, most cut first.
+        # Hiding a column may leave room: give it back to what was cut, what identifies the
+        # row first, then the most cut.
         while total() < width:
             short = [i for i in cut if i in shown and widths[i] < natural[i]]
             if not short:
                 break
-            widths[max(short, key=lambda i: natural[i] - widths[i])] += 1
+            widths[max(short, key=lambda i: (self.columns[i].identifies,
+                                             natural[i] - widths[i]))] += 1
         hidden = [c.header for i, c in enumerate(self.columns) if i not in shown]
         return shown, widths, hidden
 

@@ -13,6 +13,7 @@ from kg_memory.domain.errors import ScopeError
 from kg_memory.domain.forgetting import ForgetPlan, Selector, plan_forget
 from kg_memory.services.forget_target import named_episode
 from kg_memory.services.lineage import forget_view
+from kg_memory.services.node_ids import revision_id
 from kg_memory.services.plan_reads import plan_reads
 from kg_memory.services.residues import (
     ResidueSearch,
@@ -33,8 +34,10 @@ def _targets(store: Store, selector: Selector, scope: str) -> tuple[set[str], se
     if episode is not None:
         return {e.episode_id for e in store.episodes([episode]) if e.scope == scope}, set()
     if selector.kind == "assertion":
-        return set(), {v.assertion_id for v in store.versions([selector.value])
-                       if v.scope == scope}
+        # As a table prints it, ``as_…#N``: the assertion, every revision (N must exist).
+        base, revision = revision_id(selector.value)
+        return set(), {v.assertion_id for v in store.versions([base])
+                       if v.scope == scope and revision in (None, v.revision)}
     if selector.kind == "entity":
         return set(), set(store.find_assertions(scope=scope, subject=selector.value))
     if selector.kind == "source":
@@ -57,7 +60,8 @@ def selector_scopes(store: Store, selector: Selector) -> list[str]:
     if selector.kind == "episode":
         found = {e.scope for e in store.episodes([selector.value])}
     elif selector.kind == "assertion":
-        found = {v.scope for v in store.versions([selector.value])}
+        base, revision = revision_id(selector.value)
+        found = {v.scope for v in store.versions([base]) if revision in (None, v.revision)}
     elif selector.kind == "entity":
         found = {e.scope for e in store.entities() if e.entity_id == selector.value}
         found |= {v.scope for v in store.versions(store.find_assertions(subject=selector.value))}

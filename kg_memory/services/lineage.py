@@ -21,7 +21,7 @@ import networkx as nx
 from kg_memory.domain.errors import NotFound, ScopeError
 from kg_memory.domain.forgetting import LineageView
 from kg_memory.domain.layers import Rule
-from kg_memory.domain.model import Assertion, EdgeType
+from kg_memory.domain.model import Assertion, EdgeType, Episode
 from kg_memory.domain.recall_answer import episode_label
 from kg_memory.services.rules import RULE, RuleLink, rule_links
 from kg_memory.store.link_reads import Link
@@ -32,6 +32,7 @@ __all__ = [
     "Direction",
     "lineage_graph",
     "lineage_tree",
+    "node_about",
     "node_kind",
     "node_scope",
     "scoped_node",
@@ -53,6 +54,8 @@ LINEAGE_EDGES: dict[EdgeType, bool] = {
     EdgeType.INVALIDATED_BY: True,  # tombstone -> forget activity
     EdgeType.IMPORTED_BY: True,  # episode -> the import that brought it in
 }
+# The relations that read from the source to the derivative (``ep_1 SUPPORTS as_1``).
+_FROM_SOURCE = {t.value for t, from_derivative in LINEAGE_EDGES.items() if not from_derivative}
 
 
 #: Links to activities, which a forget plan does not walk: an activity is a content-free record
@@ -75,6 +78,22 @@ def node_kind(node_id: str) -> str:
     return "entity"
 
 
+def _source(agent: str) -> str:
+    return agent.removeprefix("agent:")
+
+
+def _sent_by(store: Store, agent: str, scope: str | None) -> list[Episode]:
+    """The episodes ``agent`` really sent, as the gate decided (:attr:`Episode.sender_id`):
+    never one whose envelope only claimed its source. A refused envelope's real sender is
+    looked for in ``scope``'s refused episodes (the store indexes claimed sources only)."""
+    source = _source(agent)
+    sent = [e for e in store.episodes(store.find_episodes(source, scope))
+            if e.sender_id == source]
+    if not sent and scope is not None:
+        sent = [e for e in store.scope_episodes(scope) if e.refused and e.sender_id == source]
+    return sent
+
+
 def node_scope(store: Store, node_id: str) -> str:
     """The scope a node belongs to, for an operator who names a node without one.
 
@@ -92,6 +111,8 @@ def node_scope(store: Store, node_id: str) -> str:
     elif kind == "rule":
         found = {Rule.model_validate_json(b).scope
                  for b in store.documents(RULE, None, key=node_id)}
+    elif kind == "agent":  # a source, as lineage prints it: the scopes it sent episodes in
+        found = {e.scope for e in _sent_by(store, node_id, None)}
     else:
         found = {e.scope for e in store.entities() if e.entity_id == node_id}
         found |= {v.scope for v in store.history(node_id)}
@@ -115,6 +136,8 @@ def scoped_node(store: Store, node_id: str, scope: str) -> bool:
         return bool(store.activities(scope=scope, activity_id=node_id))
     if kind == "rule":
         return bool(store.documents(RULE, scope, key=node_id))
+    if kind == "agent":
+        return bool(_sent_by(store, node_id, scope))
     return bool(store.edges(node_id, scope)) or any(
         e.entity_id == node_id for e in store.entities(scope))
 
@@ -158,6 +181,11 @@ def lineage_graph(
             for e in (store.edges(current, scope)
                       if node_kind(current) != "rule" or current == node_id else [])
             if e.type in LINEAGE_EDGES]
+        if node_kind(current) == "agent" and current == node_id and way != "up":
+            # An agent is drawn from its episodes (ATTRIBUTED_TO is not a stored edge), so
+            # a lineage asked of one starts from what it sent.
+            links += [(e.episode_id, current, "ATTRIBUTED_TO", e.recorded_at)
+                      for e in _sent_by(store, current, scope)]
         for derivative, source, relation, since in [*links, *by_node.get(current, ())]:
             upward = derivative == current
             if (upward and way == "down") or (not upward and way == "up"):
@@ -169,6 +197,8 @@ def lineage_graph(
             queue.append((other, hops + 1, "up" if upward else "down"))
     if agents:
         _attach_agents(store, graph, depth)
+    for node, about in node_about(store, graph.nodes, scope).items():
+        graph.nodes[node]["about"] = about
     return cast("nx.MultiDiGraph[str]", nx.freeze(graph))
 
 
@@ -186,7 +216,9 @@ def _attach_agents(store: Store, graph: nx.MultiDiGraph[str], depth: int | None)
         graph.nodes[episode.episode_id]["envelope"] = episode.envelope.value
         if episode.refused:
             graph.nodes[episode.episode_id]["label"] = episode_label(episode)[0]
-        graph.add_node(agent, kind="agent", depth=graph.nodes[episode.episode_id]["depth"] + 1)
+        if agent not in graph:  # the root, when a lineage is asked of the agent
+            graph.add_node(agent, kind="agent",
+                           depth=graph.nodes[episode.episode_id]["depth"] + 1)
         graph.add_edge(
             episode.episode_id,
             agent,
@@ -197,29 +229,84 @@ def _attach_agents(store: Store, graph: nx.MultiDiGraph[str], depth: int | None)
 
 
 def lineage_tree(graph: nx.MultiDiGraph[str], root: str, direction: Direction) -> dict[str, Any]:
-    """A nested dict for printing: sources under a node ("up") or derivatives ("down")."""
+    """A nested dict for printing: sources under a node ("up") or derivatives ("down"), from
+    the graph's root however it was named.
+
+    Each node carries ``about`` (what it is: :func:`node_about`) and each child ``from`` and
+    ``to``, the ends of its relation as the relation reads (``ep_1 INVALIDATES as_1``): a
+    tree hangs sources under a derivative, so a relation stored from the source (SUPPORTS,
+    INVALIDATES, USED) points up the tree, not down.
+    """
 
     def children(node: str, way: str) -> Iterable[tuple[str, str]]:
         if way == "up":
             return ((dst, key) for _, dst, key in graph.out_edges(node, keys=True))
         return ((src, key) for src, _, key in graph.in_edges(node, keys=True))
 
+    def ends(node: str, child: str, relation: str, way: str) -> dict[str, str]:
+        derivative, source = (node, child) if way == "up" else (child, node)
+        if relation in _FROM_SOURCE:
+            return {"from": source, "to": derivative}
+        # The rest (DERIVED_FROM, rule links, ATTRIBUTED_TO) read derivative → source.
+        return {"from": derivative, "to": source}
+
     def build(node: str, way: str, path: frozenset[str]) -> dict[str, Any]:
         kids = [
-            {"relation": rel, **build(child, way, path | {child})}
+            {"relation": rel, **ends(node, child, rel, way), **build(child, way, path | {child})}
             for child, rel in sorted(children(node, way))
             if child not in path
         ]
         shown: dict[str, Any] = {k: graph.nodes[node][k] for k in ("envelope", "label")
                                  if k in graph.nodes[node]}
-        return {"id": node, "kind": graph.nodes[node]["kind"], **shown, "children": kids}
+        return {"id": node, "kind": graph.nodes[node]["kind"], **shown,
+                "about": graph.nodes[node].get("about"), "children": kids}
 
-    tree: dict[str, Any] = {"id": root, "kind": graph.nodes[root]["kind"]}
+    if root not in graph:  # named as printed (``as_…#N``): the graph's root is the node
+        root = next(n for n in graph.nodes if graph.nodes[n]["depth"] == 0)
+    tree: dict[str, Any] = {"id": root, "kind": graph.nodes[root]["kind"],
+                            "about": graph.nodes[root].get("about")}
     if direction in ("up", "both"):
         tree["sources"] = build(root, "up", frozenset({root}))["children"]
     if direction in ("down", "both"):
         tree["derivatives"] = build(root, "down", frozenset({root}))["children"]
     return tree
+
+
+def node_about(store: Store, node_ids: Iterable[str], scope: str | None
+               ) -> dict[str, dict[str, Any]]:
+    """For each node of ``scope`` (of any, when ``None``: an operator's view) that still
+    exists, what it is: an assertion's subject, predicate, value (of its latest revision) and
+    writer; an episode's source, channel and when it occurred; an entity's type and name; an
+    agent's source; an activity's type. A node that is gone (erased) is not described: nothing
+    a forget erased is read back."""
+    wanted = list(dict.fromkeys(node_ids))
+    kinds = {n: node_kind(n) for n in wanted}
+    about: dict[str, dict[str, Any]] = {}
+    latest: dict[str, Assertion] = {}
+    for v in store.versions([n for n in wanted if kinds[n] == "assertion"]):
+        newer = v.assertion_id not in latest or v.revision >= latest[v.assertion_id].revision
+        if scope in (None, v.scope) and newer:
+            latest[v.assertion_id] = v
+    for node, v in latest.items():
+        about[node] = {"subject": v.subject, "predicate": v.predicate, "value": v.value,
+                       "source": v.writer, "revision": v.revision}
+    for e in store.episodes([n for n in wanted if kinds[n] == "episode"]):
+        if scope in (None, e.scope):
+            about[e.episode_id] = {"source": e.source, "channel": e.channel.value,
+                                   "occurred_at": e.occurred_at.isoformat(),
+                                   "operation_id": e.operation_id}
+    entities = {n for n in wanted if kinds[n] == "entity"}
+    if entities:
+        for entity in store.entities(scope):
+            if entity.entity_id in entities:
+                about[entity.entity_id] = {"type": entity.type, "name": entity.name}
+    for node in wanted:
+        if kinds[node] == "agent":
+            about[node] = {"source": node.removeprefix("agent:")}
+        elif kinds[node] == "activity":
+            about.update({a.activity_id: {"type": a.type, "agent": a.agent}
+                          for a in store.activities(scope=scope, activity_id=node)})
+    return about
 
 
 def forget_view(

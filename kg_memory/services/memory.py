@@ -60,6 +60,7 @@ from kg_memory.services.identity import (
 from kg_memory.services.ingestion import IngestReport
 from kg_memory.services.inlet import Inlet
 from kg_memory.services.lineage import Direction, lineage_graph, node_scope, scoped_node
+from kg_memory.services.node_ids import printed_node
 from kg_memory.services.policy_views import PolicyViews
 from kg_memory.services.provenance import add_tombstones, export_prov
 from kg_memory.services.publication import Basis, Published, publish_derived, read_basis
@@ -341,6 +342,7 @@ class Memory(Recalling, PolicyViews, EntityMethods, HistoryImports):
         read-only networkx graph whose edges point from a derivative to its source. The walk
         stays in ``scope`` (without one, the scope of the node named, which must be unique)."""
         check_text(node_id=node_id)
+        node_id = printed_node(self.store, node_id, scope)
         return lineage_graph(self.store, node_id, direction, depth,
                              scope=self._node_scope(node_id, scope))
 
@@ -360,6 +362,7 @@ class Memory(Recalling, PolicyViews, EntityMethods, HistoryImports):
         check_text(subject=subject, predicate=predicate, scope=scope, project=project)
         for item in evidence:
             check_text(evidence=item)
+        evidence = [printed_node(self.store, item, scope) for item in evidence]
         slot = Slot(scope=scope, subject=subject, predicate=predicate, project=project)
         return read_basis(self.store, slot, evidence)
 
@@ -432,6 +435,8 @@ class Memory(Recalling, PolicyViews, EntityMethods, HistoryImports):
         in ``scope`` (every scope's when ``None``: an operator's export)."""
         for node in node_ids or []:
             check_text(node_id=node)
+        node_ids = None if node_ids is None else [
+            printed_node(self.store, node, scope) for node in node_ids]
         if scope is not None:
             for node in node_ids or ():
                 self._node_scope(node, scope)
