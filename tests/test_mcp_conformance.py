@@ -109,8 +109,8 @@ HINTS = {
     "remember": (False, False, False), "read_document": (False, False, False),
     # forget erases; executing the same plan again changes nothing more
     "forget": (False, True, True),
-    **{name: (True, False, True) for name in
-       ("recall", "asof", "history", "lineage", "refusals", "entities")},
+    **dict.fromkeys(("recall", "asof", "history", "lineage", "refusals", "entities"),
+                    (True, False, True)),
 }
 
 

@@ -55,9 +55,10 @@ class FactInput(_Input):
                            "'favourite', 'next_dinner'.")
     value: Scalar = Field(description="The value: a string, number or boolean.")
     kind: Kind = Field(description=(
-        "Required, as in an ingest file. 'stated': the user said it. 'world': a fact another system owns, such as a booking "
-        "(give depends_on so the owner's events can end it). 'claim': someone else's words "
-        "about the user. Facts from documents go through read_document, not here."))
+        "Required, as in an ingest file. 'stated': the user said it. 'world': a fact another "
+        "system owns, such as a booking (give depends_on so the owner's events can end it). "
+        "'claim': someone else's words about the user. Facts from documents go through "
+        "read_document, not here."))
     depends_on: list[str] = Field(default_factory=list, description=(
         "Entity ids this fact relies on, e.g. ['R1'] for a booking: when R1 is cancelled or "
         "done, the fact ends."))
