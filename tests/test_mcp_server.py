@@ -35,6 +35,7 @@ from kg_memory import (
     read_records,
 )
 from kg_memory.integrations.mcp import build_server
+from kg_memory.integrations.mcp.results import ERROR_META
 from tests.conftest import EPOCH, ROOT, ManualClock, MemoryFactory, day, episode, fact
 
 T = TypeVar("T")
@@ -272,8 +273,10 @@ def test_errors_are_tool_errors_with_kg_memorys_messages(memory: Memory, clock: 
                 assert (await error(client, "read_document", origin=origin, content="t")
                         ).startswith("IngestError: field 'origin'")
             result = await client.call_tool("remember", {"content": "x", "facts": [bad]})
-            assert result.structured_content == {"error": "IngestError",
-                                                 "message": str(ingest.value)}
+            assert result.structured_content is None  # it would not fit the output schema
+            assert result.meta is not None
+            assert result.meta[ERROR_META] == {"error": "IngestError",
+                                               "message": str(ingest.value)}
         assert memory.asof(scope="u1").facts == ()
 
     run(main)

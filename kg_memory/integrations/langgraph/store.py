@@ -59,13 +59,13 @@ from kg_memory import (
     IngestRecord,
     Kind,
     Memory,
-    RecallError,
     Selector,
     WriteRefused,
     parse_record,
     system_clock,
 )
 from kg_memory.integrations.langgraph.attributed import AttributedItem, AttributedSearchItem
+from kg_memory.integrations.langgraph.guards import item_value, open_inlet
 from kg_memory.integrations.langgraph.items import (
     decode,
     encode,
@@ -74,6 +74,7 @@ from kg_memory.integrations.langgraph.items import (
     to_namespace,
     to_slot,
 )
+from kg_memory.integrations.langgraph.ranking import ranked as ranked_by_recall
 
 __all__ = ["ItemRevision", "KgMemoryStore"]
 
@@ -141,7 +142,7 @@ class KgMemoryStore(BaseStore):
         self.scope = scope
         self._clock = clock
         # The deployment's channel policy decides now whether this source may use this channel.
-        memory.inlet(source, self.channel)
+        open_inlet(memory, source, self.channel)
         # One batch at a time through this store (the Memory itself is thread-safe): a batch's
         # reads must see the state before its own writes, not another thread's half-done batch.
         self._lock = threading.RLock()
@@ -155,6 +156,8 @@ class KgMemoryStore(BaseStore):
             if isinstance(op, GetOp | PutOp):
                 _addressable(op)
                 self._own(op.namespace)
+            if isinstance(op, PutOp):
+                item_value(op.namespace, op.key, op.value)
             elif isinstance(op, SearchOp) and op.namespace_prefix:
                 self._own(op.namespace_prefix)
         with self._lock:
@@ -296,7 +299,8 @@ class KgMemoryStore(BaseStore):
                  if matches(decode(f.value), op.filter)]
         ranked: list[tuple[float | None, Fact]]
         if op.query:
-            ranked = self._recalled(op.query, facts, now)
+            ranked = ranked_by_recall(self.memory, op.query, facts, now,
+                                      max(op.offset, 0) + max(op.limit, 0))
         else:
             ranked = [(None, f) for f in facts]
             ranked.sort(key=lambda p: (to_namespace(p[1].scope, p[1].subject), p[1].predicate))
@@ -306,27 +310,6 @@ class KgMemoryStore(BaseStore):
             else []
         items = [self._item(f, now, score, search=True) for score, f in chosen]
         return [i for i in items if isinstance(i, SearchItem)]
-
-    def _recalled(self, query: str, facts: list[Fact], now: datetime
-                  ) -> list[tuple[float | None, Fact]]:
-        """Rank the eligible ``facts`` by :meth:`Memory.recall` (BM25 and the rest of its
-        ranking, eligibility first), scores scaled to ``(0, 1]`` as LangGraph's are. A fact
-        recall does not return shares no searchable word with the query and is left out."""
-        by_id = {f.assertion_id: f for f in facts}
-        hits: list[tuple[float, Fact]] = []
-        for scope in sorted({f.scope for f in facts}):
-            try:
-                answer = self.memory.recall(query, scope=scope, at=now, known_at=now,
-                                            include_episodes=False, limit=len(by_id))
-            except RecallError:
-                return []  # no searchable word in the query: nothing bears on it
-            hits += [(h.score.score, by_id[h.id]) for h in answer.results
-                     if h.type == "fact" and h.id in by_id]
-        top = max((s for s, _ in hits), default=0.0)
-        ranked: list[tuple[float | None, Fact]] = [
-            (round(s / top, 4) if top > 0 else None, f) for s, f in hits]
-        ranked.sort(key=lambda p: (-(p[0] or 0.0), -p[1].valid.start.timestamp()))
-        return ranked
 
     def _list(self, op: ListNamespacesOp, now: datetime) -> list[tuple[str, ...]]:
         conditions = [(c.match_type, tuple(c.path)) for c in op.match_conditions or ()]

@@ -17,6 +17,7 @@ from kg_memory import Fact, HistoryEntry, Kind, Resolved, ScopeLabel
 __all__ = [
     "AsOfView",
     "AskAgainView",
+    "ClaimInput",
     "DecisionView",
     "EffectView",
     "EntitiesView",
@@ -53,10 +54,11 @@ class FactInput(_Input):
     predicate: str = Field(min_length=1, description="The attribute, snake_case: 'diet', "
                            "'favourite', 'next_dinner'.")
     value: Scalar = Field(description="The value: a string, number or boolean.")
-    kind: Kind = Field(default=Kind.STATED, description=(
-        "'stated': the user said it. 'world': a fact another system owns, such as a booking "
-        "(give depends_on so the owner's events can end it). 'claim': someone else's words "
-        "about the user. Facts from documents go through read_document, not here."))
+    kind: Kind = Field(description=(
+        "Required, as in an ingest file. 'stated': the user said it. 'world': a fact another "
+        "system owns, such as a booking (give depends_on so the owner's events can end it). "
+        "'claim': someone else's words about the user. Facts from documents go through "
+        "read_document, not here."))
     depends_on: list[str] = Field(default_factory=list, description=(
         "Entity ids this fact relies on, e.g. ['R1'] for a booking: when R1 is cancelled or "
         "done, the fact ends."))
@@ -67,7 +69,9 @@ class FactInput(_Input):
         f"When it starts to hold in the world ({_TIME}); default: when it was said."))
     valid_to: str | None = Field(default=None, description=(
         f"When it stops holding ({_TIME}), exclusive; default: until further notice."))
-    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0, description=(
+        "How sure the speaker was, from 0 to 1 (default 1): 'I think Ana is vegetarian' is "
+        "less than 1. Decay starts from it."))
     scope_label: ScopeLabel = Field(default=ScopeLabel.DURABLE, description=(
         "How long it is meant to hold: 'durable' (a preference, a fact of life), 'session' "
         "(this week's plan) or 'request' (this one order). Write policies may keep one-offs "
@@ -80,12 +84,21 @@ class FactInput(_Input):
         "changed, nothing is written (ConcurrencyError): read again and decide again."))
 
 
+class ClaimInput(FactInput):
+    """A fact a third-party text asserts: always kept as that text's claim."""
+
+    kind: Kind = Field(default=Kind.CLAIM, description=(
+        "Ignored: whatever is given, a document's facts are kept as 'claim' (someone else's "
+        "words), never as the user's."))
+
+
 class RetractionInput(_Input):
     """Withdraw what is known for subject.predicate over a span of valid time."""
 
-    subject: str = Field(min_length=1)
-    predicate: str = Field(min_length=1)
-    project: str | None = None
+    subject: str = Field(min_length=1, description="The entity whose fact is withdrawn: 'ana'.")
+    predicate: str = Field(min_length=1, description="The attribute withdrawn: 'diet'.")
+    project: str | None = Field(default=None, description=(
+        "The project the fact was remembered under; omit for a fact without one."))
     valid_from: str | None = Field(default=None, description=f"{_TIME}; default: now.")
     valid_to: str | None = Field(default=None, description=f"{_TIME}; default: open.")
 
@@ -103,7 +116,8 @@ class EntityInput(_Input):
 
     entity_id: str = Field(min_length=1, description="A short stable id: 'ana', 'R1'.")
     type: str = Field(default="thing", description="'person', 'booking', 'restaurant', ...")
-    name: str | None = None
+    name: str | None = Field(default=None, description=(
+        "How people call it: 'Ana', 'Friday table at Chez Lili'. Default: none."))
     owners: list[str] = Field(default_factory=list, description=(
         "Sources whose events may end facts that depend on it: a booking is owned by "
         "['restaurant', 'timer']."))

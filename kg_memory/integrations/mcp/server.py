@@ -4,8 +4,11 @@
 ``MCPServer``; :func:`serve` runs it over stdio (the default) or streamable HTTP on loopback.
 Every tool returns structured content checked against its output schema. A kg-memory error
 becomes a tool error (``isError``) whose text is the error's own message, prefixed with its
-class name (``IngestError: line 1, field 'assertions.0.kind': ...``) and repeated as
-``{"error": ..., "message": ...}`` in the structured content, so an agent can read and fix it.
+class name (``IngestError: line 1, field 'assertions.0.kind': ...``), with the class name and
+message under ``_meta["kg-memory/error"]`` (see :mod:`~kg_memory.integrations.mcp.results`), so
+an agent can read and fix it. Arguments are checked by kg-memory before the SDK sees them
+(:mod:`~kg_memory.integrations.mcp.arguments`), and over stdio a line that is not JSON-RPC is
+answered with -32700 or -32600 (:mod:`~kg_memory.integrations.mcp.stdio`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Annotated, Any, Literal, ParamSpec, TypeVar, cast
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from kg_memory import (
@@ -31,8 +34,11 @@ from kg_memory import (
     cancellable,
     system_clock,
 )
+from kg_memory.integrations.mcp.arguments import TypedArguments
+from kg_memory.integrations.mcp.results import tool_error
 from kg_memory.integrations.mcp.schemas import (
     AsOfView,
+    ClaimInput,
     EntitiesView,
     EntityInput,
     EventInput,
@@ -46,6 +52,7 @@ from kg_memory.integrations.mcp.schemas import (
     RetractionInput,
 )
 from kg_memory.integrations.mcp.session import BoundMemory
+from kg_memory.integrations.mcp.stdio import run_stdio
 
 __all__ = ["INSTRUCTIONS", "build_server", "serve"]
 
@@ -66,19 +73,12 @@ kg-memory is this user's long-term memory: a bitemporal graph of facts with who 
 _TIME = "ISO 8601 with an offset, e.g. 2026-01-06T20:00:00Z"
 _READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                         open_world_hint=False)
-_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+# Not idempotent: the same call later is another episode (its time is the call's), and a
+# restated value is confirmed again.
+_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
                          open_world_hint=False)
 _ERASE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
                          open_world_hint=False)
-
-
-def _tool_error(exc: KgMemoryError) -> CallToolResult:
-    name = type(exc).__name__
-    return CallToolResult(
-        content=[TextContent(type="text", text=f"{name}: {exc}")],
-        structured_content={"error": name, "message": str(exc)},
-        is_error=True,
-    )
 
 
 def _mapped(fn: Callable[_P, Awaitable[_T]]) -> Callable[_P, Awaitable[_T]]:
@@ -94,7 +94,7 @@ def _mapped(fn: Callable[_P, Awaitable[_T]]) -> Callable[_P, Awaitable[_T]]:
         try:
             return await fn(*args, **kwargs)
         except KgMemoryError as exc:
-            return cast("_T", _tool_error(exc))
+            return cast("_T", tool_error(exc))
 
     return call
 
@@ -153,12 +153,13 @@ def build_server(
     """
     bound = BoundMemory(memory, scope=scope, source=source, clock=clock)
     run = _Runner()
+    typed = TypedArguments()
     server: MCPServer[Any] = MCPServer(
-        "kg-memory", title="kg-memory", version=__version__,
+        "kg-memory", title="kg-memory", version=__version__, extensions=[typed],
         instructions=INSTRUCTIONS + f"This server's scope is {scope!r}; it writes as {source!r}.",
     )
 
-    @server.tool(annotations=_WRITE)
+    @typed.tool(server, annotations=_WRITE)
     @_mapped
     async def remember(
         content: Annotated[str, Field(description=(
@@ -188,13 +189,13 @@ def build_server(
             content, facts, events=events, entities=entities, retractions=retractions,
             occurred_at=occurred_at, operation_id=operation_id))
 
-    @server.tool(annotations=_WRITE)
+    @typed.tool(server, annotations=_WRITE)
     @_mapped
     async def read_document(
         origin: Annotated[str, Field(description=(
             "Who wrote the text: 'chez-lili', 'example.org/menu'. Letters, digits, . _ / -"))],
         content: Annotated[str, Field(description="The text exactly as you read it.")],
-        claims: Annotated[list[FactInput], Field(description=(
+        claims: Annotated[list[ClaimInput], Field(description=(
             "What the text asserts. Kept as the origin's claims whatever kind you give."
         ))] = [],  # noqa: B006
         occurred_at: Annotated[str | None, Field(description=f"When it was sent ({_TIME}).")]
@@ -210,7 +211,7 @@ def build_server(
         return await run(lambda: bound.read_document(
             origin, content, claims, occurred_at=occurred_at, operation_id=operation_id))
 
-    @server.tool(annotations=_READ)
+    @typed.tool(server, annotations=_READ)
     @_mapped
     async def recall(
         query: Annotated[str, Field(description="What you need to know, in words.")],
@@ -219,7 +220,8 @@ def build_server(
         at: Annotated[str | None, Field(description=f"Valid at ({_TIME}); default now.")] = None,
         known_at: Annotated[str | None, Field(description=(
             f"As the memory knew it then ({_TIME}); default now."))] = None,
-        limit: Annotated[int, Field(ge=1, le=100)] = 10,
+        limit: Annotated[int, Field(ge=1, le=100, description=(
+            "At most this many results, 1 to 100."))] = 10,
     ) -> RecallView:
         """The facts that bear on a request: only what holds at `at` as known at `known_at`
         (nothing superseded, retired or forgotten), best match first. `ask_again` lists the
@@ -227,7 +229,7 @@ def build_server(
         return await run(lambda: bound.recall(query, subject=subject, at=at,
                                               known_at=known_at, limit=limit))
 
-    @server.tool(annotations=_READ)
+    @typed.tool(server, annotations=_READ)
     @_mapped
     async def asof(
         valid_at: Annotated[str | None, Field(description=(
@@ -242,7 +244,7 @@ def build_server(
         return await run(lambda: bound.asof(valid_at, known_at, subject=subject,
                                             predicate=predicate))
 
-    @server.tool(annotations=_READ)
+    @typed.tool(server, annotations=_READ)
     @_mapped
     async def history(
         subject: Annotated[str, Field(description="The entity whose facts to list.")],
@@ -252,7 +254,7 @@ def build_server(
         closed it."""
         return await run(lambda: bound.history(subject, predicate))
 
-    @server.tool(annotations=_READ)
+    @typed.tool(server, annotations=_READ)
     @_mapped
     async def lineage(
         node_id: Annotated[str, Field(description="A fact (as_...) or episode (ep_...) id.")],
@@ -264,7 +266,7 @@ def build_server(
         """Where a fact came from and what was derived from it."""
         return await run(lambda: bound.lineage(node_id, direction, depth))
 
-    @server.tool(annotations=_ERASE)
+    @typed.tool(server, annotations=_ERASE)
     @_mapped
     async def forget(
         selector: Annotated[str, Field(description=(
@@ -280,13 +282,13 @@ def build_server(
         its id. Executing a plan that changed since is refused."""
         return await run(lambda: bound.forget(selector, plan_id))
 
-    @server.tool(annotations=_READ)
+    @typed.tool(server, annotations=_READ)
     @_mapped
     async def refusals() -> RefusalsView:
         """What the writer gate refused in this scope, who sent it and why."""
         return await run(bound.refusals)
 
-    @server.tool(annotations=_READ)
+    @typed.tool(server, annotations=_READ)
     @_mapped
     async def entities(
         action: Annotated[Literal["show", "review"], Field(description=(
@@ -329,4 +331,4 @@ def serve(
         if http:
             anyio.run(lambda: server.run_streamable_http_async(host=host, port=port))
         else:
-            anyio.run(server.run_stdio_async)
+            anyio.run(run_stdio, server)

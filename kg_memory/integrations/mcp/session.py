@@ -108,6 +108,9 @@ class BoundMemory:
         self.scope = scope
         self.source = source
         self._clock = clock
+        # The plan ids this server has shown, by selector: a plan id is a hash, so only this
+        # tells a plan that changed since from an id that was never a plan of that selector.
+        self._plans: dict[str, set[str]] = {}
         # Fails now, not at the first tool call, if the deployment's channel policy does not
         # let this source speak over chat.
         self.tenant.inlet(source, Channel.CHAT)
@@ -292,7 +295,12 @@ class BoundMemory:
         preview = self.tenant.forget(chosen, dry_run=True)
         current = plan_id(preview)
         if plan is None:
+            self._plans.setdefault(selector, set()).add(current)
             return _forget_view(preview, current, executed=False)
+        if plan != current and plan not in self._plans.get(selector, ()):
+            raise NotFound(
+                f"no forget plan {plan!r} for {selector!r}: a plan id comes from a dry run of "
+                "the same selector; call forget without plan_id to see the plan and its id")
         if plan != current:
             raise ConcurrencyError(
                 f"the plan for {selector!r} is now {current}, not {plan}: what it would erase "
