@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from kg_memory.domain.errors import NotFound
+from kg_memory.domain.errors import NotFound, StoreUnavailable
 from kg_memory.domain.forgetting import ID_KINDS, ForgetPlan, Selector
 from kg_memory.domain.instant import UtcDatetime
 from kg_memory.domain.model import Activity, Block, Tombstone, trusted
@@ -244,9 +244,14 @@ def _forget_in_scope(
     pending = [a for a in store.activities("forget", scope) if a.status == "erased"]
     if complete and pending:
         # Includes runs a crash interrupted between their transaction and their scrub.
-        for activity in pending:
-            with store.transaction(activity.scope) as tx:
-                tx.add_activity(activity.model_copy(update={"status": "complete"}))
+        try:
+            for activity in pending:
+                with store.transaction(activity.scope) as tx:
+                    tx.add_activity(activity.model_copy(update={"status": "complete"}))
+        except StoreUnavailable as exc:  # a full disk: erased, not yet recorded as finished
+            complete = False
+            destinations += ({"destination": "activities", "location": store.location,
+                              "status": "incomplete", "reason": str(exc)},)
     status = "complete" if complete else "incomplete"
     if the_plan.is_empty and not block:
         status = "nothing-to-forget" if complete else "incomplete"

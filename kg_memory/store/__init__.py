@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.domain.instant import Clock
 from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery, Slot, Store, Transaction
@@ -40,8 +41,14 @@ def scrub(store: Store) -> list[dict[str, Any]]:
 
             reports.append(propagate(store, uri))
         if all(r["status"] == "complete" for r in reports):
-            # The mirror has the deletions: the outbox rows naming erased ids can go.
-            store.drop_erased_keys()
+            # The mirror has the deletions: the outbox rows naming erased ids can go. The
+            # erasure is committed by now, so a store that cannot take this write (a full disk)
+            # leaves it unfinished, said so, for the same command to finish later.
+            try:
+                store.drop_erased_keys()
+            except StoreUnavailable as exc:
+                reports.append({"destination": "outbox", "location": store.location,
+                                "status": "incomplete", "reason": str(exc)})
     reports.extend(store.scrub())
     return reports
 
