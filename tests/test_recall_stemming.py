@@ -10,7 +10,6 @@ the embedded store, on connect on Neo4j, after which the same questions find the
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -69,14 +68,6 @@ def test_a_fact_subject_and_predicate_are_words(memory: Memory, clock: ManualClo
     assert _found(memory, "the user's diets") == ["u1.diet=pescatarian"]
 
 
-@pytest.fixture
-def old_terms(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Index with the terms of schema 11 while the fixture is active."""
-    monkeypatch.setattr(recall_text, "stem", _old_stem)
-    yield
-    monkeypatch.undo()
-
-
 def test_migrate_indexes_a_schema_11_store_again_with_the_new_terms(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from kg_memory.store.sqlite.schema import SCHEMA_VERSION, migrate
@@ -102,7 +93,8 @@ def test_migrate_indexes_a_schema_11_store_again_with_the_new_terms(
         recount = raw.execute(
             "SELECT 'u1', 'episode', count(*), sum(length) FROM recall_episode_docs UNION ALL "
             "SELECT 'u1', 'fact', count(*), sum(length) FROM recall_fact_docs").fetchall()
-    assert "u1 allerg peanut" in texts and "best friend home citi lisbon" in texts
+    assert "u1 allerg peanut" in texts
+    assert "best friend home citi lisbon" in texts
     assert stats == recount  # the statistics are the new lengths
     clock.now = day(3)
     with Memory.open(db, clock=clock, create=False) as memory:
