@@ -149,20 +149,27 @@ def _fact_scored(fact: Assertion, doc: list[str], supports: tuple[Support, ...],
 
 
 def _episode_scored(episode: Episode, doc: list[str], request: RecallRequest) -> Scored:
-    words = set(doc)
-    project = None
-    if request.project is not None:
-        project = 1.0 if _words_in(tokens(request.project), words) else 0.5
+    project = subject = None
+    if request.project is not None or request.subject is not None:
+        words = set(doc)
+        if request.project is not None:
+            project = 1.0 if _words_in(tokens(request.project), words) else 0.5
+        if request.subject is not None:
+            subject = any(_words_in(tokens(name), words)
+                          for name in (request.subject, *request.same_as))
     return Scored(
         key=f"episode:{episode.episode_id}",
         terms=doc,
-        specificity=specificity(
-            None if request.subject is None else any(
-                _words_in(tokens(name), words) for name in (request.subject, *request.same_as)),
-            project),
+        specificity=specificity(subject, project),
         recency=recency(episode.occurred_at, request.at, request.weights.half_life_days),
-        evidence=evidence_quality(Kind.STATED if episode.speaker == "user" else None, 1),
+        evidence=_USER_EVIDENCE if episode.speaker == "user" else _OTHER_EVIDENCE,
     )
+
+
+# An episode's evidence quality: its speaker's authority, one source (computed once, not per
+# matching message).
+_USER_EVIDENCE = evidence_quality(Kind.STATED, 1)
+_OTHER_EVIDENCE = evidence_quality(None, 1)
 
 
 def _fact_hit(fact: Assertion, supports: tuple[Support, ...], ranked: Ranked,
@@ -330,12 +337,13 @@ def recall(store: Store, request: RecallRequest) -> RecallAnswer:
         by_key = {f"fact:{f.assertion_id}#{f.revision}": f for f in facts}
         scored = [_fact_scored(f, fact_docs[id(f)], supports.get(f.assertion_id, ()), request)
                   for f in facts]
+        # Each corpus's first ``limit``: the merged first ``limit`` are among them.
         ranked = rank(scored, terms, fact_df, found.fact_corpus, vectors=vectors,
-                      weights=request.weights)
+                      weights=request.weights, limit=request.limit)
         episode_by_key = {f"episode:{e.episode_id}": e for e in episodes}
         ranked += rank([_episode_scored(e, episode_docs[e.episode_id], request)
                         for e in episodes], terms, episode_df, found.episode_corpus,
-                       weights=request.weights)
+                       weights=request.weights, limit=request.limit)
         # Equal scores: a fact (distilled, supported) before the raw message it came from.
         ranked.sort(key=lambda r: (-r.score, not r.key.startswith("fact:"), r.key))
 
