@@ -29,7 +29,6 @@ explicit preference can beat a newer incidental mention); :class:`RankingWeights
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -109,11 +108,10 @@ class RankingWeights:
 def document_frequencies(documents: Iterable[Sequence[str]], terms: Sequence[str]
                          ) -> dict[str, int]:
     """How many of ``documents`` contain each of ``terms``."""
-    wanted = set(terms)
-    df: Counter[str] = Counter()
-    for doc in documents:
-        df.update(wanted.intersection(doc))
-    return {t: df[t] for t in terms}
+    # A membership test per term and document (a query has a few terms) rather than a set
+    # per document: recall counts every recorded match of a scope per query.
+    docs = documents if isinstance(documents, Sequence) else list(documents)
+    return {t: sum(t in doc for doc in docs) for t in terms}
 
 
 def bm25(doc: Sequence[str], terms: Sequence[str], df: Mapping[str, int], stats: CorpusStats,
@@ -208,6 +206,31 @@ class Ranked(ScoreComponents):
 _COMPONENTS = tuple(ScoreComponents.model_fields)
 
 
+def _bm25_each(documents: Sequence[Scored], terms: Sequence[str], df: Mapping[str, int],
+               stats: CorpusStats, weights: RankingWeights) -> list[tuple[str, float]]:
+    """:func:`bm25` of every document, the same operations in the same order (so the same
+    floats), with what does not depend on the document (idf, k1 + 1) computed once."""
+    if stats.documents == 0:
+        return [(d.key, 0.0) for d in documents]
+    idf = []
+    for term in terms:
+        n = df.get(term, 0)
+        idf.append((term, math.log(1 + (stats.documents - n + 0.5) / (n + 0.5))))
+    k1, b, k1_1 = weights.k1, weights.b, weights.k1 + 1
+    average = stats.average_length
+    out = []
+    for d in documents:
+        doc, score = d.terms, 0.0
+        if doc:
+            norm = k1 * (1 - b + b * len(doc) / average)
+            for term, weight in idf:
+                f = doc.count(term)
+                if f:
+                    score += weight * f * k1_1 / (f + norm)
+        out.append((d.key, score))
+    return out
+
+
 def _ranks(scores: Mapping[str, float]) -> dict[str, int]:
     order = sorted(scores, key=lambda k: (-scores[k], k))
     return {k: i + 1 for i, k in enumerate(order)}
@@ -222,8 +245,7 @@ def rank(documents: Sequence[Scored], terms: Sequence[str], df: Mapping[str, int
     matches neither is not relevant and is left out. ``limit``: only the first so many are
     returned (every document is still scored: relevance is relative to the best of them).
     """
-    lexical = {d.key: bm25(d.terms, terms, df, stats, weights) for d in documents}
-    lexical = {k: v for k, v in lexical.items() if v > 0}
+    lexical = {k: v for k, v in _bm25_each(documents, terms, df, stats, weights) if v > 0}
     keys = {d.key for d in documents}
     sims = {k: v for k, v in (vectors or {}).items() if k in keys}
     lex_rank, vec_rank = _ranks(lexical), _ranks(sims)
