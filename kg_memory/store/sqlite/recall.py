@@ -233,7 +233,7 @@ def recall_candidates(conn: driver.Connection, probe: RecallProbe, last_system_t
             f"SELECT {_EPISODE_COLUMNS}, f.text AS recall_text FROM {table} f "
             "JOIN recall_episode_docs d ON d.rid = f.rowid "
             "JOIN episodes e ON e.episode_id = d.episode_id "
-            f"WHERE {table} MATCH ? AND e.scope = ? ORDER BY d.rid",
+            f"WHERE {table} MATCH ? AND e.scope = ? ORDER BY f.rowid",
             (match, probe.scope)).fetchall()
         found["episodes"] = tuple(episode_from_row(r) for r in rows)
         found["episode_texts"] = tuple(r["recall_text"] for r in rows)
