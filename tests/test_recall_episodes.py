@@ -96,7 +96,8 @@ def test_the_conversation_bench_runs_small_and_writes_every_answer(tmp_path: Pat
     figures = run(tmp_path, seed=1, scopes=2, turns=30, facts=3, queries=12, answers_to=out)
     assert (figures.queries, figures.scopes, figures.turns) == (12, 2, 30)
     assert figures.recall.count == figures.fts5.count == 12
-    assert figures.median_vs_fts5 > 0 and figures.mean_candidates > 0
+    assert figures.median_vs_fts5 > 0
+    assert figures.mean_candidates > 0
     answers = json.loads(out.read_text(encoding="utf-8"))
     assert len(answers) == 12
     assert all(a["status"] in ("ok", "empty") for a in answers)

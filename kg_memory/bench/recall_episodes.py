@@ -34,8 +34,8 @@ from itertools import accumulate
 from pathlib import Path
 
 from kg_memory.bench.result import _Frozen
-from kg_memory.domain.record import IngestRecord
 from kg_memory.domain.recall_text import STOPWORDS, query_terms
+from kg_memory.domain.record import IngestRecord
 from kg_memory.services.memory import Memory
 from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.recall import match_expression

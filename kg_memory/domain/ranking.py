@@ -32,6 +32,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from operator import itemgetter
 
 from pydantic import BaseModel, ConfigDict
 
@@ -266,7 +267,7 @@ def rank(documents: Sequence[Scored], terms: Sequence[str], df: Mapping[str, int
         boost = (1 + weights.specificity * d.specificity + weights.recency * d.recency
                  + weights.evidence * d.evidence)
         scored.append((-(fused[d.key] * boost), d.key, d))
-    scored.sort(key=lambda s: s[:2])
+    scored.sort(key=itemgetter(0, 1))
     # Built without validation (every value is computed here), and only for the documents
     # returned: recall scores every matching document of a scope per query and shows ten.
     return [trusted(Ranked, {
