@@ -13,6 +13,13 @@ from hypothesis import settings
 
 from kg_memory import Clock, IngestRecord, Memory
 
+# pytest-xdist's workers run with COLUMNS=80 and LINES=24 in their environment; rich reads
+# COLUMNS once when the CLI's console is made (at import), which would pin every CLI test to 80
+# columns whatever width its CliRunner asks for. Without them the console reads each run's.
+for _name in ("COLUMNS", "LINES"):
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        os.environ.pop(_name, None)
+
 EPOCH = datetime(2026, 1, 5, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,12 +54,20 @@ def _neo4j_memory(clock: Clock) -> Memory:
     return Memory(store, clock=clock)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The ``neo4j`` mark is the one switch: without ``neo4j`` in ``KG_TEST_BACKENDS`` every
     test carrying it is skipped, said so in the summary, instead of failing to connect (so a
     marked test needs no skipif of its own). ``tests/test_architecture.py`` checks that every
-    test reaching the server carries the mark; CI names both backends, so it skips nothing."""
+    test reaching the server carries the mark; CI names both backends, so it skips nothing.
+
+    Under pytest-xdist (``-n 2 --dist loadgroup``, as .ci/test runs) every marked test goes to
+    one worker: they share the one database Community offers and each wipes it, so two at once
+    would erase each other's data. The embedded tests (each on its own file) spread over all."""
     if "neo4j" in BACKENDS:
+        if config.pluginmanager.hasplugin("xdist"):
+            for item in items:
+                if item.get_closest_marker("neo4j") is not None:
+                    item.add_marker(pytest.mark.xdist_group("neo4j"))
         return
     skip = pytest.mark.skip(reason="KG_TEST_BACKENDS leaves out neo4j")
     for item in items:

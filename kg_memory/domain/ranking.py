@@ -29,10 +29,10 @@ explicit preference can beat a newer incidental mention); :class:`RankingWeights
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from operator import itemgetter
 
 from pydantic import BaseModel, ConfigDict
 
@@ -109,11 +109,10 @@ class RankingWeights:
 def document_frequencies(documents: Iterable[Sequence[str]], terms: Sequence[str]
                          ) -> dict[str, int]:
     """How many of ``documents`` contain each of ``terms``."""
-    wanted = set(terms)
-    df: Counter[str] = Counter()
-    for doc in documents:
-        df.update(wanted.intersection(doc))
-    return {t: df[t] for t in terms}
+    # A membership test per term and document (a query has a few terms) rather than a set
+    # per document: recall counts every recorded match of a scope per query.
+    docs = documents if isinstance(documents, Sequence) else list(documents)
+    return {t: sum(t in doc for doc in docs) for t in terms}
 
 
 def bm25(doc: Sequence[str], terms: Sequence[str], df: Mapping[str, int], stats: CorpusStats,
@@ -122,11 +121,12 @@ def bm25(doc: Sequence[str], terms: Sequence[str], df: Mapping[str, int], stats:
     list counts as in no document (the highest idf), as a term no document holds would."""
     if not doc or stats.documents == 0:
         return 0.0
-    tf = Counter(doc)
     norm = weights.k1 * (1 - weights.b + weights.b * len(doc) / stats.average_length)
     score = 0.0
     for term in terms:
-        f = tf.get(term, 0)
+        # Counted per query term, not a Counter of the whole document: a query has a few
+        # terms, and recall scores every eligible match of a scope.
+        f = doc.count(term)
         if not f:
             continue
         n = df.get(term, 0)
@@ -207,6 +207,31 @@ class Ranked(ScoreComponents):
 _COMPONENTS = tuple(ScoreComponents.model_fields)
 
 
+def _bm25_each(documents: Sequence[Scored], terms: Sequence[str], df: Mapping[str, int],
+               stats: CorpusStats, weights: RankingWeights) -> list[tuple[str, float]]:
+    """:func:`bm25` of every document, the same operations in the same order (so the same
+    floats), with what does not depend on the document (idf, k1 + 1) computed once."""
+    if stats.documents == 0:
+        return [(d.key, 0.0) for d in documents]
+    idf = []
+    for term in terms:
+        n = df.get(term, 0)
+        idf.append((term, math.log(1 + (stats.documents - n + 0.5) / (n + 0.5))))
+    k1, b, k1_1 = weights.k1, weights.b, weights.k1 + 1
+    average = stats.average_length
+    out = []
+    for d in documents:
+        doc, score = d.terms, 0.0
+        if doc:
+            norm = k1 * (1 - b + b * len(doc) / average)
+            for term, weight in idf:
+                f = doc.count(term)
+                if f:
+                    score += weight * f * k1_1 / (f + norm)
+        out.append((d.key, score))
+    return out
+
+
 def _ranks(scores: Mapping[str, float]) -> dict[str, int]:
     order = sorted(scores, key=lambda k: (-scores[k], k))
     return {k: i + 1 for i, k in enumerate(order)}
@@ -214,15 +239,16 @@ def _ranks(scores: Mapping[str, float]) -> dict[str, int]:
 
 def rank(documents: Sequence[Scored], terms: Sequence[str], df: Mapping[str, int],
          stats: CorpusStats, vectors: Mapping[str, float] | None = None,
-         weights: RankingWeights = RankingWeights()) -> list[Ranked]:
+         weights: RankingWeights = RankingWeights(), limit: int | None = None) -> list[Ranked]:
     """Order one corpus's eligible documents, best first (ties by key, so runs agree).
 
     A document takes part when it matches a query term, or has a vector similarity; one that
-    matches neither is not relevant and is left out.
+    matches neither is not relevant and is left out. ``limit``: only the first so many are
+    returned (every document is still scored: relevance is relative to the best of them).
     """
-    lexical = {d.key: bm25(d.terms, terms, df, stats, weights) for d in documents}
-    lexical = {k: v for k, v in lexical.items() if v > 0}
-    sims = {k: v for k, v in (vectors or {}).items() if k in {d.key for d in documents}}
+    lexical = {k: v for k, v in _bm25_each(documents, terms, df, stats, weights) if v > 0}
+    keys = {d.key for d in documents}
+    sims = {k: v for k, v in (vectors or {}).items() if k in keys}
     lex_rank, vec_rank = _ranks(lexical), _ranks(sims)
     if vectors is None:
         best = max(lexical.values(), default=0.0)
@@ -234,20 +260,19 @@ def rank(documents: Sequence[Scored], terms: Sequence[str], df: Mapping[str, int
         }
         best = max(raw.values(), default=0.0)
         fused = {k: v / best for k, v in raw.items()}
-    out = []
+    scored = []
     for d in documents:
         if d.key not in fused:
             continue
-        relevance = fused[d.key]
         boost = (1 + weights.specificity * d.specificity + weights.recency * d.recency
                  + weights.evidence * d.evidence)
-        # Built without validation: every value is computed here, and recall ranks every
-        # matching document of a scope per query.
-        out.append(trusted(Ranked, {
-            "key": d.key, "bm25": lexical.get(d.key, 0.0), "lexical_rank": lex_rank.get(d.key),
-            "vector": sims.get(d.key), "vector_rank": vec_rank.get(d.key),
-            "relevance": relevance, "specificity": d.specificity, "recency": d.recency,
-            "evidence": d.evidence, "score": relevance * boost,
-        }))
-    out.sort(key=lambda r: (-r.score, r.key))
-    return out
+        scored.append((-(fused[d.key] * boost), d.key, d))
+    scored.sort(key=itemgetter(0, 1))
+    # Built without validation (every value is computed here), and only for the documents
+    # returned: recall scores every matching document of a scope per query and shows ten.
+    return [trusted(Ranked, {
+        "key": key, "bm25": lexical.get(key, 0.0), "lexical_rank": lex_rank.get(key),
+        "vector": sims.get(key), "vector_rank": vec_rank.get(key),
+        "relevance": fused[key], "specificity": d.specificity, "recency": d.recency,
+        "evidence": d.evidence, "score": -score,
+    }) for score, key, d in scored[:limit]]

@@ -149,20 +149,28 @@ def _fact_scored(fact: Assertion, doc: list[str], supports: tuple[Support, ...],
 
 
 def _episode_scored(episode: Episode, doc: list[str], request: RecallRequest) -> Scored:
-    words = set(doc)
-    project = None
-    if request.project is not None:
-        project = 1.0 if _words_in(tokens(request.project), words) else 0.5
+    project = subject = None
+    if request.project is not None or request.subject is not None:
+        words = set(doc)
+        if request.project is not None:
+            project = 1.0 if _words_in(tokens(request.project), words) else 0.5
+        if request.subject is not None:
+            subject = any(_words_in(tokens(name), words)
+                          for name in (request.subject, *request.same_as))
     return Scored(
         key=f"episode:{episode.episode_id}",
         terms=doc,
-        specificity=specificity(
-            None if request.subject is None else any(
-                _words_in(tokens(name), words) for name in (request.subject, *request.same_as)),
-            project),
+        specificity=0.0 if subject is None and project is None
+        else specificity(subject, project),
         recency=recency(episode.occurred_at, request.at, request.weights.half_life_days),
-        evidence=evidence_quality(Kind.STATED if episode.speaker == "user" else None, 1),
+        evidence=_USER_EVIDENCE if episode.speaker == "user" else _OTHER_EVIDENCE,
     )
+
+
+# An episode's evidence quality: its speaker's authority, one source (computed once, not per
+# matching message).
+_USER_EVIDENCE = evidence_quality(Kind.STATED, 1)
+_OTHER_EVIDENCE = evidence_quality(None, 1)
 
 
 def _fact_hit(fact: Assertion, supports: tuple[Support, ...], ranked: Ranked,
@@ -293,14 +301,6 @@ def recall(store: Store, request: RecallRequest) -> RecallAnswer:
                 excluded[reason] += 1
         facts, ask_again = _decayed(store, facts, request)
         excluded[DECAYED] += len(ask_again)
-        episodes: list[Episode] = []
-        for episode in found.episodes if request.include_episodes else ():
-            reason = episode_exclusion(episode, context)
-            if reason is None:
-                episodes.append(episode)
-            else:
-                excluded[reason] += 1
-
         # Document frequencies over the corpus as held at known_at (believed revisions,
         # recorded episodes), like N and the average length the store counted.
         # The indexed text, as written: it may hold entity names the revision itself lacks.
@@ -309,10 +309,22 @@ def recall(store: Store, request: RecallRequest) -> RecallAnswer:
         believed = [fact_docs[id(f)] for f in found.facts
                     if f.system.contains(request.known_at)]
         fact_df = document_frequencies(believed, terms)
-        episode_docs = {e.episode_id: text.split()
-                        for e, text in zip(found.episodes, found.episode_texts, strict=True)}
-        recorded = [episode_docs[e.episode_id] for e in found.episodes
-                    if e.recorded_at <= request.known_at]
+        # One pass over the episodes (a scope's common words match hundreds): each judged,
+        # and its text split once, for the frequencies if recorded and for its score if
+        # eligible.
+        episodes: list[tuple[Episode, list[str]]] = []
+        recorded: list[list[str]] = []
+        for episode, text in zip(found.episodes, found.episode_texts, strict=True):
+            doc = text.split()
+            if episode.recorded_at <= request.known_at:
+                recorded.append(doc)
+            if not request.include_episodes:
+                continue
+            reason = episode_exclusion(episode, context)
+            if reason is None:
+                episodes.append((episode, doc))
+            else:
+                excluded[reason] += 1
         episode_df = document_frequencies(recorded, terms)
 
         vectors: dict[str, float] | None = None
@@ -330,12 +342,13 @@ def recall(store: Store, request: RecallRequest) -> RecallAnswer:
         by_key = {f"fact:{f.assertion_id}#{f.revision}": f for f in facts}
         scored = [_fact_scored(f, fact_docs[id(f)], supports.get(f.assertion_id, ()), request)
                   for f in facts]
+        # Each corpus's first ``limit``: the merged first ``limit`` are among them.
         ranked = rank(scored, terms, fact_df, found.fact_corpus, vectors=vectors,
-                      weights=request.weights)
-        episode_by_key = {f"episode:{e.episode_id}": e for e in episodes}
-        ranked += rank([_episode_scored(e, episode_docs[e.episode_id], request)
-                        for e in episodes], terms, episode_df, found.episode_corpus,
-                       weights=request.weights)
+                      weights=request.weights, limit=request.limit)
+        episode_scored = [_episode_scored(e, doc, request) for e, doc in episodes]
+        ranked += rank(episode_scored, terms, episode_df, found.episode_corpus,
+                       weights=request.weights, limit=request.limit)
+        episode_by_key = {s.key: e for s, (e, _) in zip(episode_scored, episodes, strict=True)}
         # Equal scores: a fact (distilled, supported) before the raw message it came from.
         ranked.sort(key=lambda r: (-r.score, not r.key.startswith("fact:"), r.key))
 

@@ -200,6 +200,11 @@ _EPISODE_SNAPSHOT = (
 )
 
 
+_EPISODE_COLUMNS = ", ".join(f"e.{c}" for c in (
+    "episode_id", "operation_id", "source", "channel", "content", "occurred_at", "recorded_at",
+    "scope", "envelope", "sent_by", "sent_over"))
+
+
 def recall_candidates(conn: driver.Connection, probe: RecallProbe, last_system_time: int
                       ) -> RecallCandidates:
     """Matching rows of the scope and the corpus statistics at ``probe.known_at``.
@@ -222,11 +227,13 @@ def recall_candidates(conn: driver.Connection, probe: RecallProbe, last_system_t
         found["fact_corpus"] = _stats(conn, probe, "fact", live, _FACT_SNAPSHOT)
     if probe.episodes and match:
         table = episodes_table(shard(probe.scope))
+        # The columns an Episode holds, not e.*: a scope's common words match hundreds of
+        # turns, and the payload hash and fingerprint of each would be read for nothing.
         rows = conn.execute(
-            f"SELECT e.*, f.text AS recall_text FROM {table} f "
+            f"SELECT {_EPISODE_COLUMNS}, f.text AS recall_text FROM {table} f "
             "JOIN recall_episode_docs d ON d.rid = f.rowid "
             "JOIN episodes e ON e.episode_id = d.episode_id "
-            f"WHERE {table} MATCH ? AND e.scope = ? ORDER BY d.rid",
+            f"WHERE {table} MATCH ? AND e.scope = ? ORDER BY f.rowid",
             (match, probe.scope)).fetchall()
         found["episodes"] = tuple(episode_from_row(r) for r in rows)
         found["episode_texts"] = tuple(r["recall_text"] for r in rows)
@@ -261,15 +268,19 @@ def neighbours(conn: driver.Connection, location: str,
 def conversation(conn: driver.Connection, query: ConversationQuery) -> list[Episode]:
     around, known = to_micros(query.around), to_micros(query.known_at)
     # Same scope and channel (and source, unless a chat), recorded by known_at, with content.
-    params = (query.scope, query.channel, query.source, query.source, known, query.episode_id,
-              around, around, query.episode_id, query.size)
+    # "occurred_at <= around" (">=" after) is implied by the OR that follows; said alone, it
+    # lets the conversation index start at the message instead of sorting the whole chat.
+    params = (query.scope, query.channel, around, query.source, query.source, known,
+              query.episode_id, around, around, query.episode_id, query.size)
     before = conn.execute(
-        "SELECT * FROM episodes WHERE scope = ? AND channel = ? AND (? IS NULL OR source = ?) "
+        "SELECT * FROM episodes WHERE scope = ? AND channel = ? AND occurred_at <= ? "
+        "AND (? IS NULL OR source = ?) "
         "AND recorded_at <= ? AND content <> '' AND episode_id <> ? AND (occurred_at < ? OR "
         "(occurred_at = ? AND episode_id < ?)) ORDER BY occurred_at DESC, episode_id DESC "
         "LIMIT ?", params).fetchall()
     after = conn.execute(
-        "SELECT * FROM episodes WHERE scope = ? AND channel = ? AND (? IS NULL OR source = ?) "
+        "SELECT * FROM episodes WHERE scope = ? AND channel = ? AND occurred_at >= ? "
+        "AND (? IS NULL OR source = ?) "
         "AND recorded_at <= ? AND content <> '' AND episode_id <> ? AND (occurred_at > ? OR "
         "(occurred_at = ? AND episode_id > ?)) ORDER BY occurred_at, episode_id LIMIT ?",
         params).fetchall()

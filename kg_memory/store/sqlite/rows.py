@@ -129,6 +129,16 @@ def version_from_row(row: driver.Row | Mapping[str, Any]) -> Assertion:
     })
 
 
+# By value, without the enum call's machinery: recall reads hundreds of episodes per query.
+# A value outside these still goes through the enum, which refuses it as before.
+_CHANNELS = {c.value: c for c in Channel}
+_ENVELOPES = {e.value: e for e in Envelope}
+
+
+def _channel(value: str) -> Channel:
+    return _CHANNELS.get(value) or Channel(value)
+
+
 def episode_from_row(row: driver.Row) -> Episode:
     # Validated on its way in: rebuilt without validating again (a forget's residue search
     # reads a whole scope's episodes).
@@ -136,14 +146,14 @@ def episode_from_row(row: driver.Row) -> Episode:
         "episode_id": row["episode_id"],
         "operation_id": row["operation_id"],
         "source": row["source"],
-        "channel": Channel(row["channel"]),
+        "channel": _channel(row["channel"]),
         "content": row["content"],
         "occurred_at": from_micros(row["occurred_at"]),
         "recorded_at": from_micros(row["recorded_at"]),
         "scope": row["scope"],
-        "envelope": Envelope(row["envelope"]),
+        "envelope": _ENVELOPES.get(row["envelope"]) or Envelope(row["envelope"]),
         "sent_by": row["sent_by"],
-        "sent_over": None if row["sent_over"] is None else Channel(row["sent_over"]),
+        "sent_over": None if row["sent_over"] is None else _channel(row["sent_over"]),
     })
 
 
