@@ -116,6 +116,7 @@ def test_the_model_name_names_the_exact_weights() -> None:
 def test_names_resolve_without_loading_anything(name: str, kind: type, model_name: str) -> None:
     chosen = resolve_embedder(name)
     assert isinstance(chosen, kind)
+    assert chosen is not None
     assert chosen.name == model_name
 
 
