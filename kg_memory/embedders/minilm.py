@@ -89,6 +89,10 @@ class MiniLMEmbedder:
 
     name = MODEL_NAME
     dimensions = 384
+    #: Below this cosine a neighbour is not a candidate (kg_memory.domain.embedding.
+    #: similarity_floor): this model scores unrelated short texts 0.0 to 0.2 and a fact that
+    #: answers a question 0.35 and up (docs/recall.md, "The shipped model").
+    min_similarity = 0.25
 
     def __init__(self, *, batch_size: int = 32, max_tokens: int = 256, threads: int = 1) -> None:
         self.batch_size = batch_size
