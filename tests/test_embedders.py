@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
 import sys
 from pathlib import Path
 
@@ -137,14 +138,19 @@ def test_none_and_an_embedder_resolve_to_themselves() -> None:
         resolve_embedder(42)  # type: ignore[arg-type]
 
 
-def test_without_the_extra_default_is_words_only_and_minilm_says_what_to_install(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # As if onnxruntime were not installed (an entry of None makes its import fail).
-    monkeypatch.setitem(sys.modules, "onnxruntime", None)
-    assert resolve_embedder("default") is None
-    with pytest.raises(ExtraMissing, match=r"kg-memory-bitemporal\[embed\]"):
-        MiniLMEmbedder().embed(["x"])
+def test_without_the_extra_default_is_words_only_and_minilm_says_what_to_install() -> None:
+    # A fresh process where onnxruntime cannot be imported (an entry of None makes its import
+    # fail), as on a machine without the extra.
+    script = (
+        "import sys; sys.modules['onnxruntime'] = None\n"
+        "from kg_memory import ExtraMissing, MiniLMEmbedder, resolve_embedder\n"
+        "assert resolve_embedder('default') is None\n"
+        "try:\n    MiniLMEmbedder().embed(['x'])\n"
+        "except ExtraMissing as exc:\n    print(exc)\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "pip install 'kg-memory-bitemporal[embed]'" in done.stdout
 
 
 @pytest.mark.parametrize(("library", "name"), [

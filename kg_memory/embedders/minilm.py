@@ -79,6 +79,33 @@ def installed() -> bool:
         return False
 
 
+# One loaded model per setting, shared by every MiniLMEmbedder of the process (each Memory.open
+# makes one): loading costs half a second and the session's memory, and a session is safe to
+# run from several threads.
+_LOCK = threading.Lock()
+_LOADED: dict[tuple[int, int], tuple[Any, Any]] = {}
+
+
+def _load(max_tokens: int, threads: int) -> tuple[Any, Any]:
+    ort = require("onnxruntime", extra="'kg-memory-bitemporal[embed]'",
+                  feature="the shipped embedding model")
+    tokenizers = require("tokenizers", extra="'kg-memory-bitemporal[embed]'",
+                         feature="the shipped embedding model")
+    model = _packaged(*_MODEL)
+    tokenizer = tokenizers.Tokenizer.from_file(str(_packaged(*_TOKENIZER)))
+    # The file pads every text to 128 tokens; batches are padded here instead, to their longest
+    # text (a short fact costs its own length, not 128).
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=max_tokens)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    session = ort.InferenceSession(str(model), sess_options=options,
+                                   providers=["CPUExecutionProvider"])
+    return session, tokenizer
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2, int8, 384 dimensions, unit vectors (cosine = dot product).
 
@@ -98,31 +125,13 @@ class MiniLMEmbedder:
         self.batch_size = batch_size
         self.max_tokens = max_tokens
         self.threads = threads
-        self._lock = threading.Lock()
-        self._session: Any = None
-        self._tokenizer: Any = None
 
     def _load(self) -> tuple[Any, Any]:
-        with self._lock:
-            if self._session is None:
-                ort = require("onnxruntime", extra="'kg-memory-bitemporal[embed]'",
-                              feature="the shipped embedding model")
-                tokenizers = require("tokenizers", extra="'kg-memory-bitemporal[embed]'",
-                                     feature="the shipped embedding model")
-                model = _packaged(*_MODEL)
-                tokenizer = tokenizers.Tokenizer.from_file(str(_packaged(*_TOKENIZER)))
-                # The file pads every text to 128 tokens; batches are padded here instead, to
-                # their longest text (a short fact costs its own length, not 128).
-                tokenizer.no_padding()
-                tokenizer.enable_truncation(max_length=self.max_tokens)
-                options = ort.SessionOptions()
-                options.intra_op_num_threads = self.threads
-                options.inter_op_num_threads = 1
-                options.log_severity_level = 3
-                self._session = ort.InferenceSession(
-                    str(model), sess_options=options, providers=["CPUExecutionProvider"])
-                self._tokenizer = tokenizer
-            return self._session, self._tokenizer
+        with _LOCK:
+            key = (self.max_tokens, self.threads)
+            if key not in _LOADED:
+                _LOADED[key] = _load(self.max_tokens, self.threads)
+            return _LOADED[key]
 
     def embed(self, texts: Sequence[str]) -> list[Sequence[float]]:
         if not texts:
