@@ -23,6 +23,7 @@ from kg_memory.domain.errors import (
     STORE_BUSY_EXIT,
     ConcurrencyError,
     ConsolidationRefused,
+    EmbedderMismatch,
     ExtraMissing,
     ForgottenError,
     IdempotencyConflict,
@@ -88,6 +89,14 @@ from kg_memory.domain.write_policy import (
     ScopeLabel,
     WritePolicy,
 )
+from kg_memory.embedders import (
+    EMBEDDER_ENV,
+    FastEmbedEmbedder,
+    MiniLMEmbedder,
+    OpenAIEmbedder,
+    SentenceTransformersEmbedder,
+    resolve_embedder,
+)
 from kg_memory.services.decayed_recall import Recalled, recall_value
 from kg_memory.services.forget_run import ForgetReport
 from kg_memory.services.identity import Resolved, preview_resolution
@@ -141,6 +150,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "DEFAULT_AUTHORITY",
+    "EMBEDDER_ENV",
     "EXIT_CODES",
     "EXIT_MEANINGS",
     "INCOMPLETE_EXIT",
@@ -168,12 +178,14 @@ __all__ = [
     "Effect",
     "EligibilityRule",
     "Embedder",
+    "EmbedderMismatch",
     "EndReason",
     "Entity",
     "Episode",
     "Evidence",
     "ExtraMissing",
     "Fact",
+    "FastEmbedEmbedder",
     "ForgetPlan",
     "ForgetReport",
     "ForgottenError",
@@ -195,10 +207,12 @@ __all__ = [
     "Memory",
     "MentionCandidate",
     "MigrationReport",
+    "MiniLMEmbedder",
     "Mode",
     "NaiveDatetimeError",
     "Neo4jStore",
     "NotFound",
+    "OpenAIEmbedder",
     "Outcome",
     "OwnerGrant",
     "PendingCandidate",
@@ -228,6 +242,7 @@ __all__ = [
     "ScopedRuleBook",
     "ScoreComponents",
     "Selector",
+    "SentenceTransformersEmbedder",
     "SqliteStore",
     "Store",
     "StoreBusy",
@@ -265,6 +280,7 @@ __all__ = [
     "preview_resolution",
     "read_records",
     "recall_value",
+    "resolve_embedder",
     "serialize_prov",
     "sync_mirror",
     "system_clock",

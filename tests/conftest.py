@@ -23,6 +23,11 @@ for _name in ("COLUMNS", "LINES"):
 EPOCH = datetime(2026, 1, 5, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parents[1]
 
+# Memory.open's embedder is $KG_MEMORY_EMBEDDER, else the shipped model when the embed extra is
+# installed (CI installs it). A test that recalls by meaning names its embedder; the rest run on
+# words alone, as written (and fast). tests/test_embedders.py covers the default itself.
+os.environ["KG_MEMORY_EMBEDDER"] = "none"
+
 
 def day(n: float, hour: int = 9) -> datetime:
     return EPOCH + timedelta(days=n, hours=hour)

@@ -71,6 +71,9 @@ PUBLIC = [
     "INCOMPLETE_EXIT", "StoreFull", "StoreReadOnly",
     # ... and a write its caller cancelled before the commit (MCP).
     "WriteCancelled", "cancellable",
+    # Issue 26: the shipped model, the models users bring, one way to choose, the refusal.
+    "EMBEDDER_ENV", "EmbedderMismatch", "FastEmbedEmbedder", "MiniLMEmbedder",
+    "OpenAIEmbedder", "SentenceTransformersEmbedder", "resolve_embedder",
 ]
 
 

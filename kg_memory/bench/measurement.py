@@ -173,7 +173,7 @@ class ScaleMeasurement:
         start_rss = current_rss_bytes()
         clock = ArrivalClock(self.workload.start)
         warmup = min(100, len(self.lookup_probes))
-        with Memory.open(self.store_file, clock=clock, policy=POLICY) as memory:
+        with Memory.open(self.store_file, clock=clock, policy=POLICY, embedder="none") as memory:
             ingest = self._ingest(memory, clock)
             n = len(self.lookup_probes)
             lookup, answers = time_each(
@@ -197,7 +197,7 @@ class ScaleMeasurement:
         first = self.lookup_probes[0]
         for i in range(self.opens):
             start = time.perf_counter_ns()
-            with Memory.open(self.store_file, clock=clock, create=False) as fresh:
+            with Memory.open(self.store_file, clock=clock, create=False, embedder="none") as fresh:
                 fresh.asof(
                     first.valid_at, first.known_at, subject=first.subject, predicate=first.predicate
                 )

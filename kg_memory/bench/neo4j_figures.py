@@ -84,7 +84,7 @@ def measure_neo4j(
             recall, found = time_each(
                 lambda p: memory.recall(p.query, scope=p.scope, limit=10).ids(), recalls,
                 warmup=min(20, len(recalls)))
-            with Memory.open(store_file, clock=clock, create=False) as embedded:
+            with Memory.open(store_file, clock=clock, create=False, embedder="none") as embedded:
                 same = [embedded.recall(p.query, scope=p.scope, limit=10).ids() == ids
                         for p, ids in zip(recalls, found, strict=True)]
             agrees = sum(same) / len(same)

@@ -9,7 +9,7 @@ import typer
 
 from kg_memory import default_path
 from kg_memory.cli import render
-from kg_memory.cli.options import StoreOption
+from kg_memory.cli.options import EmbedderOption, StoreOption
 
 __all__ = ["mcp"]
 
@@ -28,6 +28,7 @@ def mcp(
     http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP on 127.0.0.1 "
                                        "instead of stdio.")] = False,
     port: Annotated[int, typer.Option(help="Port for --http.", min=1, max=65535)] = 8765,
+    embedder: EmbedderOption = None,
     store: StoreOption = None,
 ) -> None:
     """Run an MCP server over the store: tools remember, read_document, recall, asof, history,
@@ -40,4 +41,4 @@ def mcp(
         from kg_memory.integrations.mcp import serve
 
         serve(str(store or default_path()), scope=scope, source=source.value, http=http,
-              port=port)
+              port=port, embedder=embedder)

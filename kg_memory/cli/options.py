@@ -16,6 +16,7 @@ from kg_memory.cli import render
 __all__ = [
     "AllScopesOption",
     "BusyTimeoutOption",
+    "EmbedderOption",
     "JsonOption",
     "ScopeOption",
     "StoreOption",
@@ -42,6 +43,15 @@ BusyTimeoutOption = Annotated[
 ]
 
 
+EmbedderOption = Annotated[
+    str | None,
+    typer.Option("--embedder", help="The model recall's vectors come from: default (the "
+                 "shipped model, when kg-memory's extra 'embed' is installed), minilm, hashing, "
+                 "none (words only), fastembed:MODEL, sentence-transformers:MODEL or "
+                 "openai:MODEL (default: $KG_MEMORY_EMBEDDER, else default)."),
+]
+
+
 class _Settings:
     """Options given before the command (``kg-memory --busy-timeout 2 ingest ...``)."""
 
@@ -63,10 +73,11 @@ WideOption = Annotated[
 
 
 def open_memory(
-    store: str | Path | None, *, create: bool, channels: ChannelPolicy | None = None
+    store: str | Path | None, *, create: bool, channels: ChannelPolicy | None = None,
+    embedder: str | None = None,
 ) -> Memory:
     return Memory.open(store or default_path(), create=create, channels=channels,
-                       busy_timeout=settings.busy_timeout)
+                       busy_timeout=settings.busy_timeout, embedder=embedder)
 
 
 @contextmanager

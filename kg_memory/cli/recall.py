@@ -9,7 +9,7 @@ import typer
 
 from kg_memory import Kind, RecallAnswer, RecallError, RecallUnavailable, parse_instant
 from kg_memory.cli import render
-from kg_memory.cli.options import JsonOption, StoreOption, open_memory
+from kg_memory.cli.options import EmbedderOption, JsonOption, StoreOption, open_memory
 from kg_memory.cli.policies import WritePolicyOption, load_write_policy
 from kg_memory.cli.sheet import Column, Ident, Sheet
 
@@ -79,6 +79,7 @@ def recall(
         "--no-episodes", help="Facts only, no messages.")] = False,
     limit: Annotated[int, typer.Option(help="At most this many results (1-100).")] = 10,
     write_policy: WritePolicyOption = None,
+    embedder: EmbedderOption = None,
     store: StoreOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -87,7 +88,9 @@ def recall(
     Stale, not-yet-known and blocked records are excluded before ranking and counted, and so
     are facts whose trust decayed below the write policy's floor (listed: ask again). An empty
     answer means the search ran and nothing eligible matched; a store that cannot be searched
-    is an error (exit 3), never an empty answer.
+    is an error (exit 3), never an empty answer. With an embedder (--embedder, by default
+    the shipped model when installed) facts are also ranked by meaning; a store whose vectors
+    another model made refuses it (exit 2).
     """
     with render.errors():
         when = None if at == "now" else parse_instant(at, what="--at")
@@ -100,7 +103,7 @@ def recall(
                 raise RecallError(
                     f"--kind must be one of {', '.join(k.value for k in Kind)}") from None
         try:
-            with open_memory(store, create=False) as memory:
+            with open_memory(store, create=False, embedder=embedder) as memory:
                 memory.write_policy = load_write_policy(write_policy)
                 answer = memory.recall(query, scope=scope, subject=subject, project=project,
                                        at=when, known_at=known, kinds=kinds,

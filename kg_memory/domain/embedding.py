@@ -18,7 +18,7 @@ from typing import Protocol, runtime_checkable
 
 from kg_memory.domain.recall_text import tokens
 
-__all__ = ["Embedder", "HashingEmbedder", "cosine"]
+__all__ = ["Embedder", "HashingEmbedder", "cosine", "similarity_floor"]
 
 
 @runtime_checkable
@@ -33,6 +33,18 @@ class Embedder(Protocol):
     def dimensions(self) -> int: ...
 
     def embed(self, texts: Sequence[str]) -> list[Sequence[float]]: ...
+
+
+def similarity_floor(embedder: Embedder) -> float:
+    """The cosine below which ``embedder``'s neighbours are not candidates: its optional
+    ``min_similarity`` attribute, else 0 (any positive similarity). A trained model's unrelated
+    texts still score 0.1 to 0.2, and reciprocal-rank fusion sees ranks, not scores: without a
+    floor the nearest unrelated fact would rank level with the best lexical match.
+
+    >>> similarity_floor(HashingEmbedder())
+    0.0
+    """
+    return float(getattr(embedder, "min_similarity", 0.0))
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:

@@ -17,6 +17,7 @@ __all__ = [
     "STORE_READ_ONLY_EXIT",
     "ConcurrencyError",
     "ConsolidationRefused",
+    "EmbedderMismatch",
     "ExtraMissing",
     "ForgottenError",
     "IdempotencyConflict",
@@ -209,6 +210,12 @@ class RecallUnavailable(StoreUnavailable):
 
 class RecallError(KgMemoryError, ValueError):
     """A recall request that cannot be searched: no searchable term, a bad limit or kind."""
+
+
+class EmbedderMismatch(RecallError):
+    """A recall whose embedder is not the model that made the store's vectors: vectors of two
+    models are not comparable, so the store refuses rather than mixes. Recall with the model the
+    message names (``--embedder``, ``$KG_MEMORY_EMBEDDER``, ``Memory.open(embedder=...)``)."""
 
 
 class StoreBusy(StoreUnavailable):

@@ -36,7 +36,6 @@ from kg_memory.domain.errors import (
     IngestError,
     NotFound,
     ScopeError,
-    StoreUnavailable,
 )
 from kg_memory.domain.forgetting import Selector
 from kg_memory.domain.gate import WriterPolicy
@@ -48,6 +47,7 @@ from kg_memory.domain.precondition import slot_tag
 from kg_memory.domain.record import IngestRecord, read_numbered
 from kg_memory.domain.result import AsOfAnswer, HistoryEntry
 from kg_memory.domain.write_policy import WritePolicy
+from kg_memory.embedders import EmbedderChoice
 from kg_memory.services.batch_ingest import Numbered, ingest_batches, ingest_one
 from kg_memory.services.check import check as check_store
 from kg_memory.services.entities import EntityMethods
@@ -59,6 +59,7 @@ from kg_memory.services.identity import (
 )
 from kg_memory.services.ingestion import IngestReport
 from kg_memory.services.inlet import Inlet
+from kg_memory.services.lifecycle import Lifecycle, opened_embedder
 from kg_memory.services.lineage import Direction, lineage_graph, node_scope, scoped_node
 from kg_memory.services.node_ids import printed_node
 from kg_memory.services.policy_views import PolicyViews
@@ -66,16 +67,15 @@ from kg_memory.services.provenance import add_tombstones, export_prov
 from kg_memory.services.publication import Basis, Published, publish_derived, read_basis
 from kg_memory.services.recall import Recalling
 from kg_memory.services.scoped import ScopedMemory
-from kg_memory.store import default_path, is_neo4j_uri, open_store
+from kg_memory.store import open_store
 from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery, Slot, Store
-from kg_memory.store.sqlite.schema import migrate as migrate_file
 
 __all__ = ["Memory"]
 
 
 
-class Memory(Recalling, PolicyViews, EntityMethods, HistoryImports):
+class Memory(Lifecycle, Recalling, PolicyViews, EntityMethods, HistoryImports):
     """A bitemporal memory over any :class:`~kg_memory.store.protocol.Store`."""
 
     def __init__(
@@ -87,8 +87,10 @@ class Memory(Recalling, PolicyViews, EntityMethods, HistoryImports):
         clock: Clock = system_clock,
         write_policy: WritePolicy | None = None,
         retry: Backoff | None = None,
+        embedder: EmbedderChoice = None,
     ) -> None:
         self.store = store
+        self.use_embedder(embedder)  # a name or an Embedder; None: lexical only
         self.policy = policy or WriterPolicy.default()
         #: Which sources may arrive over which channel. The application that calls
         #: :meth:`ingest` establishes ``source`` and ``channel`` from how the input arrived
@@ -123,6 +125,7 @@ class Memory(Recalling, PolicyViews, EntityMethods, HistoryImports):
         busy_timeout: float | None = None,
         retry: Backoff | None = None,
         write_policy: WritePolicy | None = None,
+        embedder: EmbedderChoice = None,
     ) -> Memory:
         """Open the store at ``path``: an embedded store file (default
         :func:`~kg_memory.store.default_path`) or a Neo4j Bolt URI.
@@ -131,34 +134,14 @@ class Memory(Recalling, PolicyViews, EntityMethods, HistoryImports):
         ``busy_timeout`` (seconds, default ``$KG_MEMORY_BUSY_TIMEOUT`` or 10) is how long a
         write waits for another writer's lock before :class:`~kg_memory.domain.errors.StoreBusy`;
         ``retry`` is how often the batch path tries again (default :class:`Backoff`).
+        ``embedder`` is what recall uses when a call passes none: a name or an
+        :class:`~kg_memory.domain.embedding.Embedder`, default ``$KG_MEMORY_EMBEDDER``, else
+        the shipped model when the ``embed`` extra is installed (docs/recall.md, "Vectors").
         """
+        chosen = opened_embedder(embedder)
         store = open_store(path, clock=clock, create=create, busy_timeout=busy_timeout)
         return cls(store, policy=policy, channels=channels, clock=clock, retry=retry,
-                   write_policy=write_policy)
-
-    @staticmethod
-    def migrate(path: Path | str | None = None, *, busy_timeout: float | None = None
-                ) -> tuple[str, str]:
-        """Upgrade the schema of the embedded store at ``path``; ``(from, to)`` versions.
-
-        Opening never changes a store's schema (so a reader never waits for a writer); this
-        is the one call that does, on purpose. A Neo4j store's constraints are ensured when
-        it connects, so there is nothing to migrate there.
-        """
-        if is_neo4j_uri(path):
-            raise StoreUnavailable("migrate upgrades an embedded store file; a Neo4j store "
-                                   "ensures its schema when it connects")
-        return migrate_file(Path(path) if path is not None else default_path(),
-                            busy_timeout=busy_timeout)
-
-    def __enter__(self) -> Memory:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self.store.close()
+                   write_policy=write_policy, embedder=chosen)
 
     # -- writes ----------------------------------------------------------------------------
 

@@ -34,7 +34,7 @@ from kg_memory.domain.eligibility import (
     fact_exclusion,
     fact_reasons,
 )
-from kg_memory.domain.embedding import Embedder
+from kg_memory.domain.embedding import Embedder, similarity_floor
 from kg_memory.domain.errors import RecallError, RecallUnavailable, StoreBusy, StoreUnavailable
 from kg_memory.domain.instant import Clock, ensure_utc
 from kg_memory.domain.interval import Interval
@@ -270,7 +270,12 @@ def _vector_hits(store: Store, request: RecallRequest, context: RecallContext,
         return _decayed(store, [f for f in facts if fact_exclusion(f, context) is None],
                         request)[0]
 
-    return nearest(store, probe, admit)
+    near, similarities, method = nearest(store, probe, admit)
+    # Below the model's floor a neighbour is noise, not meaning: fused by rank alone it would
+    # stand level with the best lexical match (see kg_memory.domain.embedding.similarity_floor).
+    floor = similarity_floor(embedder)
+    kept = {k: s for k, s in similarities.items() if s >= floor}
+    return {k: near[k] for k in kept}, kept, method
 
 
 def recall(store: Store, request: RecallRequest) -> RecallAnswer:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from kg_memory import Assertion, Episode, Fact, Memory, RecallError
+from kg_memory import Assertion, EmbedderMismatch, Episode, Fact, Memory, RecallError
 
 __all__ = ["RECALL_PAGE", "Candidates", "ranked"]
 
@@ -64,6 +64,8 @@ def ranked(memory: Memory, query: str, facts: Sequence[Fact], now: datetime, wan
         mine = {(f.assertion_id, f.revision): f for f in facts if f.scope == scope}
         try:
             hits += _scope_hits(memory, query, scope, mine, wanted, now)
+        except EmbedderMismatch:
+            raise  # the store's vectors are another model's: an error, never "no match"
         except RecallError:
             # The request is well formed (a scope, a limit within bounds, every kind), so
             # this is recall's "no searchable term": nothing bears on the query.

@@ -26,6 +26,7 @@ from pydantic import Field
 
 from kg_memory import (
     Clock,
+    Embedder,
     KgMemoryError,
     Memory,
     NotFound,
@@ -323,10 +324,12 @@ async def _resource(run: _Runner, fn: Callable[[], str]) -> str:
 
 def serve(
     store: str, *, scope: str, source: str = "user", http: bool = False,
-    host: str = "127.0.0.1", port: int = 8765,
+    host: str = "127.0.0.1", port: int = 8765, embedder: Embedder | str | None = None,
 ) -> None:
-    """Open ``store`` and serve until the client goes away (stdio) or the process is stopped."""
-    with Memory.open(store, create=True) as memory:
+    """Open ``store`` and serve until the client goes away (stdio) or the process is stopped.
+    Recall uses ``embedder`` (a name or an embedder; default ``$KG_MEMORY_EMBEDDER``, else the
+    shipped model when installed: see ``Memory.open``)."""
+    with Memory.open(store, create=True, embedder=embedder) as memory:
         server = build_server(memory, scope=scope, source=source)
         if http:
             anyio.run(lambda: server.run_streamable_http_async(host=host, port=port))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kg_memory.domain.errors import RecallError, StoreUnavailable
+from kg_memory.domain.errors import EmbedderMismatch, StoreUnavailable
 from kg_memory.domain.model import Episode
 from kg_memory.domain.ranking import CorpusStats
 from kg_memory.domain.recall_text import TERMS, episode_document, fact_document
@@ -195,7 +195,7 @@ def _space(_read: Read, space: str, *, create: bool = False) -> bool:
              else _read("recall_vector_space"))
     held = row["space"]
     if held is not None and held != space:
-        raise RecallError(
+        raise EmbedderMismatch(
             f"this store's vectors were made by {held}, not {space}: recall with that embedder "
             "(vectors of two models are not comparable)")
     if create:

@@ -29,7 +29,7 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
-from kg_memory.domain.errors import RecallError
+from kg_memory.domain.errors import EmbedderMismatch
 from kg_memory.domain.instant import to_micros
 from kg_memory.store.protocol import VectorCandidates, VectorDoc, VectorProbe
 from kg_memory.store.sqlite import driver
@@ -106,7 +106,7 @@ def _check(conn: driver.Connection, space: str) -> bool:
     """Whether the store has vectors in ``space``; another space is refused, not mixed."""
     held = space_of(conn)
     if held is not None and held != space:
-        raise RecallError(
+        raise EmbedderMismatch(
             f"this store's vectors were made by {held}, not {space}: recall with that embedder "
             "(vectors of two models are not comparable)")
     return held is not None
