@@ -16,6 +16,7 @@ import pytest
 
 import kg_memory.domain.recall_text as recall_text
 from kg_memory import Memory
+from kg_memory.domain.embedding import HashingEmbedder
 from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.store.sqlite import driver
 from tests.conftest import ManualClock, day, episode, fact
@@ -77,6 +78,7 @@ def test_migrate_indexes_a_schema_11_store_again_with_the_new_terms(
         patch.setattr(recall_text, "stem", _old_stem)
         with Memory.open(db, clock=clock) as memory:
             _facts(memory)
+            memory.recall("diet", scope="u1", embedder=HashingEmbedder())  # vectors, old text
     with driver.connect(db) as raw:  # as schema 11 left it
         raw.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
         raw.execute("DELETE FROM meta WHERE key = 'recall_terms'")
@@ -96,12 +98,18 @@ def test_migrate_indexes_a_schema_11_store_again_with_the_new_terms(
     assert "u1 allerg peanut" in texts
     assert "best friend home citi lisbon" in texts
     assert stats == recount  # the statistics are the new lengths
+    with driver.connect(db) as raw:  # a vector embedded from a text that changed is gone
+        assert raw.execute("SELECT count(*) FROM recall_vectors").fetchone()[0] == 1
+        assert raw.execute("SELECT count(*) FROM recall_vector_backlog").fetchone()[0] == 2
     clock.now = day(3)
     with Memory.open(db, clock=clock, create=False) as memory:
         assert _found(memory, "what is the user allergic to") == ["u1.allergy=peanuts"]
         assert _found(memory, "my best friend's home city") == ["bestFriend.homeCity=Lisbon"]
+        memory.recall("diet", scope="u1", embedder=HashingEmbedder())  # embeds them again
         report = memory.check()
         assert report.ok, [v.model_dump() for v in report.violations]
+    with driver.connect(db) as raw:
+        assert raw.execute("SELECT count(*) FROM recall_vectors").fetchone()[0] == 3
     assert migrate(db) == (SCHEMA_VERSION, SCHEMA_VERSION)  # again: nothing changes
 
 
@@ -118,6 +126,7 @@ def test_neo4j_indexes_recall_text_of_older_terms_again_on_connect(
         with monkeypatch.context() as patch:
             patch.setattr(recall_text, "stem", _old_stem)
             _facts(memory)
+            memory.recall("diet", scope="u1", embedder=HashingEmbedder())  # vectors, old text
         with memory.store._driver.session() as session:  # type: ignore[attr-defined]
             session.run("MATCH (m:Meta {key: 'recall_terms'}) SET m.value = 'hand-rules'"
                         ).consume()
@@ -128,6 +137,10 @@ def test_neo4j_indexes_recall_text_of_older_terms_again_on_connect(
     _SCHEMA_READY.clear()  # a new process: the connect-time upgrade runs
     memory = Memory(Neo4jStore.connect(uri, clock=clock), clock=clock)
     try:
+        with memory.store._driver.session() as session:  # type: ignore[attr-defined]
+            [row] = session.run(
+                "MATCH (a:Assertion) RETURN count(a.recall_vector) AS vectors").data()
+        assert row["vectors"] == 1  # a vector embedded from a text that changed is gone
         assert _found(memory, "what is the user allergic to") == ["u1.allergy=peanuts"]
         assert _found(memory, "my best friend's home city") == ["bestFriend.homeCity=Lisbon"]
         report = memory.check()

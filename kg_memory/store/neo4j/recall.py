@@ -161,7 +161,8 @@ def reterm(_read: Read, batch: int = 1000) -> int:
     version of recall's terms than :data:`~kg_memory.domain.recall_text.TERMS` (what the
     embedded store's ``kg-memory migrate`` to schema 12 does), once: a ``Meta`` mark names the
     version. Run on connect, after :func:`backfill`; returns how many nodes it rewrote. The
-    corpus statistics are summed from the nodes' lengths, so they follow."""
+    corpus statistics are summed from the nodes' lengths, so they follow; a revision whose text
+    changed loses its vector, embedded from that text, until its scope's next hybrid recall."""
     [row] = _read("recall_terms_done", terms=TERMS, mark=False)
     if row["done"]:
         return 0
@@ -169,13 +170,13 @@ def reterm(_read: Read, batch: int = 1000) -> int:
     while facts := _read("recall_reterm_facts", after=after, revision=revision, limit=batch):
         rows = sorted((_fact_row(r) for r in facts),
                       key=lambda f: (f["assertion_id"], f["revision"]))
-        _read("recall_backfill_write", facts=rows, episodes=[])
+        _read("recall_reterm_write", facts=rows, episodes=[])
         after, revision = rows[-1]["assertion_id"], rows[-1]["revision"]
         done += len(rows)
     last = ""
     while episodes := _read("recall_reterm_episodes", after=last, limit=batch):
         texts = [(r["episode_id"], episode_document(r["content"])) for r in episodes]
-        _read("recall_backfill_write", facts=[], episodes=[
+        _read("recall_reterm_write", facts=[], episodes=[
             {"episode_id": e, "text": text or None, "length": _length(text)}
             for e, text in texts])
         last = episodes[-1]["episode_id"]

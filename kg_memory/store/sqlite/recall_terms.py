@@ -5,7 +5,9 @@ tokeniser or stemmer leaves every stored row speaking an older language: a quest
 the new way would miss what was indexed the old way. ``meta.recall_terms`` names the version
 (:data:`~kg_memory.domain.recall_text.TERMS`) the index holds; ``kg-memory migrate`` (through
 the schema's initialisation) calls :func:`reindex_terms`, which writes every indexed revision
-and message again with the current terms, inside the caller's transaction, and recounts
+and message again with the current terms (a revision whose text changed loses its vector,
+which was embedded from that text, and waits in its scope's vector backlog for the next hybrid
+recall to embed it again), inside the caller's transaction, and recounts
 ``recall_stats`` from the new lengths, so BM25's statistics (live and as of any instant, which
 are summed from the same lengths) agree with the rows. Opening a store never does this.
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 from kg_memory.domain.recall_text import TERMS, episode_document, fact_document
 from kg_memory.store.sqlite import driver
-from kg_memory.store.sqlite.recall import entity_names
+from kg_memory.store.sqlite.recall import entity_names, scope_token
 from kg_memory.store.sqlite.recall_shards import episodes_table, facts_table, shard
 from kg_memory.store.sqlite.rows import VERSION_COLUMNS, version_from_row
 
@@ -42,13 +44,19 @@ def _facts(conn: driver.Connection, read: driver.Cursor) -> int:
             text = fact_document(fact, fact.qualifiers.project, fact.qualifiers.exceptions,
                                  entity_names(conn, fact))
             table = facts_table(shard(fact.scope))
+            [old] = conn.execute(f"SELECT text FROM {table} WHERE rowid = ?",
+                                 (row["vid"],)).fetchone() or (None,)
+            if text == old:
+                continue
+            # The doc row goes and comes back, so its triggers drop the revision's vector
+            # (embedded from the old text) and queue it for its enrolled scope again.
+            conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (row["vid"],))
+            conn.execute("DELETE FROM recall_fact_docs WHERE vid = ?", (row["vid"],))
             if text:
-                conn.execute(f"UPDATE {table} SET text = ? WHERE rowid = ?", (text, row["vid"]))
-                conn.execute("UPDATE recall_fact_docs SET length = ? WHERE vid = ?",
-                             (text.count(" ") + 1, row["vid"]))
-            else:
-                conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (row["vid"],))
-                conn.execute("DELETE FROM recall_fact_docs WHERE vid = ?", (row["vid"],))
+                conn.execute(f"INSERT INTO {table} (rowid, scope, text) VALUES (?, ?, ?)",
+                             (row["vid"], scope_token(fact.scope), text))
+                conn.execute("INSERT INTO recall_fact_docs (vid, length) VALUES (?, ?)",
+                             (row["vid"], text.count(" ") + 1))
             done += 1
         last = rows[-1]["vid"]
     return done
