@@ -148,7 +148,9 @@ def find_residues(store: Store, plan: ForgetPlan) -> ResidueSearch:
                     residue=Residue(where="refusal", node=refusal.episode_id, spans=len(spans)),
                     scope=scope, key=refusal.what, text=redact(refusal.what, spans)))
         for kind in (PROFILE, DECISION):
-            found.extend(_document_residues(store, kind, scope, match))
+            # An erased entity's profile goes whole (forget_identity): not a retained copy.
+            found.extend(_document_residues(store, kind, scope, match,
+                                            set(plan.entities) if kind == PROFILE else set()))
         found.extend(_record_residues(store, scope, match, gone_facts))
     rules: list[RuleForget] = []
     for scope in sorted(scopes):
@@ -160,9 +162,11 @@ def find_residues(store: Store, plan: ForgetPlan) -> ResidueSearch:
     return ResidueSearch(found=tuple(found), match=match, rules=tuple(rules))
 
 
-def _document_residues(store: Store, kind: str, scope: str, match: Matcher) -> list[Redaction]:
+def _document_residues(store: Store, kind: str, scope: str, match: Matcher,
+                       gone: set[str]) -> list[Redaction]:
     """Identity documents are JSON: a span is cut only where the result is still the same
-    document with some of its text replaced (a needle that JSON escapes is left alone)."""
+    document with some of its text replaced (a needle that JSON escapes is left alone).
+    The documents keyed ``gone`` are erased with their entities, not searched."""
     found = []
     for body in store.documents(kind, scope):
         spans = match.spans(body)
@@ -175,7 +179,7 @@ def _document_residues(store: Store, kind: str, scope: str, match: Matcher) -> l
             continue
         key = str((parsed.get("decision") or {}).get("decision_id", "") if kind == DECISION
                   else parsed.get("entity_id", ""))
-        if not key:
+        if not key or key in gone:
             continue
         found.append(Redaction(residue=Residue(where="document", node=f"{kind}:{key}",
                                                spans=len(spans)),
