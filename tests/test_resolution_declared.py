@@ -208,3 +208,23 @@ def test_a_declarations_identifiers_are_part_of_its_payload(
     assert _declare(memory, clock, 0, "intro", identifiers={"email": EMAIL}).status == "duplicate"
     with pytest.raises(IdempotencyConflict):
         _declare(memory, clock, 0, "intro", identifiers={"email": "other@example.org"})
+
+
+def test_a_named_booking_is_no_identity_and_stays_a_planned_write(
+    memory: Memory, clock: ManualClock
+) -> None:
+    """A declaration that is no person and carries no identifiers or context makes no
+    profile: a person mention never merges with it (a type mismatch is a veto), and a batch of
+    bookings keeps its planned writes."""
+    clock.now = day(0)
+    memory.ingest(episode("booked", "agent", day(0), channel="tool", content="Booked",
+                          entities=[{"entity_id": "R1", "type": "booking",
+                                     "name": "Chez Lili for Ana", "owners": ["restaurant"]}]))
+    assert memory.store.documents(PROFILE, "u1") == []
+    # With identity evidence, any type is a candidate.
+    memory.ingest(episode("vendor", "user", day(0), content="Globex",
+                          entities=[{"entity_id": "org1", "type": "org", "name": "Globex Corp",
+                                     "identifiers": {"email": "hello@globex.example"}}]))
+    profile = memory.profile("org1", "u1")
+    assert profile is not None
+    assert profile.type == "org"
