@@ -155,3 +155,25 @@ def test_the_cli_forgets_a_declared_only_entity(
     assert "p7" not in out
     code, out = _cli("forget", "entity:p7", "--scope", "u1", "--store", store, "--json")
     assert (code, json.loads(out)["status"]) == (0, "nothing-to-forget")
+
+
+def test_the_decisions_that_resolved_mentions_onto_it_go_too(
+    memory: Memory, clock: ManualClock
+) -> None:
+    """A later mention the resolver merged onto the declared person is erased with her: no
+    identity document is left quoting her name (nor written back by the residue cut)."""
+    clock.now = day(0)
+    memory.ingest(episode("intro", "user", day(0), content="A new contact.",
+                          entities=[{"entity_id": "p7", "type": "person", "name": CANARY,
+                                     "identifiers": {"email": "zq@example.org"}}]))
+    clock.now = day(1)
+    memory.ingest(episode("later", "user", day(1), content="She likes tea.",
+                          resolve=[{"key": "z", "name": CANARY,
+                                    "identifiers": {"email": "zq@example.org"}}],
+                          assertions=[fact("@z", "likes", "tea")]))
+    assert memory.decisions("u1")[-1].entity_id == "p7"
+    clock.now = day(2)
+    assert memory.forget("entity:p7@u1").status == "complete"
+    assert memory.decisions("u1") == []
+    assert CANARY not in _everything(memory)
+    assert "zq@example.org" not in _everything(memory)
