@@ -79,10 +79,10 @@ def forget(
 
     The plan classifies every affected node (delete, rebuild, erase, redact, restore, retire,
     retain) by lineage (retire: believed facts that depended on an erased one, retired whole,
-    history kept), adds the entities only the forgotten input referred to, those kept that
-    lose the name and type it gave them (unnamed), and the residues:
-    unlinked copies of the erased text in what is kept, which are cut out unless
-    --keep-residues;
+    history kept), adds the entities that go (an entity selector's own, even one only
+    declared, and those only the forgotten input referred to), those kept that lose the name
+    and type it gave them (unnamed), and the residues: unlinked copies of the erased text
+    (entity names included) in what is kept, which are cut out unless --keep-residues;
     --dry-run prints exactly that plan. The real run is one transaction, then the store
     scrubs its files; it reports completion per destination (exit 9 while one is
     incomplete) and is safe to re-run.

@@ -199,8 +199,9 @@ class ForgetPlan(BaseModel):
     #: whole (their history stays; see the module docstring).
     retire: tuple[str, ...] = ()
     retain: tuple[str, ...] = ()
-    #: Entities nothing retained refers to once the plan is carried out: the forgotten input
-    #: alone created them, so their ids and names go too.
+    #: Entities that go: an entity selector's own (its record, declared or not), and those
+    #: nothing retained refers to once the plan is carried out (the forgotten input alone
+    #: created them), so their ids and names go too.
     entities: tuple[str, ...] = ()
     #: Entities that stay (kept input refers to them) but whose name and type the forgotten
     #: input gave, first: both go (no name, type ``thing``).

@@ -33,6 +33,7 @@ from pydantic import (
     field_validator,
 )
 
+from kg_memory.domain.described import check_context, check_identifiers
 from kg_memory.domain.errors import IngestError, InvalidArgument
 from kg_memory.domain.instant import UtcDatetime
 from kg_memory.domain.limits import (
@@ -45,7 +46,6 @@ from kg_memory.domain.limits import (
     unique_keys,
 )
 from kg_memory.domain.model import Channel, Kind, Qualifiers, Value
-from kg_memory.domain.resolution.mention import Context, IdentifierKind
 from kg_memory.domain.write_policy import ScopeLabel
 
 __all__ = [
@@ -131,6 +131,7 @@ class AssertionCandidate(_Strict):
 #: Fields added after episodes were first stored: left out of the payload hash while they hold
 #: their defaults, so a stored episode's redelivery is still recognised as a duplicate.
 _LATER_FIELDS = {"scope_label": ScopeLabel.DURABLE, "explicit": False}
+_LATER_ENTITY_FIELDS = {"identifiers", "context"}  # likewise, for a declaration (when empty)
 
 
 class RetractionCandidate(_Strict):
@@ -154,10 +155,19 @@ class EventCandidate(_Strict):
 
 
 class EntityCandidate(_Strict):
+    """An entity the episode declares by id. Its name, type, ``identifiers`` and ``context``
+    (the keys a :class:`MentionCandidate` takes) make it a candidate the resolver matches later
+    mentions against, as if it had been resolved (docs/resolution.md)."""
+
     entity_id: str = Field(min_length=1)
     type: str = "thing"
     name: str | None = None
     owners: tuple[Reference, ...] = ()
+    identifiers: dict[str, str] = Field(default_factory=dict)
+    context: dict[str, str] = Field(default_factory=dict)
+
+    _known_identifiers = field_validator("identifiers")(check_identifiers)
+    _known_context = field_validator("context")(check_context)
 
 
 class MentionCandidate(_Strict):
@@ -179,24 +189,8 @@ class MentionCandidate(_Strict):
     identifiers: dict[str, str] = Field(default_factory=dict)
     context: dict[str, str] = Field(default_factory=dict)
 
-    @field_validator("identifiers")
-    @classmethod
-    def _known_identifiers(cls, value: dict[str, str]) -> dict[str, str]:
-        # Refused here, not when the resolver builds its mention: a late bare ValueError would
-        # abort the episode with no line or field, and a dropped one would lose evidence.
-        kinds = [k.value for k in IdentifierKind]
-        for kind, text in value.items():
-            if kind not in kinds:
-                raise ValueError(f"unknown identifier kind {kind!r}; one of {', '.join(kinds)}")
-            if not text.strip():
-                raise ValueError(f"identifier {kind!r} is empty")
-        return value
-
-    @field_validator("context")
-    @classmethod
-    def _known_context(cls, value: dict[str, str]) -> dict[str, str]:
-        Context.from_mapping(value)  # the one rule: raises naming the first unknown key
-        return value
+    _known_identifiers = field_validator("identifiers")(check_identifiers)
+    _known_context = field_validator("context")(check_context)
 
 
 class IngestRecord(_Strict):
@@ -231,7 +225,12 @@ class IngestRecord(_Strict):
         # left out while they hold their defaults: both keep the fingerprints of records
         # written before they existed.
         text = self.model_dump_json(
-            exclude={"assertions": {"__all__": {"if_match", *_LATER_FIELDS}}})
+            exclude={"assertions": {"__all__": {"if_match", *_LATER_FIELDS}},
+                     "entities": {"__all__": _LATER_ENTITY_FIELDS}})
+        described = [[i, e.identifiers, e.context] for i, e in enumerate(self.entities)
+                     if e.identifiers or e.context]
+        if described:
+            text += json.dumps(["entities", described], sort_keys=True)
         later = [
             [i, *(getattr(a, f) for f in _LATER_FIELDS)]
             for i, a in enumerate(self.assertions)

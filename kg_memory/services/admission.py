@@ -19,6 +19,7 @@ from kg_memory.domain.channel import ChannelPolicy, Sender, bind, envelope_of
 from kg_memory.domain.gate import WriterPolicy, may_assign, may_describe, owners_of
 from kg_memory.domain.model import EdgeType, Entity, Episode, Refusal, Value
 from kg_memory.domain.record import IngestRecord
+from kg_memory.services.declarations import declare
 from kg_memory.store.protocol import Transaction
 
 __all__ = ["admit_entities", "receive", "refuse"]
@@ -74,7 +75,9 @@ def admit_entities(
     Owners a declaration adds are an ownership write (a refused one still records the entity,
     without them). The declaration itself (a name, a type) and a mention are writes about the
     entity (:func:`~kg_memory.domain.gate.may_describe`): a source that may write nothing about
-    an entity neither creates nor names it, nor links its episode to it.
+    an entity neither creates nor names it, nor links its episode to it, nor makes it a
+    candidate the resolver matches later mentions against (an admitted declaration does:
+    :func:`~kg_memory.services.declarations.declare`).
     """
     effects: list[Effect] = []
     for entity in record.entities:
@@ -99,12 +102,14 @@ def admit_entities(
         if not gate.admitted:
             effects.append(refuse(tx, episode, entity.entity_id, gate.reason))
             continue
-        tx.put_entity(
-            Entity(scope=record.scope, **entity.model_dump(exclude={"owners"}), owners=owners)
-        )
+        tx.put_entity(Entity(scope=record.scope, entity_id=entity.entity_id, type=entity.type,
+                             name=entity.name, owners=owners))
         tx.add_edge(
             PlannedEdge(src=episode.episode_id, type=EdgeType.MENTIONS, dst=entity.entity_id)
         )
+        outranked = declare(tx, record, episode, entity, policy)  # a resolver candidate now
+        if outranked is not None:
+            effects.append(refuse(tx, episode, f"{entity.entity_id}.profile", outranked))
     for mention in record.mentions:
         known = tx.entity(mention)
         gate = may_describe(policy, source=record.source, entity_id=mention,

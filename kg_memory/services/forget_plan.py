@@ -77,9 +77,10 @@ def plan(store: Store, selector: Selector) -> ForgetPlan:
 
 def plan_in_scope(store: Store, selector: Selector, keep_residues: bool = False
                   ) -> tuple[ForgetPlan, ResidueSearch, Store]:
-    """The lineage plan, then what lineage cannot see: orphaned entities and residues (and,
-    unless ``keep_residues``, what cutting the residues in rules' words does to them); and the
-    planning reads, for the run to reuse before it writes anything."""
+    """The lineage plan, then what lineage cannot see: the entities that go (the chosen one and
+    the orphans), those that lose their name, and residues (and, unless ``keep_residues``,
+    what cutting the residues in rules' words does to them); and the planning reads, for the
+    run to reuse before it writes anything."""
     scope = required_scope(selector)
     store = plan_reads(store)  # one state read once, however many passes look at it
     episodes, assertions = _targets(store, selector, scope)
@@ -98,15 +99,20 @@ def plan_in_scope(store: Store, selector: Selector, keep_residues: bool = False
             forget_view(store, episodes, assertions, scope, grounds=grounds), selector,
             episodes=episodes, assertions=assertions, grounds=grounds)
     by_lineage = by_lineage.model_copy(update={"rules": rules})
+    chosen = selector.value if selector.kind == "entity" else None
+    entities = set(orphaned_entities(store, by_lineage, chosen))
+    # The chosen entity goes whatever else the plan holds: an entity only ever declared (no
+    # fact about it, nothing depending on it) has nothing else to plan, and its name and type
+    # must go all the same (with them, its tombstone and the residue search for its name).
+    entities |= set(store.entity_ids([chosen], scope)) if chosen else set()
+    by_lineage = by_lineage.model_copy(update={"entities": tuple(sorted(entities))})
+    # Entities first: the names that go with them are searched as residues too.
+    by_lineage = by_lineage.model_copy(update={"unnamed": unnamed_entities(store, by_lineage)})
     found = find_residues(store, by_lineage)
     if found.rules and not keep_residues:
         by_lineage = by_lineage.model_copy(update={"rules": found.rules})
-    entities = orphaned_entities(
-        store, by_lineage, selector.value if selector.kind == "entity" else None)
-    by_lineage = by_lineage.model_copy(update={
-        "entities": entities, "residues": tuple(r.residue for r in found.found)})
     return by_lineage.model_copy(update={
-        "unnamed": unnamed_entities(store, by_lineage)}), found, store
+        "residues": tuple(r.residue for r in found.found)}), found, store
 
 
 def forget_grounds(selector: Selector) -> set[str]:

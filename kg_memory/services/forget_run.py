@@ -149,7 +149,9 @@ def _forget_in_scope(
             # The state before this transaction, as the plan read it (nothing written yet).
             deleted = before.versions(list(the_plan.delete))
             enders = set(the_plan.erase) | {v.recorded_by for v in deleted}
-            forgotten = [*sorted(forget_grounds(selector)), *the_plan.entities]
+            # The chosen entity is in the plan's entities too (once it has a record).
+            forgotten = list(dict.fromkeys([*sorted(forget_grounds(selector)),
+                                            *the_plan.entities]))
             tombstones = tombstone_keys(
                 the_plan, secret, deleted, before.episodes([*the_plan.erase, *the_plan.redact]),
                 scope, forgotten, evidence_instants(before, deleted, scope))
@@ -186,8 +188,7 @@ def _forget_in_scope(
             for entity in the_plan.unnamed:  # a bare reference's: no name, the default type
                 tx.rename_entity(entity, None, type_="thing")
             unname_entities(tx, secret, forgotten)
-            tx.forget_keys([*the_plan.entities,
-                            *([selector.value] if selector.kind == "entity" else [])])
+            tx.forget_keys(forgotten)
             for fact in the_plan.restore:
                 restore(tx, store, fact, enders, activity_id)
             # Set-based: a source with 1,000 derivatives leaves about 3,000 tombstones, built

@@ -44,6 +44,7 @@ from kg_memory.domain.record import IngestRecord, MentionCandidate
 from kg_memory.domain.resolution import (
     BlockingIndex,
     Context,
+    Declaration,
     EntityProfile,
     Identifier,
     IdentifierKind,
@@ -67,6 +68,7 @@ __all__ = [
     "PROFILE",
     "SAME_AS",
     "Resolved",
+    "entity_key",
     "forget_identity",
     "identity_link",
     "keep_apart",
@@ -113,7 +115,14 @@ def to_mention(candidate: MentionCandidate, record: IngestRecord, episode_id: st
 
 def save_profile(tx: Transaction, profile: EntityProfile) -> None:
     tx.put_document(PROFILE, profile.entity_id, profile.scope, profile.model_dump_json(),
-                    [*sorted(profile_keys(profile)), *map(_episode_key, profile.episode_ids)])
+                    [*sorted(profile_keys(profile)), *map(_episode_key, profile.episode_ids),
+                     entity_key(profile.entity_id)])
+
+
+def entity_key(entity_id: str) -> str:
+    """A profile's lookup key by its entity's id (a declaration finds the profile it grows
+    by it even when its name is not one the profile is filed under)."""
+    return f"entity:{entity_id}"
 
 
 def save_decision(tx: Transaction, resolved: Resolved) -> None:
@@ -227,9 +236,21 @@ def keep_apart(store: Store, provisional: str, candidate: str, *, by: str, reaso
         mention = _entity_mention(provisional, provisional, scope, tx.now)
         decision = manual_decision(mention, Outcome.KEEP_APART, kept_apart_from=[candidate],
                                    decided_by=by, decided_at=tx.now, reason=reason)
+        _leave_family(tx, store, provisional, candidate, scope)
         resolved = Resolved(decision=decision, entity_id=provisional)
         save_decision(tx, resolved)
         return resolved
+
+
+def _leave_family(tx: Transaction, store: Store, provisional: str, candidate: str,
+                  scope: str) -> None:
+    """A provisional copy a person keeps apart from its family stops being a copy: the
+    resolver takes a copy for its entity seen twice (never a rival to it), which would let a
+    later mention treat the two as one after a person said they are not."""
+    mine, theirs = load_profile(store, provisional, scope), load_profile(store, candidate, scope)
+    if mine is not None and mine.copy_of is not None and mine.family == (
+            theirs.family if theirs is not None else candidate):
+        save_profile(tx, mine.model_copy(update={"copy_of": None}))
 
 
 def preview_resolution(store: Store, candidate: MentionCandidate, scope: str) -> ResolutionDecision:
@@ -279,20 +300,26 @@ def forget_identity(tx: Transaction, store: Store, episodes: dict[str, str],
                     "episode_ids": kept,
                     "attributes": tuple(a for a in profile.attributes
                                         if a.episode_id not in episodes),
-                }), forgotten))
+                    "declared": tuple(d for d in profile.declared if d.episode_id not in episodes),
+                }), [*forgotten, *(d for d in profile.declared if d.episode_id in episodes)]))
     return touched
 
 
-def _without(tx: Transaction, profile: EntityProfile, forgotten: list[Mention]) -> EntityProfile:
-    """``profile`` without the names and identifiers only forgotten mentions gave it.
+def _without(tx: Transaction, profile: EntityProfile,
+             forgotten: Sequence[Mention | Declaration]) -> EntityProfile:
+    """``profile`` without the names and identifiers only forgotten mentions and declarations
+    gave it.
 
-    A profile keeps no per-name lineage, so what a kept episode's mention also says stays, and
-    the rest goes; the entity's own display name follows when it was one of those.
+    A profile keeps no per-name lineage but its declarations', so what a kept episode's
+    mention or declaration also says stays, and the rest goes; the entity's own display name
+    follows when it was one of those.
     """
     if not forgotten:
         return profile
-    kept = [Resolved.model_validate_json(b).decision.mention for b in tx.documents_by(
-        DECISION, profile.scope, [_episode_key(e) for e in profile.episode_ids])]
+    kept: list[Mention | Declaration] = [
+        Resolved.model_validate_json(b).decision.mention for b in tx.documents_by(
+            DECISION, profile.scope, [_episode_key(e) for e in profile.episode_ids])]
+    kept.extend(profile.declared)
     said = {m.name for m in kept}
     gone_names = {m.name for m in forgotten} - said
     said_ids = {(i.kind, i.value) for m in kept for i in m.identifiers}

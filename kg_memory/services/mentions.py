@@ -4,7 +4,8 @@ A mention is what its source says about an entity (a name, identifiers, context)
 (:mod:`kg_memory.domain.resolution`) decides which entity it is; before anything is stored, the
 writer gate decides whether the source may describe that entity at all
 (:func:`~kg_memory.domain.gate.may_describe`), and the tiers decide whether what it says joins
-the entity's profile, the evidence later mentions are matched on (:func:`_outranked_by`).
+the entity's profile, the evidence later mentions are matched on
+(:func:`~kg_memory.services.declarations.outranked_by`).
 Outcomes are applied as :mod:`kg_memory.services.identity` stores them.
 """
 
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from kg_memory.domain.authority import rank
 from kg_memory.domain.change import Effect, PlannedEdge
 from kg_memory.domain.errors import IngestError
 from kg_memory.domain.gate import WriterPolicy, may_describe, owners_of
@@ -32,8 +32,8 @@ from kg_memory.domain.resolution import (
     resolve,
 )
 from kg_memory.services.admission import refuse
+from kg_memory.services.declarations import outranked_by
 from kg_memory.services.identity import (
-    DECISION,
     PROFILE,
     Resolved,
     save_decision,
@@ -88,7 +88,7 @@ def resolve_mentions(tx: Transaction, record: IngestRecord, episode: Episode,
         if not gate.admitted:
             effects.append(refuse(tx, episode, f"@{candidate.key}", gate.reason))
             continue
-        above = _outranked_by(tx, policy, record, entity_id) if entity_id in profiles else None
+        above = outranked_by(tx, policy, record.source, entity_id, profiles.get(entity_id))
         if above is None:
             save_profile(tx, grow_profile(profiles.get(entity_id), entity_id, mention,
                                            copy_of=decision.copy_of))
@@ -106,19 +106,3 @@ def resolve_mentions(tx: Transaction, record: IngestRecord, episode: Episode,
             tx.add_edge(PlannedEdge(src=entity_id, type=EdgeType.POSSIBLE_SAME_AS, dst=other))
         resolved[candidate.key] = entity_id
     return resolved, effects
-
-
-def _outranked_by(tx: Transaction, policy: WriterPolicy, record: IngestRecord,
-                  entity_id: str) -> str | None:
-    """A source of higher authority than ``record``'s whose mentions built ``entity_id``'s
-    profile, or ``None``. Tiers hold for descriptions as for values: a lower tier's mention
-    may land on the entity (its facts are attributed and arbitrated), but what it says about
-    the entity never becomes evidence the resolver matches the user's later mentions on."""
-    mine = rank(policy.authority, record.source)
-    for body in tx.documents_by(DECISION, record.scope, [entity_id]):
-        found = Resolved.model_validate_json(body)
-        if (found.entity_id == entity_id and found.source is not None
-                and rank(policy.authority, found.source) < mine):
-            return found.source
-    return None
-

@@ -5,9 +5,9 @@ A forget plan (:mod:`kg_memory.domain.forgetting`) follows edges. Two things esc
 
 * **residues**: the same text stored where no edge leads back to the forgotten input (the
   user's deletion request quoting it, another episode pasting it, an audit row, a profile). They
-  are found by searching the retained text of the same scope for each erased value and sentence
-  (:mod:`kg_memory.domain.residue`), and redacted span by span, so the rest of an episode and
-  whatever it supports are kept;
+  are found by searching the retained text of the same scope for each erased value, sentence
+  and entity name (:mod:`kg_memory.domain.residue`), and redacted span by span, so the rest of
+  an episode and whatever it supports are kept;
 * **entities** nothing retained refers to once the plan is carried out: their ids and names are
   user-chosen text, so they go with the input that created them.
 
@@ -60,7 +60,32 @@ class Redaction(BaseModel):
 def _scopes(store: Store, plan: ForgetPlan) -> set[str]:
     scopes = {e.scope for e in store.episodes([*plan.erase, *plan.redact])}
     scopes |= {v.scope for v in store.versions([*plan.delete, *plan.rebuild])}
+    if (plan.entities or plan.unnamed) and plan.selector.scope is not None:
+        scopes.add(plan.selector.scope)  # an entity's name goes even when no fact does
     return scopes
+
+
+def _folded(name: str) -> str:
+    return " ".join(name.split()).casefold()
+
+
+def _erased_names(store: Store, plan: ForgetPlan) -> list[str]:
+    """The names the plan erases: those of the entities that go and of those that lose their
+    name. A name a kept entity of the scope still bears is left out: it names that entity
+    too (two people of one name stay two people), so it is not erased text."""
+    gone = set(plan.entities) | set(plan.unnamed)
+    if not gone or plan.selector.scope is None:
+        return []
+    names: list[str] = []
+    held: set[str] = set()
+    for entity in store.entities(plan.selector.scope):
+        if entity.name is None:
+            continue
+        if entity.entity_id in gone:
+            names.append(entity.name)
+        else:
+            held.add(_folded(entity.name))
+    return [name for name in names if _folded(name) not in held]
 
 
 class ResidueSearch(BaseModel):
@@ -97,7 +122,7 @@ def find_residues(store: Store, plan: ForgetPlan) -> ResidueSearch:
     scopes = _scopes(store, plan)
     search = needles(
         [*(v.value for v in store.versions(list(plan.delete)) if v.kind != "derived"),
-         *_mentioned(store, scopes, set(plan.erase))],
+         *_mentioned(store, scopes, set(plan.erase)), *_erased_names(store, plan)],
         [e.content for e in store.episodes(list(plan.erase))],
         [e.content for e in store.episodes(list(plan.redact))],
     )
@@ -123,7 +148,9 @@ def find_residues(store: Store, plan: ForgetPlan) -> ResidueSearch:
                     residue=Residue(where="refusal", node=refusal.episode_id, spans=len(spans)),
                     scope=scope, key=refusal.what, text=redact(refusal.what, spans)))
         for kind in (PROFILE, DECISION):
-            found.extend(_document_residues(store, kind, scope, match))
+            # An erased entity's profile goes whole (forget_identity): not a retained copy.
+            found.extend(_document_residues(store, kind, scope, match,
+                                            set(plan.entities) if kind == PROFILE else set()))
         found.extend(_record_residues(store, scope, match, gone_facts))
     rules: list[RuleForget] = []
     for scope in sorted(scopes):
@@ -135,9 +162,11 @@ def find_residues(store: Store, plan: ForgetPlan) -> ResidueSearch:
     return ResidueSearch(found=tuple(found), match=match, rules=tuple(rules))
 
 
-def _document_residues(store: Store, kind: str, scope: str, match: Matcher) -> list[Redaction]:
+def _document_residues(store: Store, kind: str, scope: str, match: Matcher,
+                       gone: set[str]) -> list[Redaction]:
     """Identity documents are JSON: a span is cut only where the result is still the same
-    document with some of its text replaced (a needle that JSON escapes is left alone)."""
+    document with some of its text replaced (a needle that JSON escapes is left alone).
+    The documents keyed ``gone`` are erased with their entities, not searched."""
     found = []
     for body in store.documents(kind, scope):
         spans = match.spans(body)
@@ -150,7 +179,7 @@ def _document_residues(store: Store, kind: str, scope: str, match: Matcher) -> l
             continue
         key = str((parsed.get("decision") or {}).get("decision_id", "") if kind == DECISION
                   else parsed.get("entity_id", ""))
-        if not key:
+        if not key or key in gone:
             continue
         found.append(Redaction(residue=Residue(where="document", node=f"{kind}:{key}",
                                                spans=len(spans)),

@@ -100,7 +100,12 @@ from kg_memory.domain.resolution.incremental import (
 from kg_memory.domain.resolution.manual import manual_decision
 from kg_memory.domain.resolution.mention import Context, Identifier, IdentifierKind, Mention
 from kg_memory.domain.resolution.names import PersonName, format_name, parse_name
-from kg_memory.domain.resolution.profile import AttributeValue, EntityProfile, grow_profile
+from kg_memory.domain.resolution.profile import (
+    AttributeValue,
+    Declaration,
+    EntityProfile,
+    grow_profile,
+)
 from kg_memory.domain.resolution.record_fields import Comparator
 from kg_memory.domain.resolution.resolver import posterior, rescore, resolve
 from kg_memory.domain.resolution.scorer import ConstantScorer, Scorer, ScorerEvidence
@@ -119,6 +124,7 @@ __all__ = [
     "ConstantScorer",
     "Context",
     "CustomAttribute",
+    "Declaration",
     "EntityProfile",
     "FactAssignment",
     "Field",

@@ -17,7 +17,7 @@ from kg_memory.domain.resolution.field import CONTEXT_FIELDS
 from kg_memory.domain.resolution.field import Field as CompareField
 from kg_memory.domain.resolution.mention import Identifier, IdentifierKind, Mention
 
-__all__ = ["AttributeValue", "EntityProfile", "grow_profile"]
+__all__ = ["AttributeValue", "Declaration", "EntityProfile", "grow_profile"]
 
 
 class AttributeValue(BaseModel):
@@ -44,6 +44,20 @@ class AttributeValue(BaseModel):
         return self.valid is not None and self.valid.contains(instant)
 
 
+class Declaration(BaseModel):
+    """An ``entities`` declaration a profile was grown from: which episode and source said
+    which name and identifiers. A profile keeps no other per-name lineage, so forgetting the
+    episode can take what only it said, and a lower tier's mention never grows what a higher
+    tier declared (as for a resolved mention's decision, which records its source)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    episode_id: str = Field(min_length=1)
+    source: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    identifiers: tuple[Identifier, ...] = ()
+
+
 class EntityProfile(BaseModel):
     """A candidate entity. ``names[0]`` is its display name; the rest are aliases."""
 
@@ -64,6 +78,8 @@ class EntityProfile(BaseModel):
     #: every candidate was that entity or one of its copies). ``None`` for any other entity,
     #: and for a provisional entity a REVIEW left between two different entities.
     copy_of: str | None = None
+    #: The declarations it was grown from (none for an entity only mentions built).
+    declared: tuple[Declaration, ...] = ()
 
     @property
     def family(self) -> str:

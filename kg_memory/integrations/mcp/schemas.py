@@ -121,6 +121,12 @@ class EntityInput(_Input):
     owners: list[str] = Field(default_factory=list, description=(
         "Sources whose events may end facts that depend on it: a booking is owned by "
         "['restaurant', 'timer']."))
+    identifiers: dict[str, str] = Field(default_factory=dict, description=(
+        "What identifies a person, as for a mention: user_id, national_id, email, phone, "
+        "handle. Later mentions are resolved against it. Default: none."))
+    context: dict[str, str] = Field(default_factory=dict, description=(
+        "Context as for a mention (employer, role, city, relation, project, birth_date, ...). "
+        "Default: none."))
 
 
 class _View(BaseModel):
