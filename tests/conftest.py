@@ -59,6 +59,9 @@ def _neo4j_memory(clock: Clock) -> Memory:
     return Memory(store, clock=clock)
 
 
+# First: xdist's worker reads the groups in its own hook of the same name, so they must be set
+# before it runs (pluggy calls later-registered plugins first, and the worker's is later).
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The ``neo4j`` mark is the one switch: without ``neo4j`` in ``KG_TEST_BACKENDS`` every
     test carrying it is skipped, said so in the summary, instead of failing to connect (so a

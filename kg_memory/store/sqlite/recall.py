@@ -200,11 +200,6 @@ _EPISODE_SNAPSHOT = (
 )
 
 
-_EPISODE_COLUMNS = ", ".join(f"e.{c}" for c in (
-    "episode_id", "operation_id", "source", "channel", "content", "occurred_at", "recorded_at",
-    "scope", "envelope", "sent_by", "sent_over"))
-
-
 def recall_candidates(conn: driver.Connection, probe: RecallProbe, last_system_time: int
                       ) -> RecallCandidates:
     """Matching rows of the scope and the corpus statistics at ``probe.known_at``.
@@ -230,7 +225,9 @@ def recall_candidates(conn: driver.Connection, probe: RecallProbe, last_system_t
         # The columns an Episode holds, not e.*: a scope's common words match hundreds of
         # turns, and the payload hash and fingerprint of each would be read for nothing.
         rows = conn.execute(
-            f"SELECT {_EPISODE_COLUMNS}, f.text AS recall_text FROM {table} f "
+            "SELECT e.episode_id, e.operation_id, e.source, e.channel, e.content, e.occurred_at, "
+            "e.recorded_at, e.scope, e.envelope, e.sent_by, e.sent_over, f.text AS recall_text "
+            f"FROM {table} f "
             "JOIN recall_episode_docs d ON d.rid = f.rowid "
             "JOIN episodes e ON e.episode_id = d.episode_id "
             f"WHERE {table} MATCH ? AND e.scope = ? ORDER BY f.rowid",
