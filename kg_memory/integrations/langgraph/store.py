@@ -14,10 +14,13 @@ mapping), and every write goes the way every other write goes:
 
 ``search(query=...)`` ranks the eligible items with :meth:`Memory.recall` (BM25 within the
 tenant, eligibility first) and fills ``SearchItem.score`` scaled to ``(0, 1]``; items that share
-no searchable word with the query are not returned.
+no searchable word with the query are not returned. Given LangGraph's ``index`` config
+(:mod:`kg_memory.integrations.langgraph.index`), it ranks them as LangGraph's stores do: by the
+cosine of the query's vector with each item's fields' vectors (``score``), items with nothing
+indexed last; the eligible items are the same either way.
 Without a query, items come most recently updated first. TTLs are not supported (an item ends
-when it is deleted or superseded, never by a timer); ``index`` arguments are accepted and
-ignored (there are no vectors).
+when it is deleted or superseded, never by a timer); without an ``index`` config, ``index``
+arguments are accepted and ignored.
 
 Someone else's words are never served as an item: claims, and facts qualified with a project
 (which a LangGraph key cannot name), stay out of ``get``, ``search`` and ``list_namespaces``.
@@ -31,7 +34,7 @@ import asyncio
 import json
 import threading
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -66,6 +69,7 @@ from kg_memory import (
 )
 from kg_memory.integrations.langgraph.attributed import AttributedItem, AttributedSearchItem
 from kg_memory.integrations.langgraph.guards import item_value, open_inlet
+from kg_memory.integrations.langgraph.index import Paths, VectorIndex, texts_of
 from kg_memory.integrations.langgraph.items import (
     decode,
     encode,
@@ -121,6 +125,8 @@ class KgMemoryStore(BaseStore):
     ``source`` and ``channel`` say who the graph's writes are from (by default the agent,
     recording what the user said in the conversation); ``kind`` is the kind of fact a put writes.
     ``scope`` pins the store to one tenant: every namespace must then start with it.
+    ``index`` is LangGraph's ``{"dims", "embed", "fields"}``: ``search(query=...)`` then ranks by
+    meaning (see :mod:`kg_memory.integrations.langgraph.index`).
     """
 
     supports_ttl = False
@@ -134,8 +140,13 @@ class KgMemoryStore(BaseStore):
         kind: Kind | str = Kind.STATED,
         scope: str | None = None,
         clock: Clock = system_clock,
+        index: Mapping[str, Any] | None = None,
     ) -> None:
         self.memory = memory
+        self.index = VectorIndex(index) if index is not None else None
+        # A put's own ``index`` (fields, or False) for its item, by (namespace, key): kept in
+        # the process only (a fact has nowhere to hold it); other items use the config's.
+        self._item_paths: dict[tuple[tuple[str, ...], str], Paths] = {}
         self.source = source
         self.channel = Channel(channel)
         self.kind = Kind(kind)
@@ -174,7 +185,9 @@ class KgMemoryStore(BaseStore):
                     results.append(None)
                 else:
                     raise TypeError(f"unknown store operation {type(op).__name__}")
-            self._write([op for op in ops if isinstance(op, PutOp)], now)
+            puts = [op for op in ops if isinstance(op, PutOp)]
+            self._embed_puts(puts)
+            self._write(puts, now)
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -298,7 +311,9 @@ class KgMemoryStore(BaseStore):
         facts = [f for f in self._facts(tuple(op.namespace_prefix), now)
                  if matches(decode(f.value), op.filter)]
         ranked: list[tuple[float | None, Fact]]
-        if op.query:
+        if op.query and self.index is not None:
+            ranked = self._by_meaning(self.index, op.query, facts)
+        elif op.query:
             ranked = ranked_by_recall(self.memory, op.query, facts, now,
                                       max(op.offset, 0) + max(op.limit, 0))
         else:
@@ -310,6 +325,20 @@ class KgMemoryStore(BaseStore):
             else []
         items = [self._item(f, now, score, search=True) for score, f in chosen]
         return [i for i in items if isinstance(i, SearchItem)]
+
+    def _paths(self, index: VectorIndex, fact: Fact) -> Paths:
+        return self._item_paths.get((to_namespace(fact.scope, fact.subject), fact.predicate),
+                                    index.paths)
+
+    def _by_meaning(self, index: VectorIndex, query: str, facts: list[Fact]
+                    ) -> list[tuple[float | None, Fact]]:
+        """LangGraph's vector search over exactly ``facts``: the best cosine of each item's
+        fields, highest first, then the items with nothing indexed (score None)."""
+        documents = [texts_of(decode(f.value), self._paths(index, f)) for f in facts]
+        scored = list(zip(index.scores(query, documents), facts, strict=True))
+        scored.sort(key=lambda p: (p[0] is None, -(p[0] or 0.0),
+                                   to_namespace(p[1].scope, p[1].subject), p[1].predicate))
+        return scored
 
     def _list(self, op: ListNamespacesOp, now: datetime) -> list[tuple[str, ...]]:
         conditions = [(c.match_type, tuple(c.path)) for c in op.match_conditions or ()]
@@ -342,6 +371,27 @@ class KgMemoryStore(BaseStore):
             raise WriteRefused(
                 f"the writer gate refused {'; '.join(refused)} (written as {self.source!r} "
                 f"over {self.channel.value}; audited in refusals)")
+
+    def _embed_puts(self, puts: list[PutOp]) -> None:
+        """Embed a batch's new values before anything is written, as LangGraph's stores do: a
+        model that fails (or answers with the wrong dims) refuses the batch, not a later
+        search."""
+        if self.index is None:
+            return
+        texts: list[str] = []
+        chosen: dict[tuple[tuple[str, ...], str], Paths | None] = {}
+        for op in puts:
+            paths = self.index.paths_for(op.index)
+            chosen[(tuple(op.namespace), op.key)] = (
+                None if op.value is None or op.index is None else paths)
+            if op.value is not None:
+                texts += texts_of(dict(op.value), paths)
+        self.index.embed(texts)
+        for where, kept in chosen.items():
+            if kept is None:
+                self._item_paths.pop(where, None)
+            else:
+                self._item_paths[where] = kept
 
     def _episode(self, scope: str, ops: list[PutOp], now: datetime) -> IngestRecord:
         """The episode of one scope's puts, checked but not written."""

@@ -1,0 +1,210 @@
+"""LangGraph's ``index`` config on ``KgMemoryStore``: search by meaning, as LangGraph's stores do.
+
+``KgMemoryStore(memory, index={"dims": 384, "embed": ..., "fields": ["text"]})`` takes what
+``InMemoryStore`` and the Postgres and SQLite stores take:
+
+* ``embed``: a function of a list of texts (sync or async), a LangChain ``Embeddings``, a
+  kg-memory :class:`~kg_memory.domain.embedding.Embedder`, or a name. A name is first read as
+  kg-memory's embedder choice (``minilm``, ``default``, ``hashing``, ``fastembed:<model>``,
+  ``sentence-transformers:<model>``, ``openai:<model>``: see
+  :mod:`kg_memory.embedders.choice`), so nothing is downloaded that the user's own library does
+  not download; any other ``provider:model`` goes to LangChain's ``init_embeddings`` through
+  LangGraph's ``ensure_embeddings`` (the user's library, installed by the user).
+* ``dims``: the vectors' length; a vector of another length is an
+  :class:`~kg_memory.InvalidArgument` naming both, never a silent mix. Optional when ``embed``
+  is a kg-memory embedder or name (its own ``dimensions``).
+* ``fields``: which parts of an item's value are embedded (LangGraph's paths: ``"$"`` the whole
+  value, the default, ``"a.b"``, ``"list[*]"``, ``"{a,b}"``); an item scores the best cosine of
+  its fields' vectors, as LangGraph's stores do.
+
+The given function is wrapped as a kg-memory ``Embedder`` (:attr:`VectorIndex.embedder`), so
+``memory.use_embedder(store.index.embedder)`` gives ``Memory.recall`` the same model.
+Vectors are kept per text in the process (a text is embedded once) and computed at search for
+any eligible item not yet seen, so items written through other doors (an ingested conversation,
+another process) are found by meaning too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+from langgraph.store.base import ensure_embeddings, get_text_at_path, tokenize_path
+
+from kg_memory import Embedder, InvalidArgument
+from kg_memory.embedders import EMBEDDER_NAMES, resolve_embedder
+
+__all__ = ["IndexEmbedder", "VectorIndex"]
+
+_KG_PREFIXES = ("fastembed:", "sentence-transformers:", "openai:")
+#: Texts whose vectors a store keeps in the process before it starts again.
+_CACHE_LIMIT = 50_000
+
+
+def _kg_name(name: str) -> bool:
+    low = name.strip().lower()
+    return low in EMBEDDER_NAMES or low.startswith(_KG_PREFIXES)
+
+
+def _run(coroutine_function: Callable[[list[str]], Any], texts: list[str]) -> Any:
+    """An async embed function's answer from sync code (a store's batch runs in a thread)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine_function(texts))
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # this thread runs a loop already
+        return pool.submit(asyncio.run, coroutine_function(texts)).result()
+
+
+class IndexEmbedder:
+    """A LangGraph ``embed`` (function or LangChain ``Embeddings``) as a kg-memory
+    ``Embedder``: ``name``, ``dimensions`` (the config's ``dims``) and ``embed``, which checks
+    every vector's length."""
+
+    def __init__(self, embeddings: Embeddings, *, dims: int, name: str) -> None:
+        self.embeddings, self.dimensions, self.name = embeddings, dims, name
+
+    def embed(self, texts: Sequence[str]) -> list[Sequence[float]]:
+        if not texts:
+            return []
+        afunc = getattr(self.embeddings, "afunc", None)
+        if afunc is not None and not hasattr(self.embeddings, "func"):
+            vectors = _run(afunc, list(texts))  # an async-only function: run it here
+        else:
+            vectors = self.embeddings.embed_documents(list(texts))
+        return checked(self, texts, vectors)
+
+
+def checked(embedder: Embedder, texts: Sequence[str], vectors: Sequence[Sequence[float]]
+            ) -> list[Sequence[float]]:
+    """``vectors``, once each is known to have ``embedder.dimensions`` floats."""
+    if len(vectors) != len(texts):
+        raise InvalidArgument(f"index: the embed function {embedder.name!r} returned "
+                              f"{len(vectors)} vectors for {len(texts)} texts", field="index")
+    for vector in vectors:
+        if len(vector) != embedder.dimensions:
+            raise InvalidArgument(
+                f"index: the embed function {embedder.name!r} returned a vector of "
+                f"{len(vector)} dimensions, but index['dims'] is {embedder.dimensions}: give "
+                f"the model's own dimensions", field="index")
+    return list(vectors)
+
+
+def _name_of(embed: object) -> str:
+    model = getattr(embed, "model", None) or getattr(embed, "model_name", None)
+    kind = getattr(embed, "__qualname__", None) or type(embed).__qualname__
+    module = getattr(embed, "__module__", None) or type(embed).__module__
+    return f"langgraph:{module}.{kind}" + (f":{model}" if isinstance(model, str) else "")
+
+
+def make_embedder(embed: object, dims: int | None) -> Embedder:
+    """The kg-memory ``Embedder`` an ``index['embed']`` stands for (see the module docstring)."""
+    if embed is None:
+        raise InvalidArgument("index needs 'embed': a function, an Embeddings, an embedder or "
+                              "a model name", field="index")
+    chosen: Embedder | None = None
+    if isinstance(embed, str) and _kg_name(embed):
+        chosen = resolve_embedder(embed)
+        if chosen is None:
+            raise InvalidArgument(f"index['embed'] = {embed!r} names no model (with the embed "
+                                  f"extra installed, 'default' is the shipped one)",
+                                  field="index")
+    elif isinstance(embed, Embedder) and not isinstance(embed, Embeddings):
+        chosen = embed
+    if chosen is not None:
+        if dims is not None and dims != chosen.dimensions:
+            raise InvalidArgument(f"index['dims'] is {dims}, but {chosen.name!r} makes vectors "
+                                  f"of {chosen.dimensions} dimensions", field="index")
+        return chosen
+    if dims is None or isinstance(dims, bool) or not isinstance(dims, int) or dims < 1:
+        raise InvalidArgument(f"index['dims'] must be the vectors' length (a positive int), "
+                              f"not {dims!r}", field="index")
+    try:
+        embeddings = ensure_embeddings(embed)  # type: ignore[arg-type]
+    except ValueError as exc:  # a provider string without langchain (or its provider package)
+        raise InvalidArgument(f"index['embed'] = {embed!r}: {exc}", field="index") from None
+    return IndexEmbedder(embeddings, dims=dims,
+                         name=f"langchain:{embed}" if isinstance(embed, str) else _name_of(embed))
+
+
+Paths = tuple[tuple[str, list[str]], ...]
+
+
+def _paths(fields: Sequence[str]) -> Paths:
+    return tuple((f, tokenize_path(f) if f != "$" else ["$"]) for f in fields)
+
+
+def texts_of(value: Mapping[str, Any], paths: Paths) -> list[str]:
+    """The texts of ``value`` that ``paths`` select, as LangGraph's stores extract them."""
+    out: list[str] = []
+    for path, tokens in paths:
+        out += get_text_at_path(value, "$" if path == "$" else tokens)
+    return out
+
+
+class VectorIndex:
+    """One store's index config: the embedder, the default fields, and the vectors of the
+    texts embedded so far."""
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        if not isinstance(config, Mapping):
+            raise InvalidArgument(f"index must be a dict with 'dims', 'embed' and 'fields', not "
+                                  f"{type(config).__name__}", field="index")
+        unknown = set(config) - {"dims", "embed", "fields", "ann_index_config", "distance_type"}
+        if unknown:
+            raise InvalidArgument(f"index: unknown keys {sorted(unknown)}; LangGraph's are "
+                                  f"dims, embed, fields", field="index")
+        self.embedder = make_embedder(config.get("embed"), config.get("dims"))
+        fields = config.get("fields") or ["$"]
+        if isinstance(fields, str):
+            fields = [fields]
+        self.fields: tuple[str, ...] = tuple(fields)
+        self.paths = _paths(self.fields)
+        self._vectors: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    def paths_for(self, index: bool | Sequence[str] | None) -> Paths:
+        """The paths a put's ``index`` argument asks for (None: the config's fields)."""
+        if index is None or index is True:
+            return self.paths
+        if index is False:
+            return ()
+        return _paths(list(index))
+
+    def embed(self, texts: Sequence[str]) -> None:
+        """Embed every text not embedded yet (one call of the model)."""
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if not missing:
+            return
+        vectors = checked(self.embedder, missing, self.embedder.embed(missing))
+        with self._lock:
+            if len(self._vectors) + len(missing) > _CACHE_LIMIT:
+                self._vectors.clear()  # a bound, not a policy: any text is embedded again
+            for text, vector in zip(missing, vectors, strict=True):
+                self._vectors[text] = _unit(vector)
+
+    def scores(self, query: str, documents: Sequence[Sequence[str]]) -> list[float | None]:
+        """Each document's best cosine with ``query`` (None: a document with no text)."""
+        self.embed([t for doc in documents for t in doc])
+        [probe] = checked(self.embedder, [query], self.embedder.embed([query]))
+        q = _unit(probe)
+        with self._lock:
+            vectors = [[self._vectors[t] for t in doc if t in self._vectors] for doc in documents]
+        if any(len(v) < len(set(d)) for v, d in zip(vectors, documents, strict=True)):
+            # Evicted between the two steps by another thread: embed this search's texts again.
+            self.embed([t for doc in documents for t in doc])
+            with self._lock:
+                vectors = [[self._vectors[t] for t in doc] for doc in documents]
+        return [max(float(np.dot(q, v)) for v in vs) if vs else None for vs in vectors]
+
+
+def _unit(vector: Sequence[float]) -> np.ndarray:
+    array = np.asarray(vector, dtype=np.float64)
+    norm = float(np.linalg.norm(array))
+    return array / norm if norm > 0 else array
