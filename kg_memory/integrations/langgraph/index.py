@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -36,19 +37,12 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import ensure_embeddings, get_text_at_path, tokenize_path
 
-from kg_memory import Embedder, InvalidArgument
-from kg_memory.embedders import EMBEDDER_NAMES, resolve_embedder
+from kg_memory import Embedder, InvalidArgument, resolve_embedder
 
 __all__ = ["IndexEmbedder", "VectorIndex"]
 
-_KG_PREFIXES = ("fastembed:", "sentence-transformers:", "openai:")
 #: Texts whose vectors a store keeps in the process before it starts again.
 _CACHE_LIMIT = 50_000
-
-
-def _kg_name(name: str) -> bool:
-    low = name.strip().lower()
-    return low in EMBEDDER_NAMES or low.startswith(_KG_PREFIXES)
 
 
 def _run(coroutine_function: Callable[[list[str]], Any], texts: list[str]) -> Any:
@@ -95,6 +89,25 @@ def checked(embedder: Embedder, texts: Sequence[str], vectors: Sequence[Sequence
     return list(vectors)
 
 
+def _known_dimensions(embedder: Embedder) -> int | None:
+    """``embedder.dimensions`` when it is a plain attribute (reading a property may load the
+    model)."""
+    for where in (vars(embedder), vars(type(embedder))):
+        if isinstance(where.get("dimensions"), int):
+            return int(where["dimensions"])
+    return None
+
+
+class _Declared:
+    """A kg-memory embedder whose dimensions are the index config's ``dims``."""
+
+    def __init__(self, inner: Embedder, dims: int) -> None:
+        self.inner, self.name, self.dimensions = inner, inner.name, dims
+
+    def embed(self, texts: Sequence[str]) -> list[Sequence[float]]:
+        return checked(self, texts, self.inner.embed(texts))
+
+
 def _name_of(embed: object) -> str:
     model = getattr(embed, "model", None) or getattr(embed, "model_name", None)
     kind = getattr(embed, "__qualname__", None) or type(embed).__qualname__
@@ -108,19 +121,27 @@ def make_embedder(embed: object, dims: int | None) -> Embedder:
         raise InvalidArgument("index needs 'embed': a function, an Embeddings, an embedder or "
                               "a model name", field="index")
     chosen: Embedder | None = None
-    if isinstance(embed, str) and _kg_name(embed):
-        chosen = resolve_embedder(embed)
-        if chosen is None:
+    kg_name = False
+    if isinstance(embed, str):
+        # Not one of kg-memory's names: LangChain's provider:model, below.
+        with contextlib.suppress(InvalidArgument):
+            chosen, kg_name = resolve_embedder(embed), True
+        if kg_name and chosen is None:
             raise InvalidArgument(f"index['embed'] = {embed!r} names no model (with the embed "
                                   f"extra installed, 'default' is the shipped one)",
                                   field="index")
     elif isinstance(embed, Embedder) and not isinstance(embed, Embeddings):
         chosen = embed
     if chosen is not None:
-        if dims is not None and dims != chosen.dimensions:
+        known = _known_dimensions(chosen)
+        if dims is not None and known is not None and dims != known:
             raise InvalidArgument(f"index['dims'] is {dims}, but {chosen.name!r} makes vectors "
-                                  f"of {chosen.dimensions} dimensions", field="index")
-        return chosen
+                                  f"of {known} dimensions", field="index")
+        if dims is None or known is not None:
+            return chosen
+        # A brought model says its dimensions only once loaded (and its library may download
+        # it): take the config's word now, and check every vector it makes against it.
+        return _Declared(chosen, dims)
     if dims is None or isinstance(dims, bool) or not isinstance(dims, int) or dims < 1:
         raise InvalidArgument(f"index['dims'] must be the vectors' length (a positive int), "
                               f"not {dims!r}", field="index")
