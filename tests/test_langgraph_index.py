@@ -22,6 +22,8 @@ import pytest
 pytest.importorskip("langgraph.store.base",
                     reason="needs the kg-memory-bitemporal[langgraph] extra")
 
+from langchain_core.embeddings import Embeddings
+
 from kg_memory import InvalidArgument, Memory, WriteRefused
 from kg_memory.embedders.minilm import installed
 from kg_memory.integrations.langgraph import KgMemoryStore
@@ -220,3 +222,26 @@ def test_the_shipped_model_finds_by_meaning(make_memory: MemoryFactory,
         assert _keys(found) == [key], query
         assert found[0].score is not None
         assert 0 < found[0].score <= 1
+
+
+class QueryAware(Embeddings):
+    """A LangChain ``Embeddings`` that embeds a question unlike a document, as some models do."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return words_embed(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        [vector] = words_embed([text.removeprefix("question: ")])
+        return vector
+
+
+def test_a_query_is_embedded_by_the_models_query_method(make_memory: MemoryFactory,
+                                                        ticking: TickingClock) -> None:
+    embeddings = QueryAware()
+    store = KgMemoryStore(make_memory(ticking), clock=ticking,
+                          index={"dims": DIMS, "embed": embeddings, "fields": ["text"]})
+    assert store.index_config == {"dims": DIMS, "embed": embeddings, "fields": ["text"]}
+    store.put(("u1", "n"), "tea", {"text": "green tea"})
+    [found] = store.search(("u1",), query="question: green tea")
+    assert found.score == pytest.approx(1.0)
+    assert KgMemoryStore(make_memory(ticking), clock=ticking).index_config is None

@@ -73,6 +73,17 @@ class IndexEmbedder:
             vectors = self.embeddings.embed_documents(list(texts))
         return checked(self, texts, vectors)
 
+    def embed_query(self, text: str) -> Sequence[float]:
+        """The query's vector by the model's own query method (some models embed a question
+        unlike a document)."""
+        afunc = getattr(self.embeddings, "afunc", None)
+        if afunc is not None and not hasattr(self.embeddings, "func"):
+            [vector] = _run(afunc, [text])
+        else:
+            vector = self.embeddings.embed_query(text)
+        [vector] = checked(self, [text], [vector])
+        return vector
+
 
 def checked(embedder: Embedder, texts: Sequence[str], vectors: Sequence[Sequence[float]]
             ) -> list[Sequence[float]]:
@@ -180,6 +191,8 @@ class VectorIndex:
         if unknown:
             raise InvalidArgument(f"index: unknown keys {sorted(unknown)}; LangGraph's are "
                                   f"dims, embed, fields", field="index")
+        #: The config as given (LangGraph's stores expose it as ``index_config``).
+        self.config = dict(config)
         self.embedder = make_embedder(config.get("embed"), config.get("dims"))
         fields = config.get("fields") or ["$"]
         if isinstance(fields, str):
@@ -210,11 +223,18 @@ class VectorIndex:
             for text, vector in zip(missing, vectors, strict=True):
                 self._vectors[text] = _unit(vector)
 
+    def query_vector(self, query: str) -> Sequence[float]:
+        embed_query = getattr(self.embedder, "embed_query", None)
+        if callable(embed_query):
+            [vector] = checked(self.embedder, [query], [embed_query(query)])
+        else:
+            [vector] = checked(self.embedder, [query], self.embedder.embed([query]))
+        return vector
+
     def scores(self, query: str, documents: Sequence[Sequence[str]]) -> list[float | None]:
         """Each document's best cosine with ``query`` (None: a document with no text)."""
         self.embed([t for doc in documents for t in doc])
-        [probe] = checked(self.embedder, [query], self.embedder.embed([query]))
-        q = _unit(probe)
+        q = _unit(self.query_vector(query))
         with self._lock:
             vectors = [[self._vectors[t] for t in doc if t in self._vectors] for doc in documents]
         if any(len(v) < len(set(d)) for v, d in zip(vectors, documents, strict=True)):

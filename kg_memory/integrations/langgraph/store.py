@@ -194,6 +194,12 @@ class KgMemoryStore(BaseStore):
         ops = list(ops)
         return await asyncio.get_running_loop().run_in_executor(None, self.batch, ops)
 
+    @property
+    def index_config(self) -> dict[str, Any] | None:
+        """The ``index`` config as given (None: no vector search), as LangGraph's stores have
+        it."""
+        return None if self.index is None else dict(self.index.config)
+
     # -- beyond LangGraph --------------------------------------------------------------------
 
     def get(
