@@ -65,14 +65,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     marked test needs no skipif of its own). ``tests/test_architecture.py`` checks that every
     test reaching the server carries the mark; CI names both backends, so it skips nothing.
 
-    Under pytest-xdist (``-n 2 --dist loadgroup``, as .ci/test runs) every marked test goes to
-    one worker: they share the one database Community offers and each wipes it, so two at once
-    would erase each other's data. The embedded tests (each on its own file) spread over all."""
+    Under pytest-xdist (``-n auto --dist loadgroup``, as .ci/test runs) every marked test goes
+    to one worker: they share the one database Community offers and each wipes it, so two at
+    once would erase each other's data. The other tests go by module, so what a module computes
+    once and caches for its tests (the labs' runs) is computed on one worker only."""
+    if config.pluginmanager.hasplugin("xdist"):
+        for item in items:
+            on_server = "neo4j" in BACKENDS and item.get_closest_marker("neo4j") is not None
+            item.add_marker(pytest.mark.xdist_group("neo4j" if on_server
+                                                    else item.nodeid.split("::")[0]))
     if "neo4j" in BACKENDS:
-        if config.pluginmanager.hasplugin("xdist"):
-            for item in items:
-                if item.get_closest_marker("neo4j") is not None:
-                    item.add_marker(pytest.mark.xdist_group("neo4j"))
         return
     skip = pytest.mark.skip(reason="KG_TEST_BACKENDS leaves out neo4j")
     for item in items:

@@ -1,31 +1,43 @@
 """What recall indexes and searches: one tokeniser for documents, queries and the reference.
 
-Both backends index the *tokens* this module produces, joined by single spaces, so the index's
+Both backends index the *terms* this module produces, joined by single spaces, so the index's
 own tokenizer (SQLite FTS5 ``unicode61``, Lucene's ``whitespace`` analyzer) only has to split on
 spaces. That keeps the term a backend matches identical to the term the ranking counts, and lets
 a brute-force reference recompute every score from the stored rows alone.
 
-Terms are stemmed lightly (plural and verb endings), on both sides, so "deposit" finds
-"pre-approves deposits" and "booking" finds "booked":
+A term is a token (letters and digits, lower-cased, accents removed) stemmed by Snowball's
+English stemmer, then with a final ``i`` dropped from a stem longer than four letters, so a
+word and its derivations meet: "allergic", "allergy" and "allergies" all become ``allerg``,
+"deposit" finds "pre-approves deposits" and "booking" finds "booked". A fact's subject and
+predicate are identifiers, so they are also split where their case changes ("homeCity" is
+"home city"). Stopwords leave questions only, never documents.
 
 >>> terms("Jo prefers CONCISE reports, except for audits (Cedar-only)")
-['jo', 'pref', 'concis', 'report', 'except', 'for', 'audit', 'cedar', 'only']
->>> query_terms("What does Jo prefer for the Cedar reports?")
-('jo', 'pref', 'cedar', 'report')
+['jo', 'prefer', 'concis', 'report', 'except', 'for', 'audit', 'cedar', 'onli']
+>>> query_terms("What is the user allergic to?")
+('user', 'allerg')
+
+Changing any of this changes what every store holds: bump :data:`TERMS`, and the stores re-index
+(the embedded store by ``kg-memory migrate`` to a new schema, Neo4j on its next connect).
 """
 
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from functools import lru_cache
 from typing import Protocol
 
+import Stemmer
+
 __all__ = [
     "STOPWORDS",
+    "TERMS",
     "FactText",
     "episode_document",
     "fact_document",
+    "identifier_words",
     "query_terms",
     "stem",
     "terms",
@@ -35,6 +47,12 @@ __all__ = [
 # Runs of letters and digits; "_" and every other mark separates ("report_format" is two terms,
 # so a question about "format" finds the predicate).
 _WORD = re.compile(r"[^\W_]+")
+#: Where an identifier's case changes: "homeCity" -> "home City", "HTTPServer" -> "HTTP Server".
+_CASE_CHANGE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+#: The version of the terms below, recorded by each store that indexed with them: a store whose
+#: index holds another version's terms is re-indexed (see the module docstring).
+TERMS = "snowball-english-1"
 
 #: Words that carry no subject matter in an agent's question. Dropped from queries only, never
 #: from documents, so removing one changes no stored index.
@@ -57,28 +75,36 @@ def tokens(text: str) -> list[str]:
     return _WORD.findall(bare)
 
 
+# A stemmer object is not safe to share between threads; stemming is fast and cached, so a lock.
+_STEMMER = Stemmer.Stemmer("english")
+_STEMMER_LOCK = threading.Lock()
+
+
 @lru_cache(maxsize=1 << 16)  # every episode and fact is tokenised on the write path
 def stem(token: str) -> str:
-    """Strip one plural or verb ending (a deliberately small, predictable rule set).
+    """Snowball English, then a final ``i`` off a stem longer than four letters (where Snowball
+    spelt a ``y``), so derivations meet: "allergy" and "allergic", "memory" and "memorize".
 
     >>> [stem(t) for t in ("deposits", "booked", "booking", "stories", "class", "bus")]
-    ['deposit', 'book', 'book', 'story', 'class', 'bus']
-    >>> [stem(t) for t in ("approves", "approved", "approver", "approve", "tea", "prefer")]
-    ['approv', 'approv', 'approv', 'approv', 'tea', 'pref']
+    ['deposit', 'book', 'book', 'stor', 'class', 'bus']
+    >>> [stem(t) for t in ("allergic", "allergy", "allergies", "memories", "memorize", "happy")]
+    ['allerg', 'allerg', 'allerg', 'memor', 'memor', 'happ']
+    >>> [stem(t) for t in ("approves", "approved", "approve", "tea", "prefer", "running")]
+    ['approv', 'approv', 'approv', 'tea', 'prefer', 'run']
     """
-    if len(token) > 4 and token.endswith("ies"):
-        return token[:-3] + "y"
-    if len(token) > 5 and token.endswith("ing"):
-        token = token[:-3]
-    elif len(token) > 4 and token.endswith("ed"):
-        token = token[:-2]
-    elif len(token) > 3 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
-        token = token[:-1]
-    # Then an agent's -er and a final e, so "approves", "approved" and "approver" meet at
-    # "approv" (and "prefer", "prefers" at "pref").
-    if len(token) > 5 and token.endswith("er"):
-        token = token[:-2]
-    return token[:-1] if len(token) > 4 and token.endswith("e") else token
+    with _STEMMER_LOCK:
+        stemmed: str = _STEMMER.stemWord(token)
+    return stemmed[:-1] if len(stemmed) > 4 and stemmed.endswith("i") else stemmed
+
+
+def identifier_words(identifier: str) -> str:
+    """An identifier as words: split where its case changes (``_``, ``.``, ``-`` and digits
+    already separate tokens).
+
+    >>> identifier_words("homeCity"), identifier_words("HTTPServer"), identifier_words("allergy")
+    ('home City', 'HTTP Server', 'allergy')
+    """
+    return _CASE_CHANGE.sub(" ", identifier)
 
 
 def terms(text: str) -> list[str]:
@@ -113,7 +139,7 @@ def fact_document(fact: FactText, project: str | None, exceptions: tuple[str, ..
     Writer, kind and times are not text: they are eligibility and ranking inputs, and indexing
     them would let a query for "user" match every fact the user stated.
     """
-    parts = [fact.subject, fact.predicate, str(fact.value)]
+    parts = [identifier_words(fact.subject), identifier_words(fact.predicate), str(fact.value)]
     if project:
         parts.append(project)
     parts.extend(exceptions)

@@ -9,7 +9,7 @@ from typing import Any
 from kg_memory.domain.errors import EmbedderMismatch, StoreUnavailable
 from kg_memory.domain.model import Episode
 from kg_memory.domain.ranking import CorpusStats
-from kg_memory.domain.recall_text import episode_document, fact_document
+from kg_memory.domain.recall_text import TERMS, episode_document, fact_document
 from kg_memory.store.neo4j.rows import episode_from_props, instant, version_from_props
 from kg_memory.store.protocol import (
     ConversationQuery,
@@ -29,6 +29,7 @@ __all__ = [
     "lucene_query",
     "put_vectors",
     "recall_candidates",
+    "reterm",
     "vector_backlog",
     "vector_candidates",
 ]
@@ -136,13 +137,7 @@ def backfill(_read: Read, batch: int = 1000) -> int:
         episodes = _read("recall_backfill_episodes", limit=batch)
         if not facts and not episodes:
             break
-        fact_rows = []
-        for r in facts:
-            v = version_from_props(r["version"])
-            text = fact_document(v, v.qualifiers.project, v.qualifiers.exceptions,
-                                 tuple(r["names"]))
-            fact_rows.append({"assertion_id": v.assertion_id, "revision": v.revision,
-                              "text": text or None, "length": _length(text)})
+        fact_rows = [_fact_row(r) for r in facts]
         episode_rows = []
         for r in episodes:
             text = episode_document(r["content"])
@@ -151,6 +146,42 @@ def backfill(_read: Read, batch: int = 1000) -> int:
         _read("recall_backfill_write", facts=fact_rows, episodes=episode_rows)
         done += len(fact_rows) + len(episode_rows)
     _read("recall_backfill_done", mark=True)
+    return done
+
+
+def _fact_row(r: dict[str, Any]) -> dict[str, Any]:
+    v = version_from_props(r["version"])
+    text = fact_document(v, v.qualifiers.project, v.qualifiers.exceptions, tuple(r["names"]))
+    return {"assertion_id": v.assertion_id, "revision": v.revision, "text": text or None,
+            "length": _length(text)}
+
+
+def reterm(_read: Read, batch: int = 1000) -> int:
+    """Index every revision and episode again when the store's recall text holds another
+    version of recall's terms than :data:`~kg_memory.domain.recall_text.TERMS` (what the
+    embedded store's ``kg-memory migrate`` to schema 12 does), once: a ``Meta`` mark names the
+    version. Run on connect, after :func:`backfill`; returns how many nodes it rewrote. The
+    corpus statistics are summed from the nodes' lengths, so they follow; a revision whose text
+    changed loses its vector, embedded from that text, until its scope's next hybrid recall."""
+    [row] = _read("recall_terms_done", terms=TERMS, mark=False)
+    if row["done"]:
+        return 0
+    done, after, revision = 0, "", 0
+    while facts := _read("recall_reterm_facts", after=after, revision=revision, limit=batch):
+        rows = sorted((_fact_row(r) for r in facts),
+                      key=lambda f: (f["assertion_id"], f["revision"]))
+        _read("recall_reterm_write", facts=rows, episodes=[])
+        after, revision = rows[-1]["assertion_id"], rows[-1]["revision"]
+        done += len(rows)
+    last = ""
+    while episodes := _read("recall_reterm_episodes", after=last, limit=batch):
+        texts = [(r["episode_id"], episode_document(r["content"])) for r in episodes]
+        _read("recall_reterm_write", facts=[], episodes=[
+            {"episode_id": e, "text": text or None, "length": _length(text)}
+            for e, text in texts])
+        last = episodes[-1]["episode_id"]
+        done += len(episodes)
+    _read("recall_terms_done", terms=TERMS, mark=True)
     return done
 
 

@@ -18,6 +18,7 @@ from kg_memory.domain.errors import StoreReadOnly, StoreUnavailable
 from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.recall import index_missing, merge_segments
+from kg_memory.store.sqlite.recall_terms import reindex_terms
 from kg_memory.store.sqlite.recall_vectors import upgrade as upgrade_vectors
 
 __all__ = [
@@ -61,7 +62,10 @@ __all__ = [
 #: value under the secret this file holds, so a guess was confirmable from the file) give way
 #: to ``evidence`` ones (slot and instant); ``kg-memory migrate`` drops the old ones, their
 #: edges and outbox rows, and checkpoints the WAL (see docs/security.md).
-SCHEMA_VERSION = "11"
+#: 12: recall's terms are Snowball-stemmed (kg_memory.domain.recall_text.TERMS, recorded in
+#: ``meta.recall_terms``); ``kg-memory migrate`` indexes every revision and message again with
+#: them and recounts ``recall_stats`` (kg_memory.store.sqlite.recall_terms).
+SCHEMA_VERSION = "12"
 #: Schema versions this one cannot be reached from, and why. Schema 1 keyed entities, operation
 #: ids, edges and documents globally, so one tenant's rows could be another's; its rows cannot
 #: be given scopes after the fact without guessing.
@@ -187,6 +191,7 @@ def _initialise(conn: driver.Connection) -> None:
         _add_fingerprints(conn)  # a file from before the stored fingerprints (schema 7)
         _add_envelopes(conn)  # a file from before the stored envelope decisions (schema 10)
         _drop_value_tombstones(conn)  # a file from before evidence tombstones (schema 11)
+        reindex_terms(conn)  # an index of older terms (schema 12): written again, once
         conn.execute(
             "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [SCHEMA_VERSION])
