@@ -117,6 +117,8 @@ def test_wrong_dims_are_a_clear_error_and_write_nothing(make_memory: MemoryFacto
         KgMemoryStore(memory, index={"dims": 100, "embed": "hashing"})
     with pytest.raises(InvalidArgument, match="dims"):
         KgMemoryStore(memory, index={"embed": words_embed})
+    with pytest.raises(InvalidArgument, match="cosine"):  # Postgres' l2 / inner_product
+        KgMemoryStore(memory, index={"dims": DIMS, "embed": words_embed, "distance_type": "l2"})
 
 
 def test_a_provider_string_never_downloads(make_memory: MemoryFactory,
@@ -241,6 +243,7 @@ def test_a_query_is_embedded_by_the_models_query_method(make_memory: MemoryFacto
     store = KgMemoryStore(make_memory(ticking), clock=ticking,
                           index={"dims": DIMS, "embed": embeddings, "fields": ["text"]})
     assert store.index_config == {"dims": DIMS, "embed": embeddings, "fields": ["text"]}
+    assert store.embeddings is embeddings
     store.put(("u1", "n"), "tea", {"text": "green tea"})
     [found] = store.search(("u1",), query="question: green tea")
     assert found.score == pytest.approx(1.0)

@@ -194,6 +194,10 @@ class VectorIndex:
         #: The config as given (LangGraph's stores expose it as ``index_config``).
         self.config = dict(config)
         self.embedder = make_embedder(config.get("embed"), config.get("dims"))
+        distance = config.get("distance_type", "cosine")
+        if distance != "cosine":
+            raise InvalidArgument(f"index['distance_type'] = {distance!r}: this store scores by "
+                                  f"cosine similarity only", field="index")
         fields = config.get("fields") or ["$"]
         if isinstance(fields, str):
             fields = [fields]

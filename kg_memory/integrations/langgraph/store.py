@@ -200,6 +200,12 @@ class KgMemoryStore(BaseStore):
         it."""
         return None if self.index is None else dict(self.index.config)
 
+    @property
+    def embeddings(self) -> Any:
+        """The LangChain ``Embeddings`` the ``index`` config's ``embed`` became (None: no index,
+        or a kg-memory embedder, which ``index.embedder`` holds)."""
+        return getattr(self.index.embedder, "embeddings", None) if self.index else None
+
     # -- beyond LangGraph --------------------------------------------------------------------
 
     def get(
