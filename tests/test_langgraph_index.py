@@ -117,8 +117,9 @@ def test_wrong_dims_are_a_clear_error_and_write_nothing(make_memory: MemoryFacto
         KgMemoryStore(memory, index={"dims": 100, "embed": "hashing"})
     with pytest.raises(InvalidArgument, match="dims"):
         KgMemoryStore(memory, index={"embed": words_embed})
-    with pytest.raises(InvalidArgument, match="cosine"):  # Postgres' l2 / inner_product
-        KgMemoryStore(memory, index={"dims": DIMS, "embed": words_embed, "distance_type": "l2"})
+    with pytest.raises(InvalidArgument, match="cosine, inner_product, l2"):
+        KgMemoryStore(memory, index={"dims": DIMS, "embed": words_embed,
+                                     "distance_type": "hamming"})
 
 
 def test_a_provider_string_never_downloads(make_memory: MemoryFactory,
@@ -248,3 +249,20 @@ def test_a_query_is_embedded_by_the_models_query_method(make_memory: MemoryFacto
     [found] = store.search(("u1",), query="question: green tea")
     assert found.score == pytest.approx(1.0)
     assert KgMemoryStore(make_memory(ticking), clock=ticking).index_config is None
+
+
+@pytest.mark.parametrize("distance", ["cosine", "inner_product", "l2"])
+def test_postgres_distance_types_score_as_postgres_does(
+    make_memory: MemoryFactory, ticking: TickingClock, distance: str
+) -> None:
+    store = KgMemoryStore(make_memory(ticking), clock=ticking, index={
+        "dims": DIMS, "embed": words_embed, "fields": ["text"], "distance_type": distance})
+    store.put(("u1", "n"), "tea", {"text": "green tea green"})
+    store.put(("u1", "n"), "car", {"text": "red car"})
+    found = store.search(("u1",), query="green tea")
+    [q, doc] = words_embed(["green tea", "green tea green"])
+    expected = {"cosine": cosine(q, doc),
+                "inner_product": sum(a * b for a, b in zip(q, doc, strict=True)),
+                "l2": -math.dist(q, doc)}[distance]
+    assert _keys(found) == ["tea", "car"]
+    assert found[0].score == pytest.approx(expected)

@@ -16,6 +16,9 @@
 * ``fields``: which parts of an item's value are embedded (LangGraph's paths: ``"$"`` the whole
   value, the default, ``"a.b"``, ``"list[*]"``, ``"{a,b}"``); an item scores the best cosine of
   its fields' vectors, as LangGraph's stores do.
+* ``distance_type`` (Postgres'): ``cosine`` (the default), ``inner_product`` or ``l2`` (scored
+  as the negated distance); ``ann_index_config`` is accepted and has no effect (the search is
+  exact over the eligible items).
 
 The given function is wrapped as a kg-memory ``Embedder`` (:attr:`VectorIndex.embedder`), so
 ``memory.use_embedder(store.index.embedder)`` gives ``Memory.recall`` the same model.
@@ -194,10 +197,10 @@ class VectorIndex:
         #: The config as given (LangGraph's stores expose it as ``index_config``).
         self.config = dict(config)
         self.embedder = make_embedder(config.get("embed"), config.get("dims"))
-        distance = config.get("distance_type", "cosine")
-        if distance != "cosine":
-            raise InvalidArgument(f"index['distance_type'] = {distance!r}: this store scores by "
-                                  f"cosine similarity only", field="index")
+        self.distance = config.get("distance_type") or "cosine"
+        if self.distance not in _DISTANCES:
+            raise InvalidArgument(f"index['distance_type'] = {self.distance!r}: one of "
+                                  f"{', '.join(_DISTANCES)}", field="index")
         fields = config.get("fields") or ["$"]
         if isinstance(fields, str):
             fields = [fields]
@@ -225,7 +228,7 @@ class VectorIndex:
             if len(self._vectors) + len(missing) > _CACHE_LIMIT:
                 self._vectors.clear()  # a bound, not a policy: any text is embedded again
             for text, vector in zip(missing, vectors, strict=True):
-                self._vectors[text] = _unit(vector)
+                self._vectors[text] = np.asarray(vector, dtype=np.float64)
 
     def query_vector(self, query: str) -> Sequence[float]:
         embed_query = getattr(self.embedder, "embed_query", None)
@@ -236,9 +239,10 @@ class VectorIndex:
         return vector
 
     def scores(self, query: str, documents: Sequence[Sequence[str]]) -> list[float | None]:
-        """Each document's best cosine with ``query`` (None: a document with no text)."""
+        """Each document's best score with ``query`` by the config's distance (None: a document
+        with no text)."""
         self.embed([t for doc in documents for t in doc])
-        q = _unit(self.query_vector(query))
+        q = np.asarray(self.query_vector(query), dtype=np.float64)
         with self._lock:
             vectors = [[self._vectors[t] for t in doc if t in self._vectors] for doc in documents]
         if any(len(v) < len(set(d)) for v, d in zip(vectors, documents, strict=True)):
@@ -246,10 +250,20 @@ class VectorIndex:
             self.embed([t for doc in documents for t in doc])
             with self._lock:
                 vectors = [[self._vectors[t] for t in doc] for doc in documents]
-        return [max(float(np.dot(q, v)) for v in vs) if vs else None for vs in vectors]
+        similarity = _DISTANCES[self.distance]
+        return [max(similarity(q, v) for v in vs) if vs else None for vs in vectors]
 
 
-def _unit(vector: Sequence[float]) -> np.ndarray:
-    array = np.asarray(vector, dtype=np.float64)
-    norm = float(np.linalg.norm(array))
-    return array / norm if norm > 0 else array
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    norm = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(np.dot(a, b)) / norm if norm > 0 else 0.0
+
+
+#: LangGraph's distance types (Postgres' ``distance_type``) as scores, higher is nearer:
+#: cosine similarity (the default and InMemoryStore's), the inner product, and the negated
+#: Euclidean distance, as LangGraph's Postgres store reports them.
+_DISTANCES: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
+    "cosine": _cosine,
+    "inner_product": lambda a, b: float(np.dot(a, b)),
+    "l2": lambda a, b: -float(np.linalg.norm(a - b)),
+}
