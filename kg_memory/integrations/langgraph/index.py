@@ -38,9 +38,10 @@ from typing import Any
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
-from langgraph.store.base import ensure_embeddings, get_text_at_path, tokenize_path
+from langgraph.store.base import PutOp, ensure_embeddings, get_text_at_path, tokenize_path
 
-from kg_memory import Embedder, InvalidArgument, resolve_embedder
+from kg_memory import Embedder, Fact, InvalidArgument, resolve_embedder
+from kg_memory.integrations.langgraph.items import decode, to_namespace
 
 __all__ = ["IndexEmbedder", "VectorIndex"]
 
@@ -208,6 +209,9 @@ class VectorIndex:
         self.paths = _paths(self.fields)
         self._vectors: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
+        # A put's own ``index`` (fields, or False) for its item, by (namespace, key): kept in
+        # the process only (a fact has nowhere to hold it); other items use the config's.
+        self._item_paths: dict[tuple[tuple[str, ...], str], Paths] = {}
 
     def paths_for(self, index: bool | Sequence[str] | None) -> Paths:
         """The paths a put's ``index`` argument asks for (None: the config's fields)."""
@@ -216,6 +220,38 @@ class VectorIndex:
         if index is False:
             return ()
         return _paths(list(index))
+
+    def index_puts(self, puts: Sequence[PutOp]) -> None:
+        """Embed a batch's new values before anything is written, as LangGraph's stores do: a
+        model that fails (or answers with the wrong dims) refuses the batch, not a later
+        search. Then remember each put's own ``index``."""
+        texts: list[str] = []
+        chosen: dict[tuple[tuple[str, ...], str], Paths | None] = {}
+        for op in puts:
+            paths = self.paths_for(op.index)
+            chosen[(tuple(op.namespace), op.key)] = (
+                None if op.value is None or op.index is None else paths)
+            if op.value is not None:
+                texts += texts_of(dict(op.value), paths)
+        self.embed(texts)
+        with self._lock:
+            for where, kept in chosen.items():
+                if kept is None:
+                    self._item_paths.pop(where, None)
+                else:
+                    self._item_paths[where] = kept
+
+    def ranked(self, query: str, facts: Sequence[Fact]) -> list[tuple[float | None, Fact]]:
+        """LangGraph's vector search over exactly ``facts``: each item's best score over its
+        fields, highest first, then the items with nothing indexed (score None)."""
+        with self._lock:
+            paths = [self._item_paths.get((to_namespace(f.scope, f.subject), f.predicate),
+                                          self.paths) for f in facts]
+        documents = [texts_of(decode(f.value), p) for f, p in zip(facts, paths, strict=True)]
+        scored = list(zip(self.scores(query, documents), facts, strict=True))
+        scored.sort(key=lambda p: (p[0] is None, -(p[0] or 0.0),
+                                   to_namespace(p[1].scope, p[1].subject), p[1].predicate))
+        return scored
 
     def embed(self, texts: Sequence[str]) -> None:
         """Embed every text not embedded yet (one call of the model)."""

@@ -69,7 +69,7 @@ from kg_memory import (
 )
 from kg_memory.integrations.langgraph.attributed import AttributedItem, AttributedSearchItem
 from kg_memory.integrations.langgraph.guards import item_value, open_inlet
-from kg_memory.integrations.langgraph.index import Paths, VectorIndex, texts_of
+from kg_memory.integrations.langgraph.index import VectorIndex
 from kg_memory.integrations.langgraph.items import (
     decode,
     encode,
@@ -144,9 +144,6 @@ class KgMemoryStore(BaseStore):
     ) -> None:
         self.memory = memory
         self.index = VectorIndex(index) if index is not None else None
-        # A put's own ``index`` (fields, or False) for its item, by (namespace, key): kept in
-        # the process only (a fact has nowhere to hold it); other items use the config's.
-        self._item_paths: dict[tuple[tuple[str, ...], str], Paths] = {}
         self.source = source
         self.channel = Channel(channel)
         self.kind = Kind(kind)
@@ -186,7 +183,8 @@ class KgMemoryStore(BaseStore):
                 else:
                     raise TypeError(f"unknown store operation {type(op).__name__}")
             puts = [op for op in ops if isinstance(op, PutOp)]
-            self._embed_puts(puts)
+            if self.index is not None:
+                self.index.index_puts(puts)
             self._write(puts, now)
         return results
 
@@ -324,7 +322,7 @@ class KgMemoryStore(BaseStore):
                  if matches(decode(f.value), op.filter)]
         ranked: list[tuple[float | None, Fact]]
         if op.query and self.index is not None:
-            ranked = self._by_meaning(self.index, op.query, facts)
+            ranked = self.index.ranked(op.query, facts)
         elif op.query:
             ranked = ranked_by_recall(self.memory, op.query, facts, now,
                                       max(op.offset, 0) + max(op.limit, 0))
@@ -337,20 +335,6 @@ class KgMemoryStore(BaseStore):
             else []
         items = [self._item(f, now, score, search=True) for score, f in chosen]
         return [i for i in items if isinstance(i, SearchItem)]
-
-    def _paths(self, index: VectorIndex, fact: Fact) -> Paths:
-        return self._item_paths.get((to_namespace(fact.scope, fact.subject), fact.predicate),
-                                    index.paths)
-
-    def _by_meaning(self, index: VectorIndex, query: str, facts: list[Fact]
-                    ) -> list[tuple[float | None, Fact]]:
-        """LangGraph's vector search over exactly ``facts``: the best cosine of each item's
-        fields, highest first, then the items with nothing indexed (score None)."""
-        documents = [texts_of(decode(f.value), self._paths(index, f)) for f in facts]
-        scored = list(zip(index.scores(query, documents), facts, strict=True))
-        scored.sort(key=lambda p: (p[0] is None, -(p[0] or 0.0),
-                                   to_namespace(p[1].scope, p[1].subject), p[1].predicate))
-        return scored
 
     def _list(self, op: ListNamespacesOp, now: datetime) -> list[tuple[str, ...]]:
         conditions = [(c.match_type, tuple(c.path)) for c in op.match_conditions or ()]
@@ -383,27 +367,6 @@ class KgMemoryStore(BaseStore):
             raise WriteRefused(
                 f"the writer gate refused {'; '.join(refused)} (written as {self.source!r} "
                 f"over {self.channel.value}; audited in refusals)")
-
-    def _embed_puts(self, puts: list[PutOp]) -> None:
-        """Embed a batch's new values before anything is written, as LangGraph's stores do: a
-        model that fails (or answers with the wrong dims) refuses the batch, not a later
-        search."""
-        if self.index is None:
-            return
-        texts: list[str] = []
-        chosen: dict[tuple[tuple[str, ...], str], Paths | None] = {}
-        for op in puts:
-            paths = self.index.paths_for(op.index)
-            chosen[(tuple(op.namespace), op.key)] = (
-                None if op.value is None or op.index is None else paths)
-            if op.value is not None:
-                texts += texts_of(dict(op.value), paths)
-        self.index.embed(texts)
-        for where, kept in chosen.items():
-            if kept is None:
-                self._item_paths.pop(where, None)
-            else:
-                self._item_paths[where] = kept
 
     def _episode(self, scope: str, ops: list[PutOp], now: datetime) -> IngestRecord:
         """The episode of one scope's puts, checked but not written."""
