@@ -14,10 +14,13 @@ mapping), and every write goes the way every other write goes:
 
 ``search(query=...)`` ranks the eligible items with :meth:`Memory.recall` (BM25 within the
 tenant, eligibility first) and fills ``SearchItem.score`` scaled to ``(0, 1]``; items that share
-no searchable word with the query are not returned.
+no searchable word with the query are not returned. Given LangGraph's ``index`` config
+(:mod:`kg_memory.integrations.langgraph.index`), it ranks them as LangGraph's stores do: by the
+cosine of the query's vector with each item's fields' vectors (``score``), items with nothing
+indexed last; the eligible items are the same either way.
 Without a query, items come most recently updated first. TTLs are not supported (an item ends
-when it is deleted or superseded, never by a timer); ``index`` arguments are accepted and
-ignored (there are no vectors).
+when it is deleted or superseded, never by a timer); without an ``index`` config, ``index``
+arguments are accepted and ignored.
 
 Someone else's words are never served as an item: claims, and facts qualified with a project
 (which a LangGraph key cannot name), stay out of ``get``, ``search`` and ``list_namespaces``.
@@ -31,7 +34,7 @@ import asyncio
 import json
 import threading
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -66,6 +69,7 @@ from kg_memory import (
 )
 from kg_memory.integrations.langgraph.attributed import AttributedItem, AttributedSearchItem
 from kg_memory.integrations.langgraph.guards import item_value, open_inlet
+from kg_memory.integrations.langgraph.index import VectorIndex
 from kg_memory.integrations.langgraph.items import (
     decode,
     encode,
@@ -121,6 +125,8 @@ class KgMemoryStore(BaseStore):
     ``source`` and ``channel`` say who the graph's writes are from (by default the agent,
     recording what the user said in the conversation); ``kind`` is the kind of fact a put writes.
     ``scope`` pins the store to one tenant: every namespace must then start with it.
+    ``index`` is LangGraph's ``{"dims", "embed", "fields"}``: ``search(query=...)`` then ranks by
+    meaning (see :mod:`kg_memory.integrations.langgraph.index`).
     """
 
     supports_ttl = False
@@ -134,8 +140,10 @@ class KgMemoryStore(BaseStore):
         kind: Kind | str = Kind.STATED,
         scope: str | None = None,
         clock: Clock = system_clock,
+        index: Mapping[str, Any] | None = None,
     ) -> None:
         self.memory = memory
+        self.index = VectorIndex(index) if index is not None else None
         self.source = source
         self.channel = Channel(channel)
         self.kind = Kind(kind)
@@ -174,12 +182,27 @@ class KgMemoryStore(BaseStore):
                     results.append(None)
                 else:
                     raise TypeError(f"unknown store operation {type(op).__name__}")
-            self._write([op for op in ops if isinstance(op, PutOp)], now)
+            puts = [op for op in ops if isinstance(op, PutOp)]
+            if self.index is not None:
+                self.index.index_puts(puts)
+            self._write(puts, now)
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         ops = list(ops)
         return await asyncio.get_running_loop().run_in_executor(None, self.batch, ops)
+
+    @property
+    def index_config(self) -> dict[str, Any] | None:
+        """The ``index`` config as given (None: no vector search), as LangGraph's stores have
+        it."""
+        return None if self.index is None else dict(self.index.config)
+
+    @property
+    def embeddings(self) -> Any:
+        """The LangChain ``Embeddings`` the ``index`` config's ``embed`` became (None: no index,
+        or a kg-memory embedder, which ``index.embedder`` holds)."""
+        return getattr(self.index.embedder, "embeddings", None) if self.index else None
 
     # -- beyond LangGraph --------------------------------------------------------------------
 
@@ -298,7 +321,9 @@ class KgMemoryStore(BaseStore):
         facts = [f for f in self._facts(tuple(op.namespace_prefix), now)
                  if matches(decode(f.value), op.filter)]
         ranked: list[tuple[float | None, Fact]]
-        if op.query:
+        if op.query and self.index is not None:
+            ranked = self.index.ranked(op.query, facts)
+        elif op.query:
             ranked = ranked_by_recall(self.memory, op.query, facts, now,
                                       max(op.offset, 0) + max(op.limit, 0))
         else:
