@@ -59,24 +59,14 @@ def _neo4j_memory(clock: Clock) -> Memory:
     return Memory(store, clock=clock)
 
 
-# First: xdist's worker reads the groups in its own hook of the same name, so they must be set
-# before it runs (pluggy calls later-registered plugins first, and the worker's is later).
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The ``neo4j`` mark is the one switch: without ``neo4j`` in ``KG_TEST_BACKENDS`` every
     test carrying it is skipped, said so in the summary, instead of failing to connect (so a
     marked test needs no skipif of its own). ``tests/test_architecture.py`` checks that every
     test reaching the server carries the mark; CI names both backends, so it skips nothing.
-
-    Under pytest-xdist (``-n auto --dist loadgroup``, as .ci/test runs) every marked test goes
-    to one worker: they share the one database Community offers and each wipes it, so two at
-    once would erase each other's data. The other tests go by module, so what a module computes
-    once and caches for its tests (the labs' runs) is computed on one worker only."""
-    if config.pluginmanager.hasplugin("xdist"):
-        for item in items:
-            on_server = "neo4j" in BACKENDS and item.get_closest_marker("neo4j") is not None
-            item.add_marker(pytest.mark.xdist_group("neo4j" if on_server
-                                                    else item.nodeid.split("::")[0]))
+    The mark also splits CI's run in two (``-m neo4j`` in one process, since those tests share
+    the one database Community offers and each wipes it; ``-m "not neo4j"`` over xdist workers).
+    """
     if "neo4j" in BACKENDS:
         return
     skip = pytest.mark.skip(reason="KG_TEST_BACKENDS leaves out neo4j")
