@@ -132,11 +132,14 @@ built() { [ -f "$JAR" ] && [ -d "$BUILD/target/lib" ] && [ -d "$BUILD/target/plu
 
 # pids of launchers (any data dir) that run from this build's target/
 launchers_here() {
-    local f
+    local f cmd
     for f in /proc/[0-9]*/cmdline; do
         # stderr first: a process can end between the glob and the read, and the shell reports a
         # failed input redirection on the stderr in force when it is made.
-        tr '\0' ' ' 2>/dev/null < "$f" | grep -F -- "--plugins $BUILD/target/plugins" >/dev/null \
+        cmd="$(tr '\0' ' ' 2>/dev/null < "$f")" || continue
+        # Matched in the shell, not by a grep: a grep given the pattern as an argument has it in
+        # its own command line, so a second build scanning at the same moment would count it.
+        [[ "$cmd" == *"--plugins $BUILD/target/plugins"* ]] \
             && { f="${f#/proc/}"; echo "${f%/cmdline}"; }
     done
     return 0
