@@ -36,7 +36,7 @@ from kg_memory.services.identity import (
 )
 from kg_memory.store.protocol import Store
 
-__all__ = ["Decision", "FactsNow", "open_decisions", "read_queue", "settle"]
+__all__ = ["Decision", "FactsNow", "ReviewPair", "open_decisions", "read_queue", "settle"]
 
 #: How a person settles a pair: the same entity (merge), or two (apart).
 Decision = Literal["merge", "apart"]
