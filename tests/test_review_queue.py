@@ -17,6 +17,9 @@ from tests.conftest import ManualClock, day, episode, fact
 
 RECORD = {"birth_date": "1980-02-03", "street_number": "12", "street": "tullaroop street",
           "locality": "hawthorn", "postcode": "3122"}
+#: Another household's record, that shares nothing with the Sandmans'.
+OKAFORS_RECORD = {"birth_date": "1975-07-09", "street_number": "4", "street": "giblin street",
+                  "locality": "kew", "postcode": "3101"}
 
 
 def _said(memory: Memory, clock: ManualClock, when: float, op: str, name: str,
@@ -69,10 +72,8 @@ def test_the_queue_is_ordered_by_what_a_merge_would_change_then_by_pair_id(
 ) -> None:
     _twins(memory, clock)
     # A second household: fewer facts, so its pair comes after the Sandmans'.
-    other = {"birth_date": "1975-07-09", "street_number": "4", "street": "giblin street",
-             "locality": "kew", "postcode": "3101"}
-    _said(memory, clock, 3, "c", "Ann Okafor", {"likes": "jazz"}, other)
-    _said(memory, clock, 4, "d", "Beth Okafor", {}, other)
+    _said(memory, clock, 3, "c", "Ann Okafor", {"likes": "jazz"}, OKAFORS_RECORD)
+    _said(memory, clock, 4, "d", "Beth Okafor", {}, OKAFORS_RECORD)
     queue = memory.review_queue("acme")
     assert [p.mention for p in queue] == ["Melinda Sandman", "Beth Okafor"]
     assert [p.impact.pooled for p in queue] == [5, 1]

@@ -16,10 +16,8 @@ from typer.testing import CliRunner
 from kg_memory import Memory
 from kg_memory.cli import app
 from tests.conftest import ManualClock
+from tests.test_review_queue import OKAFORS_RECORD as OKAFORS
 from tests.test_review_queue import _said, _twins
-
-OKAFORS = {"birth_date": "1975-07-09", "street_number": "4", "street": "giblin street",
-           "locality": "kew", "postcode": "3101"}
 
 
 @pytest.fixture
