@@ -16,7 +16,12 @@ from datetime import datetime
 from typing import Literal
 
 from kg_memory.domain.errors import InvalidArgument, NotFound
-from kg_memory.domain.resolution import DEFAULT_CONFIG, Outcome, ResolverConfig
+from kg_memory.domain.resolution import (
+    DEFAULT_CONFIG,
+    Outcome,
+    ResolutionDecision,
+    ResolverConfig,
+)
 from kg_memory.domain.resolution.review_pair import (
     ReviewPair,
     impact,
@@ -50,13 +55,13 @@ def read_queue(store: Store, scope: str | None, *, now: datetime, facts: FactsNo
     """The open pairs of ``scope`` (every scope: ``None``), most impact first; with
     ``settled`` the pairs people decided too, each with its settlement."""
     found = load_decisions(store, scope)
-    people = [r.decision for r in found if r.decision.is_manual]
+    people = _people(found)
     pairs: list[ReviewPair] = []
     for provisional, candidate, decision in pairs_of((r.entity_id, r.decision) for r in found):
-        done = settlement(provisional, candidate, people)
+        where = decision.mention.scope
+        done = settlement(provisional, candidate, people.get(where, []))
         if done is not None and not settled:
             continue
-        where = decision.mention.scope
         profile = load_profile(store, candidate, where)
         evidence = decision.candidate(candidate)
         pairs.append(ReviewPair(
@@ -70,12 +75,22 @@ def read_queue(store: Store, scope: str | None, *, now: datetime, facts: FactsNo
     return ordered(pairs)
 
 
+def _people(found: Sequence[Resolved]) -> dict[str, list[ResolutionDecision]]:
+    """People's decisions by scope: an entity id means something only within its scope, so a
+    decision in one tenant never settles another tenant's pair of the same ids."""
+    by_scope: dict[str, list[ResolutionDecision]] = {}
+    for r in found:
+        if r.decision.is_manual:
+            by_scope.setdefault(r.decision.mention.scope, []).append(r.decision)
+    return by_scope
+
+
 def open_decisions(store: Store, scope: str | None) -> list[Resolved]:
     """The REVIEW decisions of which at least one pair is still open, oldest first."""
     found = load_decisions(store, scope)
-    people = [r.decision for r in found if r.decision.is_manual]
+    people = _people(found)
     asking = {d.decision_id for p, c, d in pairs_of((r.entity_id, r.decision) for r in found)
-              if settlement(p, c, people) is None}
+              if settlement(p, c, people.get(d.mention.scope, [])) is None}
     return [r for r in found if r.decision.decision_id in asking]
 
 

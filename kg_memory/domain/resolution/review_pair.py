@@ -149,16 +149,17 @@ class ReviewPair(BaseModel):
 def pairs_of(decisions: Iterable[tuple[str, ResolutionDecision]]
              ) -> list[tuple[str, str, ResolutionDecision]]:
     """``(provisional, candidate, decision)`` for every POSSIBLE_SAME_AS link of the REVIEW
-    decisions among ``(entity_id, decision)``, first asked first (a pair asked twice is the
-    first decision's)."""
-    seen: set[tuple[str, str]] = set()
+    decisions among ``(entity_id, decision)``, first asked first (a pair asked twice in one
+    scope is the first decision's)."""
+    seen: set[tuple[str, str, str]] = set()
     found: list[tuple[str, str, ResolutionDecision]] = []
     for entity_id, decision in decisions:
         if decision.outcome is not Outcome.REVIEW:
             continue
         for candidate in decision.possible_same_as:
-            if (entity_id, candidate) not in seen:
-                seen.add((entity_id, candidate))
+            key = (decision.mention.scope, entity_id, candidate)
+            if key not in seen:
+                seen.add(key)
                 found.append((entity_id, candidate, decision))
     return found
 
