@@ -196,3 +196,30 @@ def test_a_pair_not_asked_is_not_settled(memory: Memory, clock: ManualClock) -> 
         memory.settle(jaes, melinda, "merge", by="ana", scope="acme")  # the other way round
     with pytest.raises(InvalidArgument, match="decision"):
         memory.settle(melinda, jaes, "maybe", by="ana", scope="acme")  # type: ignore[arg-type]
+
+
+def test_a_copy_kept_apart_is_another_person_for_every_later_mention(
+    memory: Memory, clock: ManualClock
+) -> None:
+    """A bare "Jo Park" is a REVIEW copy of Jo Park of Acme; a person says it is someone else.
+    Jo of Acme mentioned again still merges into Jo of Acme (the other Jo is no rival), and a
+    bare "Jo Park" is now a question about two different people (two new pairs), never the
+    settled pair again."""
+    acme = {"employer": "Acme", "city": "Leeds"}
+    _said(memory, clock, 1, "a", "Jo Park", {"likes": "tea"}, acme)
+    _said(memory, clock, 2, "b", "Jo Park", {"likes": "jazz"}, {})
+    [pair] = memory.review_queue("acme")
+    clock.now = day(3)
+    memory.settle(pair.provisional, pair.candidate, "apart", by="ana", reason="another Jo",
+                  scope="acme")
+    _said(memory, clock, 4, "c", "Jo Park", {"shoe": "44"}, acme)
+    assert _values(memory, pair.candidate) == {"tea", "44"}
+    assert _values(memory, pair.provisional) == {"jazz"}
+    _said(memory, clock, 5, "d", "Jo Park", {"hat": "red"}, {})
+    asked = {(p.provisional, p.candidate) for p in memory.review_queue("acme")}
+    [newcomer] = {p for p, _ in asked}
+    assert asked == {(newcomer, pair.candidate), (newcomer, pair.provisional)}
+    assert newcomer not in (pair.candidate, pair.provisional)
+    settled = memory.review_queue("acme", settled=True)
+    assert [p.settled.decided_by for p in settled if p.pair_id == pair.pair_id
+            and p.settled is not None] == ["ana"]
