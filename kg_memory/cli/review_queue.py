@@ -21,7 +21,9 @@ def queue_sheet(pairs: list[ReviewPair], *, shown: int) -> Sheet:
     """One row per pair, most impact first: ``#`` is the pair's number in the sheets below."""
     settled = sum(1 for p in pairs if p.settled is not None)
     caption = f"{len(pairs) - settled} open pair(s)" + (f", {settled} settled" if settled else "")
-    if shown < len(pairs):
+    if shown == 0 and pairs:
+        caption += "; --limit N shows their fields"
+    elif shown < len(pairs):
         caption += f"; fields of the first {shown} below (--limit)"
     sheet = Sheet(title="review queue: most a merge would change first", caption=caption,
                   columns=[
