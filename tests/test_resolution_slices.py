@@ -36,11 +36,12 @@ def test_the_report_splits_duplicates_into_twin_like_and_the_rest() -> None:
         assert (system.non_twin.true_matches + system.twin_like.true_matches
                 == system.all.true_matches)
         assert system.non_twin.records == system.non_twin.true_matches
-        assert system.non_twin.correct_merges + system.twin_like.correct_merges \
-            == system.all.correct_merges
+        assert (system.non_twin.correct_merges + system.twin_like.correct_merges
+                == system.all.correct_merges)
     resolver = report.system("resolver")
     assert resolver.twin_like.records > 0  # FEBRL replaces given names
     assert resolver.non_twin.recall > resolver.all.recall  # twins are where it declines
     text = format_report(report)
-    assert "non-twin" in text and "twin-like" in text
+    assert "non-twin" in text
+    assert "twin-like" in text
     assert max(len(line) for line in text.splitlines()) <= 80
