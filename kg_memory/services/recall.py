@@ -349,10 +349,10 @@ class Recalling:
         and ``project`` describe the request and rank matching records first; they do not
         filter. ``rules`` adds eligibility rules (a decay floor, a pending status).
         ``embedder`` (default: the memory's, normally none) adds vector similarity over the
-        eligible facts, fused with BM25 by reciprocal rank. ``mode`` (default: ``hybrid``
-        with an embedder, else ``lexical``) picks the ranking: ``lexical`` never reads vectors,
-        ``vector`` ranks the eligible set by vector similarity alone; both vector modes need an
-        embedder (else :class:`~kg_memory.domain.errors.RecallError`).
+        eligible facts and messages, fused with BM25 by reciprocal rank. ``mode`` (default:
+        ``hybrid`` with an embedder, else ``lexical``) picks the ranking: ``lexical`` never
+        reads vectors, ``vector`` ranks the eligible set by vector similarity alone; both vector
+        modes need an embedder (else :class:`~kg_memory.domain.errors.RecallError`).
 
         An ``ok`` or ``empty`` answer; ``RecallUnavailable`` when the store cannot be searched.
         """
