@@ -9,7 +9,7 @@ from typing import Any
 from kg_memory.domain.errors import EmbedderMismatch, StoreUnavailable
 from kg_memory.domain.model import Episode
 from kg_memory.domain.ranking import CorpusStats
-from kg_memory.domain.recall_text import TERMS, episode_document, fact_document
+from kg_memory.domain.recall_text import TERMS, episode_document, fact_document, fact_words
 from kg_memory.store.neo4j.rows import episode_from_props, instant, version_from_props
 from kg_memory.store.protocol import (
     ConversationQuery,
@@ -220,8 +220,12 @@ def vector_indexes(_read: Read) -> None:
 
 def vector_backlog(_read: Read, scope: str, space: str, limit: int) -> list[VectorDoc]:
     _space(_read, space)
-    docs = [VectorDoc(assertion_id=r["assertion_id"], revision=r["revision"], text=r["text"])
-            for r in _read("recall_vector_backlog", scope=scope, limit=limit)]
+    docs = []
+    for r in _read("recall_vector_backlog", scope=scope, limit=limit):
+        v = version_from_props(r["version"])
+        # The revision's own words, not its recall_text's stems: the model reads words.
+        docs.append(VectorDoc(assertion_id=v.assertion_id, revision=v.revision, text=fact_words(
+            v, v.qualifiers.project, v.qualifiers.exceptions, tuple(r["names"]))))
     if len(docs) < limit:
         docs += [VectorDoc(episode_id=r["episode_id"], text=r["text"]) for r in _read(
             "recall_episode_vector_backlog", scope=scope, limit=limit - len(docs))]
