@@ -4,12 +4,14 @@ Memory`, kept here so that module stays one concept (the use cases)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Self
 
 from kg_memory.domain.embedding import Embedder
-from kg_memory.domain.errors import StoreUnavailable
+from kg_memory.domain.errors import KgMemoryError, StoreUnavailable
 from kg_memory.embedders import EmbedderChoice, embedder_from_environment, resolve_embedder
+from kg_memory.services.recall_vectors import catch_up
 from kg_memory.store import default_path, is_neo4j_uri
 from kg_memory.store.protocol import Store
 from kg_memory.store.sqlite.schema import migrate as migrate_file
@@ -28,6 +30,23 @@ class Lifecycle:
     store: Store
     #: Vector similarity for recall when a call passes no embedder (none: lexical only).
     embedder: Embedder | None = None
+
+    def _embed_written(self, scopes: Iterable[str]) -> None:
+        """Fill the vectors of what a write just committed in ``scopes``, when this memory
+        has a model: the store put each new record in its vector backlog in the record's own
+        transaction, and embedding it now, while the writer waits anyway, spares the scope's
+        next recall from embedding a whole import at once."""
+        if self.embedder is None:
+            return
+        for scope in dict.fromkeys(scopes):
+            try:
+                catch_up(self.store, scope, self.embedder)
+            except KgMemoryError:
+                # The write is durable and was acknowledged: a model that fails (an endpoint
+                # down, another model's store) must not turn it into an error. The records
+                # stay in the backlog; the scope's next hybrid recall embeds them again and
+                # reports the failure there, where an answer depends on it.
+                continue
 
     def use_embedder(self, choice: EmbedderChoice) -> None:
         """Recall with ``choice`` (a name, see :mod:`kg_memory.embedders.choice`, or an

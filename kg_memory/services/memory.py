@@ -154,8 +154,10 @@ class Memory(Lifecycle, Recalling, PolicyViews, EntityMethods, HistoryImports):
         :class:`~kg_memory.domain.errors.ConcurrencyError` (nothing written) when an
         ``if_match`` precondition no longer holds.
         """
-        return ingest_one(self.store, record, policy=self.policy, secret=self._secret,
-                          channels=self.channels, write_policy=self.write_policy)
+        report = ingest_one(self.store, record, policy=self.policy, secret=self._secret,
+                            channels=self.channels, write_policy=self.write_policy)
+        self._embed_written([record.scope])
+        return report
 
     def inlet(self, source: str, channel: Channel | str, *, scope: str | None = None) -> Inlet:
         """An authenticated channel into this memory: records ingested through it are from
@@ -203,10 +205,19 @@ class Memory(Lifecycle, Recalling, PolicyViews, EntityMethods, HistoryImports):
 
     def _batches(self, records: Iterable[Numbered], batch_size: int,
                  on_report: Callable[[IngestReport], None] | None) -> list[IngestReport]:
-        return ingest_batches(self.store, records, policy=self.policy, secret=self._secret,
-                              batch_size=batch_size, on_report=on_report, retry=self.retry,
-                              rng=self._rng, channels=self.channels,
-                              write_policy=self.write_policy)
+        scopes: dict[str, None] = {}
+
+        def seen() -> Iterator[Numbered]:
+            for numbered in records:
+                scopes[numbered[1].scope] = None
+                yield numbered
+
+        reports = ingest_batches(self.store, seen(), policy=self.policy, secret=self._secret,
+                                 batch_size=batch_size, on_report=on_report, retry=self.retry,
+                                 rng=self._rng, channels=self.channels,
+                                 write_policy=self.write_policy)
+        self._embed_written(scopes)
+        return reports
 
     def ingest_file(
         self,

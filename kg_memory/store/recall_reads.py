@@ -63,8 +63,11 @@ class RecallCandidates(BaseModel):
 
 
 class VectorDoc(BaseModel):
-    """A record with no vector yet (see :meth:`Store.vector_backlog`): a revision (its indexed
-    recall text) or, with ``episode_id`` set, an episode (its content, as received)."""
+    """A record with no vector yet (see :meth:`Store.vector_backlog`): a revision (its words,
+    :func:`~kg_memory.domain.recall_text.fact_words`) or, with ``episode_id`` set, an episode
+    (its content, as received). ``indexed``: the index text the words were read beside, for a
+    store that files the vector only if its index text is still that one (a rename re-indexes
+    the text meanwhile, and the vector of the old words must not land on the new row)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -72,6 +75,7 @@ class VectorDoc(BaseModel):
     revision: int = 0
     text: str
     episode_id: str | None = None
+    indexed: str | None = None
 
 
 class VectorProbe(BaseModel):

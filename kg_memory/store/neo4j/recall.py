@@ -225,7 +225,8 @@ def vector_backlog(_read: Read, scope: str, space: str, limit: int) -> list[Vect
         v = version_from_props(r["version"])
         # The revision's own words, not its recall_text's stems: the model reads words.
         docs.append(VectorDoc(assertion_id=v.assertion_id, revision=v.revision, text=fact_words(
-            v, v.qualifiers.project, v.qualifiers.exceptions, tuple(r["names"]))))
+            v, v.qualifiers.project, v.qualifiers.exceptions, tuple(r["names"])),
+            indexed=r["version"]["recall_text"]))
     if len(docs) < limit:
         docs += [VectorDoc(episode_id=r["episode_id"], text=r["text"]) for r in _read(
             "recall_episode_vector_backlog", scope=scope, limit=limit - len(docs))]
@@ -237,7 +238,8 @@ def put_vectors(_read: Read, scope: str, space: str,
     if not vectors:
         return
     _space(_read, space, create=True)
-    rows = [{"assertion_id": d.assertion_id, "revision": d.revision, "text": d.text,
+    rows = [{"assertion_id": d.assertion_id, "revision": d.revision,
+             "text": d.text if d.indexed is None else d.indexed,
              "vector": [float(x) for x in v]} for d, v in vectors if d.episode_id is None]
     episodes = [{"episode_id": d.episode_id, "text": d.text, "vector": [float(x) for x in v]}
                 for d, v in vectors if d.episode_id is not None]
