@@ -39,10 +39,11 @@ from kg_memory.domain.errors import InvalidArgument
 from kg_memory.domain.model import Channel
 from kg_memory.domain.recall_answer import RecallAnswer
 from kg_memory.domain.record import IngestRecord
+from kg_memory.services.ingestion import IngestReport
 from kg_memory.services.memory import Memory
 
-__all__ = ["CATEGORIES", "MODES", "Phase", "chosen_modes", "run_recall_bench",
-           "scope_of"]
+__all__ = ["CATEGORIES", "MODES", "Phase", "Turns", "ask_as_of", "chosen_modes",
+           "history_records", "questions_asked", "run_recall_bench", "scope_of"]
 
 #: Single-hop, multi-hop, temporal, open-domain; 5 (adversarial) has no answer to find.
 CATEGORIES = (1, 2, 3, 4)
@@ -58,12 +59,19 @@ Phase = Callable[[str, int, int], None]
 
 
 @dataclass
-class _Turns:
+class Turns:
     """Per scope, each turn's time, and each episode's turn."""
 
     said: dict[tuple[str, str], datetime] = field(default_factory=dict)
     session_start: dict[tuple[str, int], datetime] = field(default_factory=dict)
     dia_of: dict[str, str] = field(default_factory=dict)  # episode id -> dia_id
+
+    def imported(self, records: Sequence[IngestRecord], reports: Sequence[IngestReport]
+                 ) -> None:
+        """Learn each episode's turn from the import's reports (one per record, in order)."""
+        for record, report in zip(records, reports, strict=True):
+            self.dia_of[report.episode_id] = record.operation_id.removeprefix(
+                f"{record.scope}-")
 
 
 def scope_of(conversation: Conversation) -> str:
@@ -84,7 +92,7 @@ def chosen_modes(modes: Sequence[str], embedder: Embedder | None) -> list[str]:
     return [m for m in MODES if m in wanted]
 
 
-def _records(conversations: Sequence[Conversation], turns: _Turns) -> list[IngestRecord]:
+def history_records(conversations: Sequence[Conversation], turns: Turns) -> list[IngestRecord]:
     """Every turn, in the order the conversations' times say (an import goes forward)."""
     records: list[tuple[datetime, int, int, IngestRecord]] = []
     for c in conversations:
@@ -99,7 +107,7 @@ def _records(conversations: Sequence[Conversation], turns: _Turns) -> list[Inges
     return [r for *_, r in sorted(records, key=lambda x: x[:3])]
 
 
-def _asked(conversations: Sequence[Conversation], turns: _Turns) -> list[Asked]:
+def questions_asked(conversations: Sequence[Conversation], turns: Turns) -> list[Asked]:
     out: list[Asked] = []
     for c in conversations:
         scope = scope_of(c)
@@ -149,9 +157,9 @@ def run_recall_bench(conversations: Sequence[Conversation], store: Path, *,
     per split."""
     say: Phase = progress or (lambda *_: None)
     modes = chosen_modes(modes, embedder)
-    turns = _Turns()
-    records = _records(conversations, turns)
-    asked = _asked(conversations, turns)
+    turns = Turns()
+    records = history_records(conversations, turns)
+    asked = questions_asked(conversations, turns)
     answers = Answers(asked=asked)
     with Memory.open(store, embedder=embedder or "none") as memory:
         imported = [0]
@@ -164,9 +172,7 @@ def run_recall_bench(conversations: Sequence[Conversation], store: Path, *,
         started = time.perf_counter()
         reports = memory.import_history(records, by=IMPORTER, on_report=on_report)
         seconds = time.perf_counter() - started
-        for record, report in zip(records, reports, strict=True):
-            turns.dia_of[report.episode_id] = record.operation_id.removeprefix(
-                f"{record.scope}-")
+        turns.imported(records, reports)
         for mode in modes:
             recall = _recall_in(memory, mode)
 
@@ -177,7 +183,7 @@ def run_recall_bench(conversations: Sequence[Conversation], store: Path, *,
                         if h.type == "episode"]
 
             answers.found[mode], answers.times[mode] = _timed(now, asked, f"{mode} recall", say)
-            answers.as_of[mode], answers.leaks[mode] = _as_of(recall, asked, turns, mode, say)
+            answers.as_of[mode], answers.leaks[mode] = ask_as_of(recall, asked, turns, mode, say)
     fts5 = Fts5Reference(store)
     try:
         found, answers.times["fts5"] = _timed(
@@ -202,7 +208,7 @@ def run_recall_bench(conversations: Sequence[Conversation], store: Path, *,
                    embedder=embedder.name if embedder else None)
 
 
-def _as_of(recall: Callable[..., RecallAnswer], asked: Sequence[Asked], turns: _Turns,
+def ask_as_of(recall: Callable[..., RecallAnswer], asked: Sequence[Asked], turns: Turns,
            mode: str, say: Phase) -> tuple[list[list[str]], list[int]]:
     """Each question asked as of its moment: what was found, and how many results leaked
     (said, by the data, or recorded, by the store, after the moment)."""
