@@ -107,12 +107,15 @@ def recall_tables(result: RecallBenchResult) -> list[Table]:
     return [by_turn, by_session, latency, as_of]
 
 
-def _summary(result: RecallBenchResult) -> str:
+def _summary(result: RecallBenchResult) -> list[str]:
     ingest = result.ingest
     with_vectors = f", vectors by {ingest.embedder}" if ingest.embedder else ", no vectors"
-    ids = ", ".join(f"{c.sample_id} ({c.split})" for c in result.conversations)
-    return (f"{result.dataset}: {ingest.turns:,} turns imported in {ingest.seconds:.1f} s "
-            f"({ingest.turns_per_second:,.0f} turns/s{with_vectors}); conversations {ids}")
+    lines = [f"{result.dataset}: {ingest.turns:,} turns imported in {ingest.seconds:.1f} s "
+             f"({ingest.turns_per_second:,.0f} turns/s{with_vectors})"]
+    for split in result.splits:
+        if split.name != "all":
+            lines.append(f"  {split.name}: {', '.join(split.conversations)}")
+    return lines
 
 
 def recall_command(
@@ -173,7 +176,8 @@ def recall_command(
         typer.echo(text)
         return
     console = Console()
-    console.print(_summary(result), highlight=False)
+    for line in _summary(result):
+        console.print(line, highlight=False, soft_wrap=True)
     for table in recall_tables(result):
         console.print()
         console.print(table)
