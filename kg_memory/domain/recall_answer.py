@@ -160,7 +160,7 @@ class RecallAnswer(BaseModel):
     known_at: UtcDatetime
     kinds: tuple[Kind, ...]
     include_episodes: bool = True
-    mode: Literal["lexical", "hybrid"] = "lexical"
+    mode: Literal["lexical", "vector", "hybrid"] = "lexical"
     candidates: int = 0
     eligible: int = 0
     excluded: dict[str, int] = {}

@@ -21,8 +21,9 @@ this against a brute-force reference.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Literal
 
 from kg_memory.domain.decay import confirmed_at, judge
 from kg_memory.domain.eligibility import (
@@ -30,16 +31,15 @@ from kg_memory.domain.eligibility import (
     EligibilityRule,
     RecallContext,
     episode_exclusion,
-    episode_reasons,
     fact_exclusion,
     fact_reasons,
 )
 from kg_memory.domain.embedding import Embedder, similarity_floor
 from kg_memory.domain.errors import RecallError, RecallUnavailable, StoreBusy, StoreUnavailable
 from kg_memory.domain.instant import Clock, ensure_utc
-from kg_memory.domain.interval import Interval
-from kg_memory.domain.model import Assertion, Channel, Episode, Kind, Support, trusted
+from kg_memory.domain.model import Assertion, Episode, Kind, Support
 from kg_memory.domain.ranking import (
+    CorpusStats,
     Ranked,
     RankingWeights,
     Scored,
@@ -49,20 +49,20 @@ from kg_memory.domain.ranking import (
     recency,
     specificity,
 )
-from kg_memory.domain.recall_answer import (
-    AskAgain,
-    RecallAnswer,
-    RecalledEpisode,
-    RecallHit,
-    episode_label,
-    fact_label,
-)
-from kg_memory.domain.recall_text import fact_document, query_terms, tokens
+from kg_memory.domain.recall_answer import AskAgain, RecallAnswer, RecallHit, fact_label
+from kg_memory.domain.recall_text import fact_document, query_terms
 from kg_memory.domain.write_policy import WritePolicy
+from kg_memory.services import recall_episodes as episodes_
 from kg_memory.services.recall_vectors import catch_up, nearest, vector_space
-from kg_memory.store.protocol import AsOfQuery, ConversationQuery, RecallProbe, Store, VectorProbe
+from kg_memory.store.protocol import AsOfQuery, RecallProbe, Store, VectorProbe
 
-__all__ = ["DECAYED", "MAX_LIMIT", "RecallRequest", "Recalling", "recall"]
+__all__ = ["DECAYED", "MAX_LIMIT", "MODES", "RecallMode", "RecallRequest", "Recalling", "recall"]
+
+#: Recall's rankings: BM25 alone (never reads vectors, even with an embedder configured),
+#: vector similarity alone, or both fused by reciprocal rank. Eligibility is the same in all
+#: three and comes first.
+RecallMode = Literal["lexical", "vector", "hybrid"]
+MODES: tuple[RecallMode, ...] = ("lexical", "vector", "hybrid")
 
 #: The exclusion key of a fact whose decayed trust fell below its predicate's floor.
 DECAYED = "decayed_below_floor"
@@ -96,6 +96,8 @@ class RecallRequest:
     policy: WritePolicy | None = None
     #: Entities merged with ``subject`` (same_as, as of both instants): they rank as it does.
     same_as: frozenset[str] = frozenset()
+    #: How to rank (see :data:`MODES`); None: hybrid with an embedder, else lexical.
+    mode: RecallMode | None = None
 
 
 def _answer(request: RecallRequest, terms: tuple[str, ...], **fields: object) -> RecallAnswer:
@@ -107,7 +109,19 @@ def _answer(request: RecallRequest, terms: tuple[str, ...], **fields: object) ->
     })
 
 
-def _check(request: RecallRequest) -> tuple[str, ...]:
+def _mode(request: RecallRequest) -> RecallMode:
+    """The ranking asked for, or the default: hybrid with an embedder, else lexical."""
+    if request.mode is None:
+        return "lexical" if request.embedder is None else "hybrid"
+    if request.mode not in MODES:
+        raise RecallError(f"mode must be one of {', '.join(MODES)}, not {request.mode!r}")
+    if request.mode != "lexical" and request.embedder is None:
+        raise RecallError(f"{request.mode} recall needs an embedder (Memory's embedder, "
+                          "--embedder or $KG_MEMORY_EMBEDDER); without one, ask for lexical")
+    return request.mode
+
+
+def _check(request: RecallRequest, mode: RecallMode) -> tuple[str, ...]:
     if not request.scope:
         raise RecallError("recall needs a scope: memories are searched one tenant at a time")
     if not 1 <= request.limit <= MAX_LIMIT:
@@ -115,7 +129,8 @@ def _check(request: RecallRequest) -> tuple[str, ...]:
     if not request.kinds:
         raise RecallError("kinds is empty: nothing could be eligible")
     terms = query_terms(request.query)
-    if not terms:
+    # A query of stop words alone still has a meaning to embed; only blank text has none.
+    if not terms and (mode != "vector" or not request.query.strip()):
         raise RecallError(f"query {request.query!r} has no searchable term")
     return terms
 
@@ -126,11 +141,6 @@ def _project_match(request: RecallRequest, project: str | None) -> float | None:
     if project is None:
         return 0.5
     return 1.0 if project == request.project else 0.0
-
-
-def _words_in(words: Iterable[str], text: set[str]) -> bool:
-    wanted = set(words)
-    return bool(wanted) and wanted <= text
 
 
 def _fact_scored(fact: Assertion, doc: list[str], supports: tuple[Support, ...],
@@ -148,31 +158,6 @@ def _fact_scored(fact: Assertion, doc: list[str], supports: tuple[Support, ...],
     )
 
 
-def _episode_scored(episode: Episode, doc: list[str], request: RecallRequest) -> Scored:
-    project = subject = None
-    if request.project is not None or request.subject is not None:
-        words = set(doc)
-        if request.project is not None:
-            project = 1.0 if _words_in(tokens(request.project), words) else 0.5
-        if request.subject is not None:
-            subject = any(_words_in(tokens(name), words)
-                          for name in (request.subject, *request.same_as))
-    return Scored(
-        key=f"episode:{episode.episode_id}",
-        terms=doc,
-        specificity=0.0 if subject is None and project is None
-        else specificity(subject, project),
-        recency=recency(episode.occurred_at, request.at, request.weights.half_life_days),
-        evidence=_USER_EVIDENCE if episode.speaker == "user" else _OTHER_EVIDENCE,
-    )
-
-
-# An episode's evidence quality: its speaker's authority, one source (computed once, not per
-# matching message).
-_USER_EVIDENCE = evidence_quality(Kind.STATED, 1)
-_OTHER_EVIDENCE = evidence_quality(None, 1)
-
-
 def _fact_hit(fact: Assertion, supports: tuple[Support, ...], ranked: Ranked,
               context: RecallContext) -> RecallHit:
     label, own, historical = fact_label(fact)
@@ -184,41 +169,6 @@ def _fact_hit(fact: Assertion, supports: tuple[Support, ...], ranked: Ranked,
         system=fact.system, supported_by=supports,
         eligible_because=fact_reasons(fact, context), label=label, own_words=own,
         historical_only=historical, context=(), score=ranked.components())
-
-
-def _neighbours(store: Store, episodes: list[Episode], request: RecallRequest,
-                context: RecallContext) -> dict[str, tuple[RecalledEpisode, ...]]:
-    """Each shown message's neighbours in its conversation, by episode id, in one store call."""
-    if request.context_size < 1 or not episodes:
-        return {}
-    # A chat is one conversation whoever speaks in it; any other channel is one per source.
-    queries = [ConversationQuery(
-        scope=e.scope, channel=e.channel.value,
-        source=None if e.channel is Channel.CHAT else e.source,
-        around=e.occurred_at, episode_id=e.episode_id, known_at=request.known_at,
-        size=request.context_size) for e in episodes]
-    return {
-        episode.episode_id: tuple(
-            RecalledEpisode(episode_id=e.episode_id, source=e.source, channel=e.channel.value,
-                            content=e.content, occurred_at=e.occurred_at,
-                            label=episode_label(e)[0])
-            for e in around if episode_exclusion(e, context) is None)
-        for episode, around in zip(episodes, store.conversations(queries), strict=True)}
-
-
-def _episode_hit(episode: Episode, ranked: Ranked, neighbours: tuple[RecalledEpisode, ...],
-                 context: RecallContext) -> RecallHit:
-    label, own = episode_label(episode)
-    supports = (trusted(Support, {"episode_id": episode.episode_id, "source": episode.source,
-                                  "occurred_at": episode.occurred_at}),)
-    return RecallHit(
-        type="episode", id=episode.episode_id, revision=None, scope=episode.scope,
-        content=episode.content,
-        value=None, subject=None, predicate=None, qualifiers=None, kind=None,
-        writer=episode.speaker or episode.sender, valid=Interval(start=episode.occurred_at),
-        system=Interval(start=episode.recorded_at), supported_by=supports,
-        eligible_because=episode_reasons(episode, context), label=label, own_words=own,
-        historical_only=False, context=neighbours, score=ranked.components())
 
 
 def _decayed(store: Store, facts: list[Assertion], request: RecallRequest
@@ -278,6 +228,69 @@ def _vector_hits(store: Store, request: RecallRequest, context: RecallContext,
     return {k: near[k] for k in kept}, kept, method
 
 
+_EMPTY = CorpusStats(documents=0, tokens=0)
+
+
+@dataclass
+class _Lexical:
+    """The lexical stage's output: the eligible matches, their words and corpus statistics."""
+
+    facts: list[Assertion] = field(default_factory=list)
+    fact_docs: dict[int, list[str]] = field(default_factory=dict)
+    fact_df: dict[str, int] = field(default_factory=dict)
+    fact_corpus: CorpusStats = _EMPTY
+    episodes: list[tuple[Episode, list[str]]] = field(default_factory=list)
+    episode_df: dict[str, int] = field(default_factory=dict)
+    episode_corpus: CorpusStats = _EMPTY
+    ask_again: list[AskAgain] = field(default_factory=list)
+    candidates: int = 0
+
+
+def _lexical(store: Store, request: RecallRequest, terms: tuple[str, ...],
+             context: RecallContext, excluded: dict[str, int]) -> _Lexical:
+    """Every record matching a query term, judged (rejections counted in ``excluded``)."""
+    found = store.recall_candidates(RecallProbe(
+        scope=request.scope, terms=terms, known_at=request.known_at,
+        episodes=request.include_episodes))
+    facts: list[Assertion] = []
+    for fact in found.facts:
+        reason = fact_exclusion(fact, context)
+        if reason is None:
+            facts.append(fact)
+        else:
+            excluded[reason] += 1
+    facts, ask_again = _decayed(store, facts, request)
+    excluded[DECAYED] += len(ask_again)
+    # Document frequencies over the corpus as held at known_at (believed revisions,
+    # recorded episodes), like N and the average length the store counted.
+    # The indexed text, as written: it may hold entity names the revision itself lacks.
+    fact_docs = {id(f): text.split()
+                 for f, text in zip(found.facts, found.fact_texts, strict=True)}
+    believed = [fact_docs[id(f)] for f in found.facts
+                if f.system.contains(request.known_at)]
+    # One pass over the episodes (a scope's common words match hundreds): each judged,
+    # and its text split once, for the frequencies if recorded and for its score if
+    # eligible.
+    episodes: list[tuple[Episode, list[str]]] = []
+    recorded: list[list[str]] = []
+    for episode, text in zip(found.episodes, found.episode_texts, strict=True):
+        doc = text.split()
+        if episode.recorded_at <= request.known_at:
+            recorded.append(doc)
+        if not request.include_episodes:
+            continue
+        reason = episode_exclusion(episode, context)
+        if reason is None:
+            episodes.append((episode, doc))
+        else:
+            excluded[reason] += 1
+    return _Lexical(
+        facts=facts, fact_docs=fact_docs, fact_df=document_frequencies(believed, terms),
+        fact_corpus=found.fact_corpus, episodes=episodes,
+        episode_df=document_frequencies(recorded, terms), episode_corpus=found.episode_corpus,
+        ask_again=ask_again, candidates=len(found.facts) + len(found.episodes))
+
+
 def recall(store: Store, request: RecallRequest) -> RecallAnswer:
     """Search ``store`` for ``request``; see the module docstring.
 
@@ -285,56 +298,25 @@ def recall(store: Store, request: RecallRequest) -> RecallAnswer:
     :class:`~kg_memory.domain.errors.RecallUnavailable` (with its ``unavailable`` answer) when the
     store cannot be searched: never an empty answer in its place.
     """
-    terms = _check(request)
-    probe = RecallProbe(scope=request.scope, terms=terms, known_at=request.known_at,
-                        episodes=request.include_episodes)
+    mode = _mode(request)
+    terms = _check(request, mode)
     try:
-        found = store.recall_candidates(probe)
         blocks = tuple(store.blocks(request.scope))
         context = RecallContext(
             scope=request.scope, at=request.at, known_at=request.known_at, now=request.now,
             kinds=request.kinds, blocks=blocks, rules=tuple(request.rules))
         excluded = dict.fromkeys(context.rule_names(), 0)
-
         excluded[DECAYED] = 0
-        facts: list[Assertion] = []
-        for fact in found.facts:
-            reason = fact_exclusion(fact, context)
-            if reason is None:
-                facts.append(fact)
-            else:
-                excluded[reason] += 1
-        facts, ask_again = _decayed(store, facts, request)
-        excluded[DECAYED] += len(ask_again)
-        # Document frequencies over the corpus as held at known_at (believed revisions,
-        # recorded episodes), like N and the average length the store counted.
-        # The indexed text, as written: it may hold entity names the revision itself lacks.
-        fact_docs = {id(f): text.split()
-                     for f, text in zip(found.facts, found.fact_texts, strict=True)}
-        believed = [fact_docs[id(f)] for f in found.facts
-                    if f.system.contains(request.known_at)]
-        fact_df = document_frequencies(believed, terms)
-        # One pass over the episodes (a scope's common words match hundreds): each judged,
-        # and its text split once, for the frequencies if recorded and for its score if
-        # eligible.
-        episodes: list[tuple[Episode, list[str]]] = []
-        recorded: list[list[str]] = []
-        for episode, text in zip(found.episodes, found.episode_texts, strict=True):
-            doc = text.split()
-            if episode.recorded_at <= request.known_at:
-                recorded.append(doc)
-            if not request.include_episodes:
-                continue
-            reason = episode_exclusion(episode, context)
-            if reason is None:
-                episodes.append((episode, doc))
-            else:
-                excluded[reason] += 1
-        episode_df = document_frequencies(recorded, terms)
+        # Vector mode reads no lexical index: its candidates are the vectors' eligible
+        # neighbours alone, judged by the same rules before anything is ranked.
+        found = _Lexical() if mode == "vector" else _lexical(
+            store, request, terms, context, excluded)
+        facts, fact_docs, episodes = found.facts, found.fact_docs, found.episodes
 
         vectors: dict[str, float] | None = None
         method: str | None = None
-        if request.embedder is not None:
+        if mode != "lexical":
+            assert request.embedder is not None  # _mode refuses vectors without an embedder
             near, vectors, method = _vector_hits(store, request, context, request.embedder)
             known = {f"fact:{f.assertion_id}#{f.revision}" for f in facts}
             for key, fact in near.items():
@@ -342,24 +324,26 @@ def recall(store: Store, request: RecallRequest) -> RecallAnswer:
                     facts.append(fact)
                     fact_docs[id(fact)] = fact_document(
                         fact, fact.qualifiers.project, fact.qualifiers.exceptions).split()
+        # Vector mode ranks by the vector list alone: with no term, BM25 is 0 throughout.
+        ranked_terms = () if mode == "vector" else terms
 
         supports = store.supports((f.assertion_id for f in facts), request.known_at)
         by_key = {f"fact:{f.assertion_id}#{f.revision}": f for f in facts}
         scored = [_fact_scored(f, fact_docs[id(f)], supports.get(f.assertion_id, ()), request)
                   for f in facts]
         # Each corpus's first ``limit``: the merged first ``limit`` are among them.
-        ranked = rank(scored, terms, fact_df, found.fact_corpus, vectors=vectors,
+        ranked = rank(scored, ranked_terms, found.fact_df, found.fact_corpus, vectors=vectors,
                       weights=request.weights, limit=request.limit)
-        episode_scored = [_episode_scored(e, doc, request) for e, doc in episodes]
-        ranked += rank(episode_scored, terms, episode_df, found.episode_corpus,
+        episode_scored = [episodes_.episode_scored(e, doc, request) for e, doc in episodes]
+        ranked += rank(episode_scored, ranked_terms, found.episode_df, found.episode_corpus,
                        weights=request.weights, limit=request.limit)
         episode_by_key = {s.key: e for s, (e, _) in zip(episode_scored, episodes, strict=True)}
         # Equal scores: a fact (distilled, supported) before the raw message it came from.
         ranked.sort(key=lambda r: (-r.score, not r.key.startswith("fact:"), r.key))
 
         shown = ranked[:request.limit]
-        around = _neighbours(store, [episode_by_key[r.key] for r in shown
-                                     if r.key not in by_key], request, context)
+        around = episodes_.neighbours(store, [episode_by_key[r.key] for r in shown
+                                              if r.key not in by_key], request, context)
         hits = []
         for r in shown:
             if r.key in by_key:
@@ -367,18 +351,18 @@ def recall(store: Store, request: RecallRequest) -> RecallAnswer:
                 hits.append(_fact_hit(fact, supports.get(fact.assertion_id, ()), r, context))
             else:
                 episode = episode_by_key[r.key]
-                hits.append(_episode_hit(episode, r, around.get(episode.episode_id, ()),
-                                         context))
+                hits.append(episodes_.episode_hit(
+                    episode, r, around.get(episode.episode_id, ()), context))
     except StoreBusy:
         raise  # busy, not broken: the caller retries later (exit 75), as for every other read
     except StoreUnavailable as exc:
         answer = _answer(request, terms, status="unavailable", error=str(exc))
         raise RecallUnavailable(f"recall could not search: {exc}", answer) from exc
     return _answer(
-        request, terms, status="ok" if hits else "empty",
-        mode="lexical" if request.embedder is None else "hybrid",
-        candidates=len(found.facts) + len(found.episodes), eligible=len(facts) + len(episodes),
-        excluded=excluded, results=tuple(hits), ask_again=tuple(ask_again),
+        request, terms, status="ok" if hits else "empty", mode=mode,
+        candidates=found.candidates + (len(vectors) if mode == "vector" and vectors else 0),
+        eligible=len(facts) + len(episodes),
+        excluded=excluded, results=tuple(hits), ask_again=tuple(found.ask_again),
         vector_method=method)
 
 
@@ -401,7 +385,7 @@ class Recalling:
         project: str | None = None, at: datetime | None = None,
         known_at: datetime | None = None, kinds: Iterable[Kind | str] = ALL_KINDS,
         include_episodes: bool = True, limit: int = 10, rules: Iterable[EligibilityRule] = (),
-        embedder: Embedder | None = None,
+        embedder: Embedder | None = None, mode: RecallMode | None = None,
     ) -> RecallAnswer:
         """What this memory holds that bears on ``query``, in ``scope``, at ``at`` (valid
         time, default now) as believed at ``known_at`` (default now).
@@ -411,7 +395,10 @@ class Recalling:
         and ``project`` describe the request and rank matching records first; they do not
         filter. ``rules`` adds eligibility rules (a decay floor, a pending status).
         ``embedder`` (default: the memory's, normally none) adds vector similarity over the
-        eligible facts, fused with BM25 by reciprocal rank.
+        eligible facts, fused with BM25 by reciprocal rank. ``mode`` (default: ``hybrid``
+        with an embedder, else ``lexical``) picks the ranking: ``lexical`` never reads vectors,
+        ``vector`` ranks the eligible set by vector similarity alone; both vector modes need an
+        embedder (else :class:`~kg_memory.domain.errors.RecallError`).
 
         An ``ok`` or ``empty`` answer; ``RecallUnavailable`` when the store cannot be searched.
         """
@@ -429,5 +416,5 @@ class Recalling:
             at=at_, known_at=known, same_as=group,
             now=now, kinds=frozenset(Kind(k) for k in kinds),
             include_episodes=include_episodes, limit=limit, rules=tuple(rules),
-            embedder=embedder or self.embedder, policy=self.write_policy)
+            embedder=embedder or self.embedder, policy=self.write_policy, mode=mode)
         return recall(self.store, request)
