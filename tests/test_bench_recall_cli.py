@@ -6,7 +6,6 @@ table in 80 columns, and a clear error for bad input.
 
 from __future__ import annotations
 
-import inspect
 import io
 import json
 from pathlib import Path
@@ -25,8 +24,6 @@ from kg_memory.cli import app
 from kg_memory.domain.recall_answer import RecallAnswer
 
 runner = CliRunner(env={"COLUMNS": "80"})
-#: Vector and hybrid recall of episodes arrive with recall's ``mode``.
-HAS_MODES = "mode" in inspect.signature(Memory.recall).parameters
 
 
 def _sample(sample_id: str, a: str, b: str, pet: str) -> dict[str, Any]:
@@ -107,7 +104,6 @@ def test_lexical_figures_per_split_as_json(data: Path) -> None:
         assert as_of.at_end.turn["all@10"] == 1.0
 
 
-@pytest.mark.skipif(not HAS_MODES, reason="recall has no vector mode for episodes yet")
 def test_vector_and_hybrid_beside_brute_force_cosine(data: Path) -> None:
     code, out, err = _bench("--data", str(data), "--embedder", "hashing", "--json",
                             "--conversations", "held-out")
@@ -121,6 +117,8 @@ def test_vector_and_hybrid_beside_brute_force_cosine(data: Path) -> None:
     assert {"lexical_vs_fts5", "hybrid_vs_fts5_cosine", "vector_vs_cosine"} <= set(held.ratios)
     assert all(f.leaks == 0 for f in held.as_of.values())
     assert held.systems["hybrid"].quality.turn["any@5"] == 1.0
+    assert held.systems["cosine"].quality.turn["any@10"] > 0
+    assert held.systems["cosine"].latency.count == held.questions
 
 
 def test_the_leak_count_sees_a_later_turn(data: Path, tmp_path: Path) -> None:

@@ -164,7 +164,7 @@ def recall_command(
             raise InvalidArgument(f"{store} exists: the benchmark writes a new store",
                                   field="store")
         chosen_embedder = resolve_embedder(embedder)
-        wanted = (modes.split(",") if modes else
+        wanted: list[str] = (modes.split(",") if modes else
                   list(MODES) if chosen_embedder else ["lexical"])
         chosen = choose(load(data), conversations)
         result = _run(chosen, store, chosen_embedder, wanted, json_out)

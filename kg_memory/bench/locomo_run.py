@@ -23,7 +23,7 @@ The figures per split are computed by :mod:`~kg_memory.bench.locomo_splits`.
 
 from __future__ import annotations
 
-import inspect
+import functools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -41,14 +41,13 @@ from kg_memory.domain.recall_answer import RecallAnswer
 from kg_memory.domain.record import IngestRecord
 from kg_memory.services.ingestion import IngestReport
 from kg_memory.services.memory import Memory
+from kg_memory.services.recall import MODES, RecallMode
 
 __all__ = ["CATEGORIES", "MODES", "Phase", "Turns", "ask_as_of", "chosen_modes",
            "history_records", "questions_asked", "run_recall_bench", "scope_of"]
 
 #: Single-hop, multi-hop, temporal, open-domain; 5 (adversarial) has no answer to find.
 CATEGORIES = (1, 2, 3, 4)
-#: Recall's modes, in the order they are run and reported.
-MODES = ("lexical", "vector", "hybrid")
 #: Untimed calls before each system's timed ones (statement caches, a model's first run).
 WARMUP = 20
 #: Who the import is recorded as.
@@ -78,7 +77,7 @@ def scope_of(conversation: Conversation) -> str:
     return f"locomo-{conversation.sample_id}"
 
 
-def chosen_modes(modes: Sequence[str], embedder: Embedder | None) -> list[str]:
+def chosen_modes(modes: Sequence[str], embedder: Embedder | None) -> list[RecallMode]:
     """``modes`` checked: known names, and the vector ones only with an embedder."""
     wanted = [m.strip().lower() for m in modes if m.strip()]
     unknown = [m for m in wanted if m not in MODES]
@@ -121,16 +120,9 @@ def questions_asked(conversations: Sequence[Conversation], turns: Turns) -> list
     return out
 
 
-def _recall_in(memory: Memory, mode: str) -> Callable[..., RecallAnswer]:
-    """``memory.recall`` in ``mode``. A build whose recall has no modes serves lexical only."""
-    if "mode" in inspect.signature(memory.recall).parameters:
-        def moded(*args: object, **kwargs: object) -> RecallAnswer:
-            call: Callable[..., RecallAnswer] = memory.recall
-            return call(*args, mode=mode, **kwargs)
-        return moded
-    if mode != "lexical":
-        raise InvalidArgument(f"this kg-memory's recall has no {mode} mode", field="modes")
-    return memory.recall
+def _recall_in(memory: Memory, mode: RecallMode) -> Callable[..., RecallAnswer]:
+    """``memory.recall`` in ``mode`` (lexical stays lexical with an embedder set)."""
+    return functools.partial(memory.recall, mode=mode)
 
 
 def _timed(call: Callable[[Asked], list[str]], asked: Sequence[Asked], what: str,
@@ -156,7 +148,7 @@ def run_recall_bench(conversations: Sequence[Conversation], store: Path, *,
     ``modes`` (checked by :func:`chosen_modes`) and of the references, and return the figures
     per split."""
     say: Phase = progress or (lambda *_: None)
-    modes = chosen_modes(modes, embedder)
+    chosen = chosen_modes(modes, embedder)
     turns = Turns()
     records = history_records(conversations, turns)
     asked = questions_asked(conversations, turns)
@@ -173,7 +165,7 @@ def run_recall_bench(conversations: Sequence[Conversation], store: Path, *,
         reports = memory.import_history(records, by=IMPORTER, on_report=on_report)
         seconds = time.perf_counter() - started
         turns.imported(records, reports)
-        for mode in modes:
+        for mode in chosen:
             recall = _recall_in(memory, mode)
 
             def now(item: Asked, recall: Callable[..., RecallAnswer] = recall) -> list[str]:
@@ -204,7 +196,7 @@ def run_recall_bench(conversations: Sequence[Conversation], store: Path, *,
     ingest = IngestFigures(turns=len(records), seconds=seconds,
                            turns_per_second=len(records) / seconds if seconds else 0.0,
                            embedder=embedder.name if embedder else None)
-    return figures(conversations, answers, ingest=ingest, modes=modes,
+    return figures(conversations, answers, ingest=ingest, modes=chosen,
                    embedder=embedder.name if embedder else None)
 
 
