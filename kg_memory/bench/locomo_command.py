@@ -109,7 +109,7 @@ def recall_tables(result: RecallBenchResult) -> list[Table]:
 
 def _summary(result: RecallBenchResult) -> list[str]:
     ingest = result.ingest
-    with_vectors = f", vectors by {ingest.embedder}" if ingest.embedder else ", no vectors"
+    with_vectors = f", embedder {ingest.embedder}" if ingest.embedder else ", no embedder"
     lines = [f"{result.dataset}: {ingest.turns:,} turns imported in {ingest.seconds:.1f} s "
              f"({ingest.turns_per_second:,.0f} turns/s{with_vectors})"]
     for split in result.splits:

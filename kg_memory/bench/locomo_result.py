@@ -104,8 +104,8 @@ class ConversationFigures(BaseModel):
 
 
 class IngestFigures(BaseModel):
-    """Every turn imported as history (known from when it was said), vectors included when
-    an embedder is set."""
+    """Every turn imported as history (known from when it was said). ``embedder``: the
+    memory's during the import; the rate includes the vectors the store writes with it."""
 
     model_config = ConfigDict(frozen=True)
 
