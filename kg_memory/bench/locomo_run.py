@@ -107,6 +107,8 @@ def history_records(conversations: Sequence[Conversation], turns: Turns) -> list
 
 
 def questions_asked(conversations: Sequence[Conversation], turns: Turns) -> list[Asked]:
+    """The questions that can be scored (categories 1-4, an evidence turn that is there), each
+    with the moment just before its last evidence turn's session began."""
     out: list[Asked] = []
     for c in conversations:
         scope = scope_of(c)
