@@ -4,6 +4,6 @@
 // :params {}
 SHOW INDEXES YIELD name, type, state, options
 WHERE (type = 'FULLTEXT' AND name IN ['recall_facts_scoped', 'recall_episodes_scoped'])
-   OR (type = 'VECTOR' AND name = 'recall_vectors')
+   OR (type = 'VECTOR' AND name IN ['recall_vectors', 'recall_episode_vectors'])
 RETURN name, state, options.indexConfig['fulltext.eventually_consistent'] AS eventual
 ORDER BY name

@@ -69,6 +69,9 @@ CREATE FULLTEXT INDEX recall_episodes_scoped IF NOT EXISTS FOR (e:Episode)
 ON EACH [e.recall_text, e.scope]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: false}};
 CREATE INDEX episode_conversation IF NOT EXISTS FOR (e:Episode) ON (e.scope, e.channel);
+// An episode's recall vector lives on its own node (recall_episode_vector_index.cypher).
+CREATE CONSTRAINT episode_vector_id IF NOT EXISTS FOR (v:EpisodeVector) REQUIRE v.episode_id IS UNIQUE;
+CREATE INDEX episode_vector_scope IF NOT EXISTS FOR (v:EpisodeVector) ON (v.scope);
 
 // Wait until every index is online before the first query relies on it.
 CALL db.awaitIndexes(300);

@@ -25,7 +25,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kg_memory import Channel, IngestError, IngestReport, Kind, Memory, parse_record
+from kg_memory import (
+    Channel,
+    HashingEmbedder,
+    IngestError,
+    IngestReport,
+    Kind,
+    Memory,
+    parse_record,
+)
 from kg_memory.services.ingestion import episode_id_for
 from kg_memory.services.provenance import export_prov, qname
 from tests.conftest import ROOT, ManualClock, MemoryFactory, day
@@ -136,10 +144,16 @@ def _as_users(memory: Memory, queries: set[str]) -> dict[str, set[str]]:
 
     found: dict[str, set[str]] = {p: set() for p in ("recall", "mcp", "langgraph", "lineage",
                                                      "prov")}
+    # Every ranking: the vector path (issue 26) finds messages sharing no word with the query,
+    # so it must apply the same rules as the lexical one, not merely see other candidates.
+    embedder = HashingEmbedder()
     for query in queries:
-        for hit in memory.recall(query, scope="u1", limit=100).results:
-            if hit.own_words:
-                found["recall"].update(s.episode_id for s in hit.supported_by)
+        for mode in ("lexical", "vector", "hybrid"):
+            answer = memory.recall(query, scope="u1", limit=100, mode=mode,
+                                   embedder=None if mode == "lexical" else embedder)
+            for hit in answer.results:
+                if hit.own_words:
+                    found["recall"].update(s.episode_id for s in hit.supported_by)
 
     async def mcp() -> None:
         async with Client(build_server(memory, scope="u1", source="user")) as client:

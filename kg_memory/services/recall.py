@@ -25,34 +25,29 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from kg_memory.domain.decay import confirmed_at, judge
 from kg_memory.domain.eligibility import (
     ALL_KINDS,
     EligibilityRule,
     RecallContext,
     episode_exclusion,
     fact_exclusion,
-    fact_reasons,
 )
 from kg_memory.domain.embedding import Embedder, similarity_floor
 from kg_memory.domain.errors import RecallError, RecallUnavailable, StoreBusy, StoreUnavailable
 from kg_memory.domain.instant import Clock, ensure_utc
-from kg_memory.domain.model import Assertion, Episode, Kind, Support
+from kg_memory.domain.model import Assertion, Episode, Kind
 from kg_memory.domain.ranking import (
     CorpusStats,
-    Ranked,
     RankingWeights,
-    Scored,
     document_frequencies,
-    evidence_quality,
     rank,
-    recency,
-    specificity,
 )
-from kg_memory.domain.recall_answer import AskAgain, RecallAnswer, RecallHit, fact_label
-from kg_memory.domain.recall_text import fact_document, query_terms
+from kg_memory.domain.recall_answer import AskAgain, RecallAnswer
+from kg_memory.domain.recall_text import episode_document, fact_document, query_terms
 from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services import recall_episodes as episodes_
+from kg_memory.services.recall_episodes import episode_key
+from kg_memory.services.recall_facts import decayed, fact_hit, fact_key, fact_scored
 from kg_memory.services.recall_vectors import catch_up, nearest, vector_space
 from kg_memory.store.protocol import AsOfQuery, RecallProbe, Store, VectorProbe
 
@@ -135,78 +130,19 @@ def _check(request: RecallRequest, mode: RecallMode) -> tuple[str, ...]:
     return terms
 
 
-def _project_match(request: RecallRequest, project: str | None) -> float | None:
-    if request.project is None:
-        return None
-    if project is None:
-        return 0.5
-    return 1.0 if project == request.project else 0.0
+@dataclass
+class _Near:
+    """The vector step's output: the eligible neighbours of both corpora above the floor."""
 
-
-def _fact_scored(fact: Assertion, doc: list[str], supports: tuple[Support, ...],
-                 request: RecallRequest) -> Scored:
-    last = max((s.occurred_at for s in supports), default=fact.valid.start)
-    return Scored(
-        key=f"fact:{fact.assertion_id}#{fact.revision}",
-        terms=doc,
-        specificity=specificity(
-            None if request.subject is None
-            else fact.subject == request.subject or fact.subject in request.same_as,
-            _project_match(request, fact.qualifiers.project)),
-        recency=recency(last, request.at, request.weights.half_life_days),
-        evidence=evidence_quality(fact.kind, len({s.source for s in supports})),
-    )
-
-
-def _fact_hit(fact: Assertion, supports: tuple[Support, ...], ranked: Ranked,
-              context: RecallContext) -> RecallHit:
-    label, own, historical = fact_label(fact)
-    return RecallHit(
-        type="fact", id=fact.assertion_id, revision=fact.revision, scope=fact.scope,
-        content=str(fact.value),
-        value=fact.value, subject=fact.subject, predicate=fact.predicate,
-        qualifiers=fact.qualifiers, kind=fact.kind, writer=fact.writer, valid=fact.valid,
-        system=fact.system, supported_by=supports,
-        eligible_because=fact_reasons(fact, context), label=label, own_words=own,
-        historical_only=historical, context=(), score=ranked.components())
-
-
-def _decayed(store: Store, facts: list[Assertion], request: RecallRequest
-             ) -> tuple[list[Assertion], list[AskAgain]]:
-    """Split ``facts`` into those still trusted at ``at`` and those to ask about again.
-
-    Trust decays from the last confirmation the store knew of at ``known_at`` (supports read as
-    of then), so a replay at an earlier ``known_at`` decays what was known then."""
-    policy = request.policy
-    if policy is None or not facts:
-        return facts, []
-    rules = {f.predicate: policy.rule_for(f.predicate) for f in facts}
-    decaying = [f for f in facts if rules[f.predicate].half_life_days is not None]
-    if not decaying:
-        return facts, []
-    supports = store.supports({f.assertion_id for f in decaying}, request.known_at)
-    kept, stale = [], []
-    for fact in facts:
-        rule = rules[fact.predicate]
-        if rule.half_life_days is None:
-            kept.append(fact)
-            continue
-        last = confirmed_at(fact, supports.get(fact.assertion_id, ()), request.at)
-        trust = judge(rule, fact.confidence, last, request.at)
-        if trust.served:
-            kept.append(fact)
-        else:
-            stale.append(AskAgain(
-                assertion_id=fact.assertion_id, revision=fact.revision, subject=fact.subject,
-                predicate=fact.predicate, last_confirmed=last, age_days=trust.age_days,
-                half_life_days=rule.half_life_days, factor=trust.factor, floor=rule.floor,
-                reason=trust.reason))
-    return kept, stale
+    facts: dict[str, Assertion]
+    episodes: dict[str, Episode]
+    similarities: dict[str, float]
+    method: str
 
 
 def _vector_hits(store: Store, request: RecallRequest, context: RecallContext,
-                 embedder: Embedder) -> tuple[dict[str, Assertion], dict[str, float], str]:
-    """The eligible facts nearest the query by vector (see
+                 embedder: Embedder) -> _Near:
+    """The eligible facts and episodes nearest the query by vector (see
     :mod:`kg_memory.services.recall_vectors`): every rule the lexical candidates pass, decay
     included, is applied to the index's shortlist before anything is ranked."""
     catch_up(store, request.scope, embedder)
@@ -217,15 +153,27 @@ def _vector_hits(store: Store, request: RecallRequest, context: RecallContext,
         k=request.vector_candidates, exact_below=request.vector_exact_below)
 
     def admit(facts: list[Assertion]) -> list[Assertion]:
-        return _decayed(store, [f for f in facts if fact_exclusion(f, context) is None],
-                        request)[0]
+        return decayed(store, [f for f in facts if fact_exclusion(f, context) is None],
+                       request)[0]
 
-    near, similarities, method = nearest(store, probe, admit)
+    def admit_episodes(episodes: list[Episode]) -> list[Episode]:
+        return [e for e in episodes if episode_exclusion(e, context) is None]
+
+    facts, similarities, method = nearest(store, probe, admit)
+    episodes: dict[str, Episode] = {}
+    if request.include_episodes:
+        episodes, near, episode_method = nearest(
+            store, probe.model_copy(update={"corpus": "episodes"}), admit_episodes)
+        similarities |= near
+        if episode_method != method:
+            method = f"{method}; episodes {episode_method}"
     # Below the model's floor a neighbour is noise, not meaning: fused by rank alone it would
     # stand level with the best lexical match (see kg_memory.domain.embedding.similarity_floor).
     floor = similarity_floor(embedder)
     kept = {k: s for k, s in similarities.items() if s >= floor}
-    return {k: near[k] for k in kept}, kept, method
+    return _Near(facts={k: f for k, f in facts.items() if k in kept},
+                 episodes={k: e for k, e in episodes.items() if k in kept},
+                 similarities=kept, method=method)
 
 
 _EMPTY = CorpusStats(documents=0, tokens=0)
@@ -259,7 +207,7 @@ def _lexical(store: Store, request: RecallRequest, terms: tuple[str, ...],
             facts.append(fact)
         else:
             excluded[reason] += 1
-    facts, ask_again = _decayed(store, facts, request)
+    facts, ask_again = decayed(store, facts, request)
     excluded[DECAYED] += len(ask_again)
     # Document frequencies over the corpus as held at known_at (believed revisions,
     # recorded episodes), like N and the average length the store counted.
@@ -317,26 +265,32 @@ def recall(store: Store, request: RecallRequest) -> RecallAnswer:
         method: str | None = None
         if mode != "lexical":
             assert request.embedder is not None  # _mode refuses vectors without an embedder
-            near, vectors, method = _vector_hits(store, request, context, request.embedder)
-            known = {f"fact:{f.assertion_id}#{f.revision}" for f in facts}
-            for key, fact in near.items():
+            near = _vector_hits(store, request, context, request.embedder)
+            vectors, method = near.similarities, near.method
+            known = {fact_key(f) for f in facts}
+            for key, fact in near.facts.items():
                 if key not in known:  # found by its vector only: no query term in it
                     facts.append(fact)
                     fact_docs[id(fact)] = fact_document(
                         fact, fact.qualifiers.project, fact.qualifiers.exceptions).split()
+            known = {episode_key(e) for e, _ in episodes}
+            # An episode found by its vector only (no query word): its words still say
+            # whether it names the subject or project asked about.
+            episodes += [(e, episode_document(e.content).split())
+                         for key, e in near.episodes.items() if key not in known]
         # Vector mode ranks by the vector list alone: with no term, BM25 is 0 throughout.
         ranked_terms = () if mode == "vector" else terms
 
         supports = store.supports((f.assertion_id for f in facts), request.known_at)
-        by_key = {f"fact:{f.assertion_id}#{f.revision}": f for f in facts}
-        scored = [_fact_scored(f, fact_docs[id(f)], supports.get(f.assertion_id, ()), request)
+        by_key = {fact_key(f): f for f in facts}
+        scored = [fact_scored(f, fact_docs[id(f)], supports.get(f.assertion_id, ()), request)
                   for f in facts]
         # Each corpus's first ``limit``: the merged first ``limit`` are among them.
         ranked = rank(scored, ranked_terms, found.fact_df, found.fact_corpus, vectors=vectors,
                       weights=request.weights, limit=request.limit)
         episode_scored = [episodes_.episode_scored(e, doc, request) for e, doc in episodes]
         ranked += rank(episode_scored, ranked_terms, found.episode_df, found.episode_corpus,
-                       weights=request.weights, limit=request.limit)
+                       vectors=vectors, weights=request.weights, limit=request.limit)
         episode_by_key = {s.key: e for s, (e, _) in zip(episode_scored, episodes, strict=True)}
         # Equal scores: a fact (distilled, supported) before the raw message it came from.
         ranked.sort(key=lambda r: (-r.score, not r.key.startswith("fact:"), r.key))
@@ -348,7 +302,7 @@ def recall(store: Store, request: RecallRequest) -> RecallAnswer:
         for r in shown:
             if r.key in by_key:
                 fact = by_key[r.key]
-                hits.append(_fact_hit(fact, supports.get(fact.assertion_id, ()), r, context))
+                hits.append(fact_hit(fact, supports.get(fact.assertion_id, ()), r, context))
             else:
                 episode = episode_by_key[r.key]
                 hits.append(episodes_.episode_hit(
@@ -395,10 +349,10 @@ class Recalling:
         and ``project`` describe the request and rank matching records first; they do not
         filter. ``rules`` adds eligibility rules (a decay floor, a pending status).
         ``embedder`` (default: the memory's, normally none) adds vector similarity over the
-        eligible facts, fused with BM25 by reciprocal rank. ``mode`` (default: ``hybrid``
-        with an embedder, else ``lexical``) picks the ranking: ``lexical`` never reads vectors,
-        ``vector`` ranks the eligible set by vector similarity alone; both vector modes need an
-        embedder (else :class:`~kg_memory.domain.errors.RecallError`).
+        eligible facts and messages, fused with BM25 by reciprocal rank. ``mode`` (default:
+        ``hybrid`` with an embedder, else ``lexical``) picks the ranking: ``lexical`` never
+        reads vectors, ``vector`` ranks the eligible set by vector similarity alone; both vector
+        modes need an embedder (else :class:`~kg_memory.domain.errors.RecallError`).
 
         An ``ok`` or ``empty`` answer; ``RecallUnavailable`` when the store cannot be searched.
         """

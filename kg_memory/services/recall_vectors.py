@@ -1,5 +1,9 @@
 """Recall's vector step: keep the store's vector index current, then find eligible neighbours.
 
+Two corpora have vectors: revisions (their indexed recall text) and episodes (their content as
+received); each is searched by its own probe (``VectorProbe.corpus``) and judged by its own
+rules.
+
 The store keeps the vectors (:meth:`~kg_memory.store.protocol.Store.vector_candidates`), the
 caller's :class:`~kg_memory.domain.embedding.Embedder` makes them. Before each hybrid search
 the scope's backlog (revisions indexed since its last search: just written, re-indexed after a
@@ -7,8 +11,9 @@ rename, migrated) is embedded and stored, so a just-written fact is found by its
 next call. The search itself:
 
 1. the index's shortlist, already restricted to revisions believed at ``known_at`` and valid at
-   ``at`` (inside the backend's query);
-2. every remaining eligibility rule (blocks, kinds, the caller's rules, decay) on the shortlist;
+   ``at`` (episodes: recorded by ``known_at``, happened by ``at``), inside the backend's query;
+2. every remaining eligibility rule (blocks, kinds, the caller's rules, decay; for an episode,
+   a refused envelope, blocks and the caller's rules) on the shortlist;
 3. when fewer than ``k`` survive and the shortlist did not cover the scope, an exact search over
    every eligible-by-interval revision of the scope, judged the same way. Seed 002: a filtered
    global shortlist can leave no results at all (a tenant's matches drowned by another
@@ -18,9 +23,10 @@ next call. The search itself:
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 from kg_memory.domain.embedding import Embedder
-from kg_memory.domain.model import Assertion
+from kg_memory.domain.model import Assertion, Episode
 from kg_memory.store.protocol import Store, VectorCandidates, VectorProbe
 
 __all__ = ["BACKLOG_BATCH", "catch_up", "nearest", "vector_space"]
@@ -28,7 +34,9 @@ __all__ = ["BACKLOG_BATCH", "catch_up", "nearest", "vector_space"]
 #: Revisions embedded per call of the embedder while a backlog is drained.
 BACKLOG_BATCH = 512
 
-Admit = Callable[[list[Assertion]], list[Assertion]]
+R = TypeVar("R", Assertion, Episode)
+#: The eligibility rules a vector shortlist still needs, as a filter that keeps the order.
+Admit = Callable[[list[R]], list[R]]
 
 
 def vector_space(embedder: Embedder) -> str:
@@ -37,7 +45,8 @@ def vector_space(embedder: Embedder) -> str:
 
 
 def catch_up(store: Store, scope: str, embedder: Embedder) -> int:
-    """Embed and store every revision of ``scope`` still waiting for a vector; how many."""
+    """Embed and store every revision and episode of ``scope`` still waiting for a vector;
+    how many."""
     space, done = vector_space(embedder), 0
     while docs := store.vector_backlog(scope, space, BACKLOG_BATCH):
         vectors = embedder.embed([d.text for d in docs])
@@ -48,30 +57,39 @@ def catch_up(store: Store, scope: str, embedder: Embedder) -> int:
     return done
 
 
-def _key(fact: Assertion) -> str:
-    return f"fact:{fact.assertion_id}#{fact.revision}"
+def _key(record: Assertion | Episode) -> str:
+    if isinstance(record, Episode):
+        return f"episode:{record.episode_id}"
+    return f"fact:{record.assertion_id}#{record.revision}"
 
 
-def _judged(found: VectorCandidates, admit: Admit) -> list[tuple[Assertion, float]]:
-    sims = {_key(f): s for f, s in zip(found.facts, found.similarities, strict=True)}
-    return [(f, sims[_key(f)]) for f in admit(list(found.facts)) if sims[_key(f)] > 0]
+def _records(found: VectorCandidates, probe: VectorProbe) -> list[Any]:
+    return list(found.facts if probe.corpus == "facts" else found.episodes)
 
 
-def nearest(store: Store, probe: VectorProbe, admit: Admit
-            ) -> tuple[dict[str, Assertion], dict[str, float], str]:
-    """The ``probe.k`` eligible revisions most similar to the probe's vector, by key, their
-    similarities, and how they were found (the index's method, or ``exact`` after a fallback).
+def _judged(found: VectorCandidates, probe: VectorProbe, admit: Admit[R]
+            ) -> list[tuple[R, float]]:
+    records: list[R] = _records(found, probe)
+    sims = {_key(r): s for r, s in zip(records, found.similarities, strict=True)}
+    return [(r, sims[_key(r)]) for r in admit(records) if sims[_key(r)] > 0]
+
+
+def nearest(store: Store, probe: VectorProbe, admit: Admit[R]
+            ) -> tuple[dict[str, R], dict[str, float], str]:
+    """The ``probe.k`` eligible records (revisions, or episodes for an episode probe) most
+    similar to the probe's vector, by key, their similarities, and how they were found (the
+    index's method, or ``exact`` after a fallback).
 
     ``admit`` applies the eligibility rules the index's query could not (it keeps the order).
     """
     found = store.vector_candidates(probe)
-    chosen = _judged(found, admit)
+    chosen = _judged(found, probe, admit)
     method = found.method
     if len(chosen) < probe.k and not found.complete:
         # The shortlist under-filled: score the whole eligible set instead (k = 0: no limit,
         # since the rules applied afterwards may reject any number of the best).
         found = store.vector_candidates(probe.model_copy(update={"exact": True, "k": 0}))
-        chosen = _judged(found, admit)
+        chosen = _judged(found, probe, admit)
         method = f"{method}+exact"
-    chosen = sorted(chosen, key=lambda fs: (-fs[1], _key(fs[0])))[:probe.k]
-    return ({_key(f): f for f, _ in chosen}, {_key(f): s for f, s in chosen}, method)
+    chosen = sorted(chosen, key=lambda rs: (-rs[1], _key(rs[0])))[:probe.k]
+    return ({_key(r): r for r, _ in chosen}, {_key(r): s for r, s in chosen}, method)

@@ -8,7 +8,7 @@ re-exported by :mod:`kg_memory.store.protocol`, where the service layer imports 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -63,13 +63,15 @@ class RecallCandidates(BaseModel):
 
 
 class VectorDoc(BaseModel):
-    """A revision whose indexed recall text has no vector yet (see :meth:`Store.vector_backlog`)."""
+    """A record with no vector yet (see :meth:`Store.vector_backlog`): a revision (its indexed
+    recall text) or, with ``episode_id`` set, an episode (its content, as received)."""
 
     model_config = ConfigDict(frozen=True)
 
-    assertion_id: str
-    revision: int
+    assertion_id: str = ""
+    revision: int = 0
     text: str
+    episode_id: str | None = None
 
 
 class VectorProbe(BaseModel):
@@ -92,10 +94,13 @@ class VectorProbe(BaseModel):
     k: int = 50
     exact: bool = False
     exact_below: int = 256
+    #: Which vectors to search: revisions, or episodes (valid from when they happened,
+    #: believed from when they were recorded).
+    corpus: Literal["facts", "episodes"] = "facts"
 
 
 class VectorCandidates(BaseModel):
-    """The vector index's answer: revisions, most similar first, and their cosine similarity.
+    """The vector index's answer: records, most similar first, and their cosine similarity.
 
     ``method`` says how they were found (``exact`` or the backend's index); ``complete`` is
     true when every eligible-by-interval revision of the scope was scored."""
@@ -103,6 +108,8 @@ class VectorCandidates(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     facts: tuple[Assertion, ...] = ()
+    #: For an episode probe: the episodes instead, most similar first.
+    episodes: tuple[Episode, ...] = ()
     similarities: tuple[float, ...] = ()
     method: str = "exact"
     complete: bool = True
@@ -137,12 +144,13 @@ class RecallReads(Protocol):
     # Recall's vector index: vectors are made by the caller's embedder and kept by the store,
     # in one vector space (``name/dimensions``) per store; forget erases them with their rows.
     def vector_backlog(self, scope: str, space: str, limit: int) -> list[VectorDoc]:
-        """Up to ``limit`` revisions of ``scope`` with indexed text and no vector in ``space``
-        (enrols the scope on first use). Raises RecallError for a store of another space."""
+        """Up to ``limit`` revisions (first) and episodes of ``scope`` with indexed text and no
+        vector in ``space`` (enrols the scope on first use). Raises RecallError for a store of
+        another space."""
 
     def put_vectors(self, scope: str, space: str,
                     vectors: Sequence[tuple[VectorDoc, Sequence[float]]]) -> None:
         """Store each document's vector (durable on return); creates the index on first use."""
 
     def vector_candidates(self, probe: VectorProbe) -> VectorCandidates:
-        """The probe's nearest revisions; see :class:`VectorProbe`."""
+        """The probe's nearest revisions or episodes; see :class:`VectorProbe`."""

@@ -32,6 +32,7 @@ __all__ = [
     "reterm",
     "vector_backlog",
     "vector_candidates",
+    "vector_indexes",
 ]
 
 Read = Callable[..., list[dict[str, Any]]]
@@ -200,15 +201,31 @@ def _space(_read: Read, space: str, *, create: bool = False) -> bool:
             f"this store's vectors were made by {held}, not {space}: recall with that embedder "
             "(vectors of two models are not comparable)")
     if create:
-        _read("recall_vector_index", dimensions=int(space.rsplit("/", 1)[1]))
+        dimensions = int(space.rsplit("/", 1)[1])
+        _read("recall_vector_index", dimensions=dimensions)
+        _read("recall_episode_vector_index", dimensions=dimensions)
         _read("recall_vector_await")
+        _read("recall_episode_vector_await")
     return held is not None
+
+
+def vector_indexes(_read: Read) -> None:
+    """Make the episode vector index of a store whose vectors predate it (once, at open): an
+    episode probe must find the index even before the store's next vector is written."""
+    [row] = _read("recall_vector_space")
+    if row["space"] is not None:
+        _read("recall_episode_vector_index", dimensions=int(row["space"].rsplit("/", 1)[1]))
+        _read("recall_episode_vector_await")
 
 
 def vector_backlog(_read: Read, scope: str, space: str, limit: int) -> list[VectorDoc]:
     _space(_read, space)
-    return [VectorDoc(assertion_id=r["assertion_id"], revision=r["revision"], text=r["text"])
+    docs = [VectorDoc(assertion_id=r["assertion_id"], revision=r["revision"], text=r["text"])
             for r in _read("recall_vector_backlog", scope=scope, limit=limit)]
+    if len(docs) < limit:
+        docs += [VectorDoc(episode_id=r["episode_id"], text=r["text"]) for r in _read(
+            "recall_episode_vector_backlog", scope=scope, limit=limit - len(docs))]
+    return docs
 
 
 def put_vectors(_read: Read, scope: str, space: str,
@@ -217,8 +234,13 @@ def put_vectors(_read: Read, scope: str, space: str,
         return
     _space(_read, space, create=True)
     rows = [{"assertion_id": d.assertion_id, "revision": d.revision, "text": d.text,
-             "vector": [float(x) for x in v]} for d, v in vectors]
-    _read("recall_vector_put", scope=scope, rows=rows)
+             "vector": [float(x) for x in v]} for d, v in vectors if d.episode_id is None]
+    episodes = [{"episode_id": d.episode_id, "text": d.text, "vector": [float(x) for x in v]}
+                for d, v in vectors if d.episode_id is not None]
+    if rows:
+        _read("recall_vector_put", scope=scope, rows=rows)
+    if episodes:
+        _read("recall_episode_vector_put", scope=scope, rows=episodes)
 
 
 def vector_candidates(_read: Read, probe: VectorProbe) -> VectorCandidates:
@@ -228,20 +250,25 @@ def vector_candidates(_read: Read, probe: VectorProbe) -> VectorCandidates:
         return VectorCandidates()
     params = {"vector": list(probe.vector), "scope": probe.scope,
               "known": instant(probe.known_at), "at": instant(probe.at)}
+    prefix = "recall_vector" if probe.corpus == "facts" else "recall_episode_vector"
     if probe.exact:
         limit = probe.k or 2**62
-        rows = _read("recall_vector_exact", limit=limit, **params)
+        rows = _read(f"{prefix}_exact", limit=limit, **params)
         method, complete = "exact", len(rows) < limit
     else:
         fetch = max(100, SHORTLIST_FACTOR * probe.k)
-        rows = _read("recall_vector_query", fetch=fetch, k=probe.k or fetch, **params)
+        rows = _read(f"{prefix}_query", fetch=fetch, k=probe.k or fetch, **params)
         method, complete = "hnsw", False
     # Neo4j scores cosine as (1 + cosine) / 2; the ranking fuses by rank, but the answer shows
     # the cosine itself, as on the embedded store.
+    similarities = tuple(2 * float(r["score"]) - 1 for r in rows)
+    if probe.corpus == "episodes":
+        return VectorCandidates(
+            episodes=tuple(episode_from_props(r["episode"]) for r in rows),
+            similarities=similarities, method=method, complete=complete)
     return VectorCandidates(
         facts=tuple(version_from_props(r["version"]) for r in rows),
-        similarities=tuple(2 * float(r["score"]) - 1 for r in rows),
-        method=method, complete=complete)
+        similarities=similarities, method=method, complete=complete)
 
 
 class RecallReads:

@@ -39,7 +39,8 @@ def erasure_report(
     ``stored_ids`` the (scope, id) pairs still stored; ``checked`` how many erased ids were
     looked up.
     """
-    remaining = {k: int(left[k]) for k in ("nodes", "revisions", "refusals", "unredacted")}
+    remaining = {k: int(left[k]) for k in ("nodes", "revisions", "refusals", "vectors",
+                                          "unredacted")}
     remaining["tombstoned_ids"] = sum(
         node_key(secret, scope, i) in tombstones for scope, i in stored_ids
     )

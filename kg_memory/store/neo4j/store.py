@@ -62,7 +62,7 @@ from kg_memory.store.neo4j.bulk_reads import BulkReads
 from kg_memory.store.neo4j.cypher import statements
 from kg_memory.store.neo4j.migrate import MigrationReport, migrate
 from kg_memory.store.neo4j.plan import BatchPlan
-from kg_memory.store.neo4j.recall import RecallReads, backfill, reterm
+from kg_memory.store.neo4j.recall import RecallReads, backfill, reterm, vector_indexes
 from kg_memory.store.neo4j.rows import (
     activity_from_props,
     block_from_props,
@@ -192,6 +192,7 @@ class Neo4jStore(Sessions, Batching, RecallReads, Audits, BulkReads):
                             f"cannot prepare the Neo4j store at {self._uri}: {exc}") from exc
                 backfill(self._read)  # a store written before recall: its recall text, once
                 reterm(self._read)  # recall text of older terms: written again, once
+                vector_indexes(self._read)  # episodes' vector index, beside the revisions'
                 self._read("envelope_backfill")  # episodes' decisions, from the audit, once
                 self._read("drop_value_tombstones")  # an older kg-memory's (security.md)
                 _SCHEMA_READY.add(key)
@@ -219,6 +220,7 @@ class Neo4jStore(Sessions, Batching, RecallReads, Audits, BulkReads):
                 raise RuntimeError("cannot wipe the store inside a transaction")
             self._read("wipe")
             self._read("recall_vector_drop")
+            self._read("recall_episode_vector_drop")
             self._secret = None
             self._erased.clear()
             self._erased_entities.clear()

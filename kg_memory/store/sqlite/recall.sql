@@ -509,3 +509,30 @@ BEGIN
     WHERE scope = NEW.scope AND vid = NEW.vid;
 END;
 
+CREATE TABLE IF NOT EXISTS recall_episode_vector_backlog (
+    rid INTEGER PRIMARY KEY, scope TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS recall_episode_vector_backlog_scope
+    ON recall_episode_vector_backlog (scope);
+CREATE TABLE IF NOT EXISTS recall_episode_vectors (
+    rid INTEGER PRIMARY KEY, scope TEXT NOT NULL, vector BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS recall_episode_sketches (
+    scope TEXT NOT NULL, rid INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
+    occurred_at INTEGER NOT NULL, sketch BLOB NOT NULL,
+    PRIMARY KEY (scope, rid)) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS recall_episode_vectors_doc AFTER INSERT ON recall_episode_docs
+BEGIN
+    DELETE FROM recall_episode_vectors WHERE rid = NEW.rid;
+    INSERT OR IGNORE INTO recall_episode_vector_backlog (rid, scope)
+        SELECT NEW.rid, e.scope FROM episodes e
+        JOIN recall_vector_scopes s ON s.scope = e.scope WHERE e.episode_id = NEW.episode_id;
+END;
+CREATE TRIGGER IF NOT EXISTS recall_episode_vectors_undoc AFTER DELETE ON recall_episode_docs
+BEGIN
+    DELETE FROM recall_episode_vectors WHERE rid = OLD.rid;
+    DELETE FROM recall_episode_vector_backlog WHERE rid = OLD.rid;
+END;
+CREATE TRIGGER IF NOT EXISTS recall_episode_sketches_del AFTER DELETE ON recall_episode_vectors
+BEGIN
+    DELETE FROM recall_episode_sketches WHERE scope = OLD.scope AND rid = OLD.rid;
+END;
+

@@ -113,7 +113,8 @@ BEGIN
       AND EXISTS (SELECT 1 FROM recall_fact_docs WHERE vid = OLD.vid);
 END;
 """
-    return "".join(_shard_ddl(k) for k in range(SHARDS)) + close + VECTOR_DDL
+    return ("".join(_shard_ddl(k) for k in range(SHARDS)) + close + VECTOR_DDL
+            + EPISODE_VECTOR_DDL)
 
 
 #: The vector index (schema 4, kg_memory.store.sqlite.recall_vectors): a scope is enrolled on
@@ -158,6 +159,42 @@ CREATE TRIGGER IF NOT EXISTS recall_sketches_close AFTER UPDATE OF sys_to, valid
 BEGIN
     UPDATE recall_sketches SET sys_to = NEW.sys_to, valid_to = NEW.valid_to
     WHERE scope = NEW.scope AND vid = NEW.vid;
+END;
+"""
+
+#: Schema 13: episodes' vectors (kg_memory.store.sqlite.recall_episode_vectors), keyed by the
+#: episode's recall row (``recall_episode_docs.rid``) as a revision's are by its vid, in the
+#: same enrolment: from an enrolled scope's first hybrid recall, every episode indexed for it
+#: waits in its backlog, and its vector and sketch leave with its index row (a forget, a
+#: redaction, a re-index) in the same transaction. An episode's intervals never close (valid
+#: from when it happened, believed from when it was recorded), so its sketch's copy of them
+#: is written once.
+EPISODE_VECTOR_DDL = """
+CREATE TABLE IF NOT EXISTS recall_episode_vector_backlog (
+    rid INTEGER PRIMARY KEY, scope TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS recall_episode_vector_backlog_scope
+    ON recall_episode_vector_backlog (scope);
+CREATE TABLE IF NOT EXISTS recall_episode_vectors (
+    rid INTEGER PRIMARY KEY, scope TEXT NOT NULL, vector BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS recall_episode_sketches (
+    scope TEXT NOT NULL, rid INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
+    occurred_at INTEGER NOT NULL, sketch BLOB NOT NULL,
+    PRIMARY KEY (scope, rid)) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS recall_episode_vectors_doc AFTER INSERT ON recall_episode_docs
+BEGIN
+    DELETE FROM recall_episode_vectors WHERE rid = NEW.rid;
+    INSERT OR IGNORE INTO recall_episode_vector_backlog (rid, scope)
+        SELECT NEW.rid, e.scope FROM episodes e
+        JOIN recall_vector_scopes s ON s.scope = e.scope WHERE e.episode_id = NEW.episode_id;
+END;
+CREATE TRIGGER IF NOT EXISTS recall_episode_vectors_undoc AFTER DELETE ON recall_episode_docs
+BEGIN
+    DELETE FROM recall_episode_vectors WHERE rid = OLD.rid;
+    DELETE FROM recall_episode_vector_backlog WHERE rid = OLD.rid;
+END;
+CREATE TRIGGER IF NOT EXISTS recall_episode_sketches_del AFTER DELETE ON recall_episode_vectors
+BEGIN
+    DELETE FROM recall_episode_sketches WHERE scope = OLD.scope AND rid = OLD.rid;
 END;
 """
 

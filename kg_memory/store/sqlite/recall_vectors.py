@@ -33,6 +33,7 @@ from kg_memory.domain.errors import EmbedderMismatch
 from kg_memory.domain.instant import to_micros
 from kg_memory.store.protocol import VectorCandidates, VectorDoc, VectorProbe
 from kg_memory.store.sqlite import driver
+from kg_memory.store.sqlite import recall_episode_vectors as episode_vectors
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.recall_shards import facts_table, shard
 from kg_memory.store.sqlite.rows import VERSION_COLUMNS, version_from_row
@@ -154,16 +155,18 @@ def backlog(conn: driver.Connection, location: str, scope: str, space: str, limi
             ("INSERT OR IGNORE INTO recall_vector_scopes (scope) VALUES (?)", (scope,)),
             ("INSERT OR IGNORE INTO recall_vector_backlog (vid, scope) SELECT d.vid, v.scope "
              "FROM versions v JOIN recall_fact_docs d ON d.vid = v.vid WHERE v.scope = ? "
-             "AND v.vid NOT IN (SELECT vid FROM recall_vectors)", (scope,))])
+             "AND v.vid NOT IN (SELECT vid FROM recall_vectors)", (scope,)),
+            (episode_vectors.ENROL, (scope,))])
     table = facts_table(shard(scope))
     try:
         rows = conn.execute(
             f"SELECT v.assertion_id, v.revision, f.text FROM recall_vector_backlog b "
             f"JOIN versions v ON v.vid = b.vid JOIN {table} f ON f.rowid = b.vid "
             "WHERE b.scope = ? ORDER BY b.vid LIMIT ?", (scope, limit)).fetchall()
+        docs = [VectorDoc(assertion_id=r[0], revision=r[1], text=r[2]) for r in rows]
+        return docs + episode_vectors.backlog(conn, scope, limit - len(docs))
     except driver.Error as exc:
         raise store_error(exc, f"cannot read {location}") from exc
-    return [VectorDoc(assertion_id=r[0], revision=r[1], text=r[2]) for r in rows]
 
 
 def put(conn: driver.Connection, location: str, scope: str, space: str,
@@ -176,9 +179,12 @@ def put(conn: driver.Connection, location: str, scope: str, space: str,
         _check(conn, space)
     except driver.Error as exc:
         raise store_error(exc, f"cannot read {location}") from exc
-    rows, sketches = [], []
+    rows, sketches, episodes = [], [], []
     for doc, vector in vectors:
         v = unit(vector)
+        if doc.episode_id is not None:
+            episodes.append((v.astype("<f4").tobytes(), sketch_of(v), doc.episode_id))
+            continue
         rows.append((v.astype("<f4").tobytes(), doc.assertion_id, doc.revision, scope))
         sketches.append((sketch_of(v), doc.assertion_id, doc.revision, scope))
     # The sketch first: it is filed only while its revision waits in the backlog, which the
@@ -194,7 +200,7 @@ def put(conn: driver.Connection, location: str, scope: str, space: str,
          "ON b.vid = v.vid WHERE v.assertion_id = ? AND v.revision = ? AND v.scope = ?", rows),
         ("DELETE FROM recall_vector_backlog WHERE vid = (SELECT vid FROM versions WHERE "
          "assertion_id = ? AND revision = ? AND scope = ?)",
-         [r[1:] for r in rows])])
+         [r[1:] for r in rows]), *episode_vectors.put_statements(scope, episodes)])
 
 
 _IN_TIME = ("sys_from <= ? AND (sys_to IS NULL OR sys_to > ?) "
@@ -216,13 +222,13 @@ _SKETCHES = ("SELECT count(*), group_concat(vid), CAST(group_concat(sketch, '') 
              "FROM recall_sketches WHERE scope = ? AND " + _IN_TIME)
 
 
-def _shortlist(conn: driver.Connection, probe: VectorProbe, query: Vec,
-               interval: list[object]) -> tuple[list[int] | None, bool]:
-    """The vids to re-rank (``None``: all, by the exact query) and whether they are every
+def _shortlist(conn: driver.Connection, probe: VectorProbe, query: Vec, sql: str,
+               params: list[object]) -> tuple[list[int] | None, bool]:
+    """The ids to re-rank (``None``: all, by the exact query) and whether they are every
     eligible-by-interval vector of the scope."""
     if probe.exact or not probe.k:
         return None, True
-    count, listed, sketches = conn.execute(_SKETCHES, [probe.scope, *interval]).fetchone()
+    count, listed, sketches = conn.execute(sql, params).fetchone()
     if not count:
         return [], True
     vids = np.fromstring(listed, dtype=np.int64, sep=",")
@@ -238,48 +244,59 @@ def _shortlist(conn: driver.Connection, probe: VectorProbe, query: Vec,
 
 def candidates(conn: driver.Connection, location: str, probe: VectorProbe
                ) -> VectorCandidates:
-    """The probe's nearest eligible-by-interval revisions; see the module docstring."""
+    """The probe's nearest eligible-by-interval revisions or episodes; see the module
+    docstring."""
     try:
         if not _check(conn, probe.space):
             return VectorCandidates()
         query = unit(probe.vector)
         known, at = to_micros(probe.known_at), to_micros(probe.at)
-        interval: list[object] = [known, known, at, at]
-        shortlist, covered = _shortlist(conn, probe, query, interval)
+        facts = probe.corpus == "facts"
+        interval: list[object] = [probe.scope, known, known, at, at] if facts else [
+            probe.scope, known, at]
+        shortlist, covered = _shortlist(
+            conn, probe, query, _SKETCHES if facts else episode_vectors.SKETCHES, interval)
         method = "exact" if covered else "sketch"  # covered: every one scored exactly
-        sql, params = _ELIGIBLE, [probe.scope, *interval]
+        sql = _ELIGIBLE if facts else episode_vectors.ELIGIBLE
+        params = list(interval)
         if shortlist is not None:
             if not shortlist:
                 return VectorCandidates(method=method, complete=True)
             marks = ", ".join("?" for _ in shortlist)
-            sql += f" AND r.vid IN ({marks})"
+            sql += f" AND r.{'vid' if facts else 'rid'} IN ({marks})"
             params += shortlist
         rows = conn.execute(sql, params).fetchall()
         if not rows:
             return VectorCandidates(method=method, complete=covered)
-        vids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(
             len(rows), query.shape[0])
         sims = matrix @ query
-        order = np.lexsort((vids, -sims))  # most similar first, ties by vid
+        order = np.lexsort((ids, -sims))  # most similar first, ties by id
         if probe.k:
             order = order[:probe.k]
-        chosen = [int(vids[i]) for i in order]
+        chosen = [int(ids[i]) for i in order]
+        similarities = tuple(float(sims[i]) for i in order)
+        complete = covered and len(chosen) == len(rows)
+        if not facts:
+            found = episode_vectors.episodes(conn, chosen)
+            return VectorCandidates(episodes=tuple(found[i] for i in chosen),
+                                    similarities=similarities, method=method,
+                                    complete=complete)
         marks = ", ".join("?" for _ in chosen)
-        facts = {r["vid"]: version_from_row(r) for r in conn.execute(
+        versions = {r["vid"]: version_from_row(r) for r in conn.execute(
             f"SELECT vid, {VERSION_COLUMNS} FROM versions WHERE vid IN ({marks})", chosen)}
     except driver.Error as exc:
         raise store_error(exc, f"cannot search {location}") from exc
-    return VectorCandidates(
-        facts=tuple(facts[v] for v in chosen),
-        similarities=tuple(float(sims[i]) for i in order),
-        method=method, complete=covered and len(chosen) == len(rows))
+    return VectorCandidates(facts=tuple(versions[v] for v in chosen),
+                            similarities=similarities, method=method, complete=complete)
 
 
 def upgrade(conn: driver.Connection) -> int:
     """Bring a schema 4 vector index to schema 5 inside the caller's transaction (idempotent;
     run by ``kg-memory migrate``): the lists go, every stored vector gets its sketch and its
-    revision's intervals. How many sketches were written."""
+    revision's intervals; and to schema 13: the episodes of every enrolled scope wait for
+    their vectors. How many sketches were written."""
     columns = {r[1] for r in conn.execute("PRAGMA table_info(recall_vectors)")}
     if "list" in columns:
         conn.execute("DROP INDEX IF EXISTS recall_vectors_list")
@@ -296,6 +313,12 @@ def upgrade(conn: driver.Connection) -> int:
             "INSERT INTO recall_sketches (scope, vid, sys_from, sys_to, valid_from, valid_to, "
             "sketch) SELECT scope, vid, sys_from, sys_to, valid_from, valid_to, ? "
             "FROM versions WHERE vid = ?", rows)
+    # Schema 13: an enrolled scope's episodes join the backlog its next hybrid recall drains.
+    conn.execute(
+        "INSERT OR IGNORE INTO recall_episode_vector_backlog (rid, scope) SELECT d.rid, e.scope "
+        "FROM episodes e JOIN recall_episode_docs d ON d.episode_id = e.episode_id "
+        "JOIN recall_vector_scopes s ON s.scope = e.scope "
+        "WHERE d.rid NOT IN (SELECT rid FROM recall_episode_vectors)")
     return len(missing)
 
 

@@ -65,7 +65,10 @@ __all__ = [
 #: 12: recall's terms are Snowball-stemmed (kg_memory.domain.recall_text.TERMS, recorded in
 #: ``meta.recall_terms``); ``kg-memory migrate`` indexes every revision and message again with
 #: them and recounts ``recall_stats`` (kg_memory.store.sqlite.recall_terms).
-SCHEMA_VERSION = "12"
+#: 13: episodes' vectors (recall_episode_vectors, their sketches and backlog; see
+#: kg_memory.store.sqlite.recall_episode_vectors); ``kg-memory migrate`` adds them empty and
+#: puts every enrolled scope's episodes in the backlog.
+SCHEMA_VERSION = "13"
 #: Schema versions this one cannot be reached from, and why. Schema 1 keyed entities, operation
 #: ids, edges and documents globally, so one tenant's rows could be another's; its rows cannot
 #: be given scopes after the fact without guessing.
