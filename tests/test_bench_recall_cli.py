@@ -112,6 +112,7 @@ def test_vector_and_hybrid_beside_brute_force_cosine(data: Path) -> None:
     assert result.modes == ["lexical", "vector", "hybrid"]
     assert result.references == ["fts5", "cosine"]
     assert result.ingest.embedder == "hashing-trigram"
+    assert 0 < result.ingest.embedding_seconds < result.ingest.seconds
     [held, _] = result.splits
     assert set(held.systems) == {"lexical", "vector", "hybrid", "fts5", "cosine"}
     assert {"lexical_vs_fts5", "hybrid_vs_fts5_cosine", "vector_vs_cosine"} <= set(held.ratios)

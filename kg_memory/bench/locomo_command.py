@@ -109,9 +109,10 @@ def recall_tables(result: RecallBenchResult) -> list[Table]:
 
 def _summary(result: RecallBenchResult) -> list[str]:
     ingest = result.ingest
-    with_vectors = f", embedder {ingest.embedder}" if ingest.embedder else ", no embedder"
+    vectors = (f", {ingest.embedding_seconds:.1f} s of it embedding with {ingest.embedder}"
+               if ingest.embedder else ", no embedder")
     lines = [f"{result.dataset}: {ingest.turns:,} turns imported in {ingest.seconds:.1f} s "
-             f"({ingest.turns_per_second:,.0f} turns/s{with_vectors})"]
+             f"({ingest.turns_per_second:,.0f} turns/s{vectors})"]
     for split in result.splits:
         if split.name != "all":
             lines.append(f"  {split.name}: {', '.join(split.conversations)}")

@@ -104,13 +104,15 @@ class ConversationFigures(BaseModel):
 
 
 class IngestFigures(BaseModel):
-    """Every turn imported as history (known from when it was said). ``embedder``: the
-    memory's during the import; the rate includes the vectors the store writes with it."""
+    """Every turn imported as history (known from when it was said), then, with an
+    ``embedder``, every turn's vector written (``embedding_seconds`` of ``seconds``): the
+    rate counts both."""
 
     model_config = ConfigDict(frozen=True)
 
     turns: int
     seconds: float
+    embedding_seconds: float
     turns_per_second: float
     embedder: str | None
 
