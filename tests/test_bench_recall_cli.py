@@ -21,6 +21,7 @@ from kg_memory.bench.locomo_data import load
 from kg_memory.bench.locomo_result import RecallBenchResult
 from kg_memory.bench.locomo_run import Turns, ask_as_of, history_records, questions_asked
 from kg_memory.cli import app
+from kg_memory.domain.errors import KgMemoryError
 from kg_memory.domain.recall_answer import RecallAnswer
 
 runner = CliRunner(env={"COLUMNS": "80"})
@@ -177,3 +178,13 @@ def test_bad_input_is_one_typed_line_and_exit_2(
     assert message in " ".join(err.split())
     assert "Traceback" not in err + out
     assert out == ""
+
+
+def test_bench_alone_is_still_the_speed_benchmark() -> None:
+    """`bench` became a group: with no command it runs the speed benchmark, as before."""
+    result = runner.invoke(app, ["bench", "--scale", "x"])
+    assert isinstance(result.exception, KgMemoryError)  # parse_scales refused it: it ran
+    assert "scale 'x' is not a number" in str(result.exception)
+    listed = runner.invoke(app, ["bench", "--help"], env={"TYPER_USE_RICH": "0"})
+    assert "--scale" in listed.stdout
+    assert "recall" in listed.stdout
