@@ -106,6 +106,7 @@ from kg_memory.services.lineage import Direction, lineage_graph, lineage_tree, n
 from kg_memory.services.memory import Memory
 from kg_memory.services.provenance import serialize_prov
 from kg_memory.services.publication import Basis, Published
+from kg_memory.services.review_queue import ReviewPair
 from kg_memory.services.rules import RuleBook
 from kg_memory.services.scoped import ScopedMemory
 from kg_memory.services.scoped_rules import ScopedRuleBook
@@ -233,6 +234,7 @@ __all__ = [
     "ResolutionError",
     "Resolved",
     "Retention",
+    "ReviewPair",
     "Rule",
     "RuleBook",
     "RuleType",

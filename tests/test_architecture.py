@@ -74,6 +74,8 @@ PUBLIC = [
     # Issue 26: the shipped model, the models users bring, one way to choose, the refusal.
     "EMBEDDER_ENV", "EmbedderMismatch", "FastEmbedEmbedder", "MiniLMEmbedder",
     "OpenAIEmbedder", "SentenceTransformersEmbedder", "resolve_embedder",
+    # Issue 29: the review queue's item (Memory.review_queue).
+    "ReviewPair",
 ]
 
 

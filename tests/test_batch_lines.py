@@ -16,18 +16,14 @@ naming the batch's last line; a conflict on line 3 of 10 said line 10, line 1201
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
 from kg_memory import ConcurrencyError, IdempotencyConflict, IngestRecord, Memory, ScopeError
-from kg_memory.cli import app
+from tests.cli_store import cli, store_location
 from tests.conftest import ManualClock, MemoryFactory, day, fact
-
-runner = CliRunner()
 
 
 def line(n: int, **fields: Any) -> dict[str, Any]:
@@ -145,36 +141,23 @@ def test_a_tenants_handle_names_the_line_of_another_scope_and_its_own_errors(
     assert conflict.value.line == 1
 
 
-def _location(make_memory: MemoryFactory, backend: str, tmp_path: Path) -> str:
-    if backend == "neo4j":
-        make_memory(ManualClock())  # wipes the shared database
-        return os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
-    return str(tmp_path / "cli.db")
-
-
-def _cli(*args: str) -> tuple[int, str]:
-    result = runner.invoke(app, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.output
-
-
 def test_the_cli_reruns_a_file_after_a_forget_exit_0_counting_forgotten_lines(
     make_memory: MemoryFactory, backend: str, tmp_path: Path
 ) -> None:
-    store = _location(make_memory, backend, tmp_path)
+    store = store_location(make_memory, backend, tmp_path)
     path = jsonl(tmp_path / "in.jsonl", [line(n) for n in range(1, 4)])
-    assert _cli("ingest", str(path), "--trust-envelopes", "--store", store)[0] == 0
-    assert _cli("forget", "operation:op-2", "--scope", "u1", "--store", store)[0] == 0
+    assert cli("ingest", str(path), "--trust-envelopes", "--store", store)[0] == 0
+    assert cli("forget", "operation:op-2", "--scope", "u1", "--store", store)[0] == 0
     path = jsonl(path, [line(n) for n in range(1, 6)])
     acks = tmp_path / "acks.tsv"
-    code, out = _cli("ingest", str(path), "--trust-envelopes", "--store", store, "--json",
+    code, out = cli("ingest", str(path), "--trust-envelopes", "--store", store, "--json",
                      "--acks", str(acks))
     assert code == 0, out
     summary = json.loads(out)
     assert (summary["accepted"], summary["duplicate"], summary["forgotten"]) == (2, 2, 1)
     assert acks.read_text().splitlines()[:3] == [
         "op-1\tduplicate", "op-2\tforgotten", "op-3\tduplicate"]
-    code, out = _cli("ingest", str(path), "--trust-envelopes", "--store", store)
+    code, out = cli("ingest", str(path), "--trust-envelopes", "--store", store)
     assert code == 0
     assert "0 accepted, 4 duplicate, 1 forgotten" in " ".join(out.split())
 
@@ -182,12 +165,12 @@ def test_the_cli_reruns_a_file_after_a_forget_exit_0_counting_forgotten_lines(
 def test_the_cli_names_line_1201_of_1500_in_its_default_batches(
     make_memory: MemoryFactory, backend: str, tmp_path: Path
 ) -> None:
-    store = _location(make_memory, backend, tmp_path)
+    store = store_location(make_memory, backend, tmp_path)
     first = jsonl(tmp_path / "first.jsonl", [line(1201)])
-    assert _cli("ingest", str(first), "--trust-envelopes", "--store", store)[0] == 0
+    assert cli("ingest", str(first), "--trust-envelopes", "--store", store)[0] == 0
     lines = [line(n) for n in range(1, 1501)]
     lines[1200] = line(1201, content="a different payload")
-    code, out = _cli("ingest", str(jsonl(tmp_path / "in.jsonl", lines)), "--trust-envelopes",
+    code, out = cli("ingest", str(jsonl(tmp_path / "in.jsonl", lines)), "--trust-envelopes",
                      "--store", store)
     assert code == 2
     assert "line 1201, field 'operation_id'" in " ".join(out.split())

@@ -214,10 +214,6 @@ def test_recall_on_the_command_line_takes_an_embedder(tmp_path: Path) -> None:
     assert "unknown embedder 'bogus'" in out
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 26 finding: with episode vectors, 'who approves Cedar budgets' loses its expected "
-    "fact (found by words only: its vector is made from stemmed index text, below the model's "
-    "floor) to Cedar messages found by both lists; reciprocal-rank fusion favours those"))
 def test_the_labelled_set_holds_with_the_shipped_model(make_memory: MemoryFactory) -> None:
     """The labelled recall set, hybrid: as good as words alone. Without the model's similarity
     floor, "next dinner booking" lost its only answer (a message, which has no vector) to four

@@ -16,19 +16,15 @@ Each test failed on the main of 2026-12-05 (f912dc0): the plan was empty, the ru
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-from typer.testing import CliRunner
-
 from kg_memory import Memory
-from kg_memory.cli import app
 from kg_memory.services.identity import DECISION, PROFILE
+from tests.cli_store import cli, store_location
 from tests.conftest import ManualClock, MemoryFactory, day, episode, fact
 from tests.test_forgetting import files_holding
 
 CANARY = "Zedwina Quarrington-7c1e"
-runner = CliRunner()
 
 
 def _seed(memory: Memory, clock: ManualClock) -> str:
@@ -121,39 +117,26 @@ def test_no_byte_of_the_name_remains_in_the_store_files(tmp_path: Path) -> None:
     assert files_holding(store_dir, CANARY) == []
 
 
-def _location(make_memory: MemoryFactory, backend: str, tmp_path: Path) -> str:
-    if backend == "neo4j":
-        make_memory(ManualClock())  # wipes the shared database
-        return os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
-    return str(tmp_path / "cli.db")
-
-
-def _cli(*args: str) -> tuple[int, str]:
-    result = runner.invoke(app, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.output
-
-
 def test_the_cli_forgets_a_declared_only_entity(
     make_memory: MemoryFactory, backend: str, tmp_path: Path
 ) -> None:
-    store = _location(make_memory, backend, tmp_path)
+    store = store_location(make_memory, backend, tmp_path)
     path = tmp_path / "in.jsonl"
     path.write_text(json.dumps({
         "operation_id": "intro", "source": "user", "channel": "chat",
         "occurred_at": day(0).isoformat(), "scope": "u1", "content": f"I met {CANARY}.",
         "entities": [{"entity_id": "p7", "type": "person", "name": CANARY}]}) + "\n")
-    assert _cli("ingest", str(path), "--trust-envelopes", "--store", store)[0] == 0
-    code, out = _cli("forget", "entity:p7", "--scope", "u1", "--store", store, "--json")
+    assert cli("ingest", str(path), "--trust-envelopes", "--store", store)[0] == 0
+    code, out = cli("forget", "entity:p7", "--scope", "u1", "--store", store, "--json")
     assert code == 0, out
     report = json.loads(out)
     assert (report["status"], report["plan"]["entities"]) == ("complete", ["p7"])
     assert report["residues_redacted"] == 1
-    code, out = _cli("entities", "list", "--scope", "u1", "--store", store, "--json")
+    code, out = cli("entities", "list", "--scope", "u1", "--store", store, "--json")
     assert code == 0, out
     assert CANARY not in out
     assert "p7" not in out
-    code, out = _cli("forget", "entity:p7", "--scope", "u1", "--store", store, "--json")
+    code, out = cli("forget", "entity:p7", "--scope", "u1", "--store", store, "--json")
     assert (code, json.loads(out)["status"]) == (0, "nothing-to-forget")
 
 

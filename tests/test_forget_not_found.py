@@ -16,18 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
 from kg_memory import Memory, NotFound, ScopeError
-from kg_memory.cli import app
+from tests.cli_store import cli, store_location
 from tests.conftest import ManualClock, MemoryFactory, day, episode, fact
-
-runner = CliRunner()
 
 
 def _seed(memory: Memory, clock: ManualClock) -> dict[str, str]:
@@ -148,41 +144,28 @@ def test_all_scopes_an_id_no_scope_holds_or_forgot_is_not_found(
         memory.forget("operation:op-001-user-facts", all_scopes=True)
 
 
-def _location(make_memory: MemoryFactory, backend: str, tmp_path: Path) -> str:
-    if backend == "neo4j":
-        make_memory(ManualClock())  # wipes the shared database
-        return os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
-    return str(tmp_path / "cli.db")
-
-
-def _cli(*args: str) -> tuple[int, str]:
-    result = runner.invoke(app, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.output
-
-
 def test_the_cli_says_not_found_exit_4_and_takes_operation_ids(
     make_memory: MemoryFactory, backend: str, tmp_path: Path
 ) -> None:
-    store = _location(make_memory, backend, tmp_path)
+    store = store_location(make_memory, backend, tmp_path)
     path = tmp_path / "in.jsonl"
     path.write_text(json.dumps({
         "operation_id": "op-001-user-facts", "source": "user", "channel": "chat",
         "occurred_at": day(0).isoformat(), "scope": "u1", "content": "Ana is veg",
         "assertions": [fact("ana", "diet", "veg")]}) + "\n")
-    assert _cli("ingest", str(path), "--trust-envelopes", "--store", store)[0] == 0
-    code, out = _cli("forget", "episode:op-001-user-facts", "--scope", "u1", "--store", store)
+    assert cli("ingest", str(path), "--trust-envelopes", "--store", store)[0] == 0
+    code, out = cli("forget", "episode:op-001-user-facts", "--scope", "u1", "--store", store)
     assert code == 4
     assert "NotFound" in out
     assert "operation:op-001-user-facts@u1" in out
-    code, out = _cli("forget", "operation:op-001-user-facts", "--scope", "u1", "--store", store,
+    code, out = cli("forget", "operation:op-001-user-facts", "--scope", "u1", "--store", store,
                      "--json")
     assert code == 0
     assert json.loads(out)["status"] == "complete"
-    code, out = _cli("forget", "operation:op-001-user-facts", "--scope", "u1", "--store", store,
+    code, out = cli("forget", "operation:op-001-user-facts", "--scope", "u1", "--store", store,
                      "--json")
     assert (code, json.loads(out)["status"]) == (0, "nothing-to-forget")
-    assert _cli("forget", "operation:op-002", "--scope", "u1", "--store", store)[0] == 4
+    assert cli("forget", "operation:op-002", "--scope", "u1", "--store", store)[0] == 4
 
 
 def test_mcp_forget_of_an_unknown_id_is_an_error_result(

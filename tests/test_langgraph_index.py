@@ -106,6 +106,25 @@ def test_a_puts_index_argument_chooses_its_fields(make_memory: MemoryFactory,
     assert _keys(store.search(("u1",), query="green tea"))[0] == "off"
 
 
+def test_sqlites_text_fields_is_taken_as_fields(make_memory: MemoryFactory,
+                                               ticking: TickingClock) -> None:
+    """A config written for LangGraph's SqliteStore names its fields ``text_fields``: it works
+    unchanged (it was refused as an unknown key), and ``index_config`` keeps it as given."""
+    memory = make_memory(ticking)
+    config = {"dims": DIMS, "embed": words_embed, "text_fields": ["title"]}
+    store = KgMemoryStore(memory, clock=ticking, index=config)
+    assert store.index_config == config
+    store.put(("u1", "n"), "tea", {"title": "green tea", "body": "red car"})
+    store.put(("u1", "n"), "car", {"title": "red car", "body": "green tea"})
+    found = store.search(("u1",), query="green tea")
+    assert _keys(found) == ["tea", "car"]
+    assert found[0].score == pytest.approx(1.0)  # only the title is embedded
+    same = {"dims": DIMS, "embed": words_embed, "fields": ["title"], "text_fields": ["title"]}
+    assert KgMemoryStore(memory, index=same).index is not None
+    with pytest.raises(InvalidArgument, match="'fields' and 'text_fields'"):
+        KgMemoryStore(memory, index={**same, "text_fields": ["body"]})
+
+
 def test_wrong_dims_are_a_clear_error_and_write_nothing(make_memory: MemoryFactory,
                                                         ticking: TickingClock) -> None:
     memory = make_memory(ticking)

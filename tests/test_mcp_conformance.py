@@ -109,6 +109,9 @@ HINTS = {
     "remember": (False, False, False), "read_document": (False, False, False),
     # forget erases; executing the same plan again changes nothing more
     "forget": (False, True, True),
+    # settling a review pair pools or parts facts, erases nothing, and is reversed by settling
+    # it the other way; the same settlement again is a no-op
+    "settle": (False, False, True),
     **dict.fromkeys(("recall", "asof", "history", "lineage", "refusals", "entities"),
                     (True, False, True)),
 }
@@ -178,6 +181,7 @@ def test_every_error_result_fits_its_tools_output_schema(memory: Memory, clock: 
         "forget": {"selector": "nonsense"},
         "refusals": {"scope": 3},
         "entities": {"action": "show"},
+        "settle": {"pair_id": "p:c", "decision": "merge", "decided_by": "ana", "token": "rv_x"},
     }
 
     async def main() -> None:

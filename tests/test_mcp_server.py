@@ -41,7 +41,7 @@ from tests.conftest import EPOCH, ROOT, ManualClock, MemoryFactory, day, episode
 T = TypeVar("T")
 DINNER = ROOT / "fixtures" / "dinner" / "episodes.jsonl"
 TOOLS = {"remember", "read_document", "recall", "asof", "history", "lineage", "forget",
-         "refusals", "entities"}
+         "refusals", "entities", "settle"}
 
 
 def run(coro: Callable[[], Awaitable[T]]) -> T:

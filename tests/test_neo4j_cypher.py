@@ -29,7 +29,8 @@ URI = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
 SCRIPTS = {"schema", "wipe"}
 #: Queries that need recall's vector index, which exists only once an embedder made it (with
 #: that embedder's dimensions): run against one made at the examples' dimensions.
-VECTOR_INDEXED = {"recall_vector_query", "recall_vector_await"}
+VECTOR_INDEXED = {"recall_vector_query", "recall_vector_await", "recall_episode_vector_query",
+                  "recall_episode_vector_await"}
 ADAPTER = sorted((ROOT / "kg_memory" / "store" / "neo4j").glob("*.py"))
 #: Browser ready queries (``browser_*.cypher``): for people in Neo4j Browser, never run by the
 #: adapter. They meet every other check here: $parameters only, header :params, runnable.
@@ -344,14 +345,19 @@ def test_each_query_runs_as_documented(driver: Driver, name: str) -> None:
 def test_each_vector_index_query_runs_as_documented(driver: Driver, name: str) -> None:
     """The same, with recall's vector index made at the examples' 2 dimensions, then dropped
     (the next hybrid recall makes it again at its embedder's)."""
+    indexes = ("recall_vectors", "recall_episode_vectors")
     with driver.session() as session:
-        session.run("DROP INDEX recall_vectors IF EXISTS").consume()
+        for index in indexes:
+            session.run(f"DROP INDEX {index} IF EXISTS").consume()
         session.run(load("recall_vector_index"), {"dimensions": 2}).consume()
+        session.run(load("recall_episode_vector_index"), {"dimensions": 2}).consume()
         try:
             session.run(load("recall_vector_await")).consume()
+            session.run(load("recall_episode_vector_await")).consume()
             with session.begin_transaction() as tx:
                 tx.run(load(name), example_params(name)).consume()
                 tx.rollback()
         finally:
-            session.run("DROP INDEX recall_vectors IF EXISTS").consume()
+            for index in indexes:
+                session.run(f"DROP INDEX {index} IF EXISTS").consume()
 

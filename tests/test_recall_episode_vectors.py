@@ -206,3 +206,27 @@ def test_vector_candidates_are_eligible_on_both_time_axes(
     answer = memory.recall("vegetable picnic", scope="u1", at=day(at), known_at=day(known),
                            mode="vector", embedder=HASHING, limit=50)
     assert {h.id for h in answer.results} == expected
+
+
+def test_migrate_gives_a_schema_12_files_enrolled_scopes_episode_vectors(tmp_path: Path) -> None:
+    from kg_memory.store.sqlite import driver
+    from kg_memory.store.sqlite.schema import SCHEMA_VERSION, migrate
+
+    db, clock = tmp_path / "m.db", ManualClock(day(0))
+    with Memory.open(db, clock=clock) as memory:
+        target = _say(memory, "op-1", day(0), "vegetarian lasagne for dinner")
+        clock.now = day(1)
+        memory.recall("vegetable", scope="u1", embedder=HASHING)  # enrols the scope
+    with driver.connect(db) as raw:  # schema 12: no episode vectors
+        for trigger in ("recall_episode_vectors_doc", "recall_episode_vectors_undoc",
+                        "recall_episode_sketches_del"):
+            raw.execute(f"DROP TRIGGER {trigger}")
+        for table in ("recall_episode_vector_backlog", "recall_episode_vectors",
+                      "recall_episode_sketches"):
+            raw.execute(f"DROP TABLE {table}")
+        raw.execute("UPDATE meta SET value = '12' WHERE key = 'schema_version'")
+    assert migrate(db) == ("12", SCHEMA_VERSION) == ("12", "13")
+    with driver.connect(db) as raw:
+        assert raw.execute("SELECT count(*) FROM recall_episode_vector_backlog").fetchone()[0] == 1
+    with Memory.open(db, clock=clock, create=False) as memory:
+        assert target in _ids(memory, "vegetable", mode="vector", embedder=HASHING)

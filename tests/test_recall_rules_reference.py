@@ -166,6 +166,7 @@ def test_the_counted_rule_names_list_the_added_rules_after_the_built_in_ones() -
 # -- BM25, fusion and the boosts --------------------------------------------------------------
 
 K1, B, RRF_K = 1.2, 0.75, 60  # Lucene's BM25 defaults; Cormack et al.'s k
+FUSION, ALPHA = "convex", 0.6  # tuned on LoCoMo's tuning conversations (docs/recall.md)
 W_SPEC, W_REC, W_EV = 0.3, 0.1, 0.2  # the composite policy's documented weights
 VOCAB = ("tea", "green", "milk", "diet", "veg")
 
@@ -186,7 +187,8 @@ def _reference_bm25(doc: list[str], query: tuple[str, ...], docs: list[list[str]
 
 
 def _reference_rank(docs: list[Scored], query: tuple[str, ...], corpus: list[list[str]],
-                    vectors: dict[str, float] | None) -> list[tuple[str, float, float]]:
+                    vectors: dict[str, float] | None, fusion: str = FUSION,
+                    alpha: float = ALPHA) -> list[tuple[str, float, float]]:
     lexical = {d.key: _reference_bm25(list(d.terms), query, corpus) for d in docs}
     lexical = {k: v for k, v in lexical.items() if v > 0}
     keys = {d.key for d in docs}
@@ -197,14 +199,18 @@ def _reference_rank(docs: list[Scored], query: tuple[str, ...], corpus: list[lis
 
     if vectors is None:
         raw = lexical
-    else:
+    elif fusion == "rrf":
         lr, vr = ranks(lexical), ranks(sims)
         raw = {k: sum(1 / (RRF_K + r[k]) for r in (lr, vr) if k in r) for k in lr.keys() | vr}
+    else:  # convex: BM25 over the best BM25, a cosine as it is (a negative one adds nothing)
+        top = max(lexical.values(), default=1.0)
+        raw = {k: alpha * lexical.get(k, 0.0) / top + (1 - alpha) * max(sims.get(k, 0.0), 0.0)
+               for k in lexical.keys() | sims}
     best = max(raw.values(), default=0.0)
     out = []
     for d in docs:
         if d.key in raw:
-            relevance = raw[d.key] / best
+            relevance = raw[d.key] / best if best else 0.0
             boost = 1 + W_SPEC * d.specificity + W_REC * d.recency + W_EV * d.evidence
             out.append((d.key, relevance, relevance * boost))
     return sorted(out, key=lambda r: (-r[2], r[0]))
@@ -217,10 +223,11 @@ documents = st.lists(st.tuples(st.lists(st.sampled_from(VOCAB), max_size=5), uni
 
 @given(raw=documents, query=st.lists(st.sampled_from(VOCAB), min_size=1, max_size=3),
        sims=st.none() | st.lists(st.integers(-2, 8), max_size=6),
-       extra_corpus=st.integers(0, 3))
-def test_ranking_is_bm25_or_reciprocal_rank_fusion_boosted_by_the_documented_weights(
+       extra_corpus=st.integers(0, 3),
+       fusion=st.sampled_from(("rrf", "convex")), alpha=st.integers(0, 4).map(lambda n: n / 4))
+def test_ranking_is_bm25_or_a_fusion_boosted_by_the_documented_weights(
     raw: list[tuple[list[str], float, float, float]], query: list[str],
-    sims: list[int] | None, extra_corpus: int
+    sims: list[int] | None, extra_corpus: int, fusion: str, alpha: float
 ) -> None:
     docs = [Scored(f"d{i}", t, s, r, e) for i, (t, s, r, e) in enumerate(raw)]
     # The corpus may hold documents that are not candidates (ineligible ones still count in N).
@@ -234,8 +241,9 @@ def test_ranking_is_bm25_or_reciprocal_rank_fusion_boosted_by_the_documented_wei
             _reference_bm25(list(d.terms), terms_, corpus), rel=1e-9, abs=1e-12)
     vectors = None if sims is None else {
         f"d{i}": s / 8 for i, s in enumerate(sims)} | {"not-a-candidate": 1.0}
-    got = rank(docs, terms_, df, stats, vectors=vectors)
-    expected = _reference_rank(docs, terms_, corpus, vectors)
+    got = rank(docs, terms_, df, stats, vectors=vectors,
+               weights=RankingWeights(fusion=fusion, lexical_weight=alpha))
+    expected = _reference_rank(docs, terms_, corpus, vectors, fusion, alpha)
     assert [r.key for r in got] == [k for k, _, _ in expected]
     for r, (_, relevance, score) in zip(got, expected, strict=True):
         assert r.relevance == pytest.approx(relevance, rel=1e-9)
@@ -247,12 +255,32 @@ def test_fusion_records_both_ranks_and_a_vector_alone_can_place_a_document() -> 
             Scored("c", ["tea", "tea"], 0, 0, 0)]
     stats = CorpusStats(documents=3, tokens=4)
     got = {r.key: r for r in rank(docs, ("tea",), {"tea": 2}, stats,
-                                  vectors={"a": 0.9, "b": 0.5})}
+                                  vectors={"a": 0.9, "b": 0.5},
+                                  weights=RankingWeights(fusion="rrf"))}
     assert (got["a"].lexical_rank, got["a"].vector_rank, got["a"].vector) == (2, 1, 0.9)
     assert (got["b"].lexical_rank, got["b"].vector_rank, got["b"].bm25) == (None, 2, 0.0)
     assert (got["c"].lexical_rank, got["c"].vector_rank, got["c"].vector) == (1, None, None)
     assert got["a"].relevance == 1.0  # 1/62 + 1/61 is the best fused value
     assert got["b"].relevance == pytest.approx((1 / 62) / (1 / 62 + 1 / 61))
+
+
+def test_convex_fusion_keeps_the_one_strong_match_above_the_second_rate_in_both_lists() -> None:
+    """The labelled set's "who approves Cedar budgets": the answer matches the question's
+    words best by far and is no neighbour of it, while other facts are weak matches of both
+    lists. Reciprocal ranks cannot tell a strong first from a weak one; magnitudes can."""
+    docs = [Scored("answer", ["approv", "budget", "jo"], 0, 0, 0),
+            Scored("near1", ["cedar", "status"], 0, 0, 0),
+            Scored("near2", ["cedar", "phone"], 0, 0, 0)]
+    corpus = [list(d.terms) for d in docs] + [["other"]] * 3
+    query = ("approv", "cedar", "budget")
+    df = document_frequencies(corpus, query)
+    stats = CorpusStats(documents=len(corpus), tokens=sum(len(d) for d in corpus))
+    vectors = {"near1": 0.47, "near2": 0.40}  # the answer is below the model's floor
+    convex = [r.key for r in rank(docs, query, df, stats, vectors=vectors)]
+    rrf = [r.key for r in rank(docs, query, df, stats, vectors=vectors,
+                               weights=RankingWeights(fusion="rrf"))]
+    assert convex[0] == "answer"
+    assert rrf[0] != "answer"
 
 
 def test_bm25_of_an_empty_document_or_an_empty_corpus_is_zero() -> None:
@@ -294,6 +322,7 @@ def test_the_default_weights_are_the_documented_ones() -> None:
     w = RankingWeights()
     assert (w.k1, w.b, w.rrf_k) == (K1, B, RRF_K)
     assert (w.specificity, w.recency, w.evidence, w.half_life_days) == (W_SPEC, W_REC, W_EV, 30)
+    assert (w.fusion, w.lexical_weight) == (FUSION, ALPHA)
 
 
 @given(subject=st.none() | st.booleans(), project=st.none() | st.sampled_from((0.0, 0.5, 1.0)))

@@ -14,7 +14,7 @@ from kg_memory import HashingEmbedder, Memory, RecallError, StoreBusy
 from kg_memory.domain.eligibility import RecallContext
 from kg_memory.domain.embedding import cosine
 from kg_memory.domain.model import Assertion, Episode
-from kg_memory.domain.recall_text import fact_document
+from kg_memory.domain.recall_text import fact_words
 from kg_memory.services.recall import RecallRequest, recall
 from kg_memory.store.sqlite import driver
 from tests.conftest import ManualClock, day, episode, fact
@@ -42,9 +42,9 @@ def test_hybrid_ranks_the_same_neighbours_as_brute_force_over_the_eligible_set(
     [query] = EMBEDDER.embed(["vegetarian food"])
     want = {}
     for f in memory.asof(scope="u1").facts:  # the eligible set, brute force
-        # No entity names in this store: the indexed text is the fact's own document.
-        [vec] = EMBEDDER.embed([fact_document(f, f.qualifiers.project,
-                                              f.qualifiers.exceptions)])
+        # No entity names in this store: the embedded text is the fact's own words.
+        [vec] = EMBEDDER.embed([fact_words(f, f.qualifiers.project,
+                                           f.qualifiers.exceptions)])
         sim = cosine(query, vec)
         if sim > 0:
             want[f.assertion_id] = sim

@@ -20,6 +20,7 @@ from kg_memory.cli.options import (
     wanted_scope,
 )
 from kg_memory.cli.options import ScopeOption as TenantOption
+from kg_memory.cli.review_queue import pair_sheet, queue_sheet
 from kg_memory.cli.sheet import Column, Ident, Sheet
 
 __all__ = ["entities_app"]
@@ -203,32 +204,45 @@ def review(
     merge_into: Annotated[list[str] | None, typer.Option(
         "--merge", help="PROVISIONAL:CANDIDATE, settled as the same person.")] = None,
     by: Annotated[str | None, typer.Option("--by", help="Who settles it.")] = None,
+    reason: Annotated[str, typer.Option(help="Why, in their words.")] = "",
+    settled: Annotated[bool, typer.Option(
+        "--settled", help="List the pairs people settled too, with who and which way.")] = False,
+    limit: Annotated[int, typer.Option(
+        min=0, help="Show the fields of the first N pairs (the queue lists them all).")] = 5,
     store: StoreOption = None,
     json_out: JsonOption = False,
     wide: WideOption = False,
 ) -> None:
-    """List open REVIEW decisions of --scope, or settle them with --merge / --apart and
-    --by."""
+    """The review queue of --scope: each pair the resolver could not decide, most facts a merge
+    would pool first (then conflicts), with its fields side by side. Settle pairs with --merge /
+    --apart and --by; settling a pair the other way reverses it."""
     with render.errors(), open_memory(store, create=False) as memory:
         tenant = wanted_scope(scope, all_scopes)
-        for pairs, settle in ((apart, memory.keep_apart), (merge_into, None)):
+        for pairs, decision in ((merge_into, "merge"), (apart, "apart")):
             for pair in pairs or []:
                 provisional, _, candidate = pair.partition(":")
                 if not provisional or not candidate:  # an empty id names no entity
                     raise typer.BadParameter(f"{pair!r}: write PROVISIONAL:CANDIDATE")
-                if not by:
+                if by is None:
                     raise typer.BadParameter("--by names the person who settles it")
                 if tenant is None:
                     raise ScopeError("settling a review needs the tenant's --scope")
-                if settle is None:
-                    memory.merge(candidate, provisional, by=by, reason="review", scope=tenant)
-                else:
-                    settle(provisional, candidate, by=by, reason="review", scope=tenant)
-        open_items = reader(memory, tenant).review()
+                done = memory.settle(provisional, candidate,
+                                     "merge" if decision == "merge" else "apart",
+                                     by=by, reason=reason, scope=tenant)
+                if not json_out:
+                    render.say(f"{decision} {provisional}:{candidate} by {by} "
+                               f"({done.decision.decision_id})")
+        queue = reader(memory, tenant).review_queue(settled=settled)
     if json_out:
-        render.emit_json(open_items)
-    else:
-        render.show(_decisions_sheet("open for review", open_items), wide=wide)
+        render.emit_json(queue)
+        return
+    render.show(queue_sheet(queue, shown=min(limit, len(queue))), wide=wide)
+    for rank, asked in enumerate(queue[:limit], 1):
+        render.show(pair_sheet(rank, asked), wide=wide)
+    if any(p.settled is None for p in queue):
+        render.say_fitted(["settle:", "--merge LEFT:RIGHT", "or", "--apart LEFT:RIGHT,",
+                           "with", "--by WHO", "[--reason WHY];", "the other way reverses it"])
 
 
 @entities_app.command()

@@ -38,7 +38,7 @@ class Embedder(Protocol):
 def similarity_floor(embedder: Embedder) -> float:
     """The cosine below which ``embedder``'s neighbours are not candidates: its optional
     ``min_similarity`` attribute, else 0 (any positive similarity). A trained model's unrelated
-    texts still score 0.1 to 0.2, and reciprocal-rank fusion sees ranks, not scores: without a
+    texts still score 0.1 to 0.2, and rank fusion sees ranks, not scores: without a
     floor the nearest unrelated fact would rank level with the best lexical match.
 
     >>> similarity_floor(HashingEmbedder())

@@ -37,6 +37,7 @@ __all__ = [
     "FactText",
     "episode_document",
     "fact_document",
+    "fact_words",
     "identifier_words",
     "query_terms",
     "stem",
@@ -130,21 +131,35 @@ class FactText(Protocol):
     def value(self) -> object: ...
 
 
-def fact_document(fact: FactText, project: str | None, exceptions: tuple[str, ...],
-                  names: tuple[str, ...] = ()) -> str:
-    """The indexed text of a fact revision: subject, predicate, value, project, exceptions,
-    and the ``names`` of its subject and project entities as known when it was written (so
-    "Jo" finds ``j17.report_style`` and "Cedar" its ``c1`` project).
+def fact_words(fact: FactText, project: str | None, exceptions: tuple[str, ...],
+               names: tuple[str, ...] = ()) -> str:
+    """A fact revision in words, as written: subject and predicate split into words, value,
+    project, exceptions, and the ``names`` of its subject and project entities. What an
+    embedding model reads: it was trained on words, and a stem ("approv", "budget") is not one.
 
-    Writer, kind and times are not text: they are eligibility and ranking inputs, and indexing
-    them would let a query for "user" match every fact the user stated.
+    >>> from types import SimpleNamespace as Fact
+    >>> fact_words(Fact(subject="c1", predicate="budgetApprover", value="Jo"), None, (),
+    ...            ("Cedar",))
+    'c1 budget Approver Jo Cedar'
     """
     parts = [identifier_words(fact.subject), identifier_words(fact.predicate), str(fact.value)]
     if project:
         parts.append(project)
     parts.extend(exceptions)
     parts.extend(names)
-    return " ".join(terms(" ".join(parts)))
+    return " ".join(parts)
+
+
+def fact_document(fact: FactText, project: str | None, exceptions: tuple[str, ...],
+                  names: tuple[str, ...] = ()) -> str:
+    """The indexed text of a fact revision: the terms of :func:`fact_words` (so "Jo" finds
+    ``j17.report_style`` and "Cedar" its ``c1`` project, by the entities' names as known when
+    it was written).
+
+    Writer, kind and times are not text: they are eligibility and ranking inputs, and indexing
+    them would let a query for "user" match every fact the user stated.
+    """
+    return " ".join(terms(fact_words(fact, project, exceptions, names)))
 
 
 def episode_document(content: str) -> str:

@@ -7,10 +7,16 @@ each concept keeps a module of its own; it needs only ``self.store``.
 
 from __future__ import annotations
 
-from kg_memory.domain.errors import NotFound
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from kg_memory.domain.errors import InvalidArgument, NotFound
+from kg_memory.domain.instant import Clock
 from kg_memory.domain.limits import check_text
 from kg_memory.domain.model import Entity
-from kg_memory.domain.resolution import RESOLVER, EntityProfile, Outcome
+from kg_memory.domain.resolution import EntityProfile
+from kg_memory.domain.resolution.review_pair import ReviewPair
+from kg_memory.domain.result import AsOfAnswer, Fact
 from kg_memory.services.identity import (
     Resolved,
     keep_apart,
@@ -21,15 +27,28 @@ from kg_memory.services.identity import (
     unmerge_entities,
 )
 from kg_memory.services.lineage import node_scope
+from kg_memory.services.review_queue import Decision, open_decisions, read_queue, settle
 from kg_memory.store.protocol import Store
 
 __all__ = ["EntityMethods"]
+
+
+def _person(by: str) -> None:
+    """A person's decision names the person: an empty name would be an audit row of nobody."""
+    if not by.strip():
+        raise InvalidArgument("by: name the person who decides (it is kept for the audit)")
 
 
 class EntityMethods:
     """Memory's identity methods (see the module docstring)."""
 
     store: Store
+    _clock: Clock
+
+    if TYPE_CHECKING:  # Memory's own query, which pools a merged group as every answer does
+        def asof(self, valid_at: datetime | None = None, known_at: datetime | None = None, *,
+                 subject: str | None = None, predicate: str | None = None,
+                 scope: str | None = None) -> AsOfAnswer: ...
 
     def entities(self, scope: str | None = None) -> list[Entity]:
         check_text(scope=scope)
@@ -57,27 +76,50 @@ class EntityMethods:
             *r.decision.kept_apart_from)]
 
     def review(self, scope: str | None = None) -> list[Resolved]:
-        """REVIEW decisions no person has settled yet."""
+        """REVIEW decisions with a pair no person has settled yet (a REVIEW between several
+        candidates stays until each of its pairs is settled)."""
         check_text(scope=scope)
-        decided = {r.decision.mention.mention_id for r in self.decisions(scope)
-                   if r.decision.decided_by != RESOLVER}
-        return [r for r in self.decisions(scope) if r.decision.outcome is Outcome.REVIEW
-                and f"entity:{r.entity_id}" not in decided]
+        return open_decisions(self.store, scope)
+
+    def review_queue(self, scope: str | None = None, *, settled: bool = False
+                     ) -> list[ReviewPair]:
+        """The open review pairs, most impact first (facts a merge would pool, then its
+        conflicts, as of now on both axes), each with its fields side by side; with
+        ``settled`` the pairs people decided too (see :mod:`kg_memory.services.review_queue`)."""
+        check_text(scope=scope)
+        now = self._clock()
+
+        def facts(where: str, entity: str) -> list[Fact]:
+            return list(self.asof(now, now, subject=entity, scope=where).facts)
+
+        return read_queue(self.store, scope, now=now, facts=facts, settled=settled)
+
+    def settle(self, provisional: str, candidate: str, decision: Decision, *, by: str,
+               reason: str = "", scope: str) -> Resolved:
+        """A person settles a review pair: ``"merge"`` or ``"apart"``, recorded with who and
+        why, final for the resolver, reversed only by settling it the other way."""
+        check_text(provisional=provisional, candidate=candidate, by=by, reason=reason,
+                   scope=scope)
+        return settle(self.store, scope, provisional, candidate, decision=decision, by=by,
+                      reason=reason)
 
     def merge(self, keep: str, other: str, *, by: str, reason: str, scope: str) -> Resolved:
         """A person's merge: ``other`` is the same as ``keep`` from now on (reversible)."""
         check_text(keep=keep, other=other, by=by, reason=reason, scope=scope)
+        _person(by)
         return merge_entities(self.store, keep, other, by=by, reason=reason, scope=scope)
 
     def unmerge(self, keep: str, other: str, *, by: str, reason: str, scope: str) -> Resolved:
         """Undo a merge; every fact stays with the entity it was written for."""
         check_text(keep=keep, other=other, by=by, reason=reason, scope=scope)
+        _person(by)
         return unmerge_entities(self.store, keep, other, by=by, reason=reason, scope=scope)
 
     def unmerge_decision(self, decision_id: str, *, by: str, reason: str,
                          scope: str | None = None) -> Resolved:
         """Undo the resolver's merge of one mention, splitting its facts back by lineage."""
         check_text(decision_id=decision_id, by=by, reason=reason)
+        _person(by)
         if scope is None:
             found = [r.decision.mention.scope for r in self.decisions()
                      if r.decision.decision_id == decision_id]
@@ -91,4 +133,5 @@ class EntityMethods:
         """A person settles a REVIEW: these are different entities."""
         check_text(provisional=provisional, candidate=candidate, by=by, reason=reason,
                    scope=scope)
+        _person(by)
         return keep_apart(self.store, provisional, candidate, by=by, reason=reason, scope=scope)

@@ -231,8 +231,11 @@ def keep_apart(store: Store, provisional: str, candidate: str, *, by: str, reaso
                scope: str) -> Resolved:
     """A person says ``provisional`` is not ``candidate``; the resolver will not overturn it."""
     with store.transaction(scope) as tx:
-        if tx.entity(provisional) is None:
-            raise NotFound(f"no entity {provisional!r}")
+        # Both in this scope: a keep-apart naming another tenant's entity would be a decision
+        # about something this tenant cannot see.
+        for entity in (provisional, candidate):
+            if tx.entity(entity) is None:
+                raise NotFound(f"no entity {entity!r}")
         mention = _entity_mention(provisional, provisional, scope, tx.now)
         decision = manual_decision(mention, Outcome.KEEP_APART, kept_apart_from=[candidate],
                                    decided_by=by, decided_at=tx.now, reason=reason)

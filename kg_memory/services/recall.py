@@ -54,8 +54,8 @@ from kg_memory.store.protocol import AsOfQuery, RecallProbe, Store, VectorProbe
 __all__ = ["DECAYED", "MAX_LIMIT", "MODES", "RecallMode", "RecallRequest", "Recalling", "recall"]
 
 #: Recall's rankings: BM25 alone (never reads vectors, even with an embedder configured),
-#: vector similarity alone, or both fused by reciprocal rank. Eligibility is the same in all
-#: three and comes first.
+#: vector similarity alone, or both fused (kg_memory.domain.ranking). Eligibility is the same
+#: in all three and comes first.
 RecallMode = Literal["lexical", "vector", "hybrid"]
 MODES: tuple[RecallMode, ...] = ("lexical", "vector", "hybrid")
 
@@ -349,8 +349,9 @@ class Recalling:
         and ``project`` describe the request and rank matching records first; they do not
         filter. ``rules`` adds eligibility rules (a decay floor, a pending status).
         ``embedder`` (default: the memory's, normally none) adds vector similarity over the
-        eligible facts and messages, fused with BM25 by reciprocal rank. ``mode`` (default:
-        ``hybrid`` with an embedder, else ``lexical``) picks the ranking: ``lexical`` never
+        eligible facts and messages, fused with BM25 (:mod:`kg_memory.domain.ranking`).
+        ``mode`` (default: ``hybrid`` with an embedder, else ``lexical``) picks the ranking:
+        ``lexical`` never
         reads vectors, ``vector`` ranks the eligible set by vector similarity alone; both vector
         modes need an embedder (else :class:`~kg_memory.domain.errors.RecallError`).
 

@@ -42,6 +42,7 @@ from kg_memory.domain.model import Block, Channel, Entity, Kind, Qualifiers, Ref
 from kg_memory.domain.recall_answer import RecallAnswer
 from kg_memory.domain.record import IngestRecord
 from kg_memory.domain.resolution import EntityProfile
+from kg_memory.domain.resolution.review_pair import ReviewPair
 from kg_memory.domain.result import AsOfAnswer, HistoryEntry
 from kg_memory.services.forget_run import ForgetReport
 from kg_memory.services.identity import Resolved
@@ -49,6 +50,7 @@ from kg_memory.services.ingestion import IngestReport
 from kg_memory.services.inlet import Inlet
 from kg_memory.services.lineage import Direction
 from kg_memory.services.publication import Basis, Published
+from kg_memory.services.review_queue import Decision
 from kg_memory.services.rules import RuleBook
 from kg_memory.services.scoped_rules import ScopedRuleBook
 
@@ -101,6 +103,10 @@ class Operator(Protocol):
     def decisions(self, scope: str | None = ...,
                   entity_id: str | None = ...) -> list[Resolved]: ...
     def review(self, scope: str | None = ...) -> list[Resolved]: ...
+    def review_queue(self, scope: str | None = ..., *, settled: bool = ...
+                     ) -> list[ReviewPair]: ...
+    def settle(self, provisional: str, candidate: str, decision: Decision, *, by: str,
+               reason: str = ..., scope: str) -> Resolved: ...
     def merge(self, keep: str, other: str, *, by: str, reason: str,
               scope: str) -> Resolved: ...
     def unmerge(self, keep: str, other: str, *, by: str, reason: str,
@@ -252,6 +258,16 @@ class ScopedMemory:
 
     def review(self) -> list[Resolved]:
         return self._memory.review(self._scope)
+
+    def review_queue(self, *, settled: bool = False) -> list[ReviewPair]:
+        """This tenant's review pairs, most impact first (:meth:`Memory.review_queue`)."""
+        return self._memory.review_queue(self._scope, settled=settled)
+
+    def settle(self, provisional: str, candidate: str, decision: Decision, *, by: str,
+               reason: str = "") -> Resolved:
+        """Settle one of this tenant's review pairs; another tenant's pair is not found."""
+        return self._memory.settle(provisional, candidate, decision, by=by, reason=reason,
+                                   scope=self._scope)
 
     def merge(self, keep: str, other: str, *, by: str, reason: str) -> Resolved:
         return self._memory.merge(keep, other, by=by, reason=reason, scope=self._scope)

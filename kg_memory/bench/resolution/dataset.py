@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, computed_field
 
 from kg_memory.bench.resolution.febrl import Part, Record, load_febrl
 from kg_memory.bench.resolution.probes import with_juniors, with_twins
+from kg_memory.bench.resolution.slices import full_name, same_name_flags, twin_like_flags
 from kg_memory.domain.record import IngestRecord
 from kg_memory.domain.resolution.blocking import BlockingIndex
 from kg_memory.domain.resolution.comparison import compare
@@ -42,7 +43,6 @@ from kg_memory.domain.resolution.config import DEFAULT_CONFIG, ResolverConfig
 from kg_memory.domain.resolution.decision import Outcome
 from kg_memory.domain.resolution.incremental import UpdatableIndex
 from kg_memory.domain.resolution.mention import Mention
-from kg_memory.domain.resolution.names import parse_name
 from kg_memory.domain.resolution.profile import grow_profile
 from kg_memory.domain.resolution.resolver import posterior, resolve
 from kg_memory.services.memory import Memory
@@ -113,6 +113,11 @@ class SystemResult(BaseModel):
     system: str
     all: Counts
     same_name: Counts
+    #: The duplicates that are not twin-like, and those that are (see
+    #: :mod:`~kg_memory.bench.resolution.slices`): recall is judged on the first, the second
+    #: is REVIEW by design; each slice's review rate is the share of its duplicates reviewed.
+    non_twin: Counts = Counts()
+    twin_like: Counts = Counts()
 
 
 class DatasetReport(BaseModel):
@@ -138,31 +143,16 @@ class DatasetReport(BaseModel):
         return next(s for s in self.systems if s.system == name)
 
 
-def _full_name(mention: Mention) -> str | None:
-    name = parse_name(mention.name)
-    return f"{name.given} {name.family}" if name.given and name.family else None
-
-
-def _same_name_flags(records: Sequence[Record]) -> list[bool]:
-    """For each record: did an earlier record of a different person carry the same name?"""
-    seen: dict[str, set[str]] = {}
-    flags: list[bool] = []
-    for record in records:
-        full = _full_name(record.mention)
-        people = seen.setdefault(full, set()) if full else set()
-        flags.append(bool(people - {record.person}))
-        people.add(record.person)
-    return flags
-
-
 def _run(
-    name: str, records: Sequence[Record], flags: Sequence[bool], decide: Decide
+    name: str, records: Sequence[Record], flags: Sequence[bool], decide: Decide,
+    twin_like: Sequence[bool] | None = None,
 ) -> SystemResult:
     index = UpdatableIndex()
     founder: dict[str, str] = {}
     seen: set[str] = set()
-    total, slice_ = Counts(), Counts()
-    for record, same_name in zip(records, flags, strict=True):
+    total, slice_, apart, twins = Counts(), Counts(), Counts(), Counts()
+    twin_flags = twin_like if twin_like is not None else [False] * len(records)
+    for record, same_name, twin in zip(records, flags, twin_flags, strict=True):
         mention = record.mention
         outcome, entity_id, copy_of = decide(mention, index)  # the label is not passed in
         correct = outcome is Outcome.MERGE and founder.get(entity_id or "") == record.person
@@ -170,13 +160,18 @@ def _run(
         total = total.plus(truth=truth, outcome=outcome, correct=correct)
         if same_name:
             slice_ = slice_.plus(truth=truth, outcome=outcome, correct=correct)
+        if truth and twin:
+            twins = twins.plus(truth=truth, outcome=outcome, correct=correct)
+        elif truth:
+            apart = apart.plus(truth=truth, outcome=outcome, correct=correct)
         target = entity_id if outcome is Outcome.MERGE and entity_id else mention.mention_id
         if target not in founder:
             founder[target] = record.person
         before = index.profile(mention.scope, target)
         index.upsert(grow_profile(before, target, mention, copy_of=copy_of))
         seen.add(record.person)
-    return SystemResult(system=name, all=total, same_name=slice_)
+    return SystemResult(system=name, all=total, same_name=slice_, non_twin=apart,
+                        twin_like=twins)
 
 
 def _resolver(config: ResolverConfig) -> Decide:
@@ -188,11 +183,11 @@ def _resolver(config: ResolverConfig) -> Decide:
 
 
 def _exact_name(mention: Mention, index: BlockingIndex) -> tuple[Outcome, str | None, None]:
-    said = _full_name(mention)
+    said = full_name(mention)
     if said is not None:
         for candidate in index.candidates(mention):
             if said in {
-                _full_name(mention.model_copy(update={"name": n})) for n in candidate.profile.names
+                full_name(mention.model_copy(update={"name": n})) for n in candidate.profile.names
             }:
                 return Outcome.MERGE, candidate.profile.entity_id, None
     return Outcome.KEEP_APART, None, None
@@ -304,9 +299,9 @@ def benchmark_dataset(
     resolver and the store path on the same records.
     """
     records = load_febrl(dataset, part=Part.TEST, identifier=identifier, limit=limit)
-    flags = _same_name_flags(records)
+    flags, twins = same_name_flags(records), twin_like_flags(records)
     systems = [
-        _run(name, records, flags, decide)
+        _run(name, records, flags, decide, twins)
         for name, decide in (
             ("resolver", _resolver(config)),
             ("exact-name", _exact_name),
@@ -350,6 +345,9 @@ def format_report(report: DatasetReport) -> str:
         lines.append(result.system)
         lines.append(_row("all", result.all))
         lines.append(_row("same-name", result.same_name))
+        if result.non_twin.records or result.twin_like.records:
+            lines.append(_row("non-twin", result.non_twin))
+            lines.append(_row("twin-like", result.twin_like))
     for result in report.twins:
         twins = result.same_name
         lines.append(

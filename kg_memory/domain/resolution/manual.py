@@ -35,6 +35,8 @@ def manual_decision(
     """Record a person's decision about ``mention``: MERGE into ``entity_id``, or KEEP_APART
     (optionally naming the entities it is not). ``decided_by`` is the person, never
     ``"resolver"``; ``reason`` is their words, kept for audit."""
+    if not decided_by.strip():
+        raise ResolutionError("a manual decision names the person who made it")
     if decided_by == RESOLVER:
         raise ResolutionError(f"a manual decision is made by a person, not {RESOLVER!r}")
     if outcome is Outcome.REVIEW:

@@ -15,7 +15,7 @@
   is a kg-memory embedder or name (its own ``dimensions``).
 * ``fields``: which parts of an item's value are embedded (LangGraph's paths: ``"$"`` the whole
   value, the default, ``"a.b"``, ``"list[*]"``, ``"{a,b}"``); an item scores the best cosine of
-  its fields' vectors, as LangGraph's stores do.
+  its fields' vectors, as LangGraph's stores do. ``text_fields`` (SQLite's name) is the same.
 * ``distance_type`` (Postgres'): ``cosine`` (the default), ``inner_product`` or ``l2`` (scored
   as the negated distance); ``ann_index_config`` is accepted and has no effect (the search is
   exact over the eligible items).
@@ -191,10 +191,17 @@ class VectorIndex:
         if not isinstance(config, Mapping):
             raise InvalidArgument(f"index must be a dict with 'dims', 'embed' and 'fields', not "
                                   f"{type(config).__name__}", field="index")
-        unknown = set(config) - {"dims", "embed", "fields", "ann_index_config", "distance_type"}
+        unknown = set(config) - {"dims", "embed", "fields", "text_fields", "ann_index_config",
+                                 "distance_type"}
         if unknown:
             raise InvalidArgument(f"index: unknown keys {sorted(unknown)}; LangGraph's are "
                                   f"dims, embed, fields", field="index")
+        # SqliteStore spells ``fields`` as ``text_fields``: its config works here unchanged.
+        fields = config.get("fields") or config.get("text_fields")
+        if config.get("fields") and config.get("text_fields") and \
+                config["fields"] != config["text_fields"]:
+            raise InvalidArgument("index: 'fields' and 'text_fields' (SQLite's name for the "
+                                  "same setting) disagree; give one", field="index")
         #: The config as given (LangGraph's stores expose it as ``index_config``).
         self.config = dict(config)
         self.embedder = make_embedder(config.get("embed"), config.get("dims"))
@@ -202,7 +209,7 @@ class VectorIndex:
         if self.distance not in _DISTANCES:
             raise InvalidArgument(f"index['distance_type'] = {self.distance!r}: one of "
                                   f"{', '.join(_DISTANCES)}", field="index")
-        fields = config.get("fields") or ["$"]
+        fields = fields or ["$"]
         if isinstance(fields, str):
             fields = [fields]
         self.fields: tuple[str, ...] = tuple(fields)

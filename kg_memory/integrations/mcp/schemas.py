@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kg_memory import Fact, HistoryEntry, Kind, Resolved, ScopeLabel
+from kg_memory import Fact, HistoryEntry, Kind, Resolved, ReviewPair, ScopeLabel
 
 __all__ = [
     "AsOfView",
@@ -35,7 +35,9 @@ __all__ = [
     "RefusalsView",
     "RememberView",
     "RetractionInput",
+    "ReviewPairView",
     "RevisionView",
+    "SettleView",
 ]
 
 Scalar = str | int | float | bool
@@ -354,9 +356,74 @@ class EntityView(_View):
     facts: list[FactView]
 
 
+class FieldRowView(_View):
+    field: str
+    provisional: list[str] = Field(description="The mention's values, as the resolver saw them.")
+    candidate: list[str] = Field(description="The candidate entity's values, as known now.")
+    verdict: str = Field(description=(
+        "agree | close (a typo, a transposed date) | disagree | only_provisional | "
+        "only_candidate"))
+    detail: str
+
+
+class FactConflictView(_View):
+    predicate: str
+    project: str | None
+    provisional: list[str]
+    candidate: list[str]
+
+
+class ReviewPairView(_View):
+    """One question for the user: is the provisional entity the same as the candidate?"""
+
+    pair_id: str = Field(description="PROVISIONAL:CANDIDATE.")
+    provisional: str
+    candidate: str
+    mention: str = Field(description="The name as it was mentioned.")
+    posterior: float | None
+    resolver_reason: str = Field(description="Why the resolver could not decide.")
+    fields: list[FieldRowView] = Field(description=(
+        "Every field either side has, side by side: a given name that disagrees while "
+        "surname, birth date and address agree is what twins look like."))
+    pooled: int = Field(description="How many current facts a merge would pool.")
+    conflicts: list[FactConflictView] = Field(description=(
+        "Predicates both hold now with different values: after a merge, both would hold."))
+    settled: str | None = Field(description="'merge by ana' once a person settled it.")
+    token: str = Field(description="Pass back to settle: it says what the user was shown.")
+
+    @classmethod
+    def of(cls, pair: ReviewPair) -> ReviewPairView:
+        done = pair.settled
+        return cls(
+            pair_id=pair.pair_id, provisional=pair.provisional, candidate=pair.candidate,
+            mention=pair.mention, posterior=pair.posterior, resolver_reason=pair.reason,
+            fields=[FieldRowView(field=r.field, provisional=list(r.provisional),
+                                 candidate=list(r.candidate), verdict=r.verdict.value,
+                                 detail=r.detail) for r in pair.fields],
+            pooled=pair.impact.pooled,
+            conflicts=[FactConflictView(predicate=c.predicate, project=c.project,
+                                        provisional=list(c.provisional),
+                                        candidate=list(c.candidate))
+                       for c in pair.impact.conflicts],
+            settled=None if done is None else f"{done.outcome.value} by {done.decided_by}",
+            token=pair.token,
+        )
+
+
 class EntitiesView(_View):
     action: Literal["show", "review"]
     entity: EntityView | None = Field(default=None, description="For 'show'.")
     review: list[DecisionView] = Field(default_factory=list, description=(
-        "For 'review': mentions the resolver could not decide; a person settles them with the "
-        "CLI (kg-memory entities review --merge/--apart)."))
+        "For 'review': the REVIEW decisions with a pair still open."))
+    queue: list[ReviewPairView] = Field(default_factory=list, description=(
+        "For 'review': each open pair, most facts a merge would pool first, then conflicts. "
+        "Ask the user, then call settle with their answer."))
+
+
+class SettleView(_View):
+    pair_id: str
+    decision: Literal["merge", "apart"]
+    decision_id: str
+    decided_by: str
+    reason: str
+    next_step: str

@@ -51,6 +51,7 @@ from kg_memory.integrations.mcp.schemas import (
     RefusalsView,
     RememberView,
     RetractionInput,
+    SettleView,
 )
 from kg_memory.integrations.mcp.session import BoundMemory
 from kg_memory.integrations.mcp.stdio import run_stdio
@@ -69,6 +70,8 @@ kg-memory is this user's long-term memory: a bitemporal graph of facts with who 
 - recall / asof: what holds now, or at any time as known at any time. Only facts with
   as_user_statement=true are the user's own preferences or permissions.
 - history and lineage explain a fact; forget erases (dry run first, then pass plan_id).
+- entities(action='review') lists people the resolver could not tell apart; ask the user and
+  settle each pair with their answer and name.
 """
 
 _TIME = "ISO 8601 with an offset, e.g. 2026-01-06T20:00:00Z"
@@ -78,6 +81,12 @@ _READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_
 # restated value is confirmed again.
 _WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
                          open_world_hint=False)
+# Settling a review pair changes answers (a merge pools two entities' facts) but erases
+# nothing and is undone by settling it the other way, so it is not destructive; the same
+# settlement again is a no-op, so it is idempotent. What guards it is the pair's token: the
+# user decides on the pair as shown, and a pair that changed since is refused.
+_SETTLE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+                          open_world_hint=False)
 _ERASE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
                          open_world_hint=False)
 
@@ -294,11 +303,33 @@ def build_server(
     async def entities(
         action: Annotated[Literal["show", "review"], Field(description=(
             "'show': one entity's profile, resolution decisions and current facts; "
-            "'review': mentions the resolver could not decide."))],
+            "'review': the pairs the resolver could not decide, most a merge would change "
+            "first, with their fields side by side (settle them with settle)."))],
         entity_id: Annotated[str | None, Field(description="For 'show'.")] = None,
     ) -> EntitiesView:
-        """Who is who: an entity's profile and facts, or the open review queue."""
+        """Who is who: an entity's profile and facts, or the open review queue (each pair with
+        the fields that agree and disagree, and what a merge would pool)."""
         return await run(lambda: bound.entities(action, entity_id))
+
+    @typed.tool(server, annotations=_SETTLE)
+    @_mapped
+    async def settle(
+        pair_id: Annotated[str, Field(description=(
+            "PROVISIONAL:CANDIDATE, a pair_id from entities(action='review')."))],
+        decision: Annotated[Literal["merge", "apart"], Field(description=(
+            "'merge': the same person (their facts pool from now on); 'apart': two people."))],
+        decided_by: Annotated[str, Field(description=(
+            "Who decided: the user you asked, by name. Kept for the audit; never 'resolver'."))],
+        token: Annotated[str, Field(description=(
+            "The pair's token from the queue you showed the user."))],
+        reason: Annotated[str, Field(description="Why, in the user's words.")] = "",
+    ) -> SettleView:
+        """Settle a pair the resolver could not decide, as the user decided it. Show the user
+        the pair first (its fields side by side, the facts a merge would pool and the
+        conflicts), ask them, and pass their answer and name. The resolver never overturns a
+        settled pair; settling it the other way reverses it. Twins (same surname, birth date
+        and address, another given name) are never merged unless the user says so."""
+        return await run(lambda: bound.settle(pair_id, decision, decided_by, token, reason))
 
     @server.resource("kg-memory://entity/{entity_id}", mime_type="application/json",
                      description="An entity's profile, decisions and current facts.")

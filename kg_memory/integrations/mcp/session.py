@@ -55,7 +55,9 @@ from kg_memory.integrations.mcp.schemas import (
     RefusalView,
     RememberView,
     RetractionInput,
+    ReviewPairView,
     RevisionView,
+    SettleView,
 )
 
 __all__ = ["CONVERSATION_SOURCES", "BoundMemory", "plan_id"]
@@ -272,11 +274,38 @@ class BoundMemory:
                  ) -> EntitiesView:
         """One entity's profile, decisions and facts ("show"), or the open review queue."""
         if action == "review":
-            return EntitiesView(action="review", review=[
-                DecisionView.of(r) for r in self.tenant.review()])
+            return EntitiesView(
+                action="review", review=[DecisionView.of(r) for r in self.tenant.review()],
+                queue=[ReviewPairView.of(p) for p in self.tenant.review_queue()])
         if not entity_id:
             raise IngestError("entities show needs an entity_id", field="entity_id")
         return EntitiesView(action="show", entity=self.entity(entity_id))
+
+    def settle(self, pair_id: str, decision: Literal["merge", "apart"], decided_by: str,
+               token: str, reason: str = "") -> SettleView:
+        """Settle a review pair as the user decided it. ``token`` is the pair's from the queue
+        the user was shown: if the pair changed since (new facts, another decision), the user
+        decided on something else, and it is refused. Settling it the way it already is settled
+        is a no-op (a retry)."""
+        provisional, _, candidate = pair_id.partition(":")
+        shown = {p.pair_id: p for p in self.tenant.review_queue(settled=True)}
+        pair = shown.get(pair_id)
+        if pair is None or not provisional or not candidate:
+            raise NotFound(f"no review pair {pair_id!r} in scope {self.scope!r}; the queue is "
+                           "entities(action='review')")
+        done = pair.settled
+        again = done is not None and (done.outcome.value == "merge") == (decision == "merge")
+        if not again and token != pair.token:
+            raise ConcurrencyError(
+                f"review pair {pair_id} changed since it was shown (token {pair.token}, not "
+                f"{token}): read the queue again and ask the user again")
+        resolved = self.tenant.settle(provisional, candidate, decision, by=decided_by,
+                                      reason=reason)
+        other = "apart" if decision == "merge" else "merge"
+        return SettleView(
+            pair_id=pair_id, decision=decision, decision_id=resolved.decision.decision_id,
+            decided_by=resolved.decision.decided_by, reason=resolved.decision.reason,
+            next_step=f"done; to reverse it, settle {pair_id} as {other!r} (the user decides)")
 
     # -- forgetting --------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from typing import Any
 from kg_memory.domain.errors import EmbedderMismatch, StoreUnavailable
 from kg_memory.domain.model import Episode
 from kg_memory.domain.ranking import CorpusStats
-from kg_memory.domain.recall_text import TERMS, episode_document, fact_document
+from kg_memory.domain.recall_text import TERMS, episode_document, fact_document, fact_words
 from kg_memory.store.neo4j.rows import episode_from_props, instant, version_from_props
 from kg_memory.store.protocol import (
     ConversationQuery,
@@ -220,8 +220,12 @@ def vector_indexes(_read: Read) -> None:
 
 def vector_backlog(_read: Read, scope: str, space: str, limit: int) -> list[VectorDoc]:
     _space(_read, space)
-    docs = [VectorDoc(assertion_id=r["assertion_id"], revision=r["revision"], text=r["text"])
-            for r in _read("recall_vector_backlog", scope=scope, limit=limit)]
+    docs = []
+    for r in _read("recall_vector_backlog", scope=scope, limit=limit):
+        v = version_from_props(r["version"])
+        # The revision's own words, not its recall_text's stems: the model reads words.
+        docs.append(VectorDoc(assertion_id=v.assertion_id, revision=v.revision, text=fact_words(
+            v, v.qualifiers.project, v.qualifiers.exceptions, tuple(r["names"]))))
     if len(docs) < limit:
         docs += [VectorDoc(episode_id=r["episode_id"], text=r["text"]) for r in _read(
             "recall_episode_vector_backlog", scope=scope, limit=limit - len(docs))]
@@ -248,21 +252,24 @@ def vector_candidates(_read: Read, probe: VectorProbe) -> VectorCandidates:
     scope, scored by ``vector.similarity.cosine``), as cosine similarities."""
     if not _space(_read, probe.space):
         return VectorCandidates()
-    params = {"vector": list(probe.vector), "scope": probe.scope,
-              "known": instant(probe.known_at), "at": instant(probe.at)}
-    prefix = "recall_vector" if probe.corpus == "facts" else "recall_episode_vector"
+    params: dict[str, Any] = {"vector": list(probe.vector), "scope": probe.scope,
+                              "known": instant(probe.known_at), "at": instant(probe.at)}
+    facts = probe.corpus == "facts"
     if probe.exact:
-        limit = probe.k or 2**62
-        rows = _read(f"{prefix}_exact", limit=limit, **params)
+        params["limit"] = limit = probe.k or 2**62
+        rows = (_read("recall_vector_exact", **params) if facts
+                else _read("recall_episode_vector_exact", **params))
         method, complete = "exact", len(rows) < limit
     else:
-        fetch = max(100, SHORTLIST_FACTOR * probe.k)
-        rows = _read(f"{prefix}_query", fetch=fetch, k=probe.k or fetch, **params)
+        params["fetch"] = fetch = max(100, SHORTLIST_FACTOR * probe.k)
+        params["k"] = probe.k or fetch
+        rows = (_read("recall_vector_query", **params) if facts
+                else _read("recall_episode_vector_query", **params))
         method, complete = "hnsw", False
     # Neo4j scores cosine as (1 + cosine) / 2; the ranking fuses by rank, but the answer shows
     # the cosine itself, as on the embedded store.
     similarities = tuple(2 * float(r["score"]) - 1 for r in rows)
-    if probe.corpus == "episodes":
+    if not facts:
         return VectorCandidates(
             episodes=tuple(episode_from_props(r["episode"]) for r in rows),
             similarities=similarities, method=method, complete=complete)

@@ -31,10 +31,12 @@ import numpy.typing as npt
 
 from kg_memory.domain.errors import EmbedderMismatch
 from kg_memory.domain.instant import to_micros
+from kg_memory.domain.recall_text import fact_words
 from kg_memory.store.protocol import VectorCandidates, VectorDoc, VectorProbe
 from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite import recall_episode_vectors as episode_vectors
 from kg_memory.store.sqlite.errors import store_error
+from kg_memory.store.sqlite.recall import entity_names
 from kg_memory.store.sqlite.recall_shards import facts_table, shard
 from kg_memory.store.sqlite.rows import VERSION_COLUMNS, version_from_row
 
@@ -57,6 +59,7 @@ SKETCH_BITS = 256
 #: How many of the best sketches (at least ``4k``) are re-ranked by exact cosine.
 SHORTLIST = 256
 _SPACE = "recall_vector_space"
+_V_COLUMNS = ", ".join(f"v.{c.strip()}" for c in VERSION_COLUMNS.split(","))
 
 Vec = npt.NDArray[np.float32]
 
@@ -159,11 +162,19 @@ def backlog(conn: driver.Connection, location: str, scope: str, space: str, limi
             (episode_vectors.ENROL, (scope,))])
     table = facts_table(shard(scope))
     try:
+        # The revision's own words, not its index row's stems: the model reads words. Joined
+        # to the index row all the same, so a revision no longer indexed is not embedded.
         rows = conn.execute(
-            f"SELECT v.assertion_id, v.revision, f.text FROM recall_vector_backlog b "
+            f"SELECT {_V_COLUMNS} FROM recall_vector_backlog b "
             f"JOIN versions v ON v.vid = b.vid JOIN {table} f ON f.rowid = b.vid "
             "WHERE b.scope = ? ORDER BY b.vid LIMIT ?", (scope, limit)).fetchall()
-        docs = [VectorDoc(assertion_id=r[0], revision=r[1], text=r[2]) for r in rows]
+        docs = []
+        for row in rows:
+            fact = version_from_row(row)
+            docs.append(VectorDoc(
+                assertion_id=fact.assertion_id, revision=fact.revision,
+                text=fact_words(fact, fact.qualifiers.project, fact.qualifiers.exceptions,
+                                entity_names(conn, fact))))
         return docs + episode_vectors.backlog(conn, scope, limit - len(docs))
     except driver.Error as exc:
         raise store_error(exc, f"cannot read {location}") from exc
