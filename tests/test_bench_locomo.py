@@ -11,9 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from kg_memory.bench.locomo import main, run
-from kg_memory.bench.locomo_data import load, parse_selection
+from kg_memory.bench.locomo import main
+from kg_memory.bench.locomo_data import choose, load, parse_selection, split_of
+from kg_memory.bench.locomo_scores import KS, RankScores, hit_counts
 from kg_memory.domain.errors import InvalidArgument
 
 
@@ -83,29 +86,30 @@ def test_both_shapes_load_the_same_conversations(data: Path, tmp_path: Path) -> 
 
 
 def test_every_eligible_question_is_asked_in_its_conversations_scope(
-        data: Path, tmp_path: Path) -> None:
-    result = run(load(data), tmp_path / "bench.db")
-    names = [g.name for g in result.groups]
-    assert names == ["1 (7)", "2 (12)", "tune (1-5)", "all"]  # nothing held out was run
-    for g in result.groups:
-        per = 3 if g.name[0].isdigit() else 6
-        assert g.recall.questions == g.fts5.questions == per
+        data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The first entry point is an alias of `kg-memory bench recall --embedder none`.
+    assert main([str(data), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ingest"]["turns"] == 10
+    assert out["modes"] == ["lexical"]
+    assert out["references"] == ["fts5"]
+    assert [s["name"] for s in out["splits"]] == ["other", "all"]  # 7 and 12 are in no split
+    for split in out["splits"]:
+        assert split["questions"] == 6  # categories 1-4 with an evidence turn that is there
+        lexical = split["systems"]["lexical"]["quality"]
         # Five turns a conversation: every evidence turn that shares a term is in the top 5,
         # and "allergic" finds "allergy" (a stem both sides share).
-        assert g.recall.rates() == {"any@5": 1.0, "any@10": 1.0, "all@5": 1.0}
-        assert g.recall_latency is not None
-        assert g.fts5_latency is not None
-    assert result.turns == 10
+        assert lexical["turn"]["any@5"] == lexical["turn"]["all@5"] == 1.0
+        assert split["systems"]["fts5"]["latency"]["count"] == 6
+    assert [c["questions"] for c in out["conversations"]] == [3, 3]
 
 
-def test_the_command_prints_json_for_the_conversations_chosen(
+def test_the_alias_takes_the_conversations_chosen(
         data: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([str(data), "--conversations", "2", "--json"]) == 0
+    assert main([str(data), "--conversations", "12", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["turns"] == 5
-    assert [g["name"] for g in out["groups"]] == ["2 (12)", "tune (1-5)", "all"]
-    assert out["groups"][0]["questions"] == 3
-    assert set(out["groups"][0]) >= {"recall", "fts5", "recall_median_ms", "median_vs_fts5"}
+    assert out["ingest"]["turns"] == 5
+    assert [c["sample_id"] for c in out["conversations"]] == ["12"]
 
 
 def test_a_bad_selection_or_path_is_refused(data: Path, tmp_path: Path,
@@ -114,5 +118,40 @@ def test_a_bad_selection_or_path_is_refused(data: Path, tmp_path: Path,
     for bad in ("0-2", "4-2", "x", "", "11"):
         with pytest.raises(InvalidArgument):
             parse_selection(bad, 10)
+    found = load(data)
+    assert [c.sample_id for c in choose(found, "all")] == ["7", "12"]
+    assert [c.sample_id for c in choose(found, "conv-12")] == ["12"]
+    assert choose(found, "tune, 7")[0].sample_id == "7"
+    for bad in ("conv-26", "tune", ""):  # not in the data; a split with nothing in it; nothing
+        with pytest.raises(InvalidArgument):
+            choose(found, bad)
     assert main([str(tmp_path / "absent.zip")]) == 2
     assert "no LoCoMo data" in capsys.readouterr().err
+
+
+def test_splits_follow_the_sample_ids_the_issue_names() -> None:
+    assert [split_of(f"conv-{n}") for n in (26, 30, 41, 42, 43)] == ["tune"] * 5
+    assert [split_of(str(n)) for n in (44, 47, 48, 49, 50)] == ["held-out"] * 5
+    assert split_of("conv-7") == split_of("x") == "other"
+
+
+@given(st.lists(st.sampled_from([f"D{s}:{t}" for s in (1, 2, 3) for t in (1, 2, 3)]),
+                max_size=12, unique=True),
+       st.lists(st.sampled_from([f"D{s}:{t}" for s in (1, 2, 3) for t in (1, 2, 3)]),
+                min_size=1, max_size=4, unique=True))
+def test_scores_grow_with_k_and_session_level_is_never_below_turn_level(
+        found: list[str], evidence: list[str]) -> None:
+    hits = hit_counts(found, evidence)
+    for level in ("turn", "session"):
+        for kind in ("any", "all"):
+            at = [hits[f"{level} {kind}@{k}"] for k in KS]
+            assert at == sorted(at)  # a larger k never loses a hit
+    for k in KS:
+        assert hits[f"turn all@{k}"] <= hits[f"turn any@{k}"]
+        assert hits[f"turn any@{k}"] <= hits[f"session any@{k}"]
+        assert hits[f"turn all@{k}"] <= hits[f"session all@{k}"]
+    scores = RankScores()
+    scores.add(found, evidence)
+    first = next((r for r, d in enumerate(found, 1) if d in evidence), None)
+    assert scores.quality().mrr == (1 / first if first else 0.0)
+    assert scores.quality().turn["any@1"] == (first == 1)

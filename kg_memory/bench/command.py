@@ -20,12 +20,13 @@ from rich.table import Table
 from rich.text import Text
 
 from kg_memory.bench.latency import LatencyStats
+from kg_memory.bench.locomo_command import recall_command
 from kg_memory.bench.progress import BenchProgress
 from kg_memory.bench.result import BenchResult, ScaleResult
 from kg_memory.bench.runner import run_bench
 from kg_memory.domain.errors import KgMemoryError
 
-__all__ = ["bench_command", "parse_scales", "render_table", "result_table"]
+__all__ = ["bench_app", "bench_command", "parse_scales", "render_table", "result_table"]
 
 
 def parse_scales(text: str) -> list[int]:
@@ -231,23 +232,29 @@ def _default_output() -> Path:
     return Path("artifacts") / "bench" / f"bench-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json"
 
 
+ScaleOption = Annotated[
+    str, typer.Option("--scale", help="Comma-separated version counts, e.g. 1e4,1e5,1e6.")
+]
+BackendOption = Annotated[
+    str,
+    typer.Option(
+        "--backend", help="embedded, or neo4j: also sync into $KG_NEO4J_URI (wiped), query it."
+    ),
+]
+JsonOutOption = Annotated[
+    bool, typer.Option("--json", help="Print the result as JSON instead of tables.")
+]
+OutputOption = Annotated[
+    Path | None,
+    typer.Option("--output", "-o", help="Result file (default artifacts/bench/bench-*.json)."),
+]
+
+
 def bench_command(
-    scale: Annotated[
-        str, typer.Option("--scale", help="Comma-separated version counts, e.g. 1e4,1e5,1e6.")
-    ] = "1e4",
-    backend: Annotated[
-        str,
-        typer.Option(
-            "--backend", help="embedded, or neo4j: also sync into $KG_NEO4J_URI (wiped), query it."
-        ),
-    ] = "embedded",
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print the result as JSON instead of tables.")
-    ] = False,
-    output: Annotated[
-        Path | None,
-        typer.Option("--output", "-o", help="Result file (default artifacts/bench/bench-*.json)."),
-    ] = None,
+    scale: ScaleOption = "1e4",
+    backend: BackendOption = "embedded",
+    json_out: JsonOutOption = False,
+    output: OutputOption = None,
 ) -> None:
     """Measure ingest, as-of lookups, snapshots, open time, memory and file size against
     raw sqlite3 and an in-memory index run on the same rows, and check the targets."""
@@ -280,3 +287,26 @@ def bench_command(
     console = Console()
     render_table(result, console)
     console.print(f"result written to {path}")
+
+
+#: ``kg-memory bench``: with no sub-command the speed benchmark above, as it always ran;
+#: ``kg-memory bench recall`` is recall's quality and speed on a dataset.
+bench_app = typer.Typer(name="bench", add_completion=False)
+
+
+@bench_app.callback(invoke_without_command=True)
+def _bench(
+    ctx: typer.Context,
+    scale: ScaleOption = "1e4",
+    backend: BackendOption = "embedded",
+    json_out: JsonOutOption = False,
+    output: OutputOption = None,
+) -> None:
+    """Measure ingest, as-of lookups, snapshots, open time, memory and file size against
+    raw sqlite3 and an in-memory index run on the same rows, and check the targets (with
+    no command); `bench recall`: recall's quality and speed on a dataset."""
+    if ctx.invoked_subcommand is None:
+        bench_command(scale=scale, backend=backend, json_out=json_out, output=output)
+
+
+bench_app.command("recall")(recall_command)

@@ -23,7 +23,7 @@ import io
 import json
 import re
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -32,13 +32,18 @@ from typing import Any
 from kg_memory.domain.errors import InvalidArgument
 
 __all__ = [
+    "HELD_OUT",
+    "TUNE",
     "Conversation",
     "Question",
     "Turn",
+    "choose",
     "evidence_ids",
     "load",
     "parse_selection",
+    "session_of",
     "session_time",
+    "split_of",
 ]
 
 _EVIDENCE = re.compile(r"D(\d+):(\d+)")
@@ -74,6 +79,59 @@ def evidence_ids(evidence: Iterable[object]) -> tuple[str, ...]:
     """Every ``D<session>:<turn>`` named in ``evidence``, normalised (no leading zeros)."""
     found = (f"D{int(s)}:{int(t)}" for item in evidence for s, t in _EVIDENCE.findall(str(item)))
     return tuple(dict.fromkeys(found))
+
+
+#: LoCoMo's conversations by the number in their sample id (``conv-26`` or ``26``).
+TUNE = frozenset({26, 30, 41, 42, 43})
+HELD_OUT = frozenset({44, 47, 48, 49, 50})
+
+
+def split_of(sample_id: str) -> str:
+    """``tune``, ``held-out`` or ``other``, by the number in a LoCoMo sample id.
+
+    >>> split_of("conv-26"), split_of("44"), split_of("conv-7"), split_of("x")
+    ('tune', 'held-out', 'other', 'other')
+    """
+    number = _digits(sample_id)
+    return "tune" if number in TUNE else "held-out" if number in HELD_OUT else "other"
+
+
+def choose(conversations: Sequence[Conversation], text: str) -> list[Conversation]:
+    """The conversations ``text`` names: ``all``, ``tune``, ``held-out``, or sample ids
+    (``conv-26`` or ``26``), comma-separated; an unknown name is :class:`InvalidArgument`.
+
+    >>> found = [Conversation(n, f"conv-{s}", (), ()) for n, s in enumerate((26, 44, 7), 1)]
+    >>> [c.sample_id for c in choose(found, "held-out, 7")]
+    ['conv-44', 'conv-7']
+    """
+    wanted: set[str] = set()
+    for part in filter(None, (p.strip().lower() for p in text.split(","))):
+        if part == "all":
+            wanted.update(c.sample_id for c in conversations)
+        elif part in ("tune", "held-out"):
+            wanted.update(c.sample_id for c in conversations if split_of(c.sample_id) == part)
+        else:
+            named = [c.sample_id for c in conversations
+                     if c.sample_id.lower() == part or _digits(c.sample_id) == _digits(part)]
+            if not named:
+                ids = ", ".join(c.sample_id for c in conversations)
+                raise InvalidArgument(f"no conversation {part!r}: the data holds {ids} "
+                                      "(or say all, tune, held-out)", field="conversations")
+            wanted.update(named)
+    chosen = [c for c in conversations if c.sample_id in wanted]
+    if not chosen:
+        raise InvalidArgument("no conversation selected", field="conversations")
+    return chosen
+
+
+def session_of(dia_id: str) -> int:
+    """The session a turn was said in (``D3:7`` -> 3); 0 for an id of another form.
+
+    >>> session_of("D12:4"), session_of("x")
+    (12, 0)
+    """
+    found = _EVIDENCE.fullmatch(dia_id)
+    return int(found.group(1)) if found else 0
 
 
 def session_time(text: str | None) -> datetime | None:
@@ -131,9 +189,13 @@ def _documents(path: Path) -> Iterator[tuple[str, Any]]:
         yield path.name, json.loads(path.read_text(encoding="utf-8"))
 
 
-def _order(sample_id: str) -> tuple[int, str]:
+def _digits(sample_id: str) -> int | None:
     digits = re.sub(r"\D", "", sample_id)
-    return (int(digits) if digits else 0, sample_id)
+    return int(digits) if digits else None
+
+
+def _order(sample_id: str) -> tuple[int, str]:
+    return (_digits(sample_id) or 0, sample_id)
 
 
 def load(path: Path | str) -> list[Conversation]:

@@ -33,7 +33,7 @@ from kg_memory import (
     ingest_schema,
     parse_instant,
 )
-from kg_memory.bench.command import bench_command
+from kg_memory.bench.command import bench_app
 from kg_memory.cli import render
 from kg_memory.cli.check import check
 from kg_memory.cli.entities import entities_app
@@ -119,7 +119,7 @@ app.add_typer(rules_app, name="rules")
 app.add_typer(blocks_app, name="blocks")
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(entities_app, name="entities")
-app.command("bench")(bench_command)
+app.add_typer(bench_app, name="bench")
 app.command()(lineage)
 app.command()(prov)
 app.command()(consolidate)
