@@ -68,3 +68,13 @@ def test_a_failing_model_does_not_fail_the_acknowledged_write(memory: Memory,
     memory.use_embedder(EMBEDDER)
     assert [h.content for h in memory.recall("coffee", scope="u1").results] == [
         "coffee, black"]
+
+
+def test_an_imported_history_is_embedded_as_it_is_imported(memory: Memory,
+                                                           clock: ManualClock) -> None:
+    memory.use_embedder(EMBEDDER)
+    clock.now = day(5)
+    memory.import_history([episode(f"op-{n}", "user", day(n), scope="u1",
+                                   content=f"day {n}: a walk by the river") for n in range(3)],
+                          by="importer")
+    assert _backlog(memory, "u1") == 0

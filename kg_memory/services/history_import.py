@@ -149,6 +149,8 @@ class HistoryImports:
     retry: Backoff
     _rng: random.Random
     _clock: Clock
+    #: Memory's (kg_memory.services.lifecycle): embed what a write committed, with a model.
+    _embed_written: Callable[[Iterable[str]], None]
 
     @property
     def _secret(self) -> bytes:
@@ -164,10 +166,19 @@ class HistoryImports:
 
     def _run_import(self, run: HistoryRun, records: Iterable[Numbered], batch_size: int,
                     on_report: Callable[[IngestReport], None] | None) -> list[IngestReport]:
-        return ingest_batches(self.store, records, policy=self.policy, secret=self._secret,
-                              batch_size=batch_size, on_report=on_report, retry=self.retry,
-                              rng=self._rng, channels=self.channels,
-                              write_policy=self.write_policy, unit=run.unit)
+        scopes: dict[str, None] = {}
+
+        def seen() -> Iterator[Numbered]:
+            for numbered in records:
+                scopes[numbered[1].scope] = None
+                yield numbered
+
+        reports = ingest_batches(self.store, seen(), policy=self.policy, secret=self._secret,
+                                 batch_size=batch_size, on_report=on_report, retry=self.retry,
+                                 rng=self._rng, channels=self.channels,
+                                 write_policy=self.write_policy, unit=run.unit)
+        self._embed_written(scopes)
+        return reports
 
     def import_history(
         self,
