@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -188,3 +189,29 @@ def test_bench_alone_is_still_the_speed_benchmark() -> None:
     listed = runner.invoke(app, ["bench", "--help"], env={"TYPER_USE_RICH": "0"})
     assert "--scale" in listed.stdout
     assert "recall" in listed.stdout
+
+
+@pytest.mark.neo4j
+def test_on_neo4j_the_figures_are_the_embedded_stores(data: Path) -> None:
+    """The same command with recall on Neo4j: the same answers as on the embedded store (the
+    backends' contract), 0 leaks, and a second run into the same database refused."""
+    from kg_memory.store.neo4j import Neo4jStore
+
+    uri = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
+    Neo4jStore.connect(uri).wipe()
+    args = ["--data", str(data), "--embedder", "hashing", "--json"]
+    code, embedded, err = _bench(*args)
+    assert code == 0, err
+    code, on_neo4j, err = _bench(*args, "--neo4j", uri)
+    assert code == 0, err
+    here, there = json.loads(embedded), json.loads(on_neo4j)
+    for a, b in zip(here["splits"], there["splits"], strict=True):
+        for mode in ("lexical", "vector", "hybrid", "fts5", "cosine"):
+            assert a["systems"][mode]["quality"] == b["systems"][mode]["quality"], mode
+        assert all(m["leaks"] == 0 for m in b["as_of"].values())
+    code, _, err = _bench(*args, "--neo4j", uri)
+    assert code == 2
+    assert "already holds" in err
+    code, _, err = _bench(*args, "--neo4j", "/tmp/not-a-uri")
+    assert code == 2
+    assert "bolt://" in err

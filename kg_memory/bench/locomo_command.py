@@ -28,6 +28,7 @@ from kg_memory.bench.locomo_scores import KS
 from kg_memory.domain.embedding import Embedder
 from kg_memory.domain.errors import EXIT_CODES, InvalidArgument, KgMemoryError
 from kg_memory.embedders.choice import resolve_embedder
+from kg_memory.store import is_neo4j_uri
 
 __all__ = ["DATASETS", "exit_on_error", "recall_command", "recall_tables"]
 
@@ -137,6 +138,10 @@ def recall_command(
         "comma-separated.")] = "all",
     store: Annotated[Path | None, typer.Option(
         "--store", help="The new store file to write (default: a temporary one).")] = None,
+    neo4j: Annotated[str | None, typer.Option(
+        "--neo4j", help="Recall on this Neo4j (bolt://HOST:PORT, a database without the "
+        "benchmark's scopes; $NEO4J_PASSWORD as for --store) instead of the embedded "
+        "store; the raw FTS5 reference still reads an embedded copy.")] = None,
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", help="Also write the result as JSON to this file.")] = None,
     json_out: Annotated[bool, typer.Option(
@@ -168,7 +173,10 @@ def recall_command(
         wanted: list[str] = (modes.split(",") if modes else
                   list(MODES) if chosen_embedder else ["lexical"])
         chosen = choose(load(data), conversations)
-        result = _run(chosen, store, chosen_embedder, wanted, json_out)
+        if neo4j is not None and not is_neo4j_uri(neo4j):
+            raise InvalidArgument(f"--neo4j takes a bolt:// or neo4j:// URI, not {neo4j!r}",
+                                  field="neo4j")
+        result = _run(chosen, store, chosen_embedder, wanted, json_out, neo4j)
     text = result.model_dump_json(indent=2)
     if output is not None:
         output.parent.mkdir(parents=True, exist_ok=True)
@@ -185,7 +193,7 @@ def recall_command(
 
 
 def _run(chosen: list[Conversation], store: Path | None, embedder: Embedder | None,
-         modes: list[str], quiet: bool) -> RecallBenchResult:
+         modes: list[str], quiet: bool, neo4j: str | None = None) -> RecallBenchResult:
     """The run with a progress bar on stderr (gone when it ends under ``--json``)."""
     with Progress("[progress.description]{task.description}", BarColumn(),
                   MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True),
@@ -199,4 +207,4 @@ def _run(chosen: list[Conversation], store: Path | None, embedder: Embedder | No
             bar.update(tasks[what], completed=done, total=total)
 
         return run_recall_bench(chosen, store or Path(tmp) / "locomo.db", embedder=embedder,
-                                modes=modes, progress=on_progress)
+                                modes=modes, progress=on_progress, neo4j=neo4j)

@@ -147,17 +147,25 @@ def _timed(call: Callable[[Asked], list[str]], asked: Sequence[Asked], what: str
 
 def run_recall_bench(conversations: Sequence[Conversation], store: Path, *,
                      embedder: Embedder | None, modes: Sequence[str] = ("lexical",),
-                     progress: Phase | None = None) -> RecallBenchResult:
+                     progress: Phase | None = None, neo4j: str | None = None
+                     ) -> RecallBenchResult:
     """Import ``conversations`` into a new store at ``store``, ask their questions in each of
     ``modes`` (checked by :func:`chosen_modes`) and of the references, and return the figures
-    per split."""
+    per split.
+
+    ``neo4j`` (a ``bolt://`` URI): recall runs on that Neo4j instead, which must not hold the
+    benchmark's scopes yet; the embedded store at ``store`` is still written, without vectors,
+    for the raw FTS5 reference, which reads its file."""
     say: Phase = progress or (lambda *_: None)
     chosen = chosen_modes(modes, embedder)
     turns = Turns()
     records = history_records(conversations, turns)
     asked = questions_asked(conversations, turns)
     answers = Answers(asked=asked)
-    with Memory.open(store, embedder=embedder or "none") as memory:
+    if neo4j is not None:
+        with Memory.open(store, embedder="none") as reference:
+            reference.import_history(records, by=IMPORTER)
+    with Memory.open(neo4j or store, embedder=embedder or "none") as memory:
         imported = [0]
 
         def on_report(_: object) -> None:
@@ -167,6 +175,9 @@ def run_recall_bench(conversations: Sequence[Conversation], store: Path, *,
 
         started = time.perf_counter()
         reports = memory.import_history(records, by=IMPORTER, on_report=on_report)
+        if neo4j is not None and any(r.status != "accepted" for r in reports):
+            raise InvalidArgument(f"{neo4j} already holds LoCoMo's turns: the benchmark "
+                                  "writes new scopes (use an empty database)", field="neo4j")
         imported_at = time.perf_counter()
         if embedder is not None:
             # The store embeds a scope's new turns before its next vector search; drained
