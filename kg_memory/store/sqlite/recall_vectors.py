@@ -1,8 +1,9 @@
 """The embedded store's vector index: sign sketches and exact re-ranking in the store's file.
 
-This Python's SQLite (3.40, no ``load_extension``) cannot load sqlite-vec, so the index is
-plain tables (``recall.sql``): each revision's unit vector as a float32 BLOB in
-``recall_vectors``, and its *sketch* in ``recall_sketches``: the signs of its projections on
+The index is plain tables (``recall.sql``), not sqlite-vec's ``vec0``, though the bundled
+engine can load it: a forget must leave no byte of a vector behind, which rows deleted under
+``secure_delete`` guarantee (docs/recall.md, "Indexes"). Each revision's unit vector is a
+float32 BLOB in ``recall_vectors``, and its *sketch* in ``recall_sketches``: the signs of its projections on
 :data:`SKETCH_BITS` fixed random directions (seeded by the dimensions: nothing is trained or
 learnt from the data, so nothing in the index carries a trace of a forgotten vector), packed
 into a BLOB, clustered by scope beside a copy of the revision's intervals. A search
