@@ -4,9 +4,10 @@ The index is plain tables (``recall.sql``), not sqlite-vec's ``vec0``, though th
 engine can load it: a forget must leave no byte of a vector behind, which rows deleted under
 ``secure_delete`` guarantee (docs/recall.md, "Indexes"). Each revision's unit vector is a
 float32 BLOB in ``recall_vectors``, and its *sketch* in ``recall_sketches``: the signs of its
-projections on :data:`SKETCH_BITS` fixed random directions (seeded by the dimensions: nothing is trained or
-learnt from the data, so nothing in the index carries a trace of a forgotten vector), packed
-into a BLOB, clustered by scope beside a copy of the revision's intervals. A search
+projections on :data:`SKETCH_BITS` fixed random directions (seeded by the dimensions: nothing
+is trained or learnt from the data, so nothing in the index carries a trace of a forgotten
+vector), packed into a BLOB, clustered by scope beside a copy of the revision's intervals. A
+search
 
 1. reads the sketches of the scope's revisions believed at ``known_at`` and valid at ``at``
    (one narrow table in key order: a stale vector is never a candidate);
