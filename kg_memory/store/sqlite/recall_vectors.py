@@ -37,6 +37,7 @@ from kg_memory.domain.recall_text import fact_words
 from kg_memory.store.protocol import VectorCandidates, VectorDoc, VectorProbe
 from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite import recall_episode_vectors as episode_vectors
+from kg_memory.store.sqlite.bulk_reads import _QUALIFIED
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.recall import entity_names
 from kg_memory.store.sqlite.recall_shards import facts_table, shard
@@ -61,7 +62,8 @@ SKETCH_BITS = 256
 #: How many of the best sketches (at least ``4k``) are re-ranked by exact cosine.
 SHORTLIST = 256
 _SPACE = "recall_vector_space"
-_V_COLUMNS = ", ".join(f"v.{c.strip()}" for c in VERSION_COLUMNS.split(","))
+_EPISODE_SKETCHES = episode_vectors.SKETCHES
+_EPISODE_ELIGIBLE = episode_vectors.ELIGIBLE
 
 Vec = npt.NDArray[np.float32]
 
@@ -167,7 +169,7 @@ def backlog(conn: driver.Connection, location: str, scope: str, space: str, limi
         # The revision's own words, not its index row's stems: the model reads words. Joined
         # to the index row all the same, so a revision no longer indexed is not embedded.
         rows = conn.execute(
-            f"SELECT {_V_COLUMNS} FROM recall_vector_backlog b "
+            f"SELECT {_QUALIFIED} FROM recall_vector_backlog b "
             f"JOIN versions v ON v.vid = b.vid JOIN {table} f ON f.rowid = b.vid "
             "WHERE b.scope = ? ORDER BY b.vid LIMIT ?", (scope, limit)).fetchall()
         docs = []
@@ -267,16 +269,23 @@ def candidates(conn: driver.Connection, location: str, probe: VectorProbe
         facts = probe.corpus == "facts"
         interval: list[object] = [probe.scope, known, known, at, at] if facts else [
             probe.scope, known, at]
-        shortlist, covered = _shortlist(
-            conn, probe, query, _SKETCHES if facts else episode_vectors.SKETCHES, interval)
+        # Each corpus's statements are constants of the source, chosen here, never composed.
+        if facts:
+            sketches = _SKETCHES
+            sql = _ELIGIBLE
+            column = "vid"
+        else:
+            sketches = _EPISODE_SKETCHES
+            sql = _EPISODE_ELIGIBLE
+            column = "rid"
+        shortlist, covered = _shortlist(conn, probe, query, sketches, interval)
         method = "exact" if covered else "sketch"  # covered: every one scored exactly
-        sql = _ELIGIBLE if facts else episode_vectors.ELIGIBLE
         params = list(interval)
         if shortlist is not None:
             if not shortlist:
                 return VectorCandidates(method=method, complete=True)
             marks = ", ".join("?" for _ in shortlist)
-            sql += f" AND r.{'vid' if facts else 'rid'} IN ({marks})"
+            sql += f" AND r.{column} IN ({marks})"
             params += shortlist
         rows = conn.execute(sql, params).fetchall()
         if not rows:
