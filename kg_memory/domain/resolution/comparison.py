@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from kg_memory.domain.resolution.field import ATTRIBUTE_FIELDS, RECORD_FIELDS, Field, Level
@@ -195,7 +196,10 @@ def _identifier(
     return FieldComparison(field=kind.field, level=Level.DIFFERENT, detail=detail)
 
 
+@lru_cache(maxsize=65536)
 def _record_level(field: Field, said: str, known: str) -> tuple[Level, str]:
+    # Memoised: a block's profiles meet every mention of the block, mostly with the same
+    # street, state and postcode again, and these are string functions of the two values.
     if field is Field.BIRTH_DATE:
         return compare_birth_date(said, known)
     if field is Field.POSTCODE:
