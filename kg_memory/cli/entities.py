@@ -255,6 +255,10 @@ def benchmark(
         help="Public dataset: file the national id (typos and all); default both runs.")] = None,
     limit: Annotated[int | None, typer.Option(
         min=1, help="Public dataset: only this many people (a quick look).")] = None,
+    growth: Annotated[int | None, typer.Option(
+        min=10, help="Public dataset: instead, time the store path per mention as one store "
+                     "grows to this many mentions (the dataset repeated, a scope per copy; "
+                     "read at 1,000, 10,000, ... and at the end).")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Precision, recall, F1, review rate and false merges, overall and on the same-name
@@ -284,6 +288,17 @@ def benchmark(
     if dataset not in DATASETS:
         raise typer.BadParameter(f"{dataset!r}: one of corpus, {', '.join(DATASETS)}",
                                  param_hint="--dataset")
+    if growth is not None:
+        from kg_memory.bench.resolution.growth import format_growth, growth_sizes, measure_growth
+
+        grown = measure_growth(dataset, sizes=growth_sizes(growth),
+                               identifier=True if identifier is None else identifier,
+                               people=limit)
+        if as_json:
+            render.emit_json(grown.model_dump(mode="json"))
+        else:
+            typer.echo(format_growth(grown))
+        return
     variants = (False, True) if identifier is None else (identifier,)
     reports = [benchmark_dataset(dataset, identifier=v, limit=limit) for v in variants]
     if as_json:

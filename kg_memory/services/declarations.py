@@ -17,6 +17,8 @@ lineage forgetting needs and the source the authority tiers compare (:func:`outr
 
 from __future__ import annotations
 
+from pydantic import BaseModel, ConfigDict
+
 from kg_memory.domain.authority import rank
 from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.model import Episode
@@ -31,7 +33,7 @@ from kg_memory.domain.resolution import (
     grow_profile,
     mention_keys,
 )
-from kg_memory.services.identity import DECISION, PROFILE, Resolved, entity_key, save_profile
+from kg_memory.services.identity import DECISION, PROFILE, entity_key, save_profile
 from kg_memory.store.protocol import Transaction
 
 __all__ = ["declare", "is_identity", "outranked_by"]
@@ -98,12 +100,25 @@ def outranked_by(tx: Transaction, policy: WriterPolicy, source: str, entity_id: 
     if profile is None:
         return None
     mine = rank(policy.authority, source)
+    if mine == 0:
+        return None  # the highest tier: no one outranks it, and nothing need be read
     for said in profile.declared:
         if rank(policy.authority, said.source) < mine:
             return said.source
     for body in tx.documents_by(DECISION, tx.scope, [entity_id]):
-        found = Resolved.model_validate_json(body)
+        # Only who decided, for which entity: the whole decision (every candidate's evidence)
+        # was most of what this cost when it was parsed as a Resolved.
+        found = _Attribution.model_validate_json(body)
         if (found.entity_id == entity_id and found.source is not None
                 and rank(policy.authority, found.source) < mine):
             return found.source
     return None
+
+
+class _Attribution(BaseModel):
+    """The part of a stored :class:`~kg_memory.services.identity.Resolved` the tiers read."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    entity_id: str
+    source: str | None = None

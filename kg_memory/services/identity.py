@@ -113,10 +113,16 @@ def to_mention(candidate: MentionCandidate, record: IngestRecord, episode_id: st
     )
 
 
-def save_profile(tx: Transaction, profile: EntityProfile) -> None:
-    tx.put_document(PROFILE, profile.entity_id, profile.scope, profile.model_dump_json(),
-                    [*sorted(profile_keys(profile)), *map(_episode_key, profile.episode_ids),
+def save_profile(tx: Transaction, profile: EntityProfile,
+                 keys: frozenset[str] | None = None) -> str:
+    """File ``profile`` under its blocking keys (``keys``: its :func:`profile_keys`, when the
+    caller has them), its episodes and its entity id; returns the body stored."""
+    body = profile.model_dump_json()
+    filed = profile_keys(profile) if keys is None else keys
+    tx.put_document(PROFILE, profile.entity_id, profile.scope, body,
+                    [*sorted(filed), *map(_episode_key, profile.episode_ids),
                      entity_key(profile.entity_id)])
+    return body
 
 
 def entity_key(entity_id: str) -> str:

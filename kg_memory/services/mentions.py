@@ -11,7 +11,8 @@ Outcomes are applied as :mod:`kg_memory.services.identity` stores them.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections import OrderedDict
+from threading import Lock
 
 from kg_memory.domain.change import Effect, PlannedEdge
 from kg_memory.domain.errors import IngestError
@@ -29,6 +30,7 @@ from kg_memory.domain.resolution import (
     grow_profile,
     mention_keys,
     new_entity_id,
+    profile_keys,
     resolve,
 )
 from kg_memory.services.admission import refuse
@@ -45,12 +47,41 @@ from kg_memory.store.protocol import Transaction
 __all__ = ["resolve_mentions"]
 
 
-@lru_cache(maxsize=4096)
-def _parse_profile(body: str) -> EntityProfile:
-    """A stored profile, parsed once per distinct body: a block's profiles are fetched again
-    for every mention that shares its keys, and parsing was a tenth of the store path. Safe to
-    share: a profile is frozen, and a changed profile is another body."""
-    return EntityProfile.model_validate_json(body)
+class _Filed:
+    """Stored profiles, parsed once per distinct body, with their blocking keys.
+
+    A block's profiles are fetched again for every mention that shares its keys; parsing was a
+    tenth of the store path and computing their keys (to index them) another twentieth. A body
+    this path stores is remembered with the profile and keys it was made from, so the next
+    mention to fetch it neither parses it nor computes its keys again. Safe to share between
+    stores and transactions: a profile is frozen, its keys are a function of it, and a changed
+    profile is another body. Bounded, oldest dropped first."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._known: OrderedDict[str, tuple[EntityProfile, frozenset[str]]] = OrderedDict()
+        self._lock = Lock()  # one memory may be written from several threads
+
+    def read(self, body: str) -> tuple[EntityProfile, frozenset[str]]:
+        with self._lock:
+            found = self._known.get(body)
+            if found is not None:
+                self._known.move_to_end(body)
+                return found
+        profile = EntityProfile.model_validate_json(body)
+        return self.keep(body, profile, profile_keys(profile))
+
+    def keep(self, body: str, profile: EntityProfile, keys: frozenset[str]
+             ) -> tuple[EntityProfile, frozenset[str]]:
+        with self._lock:
+            self._known[body] = (profile, keys)
+            self._known.move_to_end(body)
+            if len(self._known) > self._size:
+                self._known.popitem(last=False)
+        return profile, keys
+
+
+_FILED = _Filed(8192)
 
 
 def resolve_mentions(tx: Transaction, record: IngestRecord, episode: Episode,
@@ -68,10 +99,11 @@ def resolve_mentions(tx: Transaction, record: IngestRecord, episode: Episode,
     for position, candidate in enumerate(record.resolve):
         mention = to_mention(candidate, record, episode.episode_id, [*known, *resolved.values()])
         lookup = sorted(mention_keys(mention))
-        profiles = {p.entity_id: p for p in (
-            _parse_profile(b) for b in tx.documents_by(PROFILE, record.scope, lookup))}
+        filed = list({p.entity_id: (p, keys) for p, keys in (
+            _FILED.read(b) for b in tx.documents_by(PROFILE, record.scope, lookup))}.values())
+        profiles = {p.entity_id: p for p, _ in filed}
         try:
-            decision = resolve(mention, BlockingIndex(list(profiles.values())), now=tx.now,
+            decision = resolve(mention, BlockingIndex.filed(filed), now=tx.now,
                                scorer=scorer, config=config)
         except ResolutionError as exc:
             # The same rule as on the Python API (an undeclared or mistyped custom attribute),
@@ -90,8 +122,10 @@ def resolve_mentions(tx: Transaction, record: IngestRecord, episode: Episode,
             continue
         above = outranked_by(tx, policy, record.source, entity_id, profiles.get(entity_id))
         if above is None:
-            save_profile(tx, grow_profile(profiles.get(entity_id), entity_id, mention,
-                                           copy_of=decision.copy_of))
+            grown = grow_profile(profiles.get(entity_id), entity_id, mention,
+                                 copy_of=decision.copy_of)
+            keys = profile_keys(grown)
+            _FILED.keep(save_profile(tx, grown, keys), grown, keys)
         else:
             effects.append(refuse(tx, episode, f"@{candidate.key}.profile",
                                   f"{record.source} may not add to {entity_id}'s profile: "

@@ -54,6 +54,7 @@ __all__ = [
     "benchmark_dataset",
     "cpu_throughput",
     "format_report",
+    "ingest_line",
     "twin_probe",
 ]
 
@@ -228,31 +229,37 @@ def twin_probe(
             _run("plain-fs", records, flags, _plain_fs(config)))
 
 
+def ingest_line(record: Record, *, operation_id: str | None = None,
+                scope: str | None = None) -> IngestRecord:
+    """``record`` as an ingest line: one ``resolve`` mention with every field it has (name,
+    identifiers, every context value), from the source ``registry``. ``operation_id`` and
+    ``scope`` default to the record's own (the growth benchmark files copies elsewhere)."""
+    mention = record.mention
+    return IngestRecord.model_validate(
+        {
+            "operation_id": operation_id or f"febrl-{mention.mention_id}",
+            "source": "registry",
+            "channel": "document",
+            "occurred_at": mention.at.isoformat(),
+            "scope": scope or mention.scope,
+            "resolve": [
+                {
+                    "key": "p",
+                    "name": mention.name,
+                    "identifiers": {i.kind.value: i.value for i in mention.identifiers},
+                    "context": {
+                        k: v
+                        for k, v in mention.context.model_dump().items()
+                        if isinstance(v, str)
+                    },
+                }
+            ],
+        }
+    )
+
+
 def _store_rate(records: Sequence[Record]) -> float:
-    lines = [
-        IngestRecord.model_validate(
-            {
-                "operation_id": f"febrl-{r.mention.mention_id}",
-                "source": "registry",
-                "channel": "document",
-                "occurred_at": r.mention.at.isoformat(),
-                "scope": r.mention.scope,
-                "resolve": [
-                    {
-                        "key": "p",
-                        "name": r.mention.name,
-                        "identifiers": {i.kind.value: i.value for i in r.mention.identifiers},
-                        "context": {
-                            k: v
-                            for k, v in r.mention.context.model_dump().items()
-                            if isinstance(v, str)
-                        },
-                    }
-                ],
-            }
-        )
-        for r in records
-    ]
+    lines = [ingest_line(r) for r in records]
     with tempfile.TemporaryDirectory() as folder, Memory.open(Path(folder) / "bench.db") as mem:
         started = time.process_time()  # CPU, not wall: see the module docstring
         mem.ingest_many(lines)

@@ -31,6 +31,7 @@ and "Robert" share ``robert``):
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
@@ -113,7 +114,18 @@ def profile_keys(profile: EntityProfile) -> frozenset[str]:
 
 def mention_keys(mention: Mention) -> frozenset[str]:
     """The keys a mention is looked up by (without the scope prefix)."""
-    name = parse_name(mention.name)
+    context = mention.context
+    filed = tuple(f"{i.kind.value}:{i.key}" for i in mention.identifiers)
+    return _mention_keys(mention.name, filed, context.birth_date, context.postcode,
+                         context.street_number)
+
+
+@lru_cache(maxsize=4096)
+def _mention_keys(said: str, identifiers: tuple[str, ...], birth_date: str | None,
+                  postcode: str | None, street_number: str | None) -> frozenset[str]:
+    # Memoised on the only parts of a mention its keys depend on: the store path asks once to
+    # fetch the blocks and the index again to find the candidates in them.
+    name = parse_name(said)
     keys = set(_full_name_keys(name))
     if name.given is not None:
         groups = nickname_groups(name.given)
@@ -124,12 +136,11 @@ def mention_keys(mention: Mention) -> frozenset[str]:
             keys.update(f"given-only:{g}" for g in groups)
     elif name.family is not None:
         keys.add(f"family:{name.family}")
-    keys.update(f"{i.kind.value}:{i.key}" for i in mention.identifiers)
-    context = mention.context
-    if context.birth_date is not None:
-        keys.update(_record_keys(Field.BIRTH_DATE, context.birth_date))
-    if context.postcode and context.street_number:
-        keys.add(_address_key(context.postcode, context.street_number))
+    keys.update(identifiers)
+    if birth_date is not None:
+        keys.update(_record_keys(Field.BIRTH_DATE, birth_date))
+    if postcode and street_number:
+        keys.add(_address_key(postcode, street_number))
     return frozenset(keys)
 
 
@@ -153,21 +164,34 @@ class BlockingIndex:
     __slots__ = ("_by_key", "_profiles")
 
     def __init__(self, profiles: Iterable[EntityProfile] = ()) -> None:
-        by_id: dict[tuple[str, str], EntityProfile] = {}
-        for profile in profiles:
+        self._fill((p, None) for p in profiles)
+
+    @classmethod
+    def filed(cls, profiles: Iterable[tuple[EntityProfile, frozenset[str]]]) -> BlockingIndex:
+        """The index of ``profiles`` whose keys are known already (each with its
+        :func:`profile_keys`): the store path computes a profile's keys once, when it files
+        it, rather than again for every mention whose block it lands in."""
+        index = cls.__new__(cls)
+        index._fill(profiles)
+        return index
+
+    def _fill(self, profiles: Iterable[tuple[EntityProfile, frozenset[str] | None]]) -> None:
+        by_id: dict[tuple[str, str], tuple[EntityProfile, frozenset[str] | None]] = {}
+        for profile, keys in profiles:
             ident = (profile.scope, profile.entity_id)
             if ident in by_id:
                 raise ResolutionError(
                     f"two profiles with id {profile.entity_id!r} in scope {profile.scope!r}"
                 )
-            by_id[ident] = profile
+            by_id[ident] = (profile, keys)
         by_key: dict[tuple[str, str], list[str]] = {}
-        for (scope, entity_id), profile in sorted(by_id.items()):
-            for key in profile_keys(profile):
+        for (scope, entity_id), (profile, keys) in sorted(by_id.items(), key=lambda i: i[0]):
+            for key in profile_keys(profile) if keys is None else keys:
                 by_key.setdefault((scope, key), []).append(entity_id)
         # Plain dicts, private: this class never changes them after construction (replayable
         # decisions rely on that); UpdatableIndex is the subclass that does, in place.
-        self._profiles: dict[tuple[str, str], EntityProfile] = by_id
+        self._profiles: dict[tuple[str, str], EntityProfile] = {
+            ident: profile for ident, (profile, _) in by_id.items()}
         self._by_key: dict[tuple[str, str], tuple[str, ...]] = {
             k: tuple(v) for k, v in by_key.items()
         }

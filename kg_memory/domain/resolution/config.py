@@ -137,6 +137,9 @@ class IdentifierRule(BaseModel):
     near_miss_edits: int = Field(default=1, ge=0, le=2)
 
 
+
+_NO_RULE = IdentifierRule()
+
 class CustomAttribute(BaseModel):
     """An attribute a deployment declares: its name (the ``custom.<name>`` context key), how it
     is compared, the ``close`` threshold (Jaro-Winkler similarity, numeric distance or days),
@@ -277,7 +280,8 @@ class ResolverConfig(BaseModel):
         return self
 
     def rule(self, kind: IdentifierKind) -> IdentifierRule:
-        return self.identifiers.get(kind, IdentifierRule())
+        # One shared default (a frozen value): .get's default is built even when unused.
+        return self.identifiers.get(kind, _NO_RULE)
 
     @property
     def vetoing_identifiers(self) -> tuple[IdentifierKind, ...]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from enum import StrEnum
+from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -42,9 +43,12 @@ class IdentifierKind(StrEnum):
 
     @property
     def field(self) -> CompareField:
-        return CompareField(self.value)
+        return _KIND_FIELDS[self]
 
 
+_KIND_FIELDS: dict[IdentifierKind, CompareField] = {
+    k: CompareField(k.value) for k in IdentifierKind}
+_ATTRIBUTE_NAMES: dict[CompareField, str] = {f: f.value for f in CompareField}
 _NON_DIGITS = re.compile(r"\D+")
 
 
@@ -80,6 +84,7 @@ class Identifier(BaseModel):
 _BIRTH_DATE = re.compile(r"^(\d{4})(?:-?(\d{2})-?(\d{2}))?$")
 
 
+@lru_cache(maxsize=16384)
 def birth_date_digits(text: str) -> str | None:
     """``YYYYMMDD`` (or ``YYYY`` for a year-only date) from ``YYYY-MM-DD``, ``YYYYMMDD`` or
     ``YYYY``; ``None`` for anything else. The calendar is not checked on purpose: a mistyped
@@ -141,7 +146,9 @@ class Context(BaseModel):
 
     def get(self, attribute: CompareField) -> str | None:
         """The value for an attribute field (``Field.EMPLOYER`` ...), or ``None``."""
-        value = getattr(self, attribute.value, None)
+        # The attribute's name from a table: Enum.value is a descriptor, slow in the
+        # comparator's inner loop.
+        value = getattr(self, _ATTRIBUTE_NAMES[attribute], None)
         return value if isinstance(value, str) else None
 
     def custom_value(self, name: str) -> str | None:

@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from datetime import datetime
+from functools import lru_cache
 
 from kg_memory.domain.errors import ResolutionError
 from kg_memory.domain.instant import ensure_utc
@@ -115,6 +116,17 @@ def _scorer_evidence(
     )
 
 
+@lru_cache(maxsize=65536)
+def _field_evidence(field: Field | str, level: Level, weight: float, sign: float, detail: str,
+                    near: bool, kind: str | None) -> FieldEvidence:
+    """One validated :class:`FieldEvidence` per distinct value, shared: a frozen value, and
+    most of a decision's fields repeat (every candidate without an email has the same MISSING
+    email), while validating each was a tenth of the resolver's time. ``sign`` is the
+    weight's, so -0.0 (equal to 0.0 as a key) is never served as 0.0."""
+    return FieldEvidence(field=field, level=level, weight=weight, detail=detail, near=near,
+                         kind=kind)
+
+
 def _evaluate(
     mention: Mention,
     candidate: Candidate,
@@ -127,15 +139,9 @@ def _evaluate(
 ) -> CandidateEvidence:
     entity_id = candidate.profile.entity_id
     evidence = tuple(
-        FieldEvidence(
-            field=f.field,
-            level=f.level,
-            weight=config.weight(f.field, f.level, f.kind),
-            detail=f.detail,
-            near=f.near,
-            kind=f.kind,
-        )
+        _field_evidence(f.field, f.level, w, math.copysign(1.0, w), f.detail, f.near, f.kind)
         for f in fields
+        for w in (config.weight(f.field, f.level, f.kind),)
     )
     found = vetoes(entity_id, fields, config)
     # A scorer is never consulted about a vetoed candidate: nothing it says could matter.

@@ -37,11 +37,13 @@ def jaro(a: str, b: str) -> float:
     matched_a: list[str] = []
     for i, ch in enumerate(a):
         lo, hi = max(0, i - window), min(len(b), i + window + 1)
-        for j in range(lo, hi):
-            if not taken[j] and b[j] == ch:
-                taken[j] = True
-                matched_a.append(ch)
-                break
+        # The first free position holding ``ch`` in the window (str.find, not a loop in Python).
+        j = b.find(ch, lo, hi)
+        while j != -1 and taken[j]:
+            j = b.find(ch, j + 1, hi)
+        if j != -1:
+            taken[j] = True
+            matched_a.append(ch)
     if not matched_a:
         return 0.0
     matched_b = [b[j] for j in range(len(b)) if taken[j]]
