@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 from functools import partial
 from typing import TypeVar
@@ -53,12 +53,20 @@ from kg_memory.services.ingestion import IngestReport, ingest_record
 from kg_memory.store.cancellation import raise_if_cancelled
 from kg_memory.store.protocol import Store
 
-__all__ = ["Numbered", "ingest_batches", "ingest_one", "retrying"]
+__all__ = ["Numbered", "ingest_batches", "ingest_one", "noting_scopes", "retrying"]
 
 _T = TypeVar("_T")
 
 #: A record and the 1-based line it was read from (``None``: built in code, no line).
 Numbered = tuple[int | None, IngestRecord]
+
+
+def noting_scopes(records: Iterable[Numbered], scopes: dict[str, None]) -> Iterator[Numbered]:
+    """``records`` as they stream, each one's scope noted in ``scopes`` (first seen first):
+    what a lazy input wrote is known once the batches are done, without reading it twice."""
+    for numbered in records:
+        scopes[numbered[1].scope] = None
+        yield numbered
 
 
 def retrying(attempt: Callable[[], _T], retry: Backoff, rng: random.Random) -> _T:

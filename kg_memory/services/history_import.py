@@ -50,7 +50,7 @@ from kg_memory.domain.limits import check_text
 from kg_memory.domain.model import Activity, EdgeType
 from kg_memory.domain.record import IngestRecord, read_numbered
 from kg_memory.domain.write_policy import WritePolicy
-from kg_memory.services.batch_ingest import Numbered, ingest_batches
+from kg_memory.services.batch_ingest import Numbered, ingest_batches, noting_scopes
 from kg_memory.services.ingestion import IngestReport, ingest_record
 from kg_memory.store.protocol import Store, Transaction
 
@@ -167,13 +167,8 @@ class HistoryImports:
     def _run_import(self, run: HistoryRun, records: Iterable[Numbered], batch_size: int,
                     on_report: Callable[[IngestReport], None] | None) -> list[IngestReport]:
         scopes: dict[str, None] = {}
-
-        def seen() -> Iterator[Numbered]:
-            for numbered in records:
-                scopes[numbered[1].scope] = None
-                yield numbered
-
-        reports = ingest_batches(self.store, seen(), policy=self.policy, secret=self._secret,
+        reports = ingest_batches(self.store, noting_scopes(records, scopes), policy=self.policy,
+                                 secret=self._secret,
                                  batch_size=batch_size, on_report=on_report, retry=self.retry,
                                  rng=self._rng, channels=self.channels,
                                  write_policy=self.write_policy, unit=run.unit)

@@ -48,7 +48,7 @@ from kg_memory.domain.record import IngestRecord, read_numbered
 from kg_memory.domain.result import AsOfAnswer, HistoryEntry
 from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.embedders import EmbedderChoice
-from kg_memory.services.batch_ingest import Numbered, ingest_batches, ingest_one
+from kg_memory.services.batch_ingest import Numbered, ingest_batches, ingest_one, noting_scopes
 from kg_memory.services.check import check as check_store
 from kg_memory.services.entities import EntityMethods
 from kg_memory.services.forget_run import ForgetReport, forget
@@ -206,13 +206,8 @@ class Memory(Lifecycle, Recalling, PolicyViews, EntityMethods, HistoryImports):
     def _batches(self, records: Iterable[Numbered], batch_size: int,
                  on_report: Callable[[IngestReport], None] | None) -> list[IngestReport]:
         scopes: dict[str, None] = {}
-
-        def seen() -> Iterator[Numbered]:
-            for numbered in records:
-                scopes[numbered[1].scope] = None
-                yield numbered
-
-        reports = ingest_batches(self.store, seen(), policy=self.policy, secret=self._secret,
+        reports = ingest_batches(self.store, noting_scopes(records, scopes), policy=self.policy,
+                                 secret=self._secret,
                                  batch_size=batch_size, on_report=on_report, retry=self.retry,
                                  rng=self._rng, channels=self.channels,
                                  write_policy=self.write_policy)
