@@ -20,10 +20,9 @@ this against a brute-force reference.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
 
 from kg_memory.domain.eligibility import (
     ALL_KINDS,
@@ -38,7 +37,6 @@ from kg_memory.domain.instant import Clock, ensure_utc
 from kg_memory.domain.model import Assertion, Episode, Kind
 from kg_memory.domain.ranking import (
     CorpusStats,
-    RankingWeights,
     document_frequencies,
     rank,
 )
@@ -48,51 +46,16 @@ from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services import recall_episodes as episodes_
 from kg_memory.services.recall_episodes import episode_key
 from kg_memory.services.recall_facts import decayed, fact_hit, fact_key, fact_scored
+from kg_memory.services.recall_request import MODES, RecallMode, RecallRequest
 from kg_memory.services.recall_vectors import catch_up, nearest, vector_space
 from kg_memory.store.protocol import AsOfQuery, RecallProbe, Store, VectorProbe
 
 __all__ = ["DECAYED", "MAX_LIMIT", "MODES", "RecallMode", "RecallRequest", "Recalling", "recall"]
 
-#: Recall's rankings: BM25 alone (never reads vectors, even with an embedder configured),
-#: vector similarity alone, or both fused (kg_memory.domain.ranking). Eligibility is the same
-#: in all three and comes first.
-RecallMode = Literal["lexical", "vector", "hybrid"]
-MODES: tuple[RecallMode, ...] = ("lexical", "vector", "hybrid")
-
 #: The exclusion key of a fact whose decayed trust fell below its predicate's floor.
 DECAYED = "decayed_below_floor"
 
 MAX_LIMIT = 100
-DEFAULT_WEIGHTS = RankingWeights()
-
-
-@dataclass(frozen=True)
-class RecallRequest:
-    """One recall, with both instants already resolved (``now`` is the caller's clock)."""
-
-    query: str
-    scope: str
-    at: datetime
-    known_at: datetime
-    now: datetime
-    subject: str | None = None
-    project: str | None = None
-    kinds: frozenset[Kind] = ALL_KINDS
-    include_episodes: bool = True
-    limit: int = 10
-    rules: Sequence[EligibilityRule] = ()
-    weights: RankingWeights = DEFAULT_WEIGHTS
-    context_size: int = 1
-    embedder: Embedder | None = None
-    vector_candidates: int = 50
-    #: A scope with at most this many vectors is scored exactly (see VectorProbe).
-    vector_exact_below: int = 256
-    #: The write policy whose half-lives and floors decay trust (None: no decay).
-    policy: WritePolicy | None = None
-    #: Entities merged with ``subject`` (same_as, as of both instants): they rank as it does.
-    same_as: frozenset[str] = frozenset()
-    #: How to rank (see :data:`MODES`); None: hybrid with an embedder, else lexical.
-    mode: RecallMode | None = None
 
 
 def _answer(request: RecallRequest, terms: tuple[str, ...], **fields: object) -> RecallAnswer:

@@ -10,15 +10,12 @@ rules (a blocked or refused neighbour is never shown).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime
-from typing import Protocol
 
 from kg_memory.domain.eligibility import RecallContext, episode_exclusion, episode_reasons
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Channel, Episode, Kind, Support, trusted
 from kg_memory.domain.ranking import (
     Ranked,
-    RankingWeights,
     Scored,
     evidence_quality,
     recency,
@@ -26,34 +23,15 @@ from kg_memory.domain.ranking import (
 )
 from kg_memory.domain.recall_answer import RecalledEpisode, RecallHit, episode_label
 from kg_memory.domain.recall_text import tokens
+from kg_memory.services.recall_request import RecallRequest
 from kg_memory.store.protocol import ConversationQuery, Store
 
-__all__ = ["EpisodeAsk", "episode_hit", "episode_key", "episode_scored", "neighbours"]
+__all__ = ["episode_hit", "episode_key", "episode_scored", "neighbours"]
 
 # An episode's evidence quality: its speaker's authority, one source (computed once, not per
 # matching message).
 _USER_EVIDENCE = evidence_quality(Kind.STATED, 1)
 _OTHER_EVIDENCE = evidence_quality(None, 1)
-
-
-class EpisodeAsk(Protocol):
-    """What of a recall request bears on an episode's score and context (a
-    :class:`~kg_memory.services.recall.RecallRequest` is one)."""
-
-    @property
-    def at(self) -> datetime: ...
-    @property
-    def known_at(self) -> datetime: ...
-    @property
-    def subject(self) -> str | None: ...
-    @property
-    def project(self) -> str | None: ...
-    @property
-    def same_as(self) -> frozenset[str]: ...
-    @property
-    def weights(self) -> RankingWeights: ...
-    @property
-    def context_size(self) -> int: ...
 
 
 def episode_key(episode: Episode) -> str:
@@ -66,7 +44,7 @@ def _words_in(words: Iterable[str], text: set[str]) -> bool:
     return bool(wanted) and wanted <= text
 
 
-def episode_scored(episode: Episode, doc: list[str], ask: EpisodeAsk) -> Scored:
+def episode_scored(episode: Episode, doc: list[str], ask: RecallRequest) -> Scored:
     """The ranking inputs of one eligible episode whose indexed words are ``doc``."""
     project = subject = None
     if ask.project is not None or ask.subject is not None:
@@ -86,7 +64,7 @@ def episode_scored(episode: Episode, doc: list[str], ask: EpisodeAsk) -> Scored:
     )
 
 
-def neighbours(store: Store, episodes: list[Episode], ask: EpisodeAsk,
+def neighbours(store: Store, episodes: list[Episode], ask: RecallRequest,
                context: RecallContext) -> Mapping[str, tuple[RecalledEpisode, ...]]:
     """Each shown message's neighbours in its conversation, by episode id, in one store call."""
     if ask.context_size < 1 or not episodes:

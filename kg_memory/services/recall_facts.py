@@ -9,45 +9,21 @@ agent as one to ask about again.
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Protocol
-
 from kg_memory.domain.decay import confirmed_at, judge
 from kg_memory.domain.eligibility import RecallContext, fact_reasons
 from kg_memory.domain.model import Assertion, Support
 from kg_memory.domain.ranking import (
     Ranked,
-    RankingWeights,
     Scored,
     evidence_quality,
     recency,
     specificity,
 )
 from kg_memory.domain.recall_answer import AskAgain, RecallHit, fact_label
-from kg_memory.domain.write_policy import WritePolicy
+from kg_memory.services.recall_request import RecallRequest
 from kg_memory.store.protocol import Store
 
-__all__ = ["FactAsk", "decayed", "fact_hit", "fact_key", "fact_scored"]
-
-
-class FactAsk(Protocol):
-    """What of a recall request bears on a fact's score and trust (a
-    :class:`~kg_memory.services.recall.RecallRequest` is one)."""
-
-    @property
-    def at(self) -> datetime: ...
-    @property
-    def known_at(self) -> datetime: ...
-    @property
-    def subject(self) -> str | None: ...
-    @property
-    def project(self) -> str | None: ...
-    @property
-    def same_as(self) -> frozenset[str]: ...
-    @property
-    def weights(self) -> RankingWeights: ...
-    @property
-    def policy(self) -> WritePolicy | None: ...
+__all__ = ["decayed", "fact_hit", "fact_key", "fact_scored"]
 
 
 def fact_key(fact: Assertion) -> str:
@@ -55,7 +31,7 @@ def fact_key(fact: Assertion) -> str:
     return f"fact:{fact.assertion_id}#{fact.revision}"
 
 
-def _project_match(request: FactAsk, project: str | None) -> float | None:
+def _project_match(request: RecallRequest, project: str | None) -> float | None:
     if request.project is None:
         return None
     if project is None:
@@ -64,7 +40,7 @@ def _project_match(request: FactAsk, project: str | None) -> float | None:
 
 
 def fact_scored(fact: Assertion, doc: list[str], supports: tuple[Support, ...],
-                 request: FactAsk) -> Scored:
+                 request: RecallRequest) -> Scored:
     last = max((s.occurred_at for s in supports), default=fact.valid.start)
     return Scored(
         key=fact_key(fact),
@@ -91,7 +67,7 @@ def fact_hit(fact: Assertion, supports: tuple[Support, ...], ranked: Ranked,
         historical_only=historical, context=(), score=ranked.components())
 
 
-def decayed(store: Store, facts: list[Assertion], request: FactAsk
+def decayed(store: Store, facts: list[Assertion], request: RecallRequest
              ) -> tuple[list[Assertion], list[AskAgain]]:
     """Split ``facts`` into those still trusted at ``at`` and those to ask about again.
 
