@@ -74,3 +74,16 @@ def test_an_unknown_mode_is_a_typed_error(memory: Memory, clock: ManualClock) ->
     with pytest.raises(RecallError, match="mode must be one of lexical, vector, hybrid"):
         memory.recall("vegetarian", scope="u1", mode="semantic",  # type: ignore[arg-type]
                       embedder=HashingEmbedder())
+
+
+def test_a_tenants_scoped_memory_takes_the_mode_too(memory: Memory, clock: ManualClock) -> None:
+    """``ScopedMemory.recall`` is ``Memory.recall`` in its scope: every argument, ``mode``
+    included (it was missing, so a tenant's handle could not ask for vector recall)."""
+    _profile(memory, clock)
+    memory.use_embedder(HashingEmbedder())
+    scoped = memory.scoped("u1").recall("vegetable", include_episodes=False, mode="vector")
+    direct = memory.recall("vegetable", scope="u1", include_episodes=False, mode="vector")
+    assert scoped.mode == "vector"
+    assert [(h.subject, h.value) for h in scoped.results] == \
+        [(h.subject, h.value) for h in direct.results] == [("ana", "vegetarian")]
+    assert memory.scoped("u1").recall("vegetable", mode="lexical").results == ()

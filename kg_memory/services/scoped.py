@@ -50,6 +50,7 @@ from kg_memory.services.ingestion import IngestReport
 from kg_memory.services.inlet import Inlet
 from kg_memory.services.lineage import Direction
 from kg_memory.services.publication import Basis, Published
+from kg_memory.services.recall_request import RecallMode
 from kg_memory.services.review_queue import Decision
 from kg_memory.services.rules import RuleBook
 from kg_memory.services.scoped_rules import ScopedRuleBook
@@ -81,8 +82,8 @@ class Operator(Protocol):
                project: str | None = ..., at: datetime | None = ...,
                known_at: datetime | None = ..., kinds: Iterable[Kind | str] = ...,
                include_episodes: bool = ..., limit: int = ...,
-               rules: Iterable[EligibilityRule] = ..., embedder: Embedder | None = ...
-               ) -> RecallAnswer: ...
+               rules: Iterable[EligibilityRule] = ..., embedder: Embedder | None = ...,
+               mode: RecallMode | None = ...) -> RecallAnswer: ...
     def lineage(self, node_id: str, direction: Direction = ..., depth: int | None = ..., *,
                 scope: str | None = ...) -> nx.MultiDiGraph[str]: ...
     def prov(self, node_ids: list[str] | None = ..., *,
@@ -183,12 +184,13 @@ class ScopedMemory:
                at: datetime | None = None, known_at: datetime | None = None,
                kinds: Iterable[Kind | str] = ALL_KINDS, include_episodes: bool = True,
                limit: int = 10, rules: Iterable[EligibilityRule] = (),
-               embedder: Embedder | None = None) -> RecallAnswer:
+               embedder: Embedder | None = None, mode: RecallMode | None = None
+               ) -> RecallAnswer:
         """:meth:`Memory.recall` in this tenant's scope (there is no other to search)."""
         return self._memory.recall(query, scope=self._scope, subject=subject, project=project,
                                    at=at, known_at=known_at, kinds=kinds,
                                    include_episodes=include_episodes, limit=limit,
-                                   rules=rules, embedder=embedder)
+                                   rules=rules, embedder=embedder, mode=mode)
 
     def asof(self, valid_at: datetime | None = None, known_at: datetime | None = None, *,
              subject: str | None = None, predicate: str | None = None) -> AsOfAnswer:
