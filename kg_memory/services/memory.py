@@ -24,15 +24,10 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 
-import networkx as nx
-from prov.model import ProvDocument
-
 from kg_memory.domain.authority import arbitrate
 from kg_memory.domain.backoff import Backoff
 from kg_memory.domain.channel import ChannelPolicy
 from kg_memory.domain.errors import (
-    ConcurrencyError,
-    ForgottenError,
     IngestError,
     NotFound,
     ScopeError,
@@ -42,7 +37,7 @@ from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.instant import Clock, ensure_utc
 from kg_memory.domain.integrity import IntegrityReport
 from kg_memory.domain.limits import check_text
-from kg_memory.domain.model import Assertion, Block, Channel, Qualifiers, Refusal, Value, trusted
+from kg_memory.domain.model import Assertion, Block, Channel, Refusal, trusted
 from kg_memory.domain.precondition import slot_tag
 from kg_memory.domain.record import IngestRecord, read_numbered
 from kg_memory.domain.result import AsOfAnswer, HistoryEntry
@@ -50,6 +45,7 @@ from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.embedders import EmbedderChoice
 from kg_memory.services.batch_ingest import Numbered, ingest_batches, ingest_one, noting_scopes
 from kg_memory.services.check import check as check_store
+from kg_memory.services.derivations import Derivations
 from kg_memory.services.entities import EntityMethods
 from kg_memory.services.forget_run import ForgetReport, forget
 from kg_memory.services.history_import import HistoryImports
@@ -60,22 +56,18 @@ from kg_memory.services.identity import (
 from kg_memory.services.ingestion import IngestReport
 from kg_memory.services.inlet import Inlet
 from kg_memory.services.lifecycle import Lifecycle, opened_embedder
-from kg_memory.services.lineage import Direction, lineage_graph, node_scope, scoped_node
-from kg_memory.services.node_ids import printed_node
 from kg_memory.services.policy_views import PolicyViews
-from kg_memory.services.provenance import add_tombstones, export_prov
-from kg_memory.services.publication import Basis, Published, publish_derived, read_basis
 from kg_memory.services.recall import Recalling
 from kg_memory.services.scoped import ScopedMemory
 from kg_memory.store import open_store
 from kg_memory.store.clock import system_clock
-from kg_memory.store.protocol import AsOfQuery, Slot, Store
+from kg_memory.store.protocol import AsOfQuery, Store
 
 __all__ = ["Memory"]
 
 
 
-class Memory(Lifecycle, Recalling, PolicyViews, EntityMethods, HistoryImports):
+class Memory(Lifecycle, Recalling, PolicyViews, EntityMethods, HistoryImports, Derivations):
     """A bitemporal memory over any :class:`~kg_memory.store.protocol.Store`."""
 
     def __init__(
@@ -321,66 +313,7 @@ class Memory(Lifecycle, Recalling, PolicyViews, EntityMethods, HistoryImports):
         check_text(scope=scope)
         return self.store.refusals(scope)
 
-    # -- lineage, consolidation, forgetting -------------------------------------------------
-
-    def lineage(
-        self, node_id: str, direction: Direction = "both", depth: int | None = None, *,
-        scope: str | None = None,
-    ) -> nx.MultiDiGraph[str]:
-        """Where ``node_id`` came from ("up") and what derives from it ("down"), as a
-        read-only networkx graph whose edges point from a derivative to its source. The walk
-        stays in ``scope`` (without one, the scope of the node named, which must be unique)."""
-        check_text(node_id=node_id)
-        node_id = printed_node(self.store, node_id, scope)
-        return lineage_graph(self.store, node_id, direction, depth,
-                             scope=self._node_scope(node_id, scope))
-
-    def _node_scope(self, node_id: str, scope: str | None) -> str:
-        if scope is None:
-            return node_scope(self.store, node_id)
-        if not scoped_node(self.store, node_id, scope):
-            raise NotFound(f"no node {node_id!r} in scope {scope!r}")
-        return scope
-
-    def read_basis(
-        self, subject: str, predicate: str, evidence: list[str], *, scope: str = "default",
-        project: str | None = None,
-    ) -> Basis:
-        """What a consolidation worker reads before deriving: the record's tag and the current
-        revision of each evidence assertion (evidence of another scope is not read)."""
-        check_text(subject=subject, predicate=predicate, scope=scope, project=project)
-        for item in evidence:
-            check_text(evidence=item)
-        evidence = [printed_node(self.store, item, scope) for item in evidence]
-        slot = Slot(scope=scope, subject=subject, predicate=predicate, project=project)
-        return read_basis(self.store, slot, evidence)
-
-    def publish(
-        self, basis: Basis, *, value: Value | None = None, qualifiers: Qualifiers | None = None
-    ) -> Published:
-        """Publish a derived record if ``basis`` still holds (If-Match); see
-        :mod:`kg_memory.services.publication`."""
-        return publish_derived(self.store, basis, policy=self.policy, value=value,
-                               qualifiers=qualifiers)
-
-    def consolidate(
-        self, subject: str, predicate: str, evidence: list[str], *, scope: str = "default",
-        project: str | None = None, attempts: int = 3,
-    ) -> Published:
-        """Read, derive and publish, re-reading when a concurrent change wins the race.
-
-        A forgotten source or a record that would drop a scope or an exception is not retried.
-        """
-        for attempt in range(attempts):
-            basis = self.read_basis(subject, predicate, evidence, scope=scope, project=project)
-            try:
-                return self.publish(basis)
-            except ForgottenError:
-                raise
-            except ConcurrencyError:
-                if attempt == attempts - 1:
-                    raise
-        raise ConcurrencyError("consolidation needs at least one attempt")
+    # -- forgetting ---------------------------------------------------------------------
 
     def forget(self, selector: str | Selector, *, dry_run: bool = False,
                block: bool = False, all_scopes: bool = False,
@@ -417,21 +350,6 @@ class Memory(Lifecycle, Recalling, PolicyViews, EntityMethods, HistoryImports):
         with self.store.transaction(known[0].scope) as tx:
             if not tx.revoke_block(block_id):
                 raise NotFound(f"no active block {block_id!r}")
-
-    def prov(self, node_ids: list[str] | None = None, *, scope: str | None = None
-             ) -> ProvDocument:
-        """A W3C PROV document of the lineage of ``node_ids`` (of everything when ``None``)
-        in ``scope`` (every scope's when ``None``: an operator's export)."""
-        for node in node_ids or []:
-            check_text(node_id=node)
-        node_ids = None if node_ids is None else [
-            printed_node(self.store, node, scope) for node in node_ids]
-        if scope is not None:
-            for node in node_ids or ():
-                self._node_scope(node, scope)
-        doc = export_prov(self.store, node_ids, scope)
-        add_tombstones(doc, self.store, scope)
-        return doc
 
     def scoped(self, scope: str) -> ScopedMemory:
         """A handle on this memory limited to one tenant: see

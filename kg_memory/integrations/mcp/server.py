@@ -36,21 +36,23 @@ from kg_memory import (
     system_clock,
 )
 from kg_memory.integrations.mcp.arguments import TypedArguments
-from kg_memory.integrations.mcp.results import tool_error
-from kg_memory.integrations.mcp.schemas import (
-    AsOfView,
+from kg_memory.integrations.mcp.inputs import (
     ClaimInput,
-    EntitiesView,
     EntityInput,
     EventInput,
     FactInput,
+    RetractionInput,
+)
+from kg_memory.integrations.mcp.results import tool_error
+from kg_memory.integrations.mcp.schemas import (
+    AsOfView,
+    EntitiesView,
     ForgetView,
     HistoryView,
     LineageView,
     RecallView,
     RefusalsView,
     RememberView,
-    RetractionInput,
     SettleView,
 )
 from kg_memory.integrations.mcp.session import BoundMemory

@@ -35,16 +35,19 @@ from kg_memory import (
     parse_record,
     system_clock,
 )
+from kg_memory.integrations.mcp.inputs import (
+    EntityInput,
+    EventInput,
+    FactInput,
+    RetractionInput,
+)
 from kg_memory.integrations.mcp.schemas import (
     AskAgainView,
     AsOfView,
     DecisionView,
     EffectView,
     EntitiesView,
-    EntityInput,
     EntityView,
-    EventInput,
-    FactInput,
     FactView,
     ForgetView,
     HistoryView,
@@ -54,7 +57,6 @@ from kg_memory.integrations.mcp.schemas import (
     RefusalsView,
     RefusalView,
     RememberView,
-    RetractionInput,
     ReviewPairView,
     RevisionView,
     SettleView,
