@@ -81,7 +81,9 @@ def test_targets_and_lineage_and_forget_figures_are_reported(result: BenchResult
     assert "forget cascade growth (median)" in names
     assert {"recall, lexical (median)", "recall vs raw FTS5 (median)",
             "recall, hybrid (median)"} <= names
-    assert len(result.targets) == 11
+    assert {"plain episodes, batched vs executemany + FTS5",
+            "one Memory.ingest of a plain episode (median)"} <= names
+    assert len(result.targets) == 13
     assert all(t.met is not None for t in result.targets)
     assert result.pending == ()
     for scale in result.scales:
@@ -184,3 +186,18 @@ def test_a_latency_cell_keeps_one_width_at_every_magnitude(median: float, p99: f
     """A loaded machine makes every figure slower; the table must still fit its columns."""
     stats = LatencyStats(count=1, median_us=median, p99_us=p99, mean_us=median, max_us=p99)
     assert len(_us(stats)) <= len("0.0123 µs / 0.0123 µs")
+
+
+def test_plain_turns_are_measured_beside_raw_executemany_and_fts5(result: BenchResult) -> None:
+    """Issue 28's conversation-turn figures: batched and one at a time, each beside the raw
+    table + FTS5 floor written with the same commits, every turn stored on both sides."""
+    for scale in result.scales:
+        turns = scale.turns
+        assert turns is not None
+        assert turns.answers_agree
+        assert turns.turns == scale.scale  # at most 20,000, and the smoke scales are smaller
+        assert turns.singles == turns.one_at_a_time.count == turns.raw_one_at_a_time.count
+        assert turns.batched_vs_executemany == pytest.approx(
+            turns.batched_per_second / turns.executemany_per_second)
+        assert turns.one_vs_raw == pytest.approx(
+            turns.one_at_a_time.median_us / turns.raw_one_at_a_time.median_us)

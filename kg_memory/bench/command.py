@@ -135,6 +135,14 @@ def _figures(s: ScaleResult) -> list[Figure]:
                 details.append((f"index recall@10 against exact, {rc.vectors or 0:,} vectors",
                                 f"{rc.index_recall_at_10:.2f}"))
             figures.append(("hybrid recall median / p99", _us(rc.hybrid), details))
+    if s.turns:
+        t = s.turns
+        figures.append(("plain episodes, batched", f"{t.batched_per_second:,.0f}/s", [
+            (f"executemany + FTS5 {t.executemany_per_second:,.0f}/s",
+             f"{t.batched_vs_executemany:.2f}x"),
+            (f"{t.turns:,} turns, {t.batch_size} per commit", "")]))
+        figures.append(("one plain episode, median / p99", _us(t.one_at_a_time), [
+            (f"raw row + FTS5 + commit {_us(t.raw_one_at_a_time)}", f"{t.one_vs_raw:.1f}x")]))
     if s.neo4j:
         figures.append(("neo4j sync", f"{s.neo4j.sync_records_per_second:,.0f} records/s",
                         [(f"{s.neo4j.sync_records:,} records in {s.neo4j.sync_seconds:.1f} s",

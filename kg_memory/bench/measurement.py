@@ -38,6 +38,7 @@ from kg_memory.bench.reference import (
 )
 from kg_memory.bench.result import IngestFigures, Ratios, ReferenceFigures, ScaleResult
 from kg_memory.bench.rss import PeakRss, current_rss_bytes, reset_peak_rss
+from kg_memory.bench.turns import measure_turns
 from kg_memory.bench.workload import POLICY, LookupProbe, Workload
 from kg_memory.domain.instant import to_micros
 from kg_memory.domain.record import IngestRecord
@@ -85,6 +86,7 @@ class ScaleSettings(BaseModel):
     snapshots: int = 500
     opens: int = 5
     recalls: int = 1_000
+    turns: int = 20_000  # plain episodes batched (at most the scale), then 1,000 one at a time
     neo4j: bool = False  # also sync into Neo4j ($KG_NEO4J_URI) and query it there
 
 
@@ -102,6 +104,8 @@ class ScaleMeasurement:
         self.opens = settings.opens
         self.recall_probes = recall_probes(self.workload, settings.recalls)
         self.neo4j = settings.neo4j
+        self.turns = min(settings.turns, settings.scale)
+        self.workdir = workdir
         self.store_file = workdir / "memory.db"
         self.raw_file = workdir / "raw.db"
         self._progress = progress
@@ -221,6 +225,11 @@ class ScaleMeasurement:
                                   self.recall_probes[:300], workload=self.workload,
                                   batch_size=self.batch_size)
             self._tell("neo4j", 1, 1)
+        self._tell("turns", 0, 1)
+        turns = measure_turns(self.workdir, self.workload.start, turns=self.turns,
+                              singles=min(1_000, self.turns), batch_size=self.batch_size,
+                              seed=self.workload.seed)
+        self._tell("turns", 1, 1)
         # Read after the references: how much memory this whole measurement needed.
         process_peak = PeakRss.read(was_reset=False).bytes
         return ScaleResult(
@@ -239,6 +248,7 @@ class ScaleMeasurement:
             forget_cascade=forget,
             neo4j=neo4j,
             recall=recall,
+            turns=turns,
             peak_rss=peak,
             start_rss_bytes=start_rss,
             process_peak_rss_bytes=process_peak,

@@ -28,6 +28,7 @@ __all__ = [
     "ReferenceFigures",
     "ScaleResult",
     "TargetCheck",
+    "TurnFigures",
 ]
 
 
@@ -111,6 +112,22 @@ class RecallFigures(_Frozen):
     index_recall_at_10: float | None = None  # the index path (forced) against exact, top 10
 
 
+class TurnFigures(_Frozen):
+    """Conversation turns as plain episodes (:mod:`kg_memory.bench.turns`)."""
+
+    turns: int  # written batched
+    singles: int  # written one at a time
+    batch_size: int
+    batched_per_second: float  # Memory.ingest_many, one durable commit per batch
+    executemany_per_second: float  # the raw table + FTS5 index, same commits
+    batched_vs_executemany: float
+    one_at_a_time: LatencyStats  # Memory.ingest, a durable commit each
+    raw_one_at_a_time: LatencyStats  # one raw row + its FTS5 row, a durable commit each
+    one_vs_raw: float  # medians
+    #: the store holds every turn written and so does the reference
+    answers_agree: bool
+
+
 class ScaleResult(_Frozen):
     scale: int  # as requested
     users: int
@@ -127,6 +144,7 @@ class ScaleResult(_Frozen):
     forget_cascade: LatencyStats | None = None  # forget one source with 1,000 derivatives
     neo4j: Neo4jFigures | None = None  # with --backend neo4j
     recall: RecallFigures | None = None  # lexical; see kg_memory.bench.recall_figures
+    turns: TurnFigures | None = None  # plain episodes, batched and one at a time
     peak_rss: PeakRss  # during workload generation, ingest and queries (before references)
     start_rss_bytes: int | None  # before the workload: interpreter, imports, probes
     process_peak_rss_bytes: int  # the measuring process's peak, references included

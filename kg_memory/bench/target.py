@@ -26,6 +26,8 @@ RECALL_MS = 5.0
 RECALL_VS_FTS5 = 3.0
 HYBRID_MS = 20.0
 NEO4J_DIRECT_RATE = 2_000.0  # episodes/s written straight into Neo4j (issue 16)
+TURNS_VS_EXECUTEMANY = 0.25  # plain episodes batched, against executemany + FTS5 (issue 28)
+ONE_INGEST_MS = 0.5  # one Memory.ingest of a plain episode, median (issue 28)
 
 
 def _at_most(
@@ -153,6 +155,22 @@ def evaluate_targets(
         if rc.hybrid is not None:
             checks.append(_at_most("recall, hybrid (median)", HYBRID_MS,
                                    rc.hybrid.median_us / 1e3, " ms", last.scale, note))
+    if last.turns is not None:
+        turns = last.turns
+        ratio = turns.batched_vs_executemany
+        met = ratio >= TURNS_VS_EXECUTEMANY
+        checks.append(TargetCheck(
+            name="plain episodes, batched vs executemany + FTS5",
+            target=f">= {TURNS_VS_EXECUTEMANY:g}x", measured=f"{ratio:.3g}x", met=met,
+            margin=f"met, {ratio / TURNS_VS_EXECUTEMANY:.1f}x headroom" if met
+            else f"missed by {TURNS_VS_EXECUTEMANY / ratio:.1f}x", scale=last.scale,
+            note=f"{turns.turns:,} turns, {turns.batched_per_second:,.0f} against "
+                 f"{turns.executemany_per_second:,.0f} per second"))
+        checks.append(_at_most(
+            "one Memory.ingest of a plain episode (median)", ONE_INGEST_MS,
+            turns.one_at_a_time.median_us / 1e3, " ms", last.scale,
+            f"a raw row + FTS5 row and its durable commit: "
+            f"{turns.raw_one_at_a_time.median_us / 1e3:.3g} ms ({turns.one_vs_raw:.1f}x)"))
     if last.neo4j is not None:
         rate = last.neo4j.sync_records_per_second
         checks.append(TargetCheck(
