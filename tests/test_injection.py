@@ -76,7 +76,7 @@ SAFE_FRAGMENTS = {
     "' AND '.join(where)",
     "table",
     "column",
-    "_QUALIFIED",  # bulk_reads: VERSION_COLUMNS, each prefixed with its table alias
+    "VERSION_COLUMNS_OF_V",  # rows: VERSION_COLUMNS, each prefixed with the alias v
 }
 #: Functions that assemble a query text from fixed fragments and take no data: reviewed like
 #: SAFE_FRAGMENTS. asof._statement's arguments are four booleans (which filters a lookup has),

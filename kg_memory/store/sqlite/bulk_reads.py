@@ -21,13 +21,12 @@ from kg_memory.store.link_reads import Link
 from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.invalidations import invalidations
-from kg_memory.store.sqlite.rows import VERSION_COLUMNS, version_from_row
+from kg_memory.store.sqlite.rows import VERSION_COLUMNS_OF_V, version_from_row
 
 __all__ = ["BulkReads", "BulkTxReads"]
 
 _EDGE_TYPES = {t.value: t for t in EdgeType}
 _T = TypeVar("_T")
-_QUALIFIED = ", ".join(f"v.{c.strip()}" for c in VERSION_COLUMNS.split(","))
 
 
 def _edge_rows(conn: driver.Connection, node_ids: list[str], scope: str | None
@@ -180,7 +179,7 @@ class BulkTxReads:
         rows = self._conn.execute(
             # The dependency rows are the scope's; the ids they name are unique across scopes,
             # so the versions are found by id (see SqliteTransaction.live_dependents).
-            f"SELECT d.dep AS dep_key, {_QUALIFIED} FROM dependencies d "
+            f"SELECT d.dep AS dep_key, {VERSION_COLUMNS_OF_V} FROM dependencies d "
             "JOIN versions v ON v.assertion_id = d.assertion_id "
             "WHERE d.scope = ? AND d.dep IN (SELECT value FROM json_each(?)) "
             "AND v.sys_to IS NULL ORDER BY v.valid_from",

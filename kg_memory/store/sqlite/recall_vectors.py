@@ -37,11 +37,10 @@ from kg_memory.domain.recall_text import fact_words
 from kg_memory.store.protocol import VectorCandidates, VectorDoc, VectorProbe
 from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite import recall_episode_vectors as episode_vectors
-from kg_memory.store.sqlite.bulk_reads import _QUALIFIED
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.recall import entity_names
 from kg_memory.store.sqlite.recall_shards import facts_table, shard
-from kg_memory.store.sqlite.rows import VERSION_COLUMNS, version_from_row
+from kg_memory.store.sqlite.rows import VERSION_COLUMNS, VERSION_COLUMNS_OF_V, version_from_row
 
 __all__ = [
     "SHORTLIST",
@@ -169,7 +168,7 @@ def backlog(conn: driver.Connection, location: str, scope: str, space: str, limi
         # The revision's own words, not its index row's stems: the model reads words. Joined
         # to the index row all the same, so a revision no longer indexed is not embedded.
         rows = conn.execute(
-            f"SELECT {_QUALIFIED} FROM recall_vector_backlog b "
+            f"SELECT {VERSION_COLUMNS_OF_V} FROM recall_vector_backlog b "
             f"JOIN versions v ON v.vid = b.vid JOIN {table} f ON f.rowid = b.vid "
             "WHERE b.scope = ? ORDER BY b.vid LIMIT ?", (scope, limit)).fetchall()
         docs = []

@@ -30,6 +30,7 @@ __all__ = [
     "EPISODE_INSERT",
     "REDACTED_FINGERPRINT",
     "VERSION_COLUMNS",
+    "VERSION_COLUMNS_OF_V",
     "activity_from_row",
     "block_from_row",
     "entity_from_row",
@@ -46,6 +47,8 @@ VERSION_COLUMNS = (
     "depends_on, confidence, valid_from, valid_to, sys_from, sys_to, reason, recorded_by, "
     "closed_by, close_reason"
 )
+#: The same columns of a version aliased ``v`` in a join.
+VERSION_COLUMNS_OF_V = ", ".join(f"v.{c.strip()}" for c in VERSION_COLUMNS.split(","))
 
 
 #: An episode row with every column, in the order of :func:`episode_params`.
