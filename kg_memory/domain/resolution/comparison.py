@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from kg_memory.domain.resolution.field import ATTRIBUTE_FIELDS, RECORD_FIELDS, Field, Level
 from kg_memory.domain.resolution.mention import IdentifierKind, Mention
 from kg_memory.domain.resolution.name_kinds import SWAPPED, name_kind
+from kg_memory.domain.resolution.name_tables import known_given_name
 from kg_memory.domain.resolution.names import (
     PersonName,
     compare_family,
@@ -90,12 +91,14 @@ def compare_values(a: str, b: str) -> Level:
     return Level.DIFFERENT
 
 
-def _near(a: str | None, b: str | None, level: Level) -> bool:
+def _near(a: str | None, b: str | None, level: Level, *, given: bool) -> bool:
     """A DIFFERENT name part that is still near: within two edits, the same first letter, and
     Jaro-Winkler 0.9 or more ("brinaa" for "brianna", "rebecc" for "rebecca"). Not "jaden" for
     "jared" or "will" for "lily": twins are given names that close (a twin probe on FEBRL
-    merged 9 of 965 twins at two edits alone). A part compares DIFFERENT only when both sides
-    know it."""
+    merged 9 of 965 twins at two edits alone). Nor two given names that are both names people
+    are registered under ("mason" for "madison", "daniela" for "daniel"): that is a typo only by
+    coincidence of spelling, and a twin by the record. A part compares DIFFERENT only when
+    both sides know it."""
     if level is not Level.DIFFERENT or a is None or b is None:
         return False
     x, y = a.replace(" ", ""), b.replace(" ", "")
@@ -103,6 +106,7 @@ def _near(a: str | None, b: str | None, level: Level) -> bool:
         near_miss(x, y, edits=2, min_length=1)
         and x[0] == y[0]
         and jaro_winkler(x, y) >= NEAR_NAME_JARO_WINKLER
+        and not (given and known_given_name(x) and known_given_name(y))
     )
 
 
@@ -144,8 +148,8 @@ def _names(
         known = parse_name(alias)
         given = compare_given(said.given, known.given)
         family = compare_family(said.family, known.family)
-        near_given = _near(said.given, known.given, given)
-        near_family = _near(said.family, known.family, family)
+        near_given = _near(said.given, known.given, given, given=True)
+        near_family = _near(said.family, known.family, family, given=False)
         given_kind = name_kind(said.given, known.given, given, given=True)
         family_kind = name_kind(said.family, known.family, family, given=False)
         if Level.DIFFERENT in (given, family) and _swapped(said, known):

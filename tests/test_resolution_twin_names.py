@@ -1,0 +1,56 @@
+"""Issue 29's promise at the rule, not the example: a given name replaced by *another name*
+while surname, birth date and address agree is a twin, never merged on its own, however few
+letters apart the two names are. The near-name rule (a contradicting given name within two
+edits, explained by the record) read "mason" for "madison" as a typo: two deletions, the same
+first letter, Jaro-Winkler above 0.9. It now asks whether both are names people are
+registered under (``known_given_name``); a mistyped name is not one, and still merges."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg_memory.domain.resolution import IncrementalResolver, Outcome
+from kg_memory.domain.resolution.field import Field
+from kg_memory.domain.resolution.name_tables import known_given_name
+from tests.person_records import RECORD, T, said
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Madison Dent", "Mason Dent"),  # FEBRL 4's twin probe: two deletions apart
+        ("Mason Dent", "Madison Dent"),  # and the other way round
+        ("Daniel Dent", "Daniela Dent"),  # a boy and a girl: one letter apart
+    ],
+)
+def test_two_different_given_names_with_the_same_record_are_a_review_not_a_merge(
+    first: str, second: str
+) -> None:
+    resolver = IncrementalResolver()
+    resolver.add(said(1, first, **RECORD), now=T)
+    twin = resolver.add(said(2, second, **RECORD), now=T)
+    assert twin.decision.outcome is Outcome.REVIEW
+    candidate = twin.decision.candidates[0]
+    given = next(f for f in candidate.fields if f.field is Field.GIVEN_NAME)
+    assert not given.near
+
+
+@pytest.mark.parametrize(
+    "typo",
+    [
+        "Madisn Dent",  # one letter dropped: a typo (CLOSE) before the near rule is asked
+        "Maddisn Dent",  # two edits, not a name: the near rule still explains it
+    ],
+)
+def test_a_mistyped_given_name_with_the_same_record_still_merges(typo: str) -> None:
+    resolver = IncrementalResolver()
+    madison = resolver.add(said(1, "Madison Dent", **RECORD), now=T)
+    again = resolver.add(said(2, typo, **RECORD), now=T)
+    assert (again.decision.outcome, again.entity_id) == (Outcome.MERGE, madison.entity_id)
+
+
+def test_the_lexicon_knows_names_not_their_typos() -> None:
+    assert known_given_name("mason")
+    assert known_given_name("madison")
+    assert not known_given_name("madisn")
+    assert not known_given_name("maddisn")
