@@ -1,0 +1,86 @@
+"""A forget cascade of many derivatives still finds every retained copy (issue 28, Forget).
+
+A cascade erasing more than sixteen values searches the scope through the matcher's gram index;
+whether that index is built is now decided once per run instead of once per text searched
+(which made a run's cost grow with the tenant: 900 needles checked for each of 40,000 texts).
+These tests pin what the run must still find: a kept episode repeating a forgotten value in
+another case and spacing, one naming an erased entity, a refusal quoting a value, and a search
+mixing long needles with one that normalising shortens below the index width.
+"""
+
+from __future__ import annotations
+
+from kg_memory import Memory
+from tests.conftest import ManualClock, MemoryFactory, day, episode, fact
+
+FEED = 40  # derivatives in the cascade: more than the sixteen the per-needle search serves
+NAME = "Quillborough"  # an erased entity's name, 8+ characters
+
+
+def _value(i: int) -> str:
+    return f"relay-{i:03d}.aurora"
+
+
+def _tenant(memory: Memory, clock: ManualClock) -> dict[str, str]:
+    """Kept user episodes in ``u1`` (some quoting what the feed says) and the feed itself."""
+    kept = {}
+    for n, content in enumerate([
+        "Note: the drain is RELAY-007.Aurora   now, keep it.",  # another case and spacing
+        f"Routing both through {_value(12)} and {_value(39)} today.",
+        "Nothing to see here, only ordinary words.",
+        f"Met {NAME.upper()} at the depot.",
+    ]):
+        kept[f"k{n}"] = memory.ingest(episode(
+            f"k{n}", "user", day(0), content=content,
+            assertions=[fact(f"user-{n}", "note", f"kept note {n}")])).episode_id
+    clock.now = day(1)
+    memory.ingest(episode(
+        "feed", "tool", day(1), channel="tool",
+        entities=[{"entity_id": "feed-vendor", "type": "org", "name": NAME}],
+        assertions=[fact(f"item-{i}", "relay", _value(i), kind="world")
+                    for i in range(FEED)]))
+    clock.now = day(2)
+    return kept
+
+
+def test_a_large_cascade_finds_every_copy_in_kept_episodes(make_memory: MemoryFactory) -> None:
+    clock = ManualClock(day(0))
+    memory = make_memory(clock)
+    kept = _tenant(memory, clock)
+    planned = memory.forget("source:tool@u1", dry_run=True)
+    assert len(planned.plan.delete) == FEED
+    episodes = {r.node: r.spans for r in planned.plan.residues if r.where == "episode"}
+    assert episodes == {kept["k0"]: 1, kept["k1"]: 2, kept["k3"]: 1}
+
+    report = memory.forget("source:tool@u1")
+    assert report.status == "complete"
+    texts = {e.episode_id: e.content for e in memory.store.scope_episodes("u1")}
+    assert texts[kept["k0"]] == "Note: the drain is [forgotten]   now, keep it."
+    assert texts[kept["k1"]] == "Routing both through [forgotten] and [forgotten] today."
+    assert texts[kept["k2"]] == "Nothing to see here, only ordinary words."
+    assert texts[kept["k3"]] == "Met [forgotten] at the depot."
+    everything = " ".join(texts.values()).casefold()
+    assert "aurora" not in everything and NAME.casefold() not in everything
+    # What the kept episodes support stays.
+    assert memory.asof(subject="user-1", predicate="note").values() == ["kept note 1"]
+
+
+def test_a_short_needle_among_many_is_still_found(make_memory: MemoryFactory) -> None:
+    """A value whose spacing normalises below the index width sends the whole search to the
+    per-needle path; the long needles beside it must be found all the same."""
+    clock = ManualClock(day(0))
+    memory = make_memory(clock)
+    kept = memory.ingest(episode(
+        "k", "user", day(0), content=f"Short: a    b. Long: {_value(5)}.",
+        assertions=[fact("user-k", "note", "kept note")])).episode_id
+    clock.now = day(1)
+    memory.ingest(episode(
+        "feed", "tool", day(1), channel="tool",
+        assertions=[*(fact(f"item-{i}", "relay", _value(i), kind="world")
+                      for i in range(FEED)),
+                    fact("item-short", "relay", "a      b", kind="world")]))
+    clock.now = day(2)
+    report = memory.forget("source:tool@u1")
+    assert report.status == "complete"
+    [text] = [e.content for e in memory.store.episodes([kept])]
+    assert text == "Short: [forgotten]. Long: [forgotten]."
