@@ -42,9 +42,6 @@ __all__ = [
     "unnamed_entities",
 ]
 
-_CHUNK = 500
-
-
 class Redaction(BaseModel):
     """One residue and how to remove it: the text it becomes (or, for a derived record, that
     it is rebuilt from its sources)."""
@@ -76,16 +73,14 @@ def _erased_names(store: Store, plan: ForgetPlan) -> list[str]:
     gone = set(plan.entities) | set(plan.unnamed)
     if not gone or plan.selector.scope is None:
         return []
-    names: list[str] = []
-    held: set[str] = set()
-    for entity in store.entities(plan.selector.scope):
-        if entity.name is None:
-            continue
-        if entity.entity_id in gone:
-            names.append(entity.name)
-        else:
-            held.add(_folded(entity.name))
-    return [name for name in names if _folded(name) not in held]
+    # The gone entities' names first, by id: a cascade's entities often have none (a feed's
+    # subjects), and then the tenant's other entities need not be read at all.
+    names = store.entity_names(sorted(gone), plan.selector.scope)
+    if not names:
+        return []
+    held = {_folded(entity.name) for entity in store.entities(plan.selector.scope)
+            if entity.name is not None and entity.entity_id not in gone}
+    return [names[e] for e in sorted(names) if _folded(names[e]) not in held]
 
 
 class ResidueSearch(BaseModel):
@@ -189,15 +184,17 @@ def _document_residues(store: Store, kind: str, scope: str, match: Matcher,
 
 def _record_residues(store: Store, scope: str, match: Matcher,
                      gone: set[str]) -> list[Redaction]:
-    """Derived records (profiles, summaries) quoting erased text: rebuilt from their sources."""
-    ids = [a for a in store.find_assertions(scope) if a not in gone]
+    """Derived records (profiles, summaries) quoting erased text: rebuilt from their sources.
+
+    Only the scope's live derived revisions are read (every assertion of the tenant was read
+    before, to keep these: the cost of a forget grew with the tenant)."""
     found: dict[str, int] = {}
-    for chunk in range(0, len(ids), _CHUNK):  # bounded: a query takes so many parameters
-        for version in store.versions(ids[chunk:chunk + _CHUNK]):
-            if version.kind == "derived" and version.system.end is None:
-                spans = len(match.spans(str(version.value)))
-                if spans:
-                    found[version.assertion_id] = found.get(version.assertion_id, 0) + spans
+    for version in store.live_derived(scope):
+        if version.assertion_id in gone:
+            continue
+        spans = len(match.spans(str(version.value)))
+        if spans:
+            found[version.assertion_id] = found.get(version.assertion_id, 0) + spans
     return [Redaction(residue=Residue(where="record", node=node, spans=spans), scope=scope)
             for node, spans in sorted(found.items())]
 

@@ -307,6 +307,14 @@ class Store(LinkReads, RecallReads, Protocol):
 
     def entities(self, scope: str | None = None) -> list[Entity]: ...
 
+    def entity_names(self, entity_ids: Sequence[str], scope: str) -> dict[str, str]:
+        """The name of each of ``entity_ids`` that is an entity of ``scope`` and has one: a
+        forget reads the names it erases without reading every entity of the tenant."""
+
+    def live_derived(self, scope: str) -> list[Assertion]:
+        """The current revisions (no system end) of the derived records of ``scope``: a
+        forget's residue search reads these, not every assertion of the tenant."""
+
     def documents(self, kind: str, scope: str | None = None, key: str | None = None
                   ) -> list[str]:
         """JSON bodies of stored documents of ``kind``, oldest first."""

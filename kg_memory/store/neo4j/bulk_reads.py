@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kg_memory.domain.model import Edge, Entity
+from kg_memory.domain.model import Assertion, Edge, Entity, Kind
 from kg_memory.store.link_reads import Link
-from kg_memory.store.neo4j.rows import edge_from_row
+from kg_memory.store.neo4j.rows import edge_from_row, version_from_props
 
 __all__ = ["BulkReads"]
 
@@ -61,3 +61,15 @@ class BulkReads:
             for row in self._read("subject_assertions", subjects=list(found), scope=scope):
                 found[row["subject"]].add(row["assertion_id"])
         return {s: frozenset(ids) for s, ids in found.items()}
+
+    def entity_names(self, entity_ids: Sequence[str], scope: str) -> dict[str, str]:
+        """See :meth:`kg_memory.store.protocol.Store.entity_names`."""
+        if not entity_ids:
+            return {}
+        return {r["entity_id"]: r["name"] for r in self._read(
+            "entity_names", ids=list(dict.fromkeys(entity_ids)), scope=scope)}
+
+    def live_derived(self, scope: str) -> list[Assertion]:
+        """See :meth:`kg_memory.store.protocol.Store.live_derived`."""
+        return [version_from_props(r["version"]) for r in self._read(
+            "live_derived", scope=scope, kind=Kind.DERIVED.value)]

@@ -137,6 +137,31 @@ class BulkReads:
         return {s: frozenset(ids) for s, ids in found.items()}
 
 
+    def entity_names(self, entity_ids: Sequence[str], scope: str) -> dict[str, str]:
+        """See :meth:`kg_memory.store.protocol.Store.entity_names` (the key serves each id)."""
+        if not entity_ids:
+            return {}
+        try:
+            rows = self._conn.execute(
+                "SELECT entity_id, name FROM entities WHERE scope = ? AND entity_id IN "
+                "(SELECT value FROM json_each(?)) AND name IS NOT NULL",
+                (scope, json.dumps(list(dict.fromkeys(entity_ids))))).fetchall()
+        except driver.Error as exc:
+            raise store_error(exc, f"cannot read {self.path}") from exc
+        return {r[0]: r[1] for r in rows}
+
+    def live_derived(self, scope: str) -> list[Assertion]:
+        """See :meth:`kg_memory.store.protocol.Store.live_derived`: the scope's live revisions
+        through their partial index (versions_live), the kind checked in SQLite, so only the
+        derived rows become models."""
+        try:
+            rows = self._conn.execute(
+                f"SELECT {VERSION_COLUMNS} FROM versions WHERE scope = ? AND sys_to IS NULL "
+                "AND kind = 'derived' ORDER BY assertion_id, revision", (scope,)).fetchall()
+        except driver.Error as exc:
+            raise store_error(exc, f"cannot read {self.path}") from exc
+        return [version_from_row(r) for r in rows]
+
     def find_assertions(
         self,
         scope: str | None = None,
