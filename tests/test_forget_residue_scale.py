@@ -85,3 +85,38 @@ def test_a_short_needle_among_many_is_still_found(make_memory: MemoryFactory) ->
     assert report.status == "complete"
     [text] = [e.content for e in memory.store.episodes([kept])]
     assert text == "Short: [forgotten]. Long: [forgotten]."
+
+
+def test_the_two_narrow_reads_answer_what_the_tenant_wide_reads_filtered_to(
+    make_memory: MemoryFactory,
+) -> None:
+    """``live_derived(scope)`` is the current derived revisions among every assertion of the
+    scope, and ``entity_names(ids, scope)`` the names of those ids among its entities: what the
+    residue search used to filter out of ``find_assertions``/``versions`` and ``entities``."""
+    clock = ManualClock(day(0))
+    memory = make_memory(clock)
+    for scope in ("u1", "u2"):
+        memory.ingest(episode(
+            f"s-{scope}", "user", day(0), scope=scope,
+            entities=[{"entity_id": "named", "type": "org", "name": f"Name of {scope}"},
+                      {"entity_id": "bare", "type": "org"}],
+            assertions=[fact("ana", "editor", "helix"), fact("ana", "city", "Oslo")]))
+    [editor] = memory.asof(subject="ana", predicate="editor", scope="u1").facts
+    for text in ("first summary", "second summary"):
+        clock.now = clock.now.replace(hour=clock.now.hour + 1)
+        basis = memory.read_basis("ana", "summary", [editor.assertion_id], scope="u1")
+        memory.publish(basis, value=text)
+    store = memory.store
+    for scope in ("u1", "u2"):
+        wanted = sorted(
+            (v.assertion_id, v.revision) for v in store.versions(store.find_assertions(scope))
+            if v.kind == "derived" and v.system.end is None)
+        assert sorted((v.assertion_id, v.revision) for v in store.live_derived(scope)) == wanted
+        every = {e.entity_id: e.name for e in store.entities(scope) if e.name is not None}
+        asked = ["named", "bare", "nobody"]
+        assert store.entity_names(asked, scope) == {k: v for k, v in every.items() if k in asked}
+    assert sorted(str(v.value) for v in store.live_derived("u1")) == [
+        "first summary", "second summary"]
+    assert store.live_derived("u2") == []
+    assert store.entity_names(["named"], "u2") == {"named": "Name of u2"}
+    assert store.entity_names([], "u1") == {}
