@@ -11,8 +11,10 @@ A forget plan (:mod:`kg_memory.domain.forgetting`) follows edges. Two things esc
 * **entities** nothing retained refers to once the plan is carried out: their ids and names are
   user-chosen text, so they go with the input that created them.
 
-The search reads the scope's episodes, refusals, identity documents, derived records and rule
-documents: its cost grows with the scope, which is why only forget runs pay it. A rule's copies
+The search reads the scope's episodes, refusals, identity documents, live derived records and
+rule documents: its cost grows with the scope (with its episodes and refusals above all), which
+is why only forget runs pay it. Assertions and entities are not read whole: the live derived
+records and the erased entities' names are asked for by themselves. A rule's copies
 are not cut here as text: the rule book decides (redact, or review when its content changed;
 :func:`~kg_memory.domain.rule_review.forget_words`), and the run cuts them with the rule's other
 changes (:mod:`kg_memory.services.rule_basis`).
