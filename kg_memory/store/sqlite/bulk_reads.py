@@ -21,7 +21,7 @@ from kg_memory.store.link_reads import Link
 from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.invalidations import invalidations
-from kg_memory.store.sqlite.rows import VERSION_COLUMNS_OF_V, version_from_row
+from kg_memory.store.sqlite.rows import VERSION_COLUMNS, VERSION_COLUMNS_OF_V, version_from_row
 
 __all__ = ["BulkReads", "BulkTxReads"]
 
