@@ -120,3 +120,25 @@ def test_the_two_narrow_reads_answer_what_the_tenant_wide_reads_filtered_to(
     assert store.live_derived("u2") == []
     assert store.entity_names(["named"], "u2") == {"named": "Name of u2"}
     assert store.entity_names([], "u1") == {}
+
+
+def test_episode_texts_are_the_scopes_episodes_id_and_content_in_order(
+    make_memory: MemoryFactory,
+) -> None:
+    """The residue search reads ``episode_texts(scope)`` instead of every episode as a model:
+    the same episodes, in the same order, with their content as stored (a redacted one's
+    too), and nothing of another scope."""
+    clock = ManualClock(day(0))
+    memory = make_memory(clock)
+    for n, scope in enumerate(("u1", "u2", "u1", "u1")):
+        clock.now = day(n)
+        memory.ingest(episode(f"t-{n}", "user", day(n), scope=scope,
+                              content=f"turn {n} about the Oslo trip",
+                              assertions=[fact("ana", f"p{n}", f"v{n}")]))
+    memory.forget("source:user@u2")
+    store = memory.store
+    for scope in ("u1", "u2", "nobody"):
+        assert store.episode_texts(scope) == [
+            (e.episode_id, e.content) for e in store.scope_episodes(scope)]
+    assert [text for _, text in store.episode_texts("u1")] == [
+        "turn 0 about the Oslo trip", "turn 2 about the Oslo trip", "turn 3 about the Oslo trip"]

@@ -128,14 +128,14 @@ def find_residues(store: Store, plan: ForgetPlan) -> ResidueSearch:
     match = Matcher(search)
     found: list[Redaction] = []
     for scope in sorted(scopes):
-        for episode in store.scope_episodes(scope):
-            if episode.episode_id in gone_episodes:
+        for episode_id, content in store.episode_texts(scope):
+            if episode_id in gone_episodes:
                 continue
-            spans = match.spans(episode.content)
+            spans = match.spans(content)
             if spans:
                 found.append(Redaction(
-                    residue=Residue(where="episode", node=episode.episode_id, spans=len(spans)),
-                    scope=scope, text=redact(episode.content, spans)))
+                    residue=Residue(where="episode", node=episode_id, spans=len(spans)),
+                    scope=scope, text=redact(content, spans)))
         for refusal in store.refusals(scope):
             if refusal.episode_id in gone_episodes:
                 continue

@@ -285,7 +285,12 @@ class Store(LinkReads, RecallReads, Protocol):
     def find_episodes(self, source: str, scope: str | None = None) -> list[str]: ...
 
     def scope_episodes(self, scope: str) -> list[Episode]:
-        """Every episode of ``scope``, oldest first (a forget run's residue search)."""
+        """Every episode of ``scope``, oldest first."""
+
+    def episode_texts(self, scope: str) -> list[tuple[str, str]]:
+        """``(episode_id, content)`` of every episode of ``scope``, in :meth:`scope_episodes`'
+        order: a forget run's residue search reads the text of the whole tenant, so it reads
+        no more than that."""
 
     def find_assertions(
         self,

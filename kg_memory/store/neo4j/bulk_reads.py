@@ -69,6 +69,11 @@ class BulkReads:
         return {r["entity_id"]: r["name"] for r in self._read(
             "entity_names", ids=list(dict.fromkeys(entity_ids)), scope=scope)}
 
+    def episode_texts(self, scope: str) -> list[tuple[str, str]]:
+        """See :meth:`kg_memory.store.protocol.Store.episode_texts`."""
+        return [(r["episode_id"], r["content"])
+                for r in self._read("episode_texts", scope=scope)]
+
     def live_derived(self, scope: str) -> list[Assertion]:
         """See :meth:`kg_memory.store.protocol.Store.live_derived`."""
         return [version_from_props(r["version"]) for r in self._read(

@@ -150,6 +150,16 @@ class BulkReads:
             raise store_error(exc, f"cannot read {self.path}") from exc
         return {r[0]: r[1] for r in rows}
 
+    def episode_texts(self, scope: str) -> list[tuple[str, str]]:
+        """See :meth:`kg_memory.store.protocol.Store.episode_texts`: tuples, no models."""
+        try:
+            rows = self._conn.execute(
+                "SELECT episode_id, content FROM episodes WHERE scope = ? ORDER BY recorded_at",
+                (scope,)).fetchall()
+        except driver.Error as exc:
+            raise store_error(exc, f"cannot read {self.path}") from exc
+        return [(r[0], r[1]) for r in rows]
+
     def live_derived(self, scope: str) -> list[Assertion]:
         """See :meth:`kg_memory.store.protocol.Store.live_derived`: the scope's live revisions
         through their partial index (versions_live), the kind checked in SQLite, so only the
