@@ -54,3 +54,37 @@ def test_the_lexicon_knows_names_not_their_typos() -> None:
     assert known_given_name("madison")
     assert not known_given_name("madisn")
     assert not known_given_name("maddisn")
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Mary Dent", "Mark Dent"),  # one substitution, four letters: compare_given's typo rule
+        ("Mark Dent", "Mary Dent"),  # and the other way round
+        ("John Dent", "Joan Dent"),  # a brother and a sister, one letter apart
+        ("Dean Dent", "Sean Dent"),  # the first letter differs: not even the near rule's shape
+    ],
+)
+def test_two_registered_given_names_one_edit_apart_are_a_review_not_a_merge(
+    first: str, second: str
+) -> None:
+    """The near-name rule is asked only about names compare_given calls DIFFERENT; one edit
+    between two names of four letters or more was CLOSE (a typo) before it, so "Mark" merged
+    into "Mary" when the rest of the record agreed. Both are names: two people."""
+    resolver = IncrementalResolver()
+    resolver.add(said(1, first, **RECORD), now=T)
+    twin = resolver.add(said(2, second, **RECORD), now=T)
+    assert twin.decision.outcome is Outcome.REVIEW
+
+
+@pytest.mark.parametrize("typo", ["Marry Dent", "Mray Dent", "Maryy Dent"])
+def test_a_one_edit_typo_of_a_registered_name_still_merges(typo: str) -> None:
+    resolver = IncrementalResolver()
+    mary = resolver.add(said(1, "Mary Dent", **RECORD), now=T)
+    again = resolver.add(said(2, typo, **RECORD), now=T)
+    assert (again.decision.outcome, again.entity_id) == (Outcome.MERGE, mary.entity_id)
+
+
+def test_the_one_edit_pairs_are_both_registered_names() -> None:
+    assert all(known_given_name(n) for n in ("mary", "mark", "john", "joan", "dean", "sean"))
+    assert not any(known_given_name(n) for n in ("marry", "mray", "maryy"))
