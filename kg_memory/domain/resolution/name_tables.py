@@ -33,7 +33,7 @@ __all__ = [
     "known_given_name",
 ]
 
-NAME_TABLES_VERSION: Final = "names-2"
+NAME_TABLES_VERSION: Final = "names-3"
 GIVEN_NAMES_FILE: Final = "given_names.txt"
 
 #: Formal given name -> short forms and spelling variants that refer to the same first name.

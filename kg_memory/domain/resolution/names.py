@@ -27,6 +27,7 @@ from kg_memory.domain.resolution.name_tables import (
     FAMILY_NAME_FREQUENCY,
     GIVEN_NAME_FREQUENCY,
     NICKNAME_GROUPS,
+    known_given_name,
 )
 
 __all__ = [
@@ -285,6 +286,11 @@ def _gendered_pair(a: str, b: str) -> bool:
     return len(a) == len(b) and a[:-1] == b[:-1] and a[-1] in _VOWELS and b[-1] in _VOWELS
 
 
+def _two_names(a: str, b: str) -> bool:
+    """Both spellings are registered given names: two names, not one name mistyped."""
+    return known_given_name(a) and known_given_name(b)
+
+
 def initial_of(a: str, b: str) -> bool:
     return (len(a) == 1 and b.startswith(a)) or (len(b) == 1 and a.startswith(b))
 
@@ -293,7 +299,10 @@ def initial_of(a: str, b: str) -> bool:
 def compare_given(a: str | None, b: str | None) -> Level:
     """Given names: exact, close (nickname, initial or typo), different, or missing.
 
-    A final-vowel difference is not a typo: "Paula" and "Paulo" are different names.
+    A final-vowel difference is not a typo: "Paula" and "Paulo" are different names. Nor is
+    a difference between two names people are registered under ("Mary" and "Mark", "John" and
+    "Joan"): one letter apart, yet a sister and a brother, which is what a twin looks like
+    (issue 29). A typo of a name is rarely a name itself, so real typos stay close.
     """
     if a is None or b is None:
         return Level.MISSING
@@ -301,7 +310,7 @@ def compare_given(a: str | None, b: str | None) -> Level:
         return Level.EXACT
     if initial_of(a, b) or nickname_groups(a) & nickname_groups(b):
         return Level.CLOSE
-    if _typo(a, b) and not _gendered_pair(a, b):
+    if _typo(a, b) and not _gendered_pair(a, b) and not _two_names(a, b):
         return Level.CLOSE
     return Level.DIFFERENT
 
