@@ -34,7 +34,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, computed_field
 
 from kg_memory.bench.resolution.febrl import Part, Record, load_febrl
-from kg_memory.bench.resolution.probes import with_juniors, with_twins
+from kg_memory.bench.resolution.probes import with_juniors, with_near_twins, with_twins
 from kg_memory.bench.resolution.slices import full_name, same_name_flags, twin_like_flags
 from kg_memory.domain.record import IngestRecord
 from kg_memory.domain.resolution.blocking import BlockingIndex
@@ -137,6 +137,8 @@ class DatasetReport(BaseModel):
     store_per_second: float | None = None
     #: The twin probe (:func:`twin_probe`): per system, ``same_name`` counts the twins added.
     twins: tuple[SystemResult, ...] = ()
+    #: The near-twin probe (:func:`twin_probe` with ``near``): twins one edit from the sibling.
+    near_twins: tuple[SystemResult, ...] = ()
     #: The junior probe (:func:`with_juniors`), the resolver only: ``same_name`` counts them.
     juniors: SystemResult | None = None
 
@@ -220,11 +222,15 @@ def twin_probe(
     identifier: bool = False,
     limit: int | None = None,
     config: ResolverConfig = DEFAULT_CONFIG,
+    near: bool = False,
 ) -> tuple[SystemResult, SystemResult]:
     """The resolver and plain-fs on ``dataset``'s test part with a twin of every person added
-    (:func:`with_twins`); ``same_name`` of each result counts the twins."""
-    records, flags = with_twins(load_febrl(dataset, part=Part.TEST, identifier=identifier,
-                                           limit=limit))
+    (:func:`with_twins`; with ``near``, :func:`with_near_twins`: only the people whose given
+    name has a registered neighbour one edit away); ``same_name`` of each result counts the
+    twins."""
+    probe = with_near_twins if near else with_twins
+    records, flags = probe(load_febrl(dataset, part=Part.TEST, identifier=identifier,
+                                      limit=limit))
     return (_run("resolver", records, flags, _resolver(config)),
             _run("plain-fs", records, flags, _plain_fs(config)))
 
@@ -326,6 +332,8 @@ def benchmark_dataset(
         resolver_per_second=pure,
         store_per_second=store,
         twins=twin_probe(dataset, identifier=identifier, limit=limit, config=config),
+        near_twins=twin_probe(dataset, identifier=identifier, limit=limit, config=config,
+                              near=True),
         juniors=_run("resolver", *with_juniors(records), _resolver(config)),
     )
 
@@ -360,6 +368,12 @@ def format_report(report: DatasetReport) -> str:
         lines.append(
             f"twin probe, {result.system}: {twins.false_merges} of {twins.records} twins "
             f"merged; precision {result.all.precision:.4f}, recall {result.all.recall:.4f}"
+        )
+    for result in report.near_twins:
+        twins = result.same_name
+        lines.append(
+            f"near-twin probe, {result.system}: {twins.false_merges} of {twins.records} "
+            f"one edit apart merged; precision {result.all.precision:.4f}"
         )
     if report.juniors is not None:
         juniors = report.juniors.same_name

@@ -3,6 +3,8 @@ false merge its labels cannot show becomes countable.
 
 * :func:`with_twins`: a twin of every person (the same surname, birth date and address,
   another given name): what a duplicate with a replaced given name looks like.
+* :func:`with_near_twins`: the same, the twin's given name a registered name one edit from the
+  sibling's ("mark" for "mary"), when the file offers one: what a typo looks like to a reader.
 * :func:`with_juniors`: a namesake of every person in the same household, a generation
   younger (John Smith junior): what a duplicate with a replaced birth date looks like.
 
@@ -17,9 +19,16 @@ from collections.abc import Sequence
 
 from kg_memory.bench.resolution.febrl import Record
 from kg_memory.domain.resolution.field import Level
-from kg_memory.domain.resolution.names import compare_given, format_name, parse_name
+from kg_memory.domain.resolution.name_tables import known_given_name
+from kg_memory.domain.resolution.names import (
+    compare_given,
+    edit_distance,
+    format_name,
+    nickname_groups,
+    parse_name,
+)
 
-__all__ = ["with_juniors", "with_twins"]
+__all__ = ["with_juniors", "with_near_twins", "with_twins"]
 
 
 def with_twins(records: Sequence[Record], *, seed: int = 15) -> tuple[list[Record], list[bool]]:
@@ -49,19 +58,67 @@ def with_twins(records: Sequence[Record], *, seed: int = 15) -> tuple[list[Recor
         other = rng.choice(givens)
         while compare_given(other, sibling.given) is not Level.DIFFERENT:
             other = rng.choice(givens)
-        mention = record.mention
-        identifiers = tuple(
-            i.model_copy(update={"value": i.value[::-1] + "9"}) for i in mention.identifiers
-        )
-        twin = mention.model_copy(update={
-            "mention_id": f"{mention.mention_id}-twin",
-            "episode_id": f"{mention.episode_id}-twin",
-            "name": format_name(other, sibling.family),
-            "identifiers": identifiers,
-        })
-        out.append(Record(mention=twin, person=f"{record.person}-twin"))
+        out.append(_twin(record, other, sibling.family))
         flags.append(True)
     return out, flags
+
+
+def with_near_twins(records: Sequence[Record], *, seed: int = 15
+                    ) -> tuple[list[Record], list[bool]]:
+    """``records`` with a twin added for every person whose given name has a registered
+    neighbour one edit away among the file's given names ("mark" for "mary", "joan" for
+    "john"), and which records are twins.
+
+    :func:`with_twins` draws names that compare DIFFERENT, so it never tries the siblings a
+    typo rule could mistake for one name mistyped; this probe tries only those. Both names
+    are on the shipped given-name list (``known_given_name``), four letters or more (the typo
+    rule's own floor) and not spellings of one name in the nickname table ("isabella" and
+    "isabelle", "alex" and "alec" are one name by design), so a merge here is a twin read as
+    a typo.
+    """
+    rng = random.Random(seed)
+    givens = sorted({g for r in records if (g := parse_name(r.mention.name).given)
+                     and len(g) >= 4 and known_given_name(g)})
+    by_key: dict[str, set[str]] = {}
+    for given in givens:  # one edit apart -> a shared one-deletion key (then checked exactly)
+        for key in {given, *(given[:i] + given[i + 1:] for i in range(len(given)))}:
+            by_key.setdefault(key, set()).add(given)
+    firsts: dict[str, Record] = {}
+    for record in records:
+        firsts.setdefault(record.person, record)
+    out: list[Record] = []
+    flags: list[bool] = []
+    for record in records:
+        out.append(record)
+        flags.append(False)
+        sibling = parse_name(record.mention.name)
+        if firsts[record.person] is not record or not sibling.given or not sibling.family:
+            continue
+        name = sibling.given
+        keys = {name, *(name[:i] + name[i + 1:] for i in range(len(name)))}
+        near = sorted({g for k in keys for g in by_key.get(k, ())
+                       if g != name and edit_distance(g, name) == 1
+                       and not nickname_groups(g) & nickname_groups(name)})
+        if not near or not known_given_name(name):
+            continue
+        out.append(_twin(record, rng.choice(near), sibling.family))
+        flags.append(True)
+    return out, flags
+
+
+def _twin(record: Record, given: str, family: str) -> Record:
+    """The sibling's first record under ``given``, with a national id of its own."""
+    mention = record.mention
+    identifiers = tuple(
+        i.model_copy(update={"value": i.value[::-1] + "9"}) for i in mention.identifiers
+    )
+    twin = mention.model_copy(update={
+        "mention_id": f"{mention.mention_id}-twin",
+        "episode_id": f"{mention.episode_id}-twin",
+        "name": format_name(given, family),
+        "identifiers": identifiers,
+    })
+    return Record(mention=twin, person=f"{record.person}-twin")
 
 
 def with_juniors(records: Sequence[Record]) -> tuple[list[Record], list[bool]]:
