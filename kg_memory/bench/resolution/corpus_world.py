@@ -44,7 +44,8 @@ CUE: Final = 0.85
 
 def _could_confuse(given: str, family: str, other: SimPerson) -> bool:
     return other.family == family and (
-        compare_given(other.given.lower(), given.lower()) is not Level.DIFFERENT
+        compare_given(other.given.lower(), given.lower(), names_apart=False)
+        is not Level.DIFFERENT
     )
 
 
@@ -127,7 +128,7 @@ class SimScope:
         said = parse_name(spoken)
         return any(
             q is not p
-            and compare_given(said.given, q.given.lower()) is not Level.DIFFERENT
+            and compare_given(said.given, q.given.lower(), names_apart=False) is not Level.DIFFERENT
             and compare_family(said.family, q.family.lower()) is not Level.DIFFERENT
             for q in self.people
         )
