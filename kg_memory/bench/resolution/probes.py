@@ -15,7 +15,7 @@ Each returns the records with the additions and which records were added; the be
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from kg_memory.bench.resolution.febrl import Record
 from kg_memory.domain.resolution.field import Level
@@ -41,26 +41,18 @@ def with_twins(records: Sequence[Record], *, seed: int = 15) -> tuple[list[Recor
     a false merge the same-name slice cannot show.
     """
     rng = random.Random(seed)
-    firsts: dict[str, Record] = {}
-    for record in records:
-        firsts.setdefault(record.person, record)
     givens = sorted({g for r in records if (g := parse_name(r.mention.name).given)})
-    out: list[Record] = []
-    flags: list[bool] = []
-    for record in records:
-        out.append(record)
-        flags.append(False)
-        if firsts[record.person] is not record:
-            continue
+
+    def twin(record: Record) -> Record | None:
         sibling = parse_name(record.mention.name)
         if not sibling.given or not sibling.family:
-            continue
+            return None
         other = rng.choice(givens)
         while compare_given(other, sibling.given) is not Level.DIFFERENT:
             other = rng.choice(givens)
-        out.append(_twin(record, other, sibling.family))
-        flags.append(True)
-    return out, flags
+        return _twin(record, other, sibling.family)
+
+    return _after_firsts(records, twin)
 
 
 def with_near_twins(records: Sequence[Record], *, seed: int = 15
@@ -83,6 +75,27 @@ def with_near_twins(records: Sequence[Record], *, seed: int = 15
     for given in givens:  # one edit apart -> a shared one-deletion key (then checked exactly)
         for key in {given, *(given[:i] + given[i + 1:] for i in range(len(given)))}:
             by_key.setdefault(key, set()).add(given)
+
+    def twin(record: Record) -> Record | None:
+        sibling = parse_name(record.mention.name)
+        if not sibling.given or not sibling.family:
+            return None
+        name = sibling.given
+        keys = {name, *(name[:i] + name[i + 1:] for i in range(len(name)))}
+        near = sorted({g for k in keys for g in by_key.get(k, ())
+                       if g != name and edit_distance(g, name) == 1
+                       and not nickname_groups(g) & nickname_groups(name)})
+        if not near or not known_given_name(name):
+            return None
+        return _twin(record, rng.choice(near), sibling.family)
+
+    return _after_firsts(records, twin)
+
+
+def _after_firsts(records: Sequence[Record], make: Callable[[Record], Record | None]
+                  ) -> tuple[list[Record], list[bool]]:
+    """``records`` with what ``make`` returns for each person's first record read right after
+    it, and which records were added."""
     firsts: dict[str, Record] = {}
     for record in records:
         firsts.setdefault(record.person, record)
@@ -91,18 +104,10 @@ def with_near_twins(records: Sequence[Record], *, seed: int = 15
     for record in records:
         out.append(record)
         flags.append(False)
-        sibling = parse_name(record.mention.name)
-        if firsts[record.person] is not record or not sibling.given or not sibling.family:
-            continue
-        name = sibling.given
-        keys = {name, *(name[:i] + name[i + 1:] for i in range(len(name)))}
-        near = sorted({g for k in keys for g in by_key.get(k, ())
-                       if g != name and edit_distance(g, name) == 1
-                       and not nickname_groups(g) & nickname_groups(name)})
-        if not near or not known_given_name(name):
-            continue
-        out.append(_twin(record, rng.choice(near), sibling.family))
-        flags.append(True)
+        added = make(record) if firsts[record.person] is record else None
+        if added is not None:
+            out.append(added)
+            flags.append(True)
     return out, flags
 
 
@@ -126,25 +131,18 @@ def with_juniors(records: Sequence[Record]) -> tuple[list[Record], list[bool]]:
     records are those: the person's first record with the birth year 28 years later (a son
     named after his father), read right after it. Merging one is a same-name false merge that
     FEBRL, whose namesakes live apart, cannot show."""
-    firsts: dict[str, Record] = {}
-    for record in records:
-        firsts.setdefault(record.person, record)
-    out: list[Record] = []
-    flags: list[bool] = []
-    for record in records:
-        out.append(record)
-        flags.append(False)
+    def junior(record: Record) -> Record | None:
         born = record.mention.context.birth_date
-        if firsts[record.person] is not record or not born or len(born) < 8:
-            continue
+        if not born or len(born) < 8:
+            return None
         mention = record.mention
-        junior = f"{int(born[:4]) + 28:04d}{born[4:]}"
-        out.append(Record(mention=mention.model_copy(update={
+        younger = f"{int(born[:4]) + 28:04d}{born[4:]}"
+        return Record(mention=mention.model_copy(update={
             "mention_id": f"{mention.mention_id}-junior",
             "episode_id": f"{mention.episode_id}-junior",
             "identifiers": tuple(
                 i.model_copy(update={"value": i.value[::-1] + "7"}) for i in mention.identifiers),
-            "context": mention.context.model_copy(update={"birth_date": junior}),
-        }), person=f"{record.person}-junior"))
-        flags.append(True)
-    return out, flags
+            "context": mention.context.model_copy(update={"birth_date": younger}),
+        }), person=f"{record.person}-junior")
+
+    return _after_firsts(records, junior)
