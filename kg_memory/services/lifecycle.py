@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Self
 
 from kg_memory.domain.embedding import Embedder
-from kg_memory.domain.errors import KgMemoryError, StoreUnavailable
+from kg_memory.domain.errors import StoreUnavailable
 from kg_memory.embedders import EmbedderChoice, embedder_from_environment, resolve_embedder
-from kg_memory.services.recall_vectors import catch_up
+from kg_memory.services.vector_worker import VectorWorker
 from kg_memory.store import default_path, is_neo4j_uri
 from kg_memory.store.protocol import Store
 from kg_memory.store.sqlite.schema import migrate as migrate_file
@@ -30,23 +30,27 @@ class Lifecycle:
     store: Store
     #: Vector similarity for recall when a call passes no embedder (none: lexical only).
     embedder: Embedder | None = None
+    _vectors: VectorWorker
 
     def _embed_written(self, scopes: Iterable[str]) -> None:
-        """Fill the vectors of what a write just committed in ``scopes``, when this memory
-        has a model: the store put each new record in its vector backlog in the record's own
-        transaction, and embedding it now, while the writer waits anyway, spares the scope's
-        next recall from embedding a whole import at once."""
-        if self.embedder is None:
-            return
-        for scope in dict.fromkeys(scopes):
-            try:
-                catch_up(self.store, scope, self.embedder)
-            except KgMemoryError:
-                # The write is durable and was acknowledged: a model that fails (an endpoint
-                # down, another model's store) must not turn it into an error. The records
-                # stay in the backlog; the scope's next hybrid recall embeds them again and
-                # reports the failure there, where an answer depends on it.
-                continue
+        """Have the vectors of what a write just committed in ``scopes`` made, when this
+        memory has a model: the store put each new record in its vector backlog in the
+        record's own transaction, and the worker embeds it after the write returned (the
+        acknowledgement waits for the disk, not for the model), which spares the scope's next
+        recall from embedding a whole import at once."""
+        if self.embedder is not None:
+            self._vectors.submit(dict.fromkeys(scopes), self.embedder)
+
+    def wait_embedded(self, scope: str | None = None, *, timeout: float | None = None) -> bool:
+        """Wait until what this memory wrote in ``scope`` (default: every scope) has its
+        vectors, or the model failed on it; False if ``timeout`` seconds passed first.
+
+        Writes return before their vectors are made (see
+        :mod:`kg_memory.services.vector_worker`); a hybrid recall never needs this, since it
+        embeds whatever its scope still waits for, but a benchmark or a test that reads the
+        vector index directly does.
+        """
+        return self._vectors.settle(scope, timeout)
 
     def use_embedder(self, choice: EmbedderChoice) -> None:
         """Recall with ``choice`` (a name, see :mod:`kg_memory.embedders.choice`, or an
@@ -77,4 +81,7 @@ class Lifecycle:
         self.close()
 
     def close(self) -> None:
+        """Close the store, after the vectors being made right now (what is still queued
+        stays in the store's backlog for the next recall)."""
+        self._vectors.close()
         self.store.close()

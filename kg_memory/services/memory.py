@@ -59,6 +59,7 @@ from kg_memory.services.lifecycle import Lifecycle, opened_embedder
 from kg_memory.services.policy_views import PolicyViews
 from kg_memory.services.recall import Recalling
 from kg_memory.services.scoped import ScopedMemory
+from kg_memory.services.vector_worker import VectorWorker
 from kg_memory.store import open_store
 from kg_memory.store.clock import system_clock
 from kg_memory.store.protocol import AsOfQuery, Store
@@ -82,6 +83,7 @@ class Memory(Lifecycle, Recalling, PolicyViews, EntityMethods, HistoryImports, D
         embedder: EmbedderChoice = None,
     ) -> None:
         self.store = store
+        self._vectors = VectorWorker(store)
         self.use_embedder(embedder)  # a name or an Embedder; None: lexical only
         self.policy = policy or WriterPolicy.default()
         #: Which sources may arrive over which channel. The application that calls

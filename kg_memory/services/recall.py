@@ -297,6 +297,9 @@ class Recalling:
     def _same_as_group(self, subject: str, query: AsOfQuery) -> set[tuple[str, str]]:
         raise NotImplementedError  # Memory's: (scope, entity) pairs merged with subject
 
+    def wait_embedded(self, scope: str | None = None, *, timeout: float | None = None) -> bool:
+        raise NotImplementedError  # Memory's: wait for the vectors its writes are having made
+
     def recall(
         self, query: str, *, scope: str, subject: str | None = None,
         project: str | None = None, at: datetime | None = None,
@@ -335,4 +338,8 @@ class Recalling:
             now=now, kinds=frozenset(Kind(k) for k in kinds),
             include_episodes=include_episodes, limit=limit, rules=tuple(rules),
             embedder=embedder or self.embedder, policy=self.write_policy, mode=mode)
+        if request.embedder is not None and mode != "lexical":
+            # The scope's vectors may be in the making on the memory's worker: waiting for it
+            # costs no more than embedding the same texts again on this thread.
+            self.wait_embedded(scope)
         return recall(self.store, request)
