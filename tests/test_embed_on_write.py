@@ -147,8 +147,7 @@ def test_a_recall_right_after_a_write_embeds_no_text_twice(memory: Memory,
     assert embedded.count("sister oslo") == 1  # the query, by the asking thread
 
 
-def test_a_closed_memory_leaves_what_it_did_not_embed_to_the_next_recall(
-        tmp_path: Path, clock: ManualClock) -> None:
+def test_closing_waits_for_every_queued_scope(tmp_path: Path, clock: ManualClock) -> None:
     gated = _Gated()
     path = tmp_path / "memory.db"
     memory = Memory.open(path, clock=clock, embedder=gated)
@@ -158,16 +157,12 @@ def test_a_closed_memory_leaves_what_it_did_not_embed_to_the_next_recall(
     memory.ingest(episode("op-2", "user", day(0), scope="u2", content="coffee at noon"))
     closing = threading.Thread(target=memory.close)
     closing.start()
-    gated.gate.set()  # close waits for the scope in hand, then drops the queue
+    gated.gate.set()
     closing.join(60)
     assert not closing.is_alive()
-    assert [text for text, _ in gated.texts] == ["tea at four"]
+    assert sorted(text for text, _ in gated.texts) == ["coffee at noon", "tea at four"]
     with Memory.open(path, clock=clock, embedder=EMBEDDER) as again:
-        assert _backlog(again, "u1") == 0 and _backlog(again, "u2") == 1
-        clock.now = day(2)
-        hits = again.recall("coffee", scope="u2", mode="vector").results
-        assert [h.content for h in hits] == ["coffee at noon"]
-        assert _backlog(again, "u2") == 0
+        assert _backlog(again, "u1") == _backlog(again, "u2") == 0
 
 
 def test_a_failed_model_does_not_stop_the_worker(memory: Memory, clock: ManualClock) -> None:
@@ -179,3 +174,20 @@ def test_a_failed_model_does_not_stop_the_worker(memory: Memory, clock: ManualCl
     memory.ingest(episode("op-2", "user", day(0), scope="u1", content="sun tomorrow"))
     assert memory.wait_embedded(timeout=60)
     assert _backlog(memory, "u1") == 0  # the later write's turn embedded the earlier text too
+
+
+def test_a_recall_never_waits_behind_another_scope(memory: Memory, clock: ManualClock) -> None:
+    gated = _Gated()
+    memory.use_embedder(gated)
+    clock.now = day(1)
+    memory.ingest(episode("op-1", "user", day(0), scope="u1", content="a long import"))
+    assert gated.entered.wait(60)  # the worker is stuck on u1
+    memory.ingest(episode("op-2", "user", day(0), scope="u2", content="lemon cake"))
+    clock.now = day(2)
+    # With the gate still shut: u2 is taken off the worker's queue and embedded here.
+    hits = memory.recall("lemon cake", scope="u2", mode="vector", embedder=EMBEDDER).results
+    assert [h.content for h in hits] == ["lemon cake"]
+    gated.gate.set()
+    assert memory.wait_embedded(timeout=60)
+    assert [text for text, _ in gated.texts] == ["a long import"]
+    assert _backlog(memory, "u1") == _backlog(memory, "u2") == 0

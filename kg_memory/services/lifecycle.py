@@ -52,6 +52,9 @@ class Lifecycle:
         """
         return self._vectors.settle(scope, timeout)
 
+    def _own_vectors(self, scope: str) -> None:
+        self._vectors.take_over(scope)
+
     def use_embedder(self, choice: EmbedderChoice) -> None:
         """Recall with ``choice`` (a name, see :mod:`kg_memory.embedders.choice`, or an
         :class:`~kg_memory.domain.embedding.Embedder`; None or ``none``: lexical only) when a
@@ -81,7 +84,7 @@ class Lifecycle:
         self.close()
 
     def close(self) -> None:
-        """Close the store, after the vectors being made right now (what is still queued
-        stays in the store's backlog for the next recall)."""
+        """Close the store, once the vectors of what this memory wrote are made (or their
+        model failed: those stay in the store's backlog for the next recall)."""
         self._vectors.close()
         self.store.close()

@@ -297,8 +297,8 @@ class Recalling:
     def _same_as_group(self, subject: str, query: AsOfQuery) -> set[tuple[str, str]]:
         raise NotImplementedError  # Memory's: (scope, entity) pairs merged with subject
 
-    def wait_embedded(self, scope: str | None = None, *, timeout: float | None = None) -> bool:
-        raise NotImplementedError  # Memory's: wait for the vectors its writes are having made
+    def _own_vectors(self, scope: str) -> None:
+        raise NotImplementedError  # Memory's: take scope's backlog over from its vector worker
 
     def recall(
         self, query: str, *, scope: str, subject: str | None = None,
@@ -341,5 +341,5 @@ class Recalling:
         if request.embedder is not None and mode != "lexical":
             # The scope's vectors may be in the making on the memory's worker: waiting for it
             # costs no more than embedding the same texts again on this thread.
-            self.wait_embedded(scope)
+            self._own_vectors(scope)
         return recall(self.store, request)

@@ -44,13 +44,11 @@ def vector_space(embedder: Embedder) -> str:
     return f"{embedder.name}/{embedder.dimensions}"
 
 
-def catch_up(store: Store, scope: str, embedder: Embedder, *,
-             keep_going: Callable[[], bool] = lambda: True) -> int:
+def catch_up(store: Store, scope: str, embedder: Embedder) -> int:
     """Embed and store every revision and episode of ``scope`` still waiting for a vector;
-    how many. ``keep_going`` is asked before each batch (a closing memory stops between
-    batches; what is left stays in the backlog)."""
+    how many."""
     space, done = vector_space(embedder), 0
-    while keep_going() and (docs := store.vector_backlog(scope, space, BACKLOG_BATCH)):
+    while docs := store.vector_backlog(scope, space, BACKLOG_BATCH):
         vectors = embedder.embed([d.text for d in docs])
         store.put_vectors(scope, space, list(zip(docs, vectors, strict=True)))
         done += len(docs)

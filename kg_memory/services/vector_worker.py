@@ -7,10 +7,12 @@ Embedding them before the write returns made every acknowledgement wait for the 
 A :class:`VectorWorker` embeds them on a thread of its own instead, one scope at a time, so the
 writer returns as soon as its data is durable:
 
-* nothing is lost if the worker is late, fails or is stopped: what it has not embedded stays in
-  the store's backlog, and a hybrid recall of that scope embeds it first (as it always has);
-* a recall waits for the worker only when the worker holds that very scope (:meth:`settle`),
-  so a text is not embedded twice by two threads at once;
+* nothing is lost if the worker is late or fails, or the process ends without closing the
+  memory: what it has not embedded stays in the store's backlog, and a hybrid recall of that
+  scope embeds it first (as it always has); :meth:`close` waits for what is queued;
+* a recall takes its scope over (:meth:`take_over`): it waits only while the worker holds that
+  very scope, so a text is not embedded twice by two threads at once, and never waits behind
+  other scopes' texts;
 * a forget meanwhile wins: the store writes a vector only while its record still holds the text
   the vector was made from.
 
@@ -72,12 +74,21 @@ class VectorWorker:
         with self._cond:
             return self._cond.wait_for(idle, timeout)
 
-    def close(self) -> None:
-        """Stop taking work and wait for the scope in hand to finish; what is still queued
-        stays in the store's backlog. The store itself is the caller's to close after."""
+    def take_over(self, scope: str) -> None:
+        """Leave ``scope`` to the caller, which is about to embed its backlog itself (a hybrid
+        recall): dropped from the queue if waiting there (the recall would otherwise wait for
+        other scopes' texts), waited for if in hand (so no text is embedded twice)."""
         with self._cond:
+            self._pending.pop(scope, None)
+            self._cond.wait_for(lambda: self._active != scope)
+
+    def close(self) -> None:
+        """Wait for every scope queued (a memory closed after an import leaves its recall
+        nothing to embed, as when writes embedded before returning), then stop taking work.
+        The store itself is the caller's to close after."""
+        with self._cond:
+            self._cond.wait_for(lambda: not self._pending and self._active is None)
             self._closed = True
-            self._pending.clear()
             self._cond.notify_all()
             thread = self._thread
         if thread is not None and thread is not threading.current_thread():
@@ -100,7 +111,7 @@ class VectorWorker:
         while (work := self._next()) is not None:
             scope, embedder = work
             try:
-                catch_up(self._store, scope, embedder, keep_going=self._open)
+                catch_up(self._store, scope, embedder)
             except KgMemoryError:
                 # A model that fails (an endpoint down, another model's store) leaves the
                 # records in the backlog; the scope's next hybrid recall embeds them again and
@@ -110,6 +121,3 @@ class VectorWorker:
                 with self._cond:
                     self._active = None
                     self._cond.notify_all()
-
-    def _open(self) -> bool:
-        return not self._closed
