@@ -48,6 +48,8 @@ def test_the_command_line_regenerates_and_benchmarks(
     for name in ("manifest.json", "profiles.jsonl", "mentions.jsonl"):
         assert (tmp_path / name).read_bytes() == (CORPUS_DIR / name).read_bytes()
     assert main(["nonsense"]) == 2
+    assert main(["misses", "--help"]) == 2  # no dataset named: the usage, not a traceback
+    assert "not a dataset" in capsys.readouterr().err
     assert main([]) == 0
     assert "same-name false merges 0" in capsys.readouterr().out
 

@@ -26,8 +26,14 @@ def main(argv: list[str]) -> int:
         print(train(Path(argv[1]) if len(argv) == 2 else TRAINED_PATH))
         return 0
     if argv[:1] == ["misses"] and len(argv) in (2, 3) and argv[2:] in ([], ["--identifier"]):
+        from kg_memory.bench.resolution.febrl import DATASETS
         from kg_memory.bench.resolution.misses import classify_misses, format_misses
 
+        if argv[1] not in DATASETS:
+            # "misses --help" named no dataset: the usage, not a traceback.
+            print(f"{argv[1]!r} is not a dataset; one of {', '.join(DATASETS)}\n\n{__doc__}",
+                  file=sys.stderr)
+            return 2
         print(format_misses(classify_misses(argv[1], identifier=len(argv) == 3)))
         return 0
     if argv:
