@@ -4,16 +4,17 @@ Both batch planners (:mod:`kg_memory.store.sqlite.plan`, :mod:`kg_memory.store.n
 prefetch these keys in one statement or query per kind, then answer the write path's reads from
 memory. Asking for more than a record ends up reading costs a few keys; asking for less costs a
 read per miss, so the list errs on the side of more (a mention's entity, an entity a fact
-depends on). A record the write path will refuse outright (a lone surrogate that cannot be
-encoded) is skipped here: it is refused with its line, and nothing of it is read.
+depends on). A record whose keys cannot be computed (a lone surrogate in a scope, an operation
+id or a subject, which cannot be encoded) is skipped here: the write path refuses it with its
+line, and nothing of it is read. Nothing here hashes a record's payload: the write path does
+that once per record, and a second hash here cost about as much as the rest of this module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-
-from pydantic_core import PydanticSerializationError
+from typing import Any
 
 from kg_memory.domain.dependency import parse_fact_ref
 from kg_memory.domain.forgetting import evidence_key, operation_key
@@ -45,40 +46,47 @@ def touched(records: Iterable[IngestRecord], secret: bytes) -> Touched:
     """Every key ``records`` will read, in record order (duplicates kept: the planners dedup)."""
     t = Touched()
     for r in records:
-        scope = r.scope
+        lists: tuple[list[Any], ...] = (t.operations, t.tombstones, t.entities, t.slots,
+                                        t.dependents, t.scopes, t.minted)
+        marks = [len(keys) for keys in lists]
         try:
-            r.payload_hash()
-            episode_id = episode_id_for(scope, r.operation_id)
-        except (PydanticSerializationError, UnicodeEncodeError):
-            continue
-        t.operations.append((scope, r.operation_id))
-        t.tombstones.append(operation_key(secret, scope, r.operation_id))
-        t.scopes.append(scope)
-        t.minted += [assertion_id_for(episode_id, i) for i in range(len(r.assertions))]
-        t.entities += [(scope, e.entity_id) for e in r.entities]
-        t.entities += [(scope, m) for m in r.mentions]
-        for event in r.events:
-            t.entities.append((scope, event.target))
-            t.dependents.append((scope, event.target))
-        for x in r.retractions:
-            t.entities.append((scope, x.subject))
-            t.slots.append((scope, x.subject, x.predicate, x.project or ""))
-        for c in r.assertions:
-            project = c.qualifiers.project
-            t.tombstones.append(evidence_key(secret, scope, c.subject, c.predicate, project,
-                                             r.occurred_at))
-            if project:
-                t.entities.append((scope, project))
-            if not c.subject.startswith("@"):
-                t.entities.append((scope, c.subject))
-                t.slots.append((scope, c.subject, c.predicate, project or ""))
-            for ref in c.depends_on:
-                try:
-                    fact = parse_fact_ref(ref)
-                except ValueError:
-                    continue  # refused by the write path, which says why
-                if fact is None:
-                    t.entities.append((scope, ref))
-                else:
-                    t.slots.append((scope, fact.subject, fact.predicate, fact.project or ""))
+            _add(t, r, secret)
+        except UnicodeEncodeError:
+            for keys, mark in zip(lists, marks, strict=True):
+                del keys[mark:]  # what the record added before its key failed
     return t
+
+
+def _add(t: Touched, r: IngestRecord, secret: bytes) -> None:
+    scope = r.scope
+    episode_id = episode_id_for(scope, r.operation_id)
+    t.operations.append((scope, r.operation_id))
+    t.tombstones.append(operation_key(secret, scope, r.operation_id))
+    t.scopes.append(scope)
+    t.minted += [assertion_id_for(episode_id, i) for i in range(len(r.assertions))]
+    t.entities += [(scope, e.entity_id) for e in r.entities]
+    t.entities += [(scope, m) for m in r.mentions]
+    for event in r.events:
+        t.entities.append((scope, event.target))
+        t.dependents.append((scope, event.target))
+    for x in r.retractions:
+        t.entities.append((scope, x.subject))
+        t.slots.append((scope, x.subject, x.predicate, x.project or ""))
+    for c in r.assertions:
+        project = c.qualifiers.project
+        t.tombstones.append(evidence_key(secret, scope, c.subject, c.predicate, project,
+                                         r.occurred_at))
+        if project:
+            t.entities.append((scope, project))
+        if not c.subject.startswith("@"):
+            t.entities.append((scope, c.subject))
+            t.slots.append((scope, c.subject, c.predicate, project or ""))
+        for ref in c.depends_on:
+            try:
+                fact = parse_fact_ref(ref)
+            except ValueError:
+                continue  # refused by the write path, which says why
+            if fact is None:
+                t.entities.append((scope, ref))
+            else:
+                t.slots.append((scope, fact.subject, fact.predicate, fact.project or ""))
