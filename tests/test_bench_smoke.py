@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
+from kg_memory import Memory
 from kg_memory.bench import (
     BenchProgress,
     BenchResult,
@@ -22,8 +24,11 @@ from kg_memory.bench import (
     run_bench,
 )
 from kg_memory.bench.command import _us, result_table
+from kg_memory.bench.turns import measure_turns
 from kg_memory.bench.workload import EPISODES_PER_USER, VERSIONS_PER_USER
+from kg_memory.domain.embedding import HashingEmbedder
 from kg_memory.domain.errors import KgMemoryError
+from kg_memory.services.recall_vectors import vector_space
 
 
 @pytest.fixture(scope="module")
@@ -201,3 +206,19 @@ def test_plain_turns_are_measured_beside_raw_executemany_and_fts5(result: BenchR
             turns.batched_per_second / turns.executemany_per_second)
         assert turns.one_vs_raw == pytest.approx(
             turns.one_at_a_time.median_us / turns.raw_one_at_a_time.median_us)
+        assert turns.one_with_model is None  # the suite runs without a model (conftest)
+
+
+def test_plain_turns_are_measured_again_as_an_application_opens_its_memory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a model (here the weights-free one, as $KG_MEMORY_EMBEDDER names it), the single
+    turns are written again through a memory opened with it, and every one of them has its
+    vector once the memory closed."""
+    monkeypatch.setenv("KG_MEMORY_EMBEDDER", "hashing")
+    figures = measure_turns(tmp_path, datetime(2026, 1, 1, tzinfo=UTC), turns=20, singles=15)
+    assert figures.model == HashingEmbedder().name
+    assert figures.one_with_model is not None
+    assert figures.one_with_model.count == 15
+    with Memory.open(tmp_path / "turns-model.db", embedder="hashing") as memory:
+        space = vector_space(HashingEmbedder())
+        assert not any(memory.store.vector_backlog(f"chat-{n}", space, 100) for n in range(10))

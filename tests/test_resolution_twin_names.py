@@ -132,9 +132,11 @@ def test_two_spellings_of_one_long_name_still_merge(first: str, second: str) -> 
 
 def test_the_list_gives_each_name_its_sex_and_its_sound() -> None:
     christina, christian = given_name_facts("christina"), given_name_facts("christian")
-    assert christina is not None and christian is not None
+    assert christina is not None
+    assert christian is not None
     assert (christina.sex, christian.sex) == ("f", "m")
     katherine, katharine = given_name_facts("katherine"), given_name_facts("katharine")
-    assert katherine is not None and katharine is not None
+    assert katherine is not None
+    assert katharine is not None
     assert katherine.sound == katharine.sound
     assert given_name_facts("christnia") is None

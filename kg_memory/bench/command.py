@@ -143,6 +143,9 @@ def _figures(s: ScaleResult) -> list[Figure]:
             (f"{t.turns:,} turns, {t.batch_size} per commit", "")]))
         figures.append(("one plain episode, median / p99", _us(t.one_at_a_time), [
             (f"raw row + FTS5 + commit {_us(t.raw_one_at_a_time)}", f"{t.one_vs_raw:.1f}x")]))
+        if t.one_with_model is not None:
+            figures.append(("one plain episode with a model", _us(t.one_with_model), [
+                (f"{t.model}: embedded after the write returned", "")]))
     if s.neo4j:
         figures.append(("neo4j sync", f"{s.neo4j.sync_records_per_second:,.0f} records/s",
                         [(f"{s.neo4j.sync_records:,} records in {s.neo4j.sync_seconds:.1f} s",

@@ -126,6 +126,10 @@ class TurnFigures(_Frozen):
     one_vs_raw: float  # medians
     #: the store holds every turn written and so does the reference
     answers_agree: bool
+    #: Memory.ingest as Memory.open gives it (the shipped model, with the embed extra): its
+    #: vectors are made on the memory's worker after each write returned; None without a model
+    one_with_model: LatencyStats | None = None
+    model: str | None = None  # that model's name
 
 
 class ScaleResult(_Frozen):

@@ -121,6 +121,8 @@ def measure_turns(workdir: Path, start: datetime, *, turns: int = 20_000, single
             began = time.perf_counter_ns()
             memory.ingest(record)
             single_ns.append(time.perf_counter_ns() - began)
+    with_model, model = _singles_with_model(workdir / "turns-model.db", single_texts,
+                                            start + timedelta(seconds=turns))
     raw = _RawTurns(workdir / "turns-raw.db")
     try:
         rows = _raw_rows(batched_texts, 1, "batched")
@@ -141,4 +143,23 @@ def measure_turns(workdir: Path, start: datetime, *, turns: int = 20_000, single
         one_at_a_time=one, raw_one_at_a_time=raw_one,
         one_vs_raw=one.median_us / raw_one.median_us,
         answers_agree=_episodes(store_file) == raw_count == turns + singles,
+        one_with_model=with_model, model=model,
     )
+
+
+def _singles_with_model(store_file: Path, texts: list[str], start: datetime
+                        ) -> tuple[LatencyStats | None, str | None]:
+    """The one-at-a-time turns again, into a store opened as an application opens it: with
+    the default model when there is one (``$KG_MEMORY_EMBEDDER``, else the shipped model of
+    the ``embed`` extra). Closing waits for the vectors, outside the timed calls."""
+    clock = ArrivalClock(start)
+    with Memory.open(store_file, clock=clock) as memory:
+        if memory.embedder is None:
+            return None, None
+        elapsed: list[int] = []
+        for record in _records(texts, start, "model"):
+            clock.follow([record])
+            began = time.perf_counter_ns()
+            memory.ingest(record)
+            elapsed.append(time.perf_counter_ns() - began)
+        return LatencyStats.of_ns(elapsed), memory.embedder.name
