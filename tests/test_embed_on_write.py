@@ -191,3 +191,34 @@ def test_a_recall_never_waits_behind_another_scope(memory: Memory, clock: Manual
     assert memory.wait_embedded(timeout=60)
     assert [text for text, _ in gated.texts] == ["a long import"]
     assert _backlog(memory, "u1") == _backlog(memory, "u2") == 0
+
+
+def test_threads_that_make_the_first_vectors_at_once_all_succeed(memory: Memory,
+                                                                 clock: ManualClock) -> None:
+    """The first vectors of a store create its vector indexes (on Neo4j, `CREATE ... IF NOT
+    EXISTS`): a memory's worker and recalls on other threads may all do it at the same moment,
+    and the server then refuses every statement but one as "already exists"."""
+    clock.now = day(1)
+    scopes = [f"u{n}" for n in range(6)]
+    memory.ingest_many([episode(f"op-{s}", "user", day(0), scope=s, content=f"kettle in {s}")
+                        for s in scopes])
+    clock.now = day(2)
+    start = threading.Barrier(len(scopes))
+    errors: list[BaseException] = []
+    found: dict[str, list[str]] = {}
+
+    def ask(scope: str) -> None:
+        try:
+            start.wait(30)
+            found[scope] = [h.content for h in memory.recall(
+                "kettle", scope=scope, mode="vector", embedder=EMBEDDER).results]
+        except BaseException as exc:  # reported below, every thread's
+            errors.append(exc)
+
+    threads = [threading.Thread(target=ask, args=(s,)) for s in scopes]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == []
+    assert found == {s: [f"kettle in {s}"] for s in scopes}

@@ -4,9 +4,9 @@ Both batch planners (:mod:`kg_memory.store.sqlite.plan`, :mod:`kg_memory.store.n
 prefetch these keys in one statement or query per kind, then answer the write path's reads from
 memory. Asking for more than a record ends up reading costs a few keys; asking for less costs a
 read per miss, so the list errs on the side of more (a mention's entity, an entity a fact
-depends on). A record whose keys cannot be computed (a lone surrogate in a scope, an operation
-id or a subject, which cannot be encoded) is skipped here: the write path refuses it with its
-line, and nothing of it is read. Nothing here hashes a record's payload: the write path does
+depends on). A record whose keys cannot be encoded (a lone surrogate in a scope, an operation
+id, a subject or an entity id) is skipped here: the write path refuses it with its line, and
+nothing of it is read. Nothing here hashes a record's payload: the write path does
 that once per record, and a second hash here cost about as much as the rest of this module.
 """
 
@@ -51,10 +51,23 @@ def touched(records: Iterable[IngestRecord], secret: bytes) -> Touched:
         marks = [len(keys) for keys in lists]
         try:
             _add(t, r, secret)
+            # Every key goes to the store as text: one that cannot be encoded would fail the
+            # whole batch's prefetch (the Neo4j driver refuses to pack it) instead of its record.
+            "\x1f".join(_strings(keys[mark:] for keys, mark in zip(lists, marks, strict=True))
+                         ).encode()
         except UnicodeEncodeError:
             for keys, mark in zip(lists, marks, strict=True):
                 del keys[mark:]  # what the record added before its key failed
     return t
+
+
+def _strings(groups: Iterable[list[Any]]) -> Iterable[str]:
+    for keys in groups:
+        for key in keys:
+            if isinstance(key, str):
+                yield key
+            else:
+                yield from key
 
 
 def _add(t: Touched, r: IngestRecord, secret: bytes) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from neo4j.exceptions import ClientError
+
 from kg_memory.domain.errors import EmbedderMismatch, StoreUnavailable
 from kg_memory.domain.model import Episode
 from kg_memory.domain.ranking import CorpusStats
@@ -202,11 +204,28 @@ def _space(_read: Read, space: str, *, create: bool = False) -> bool:
             "(vectors of two models are not comparable)")
     if create:
         dimensions = int(space.rsplit("/", 1)[1])
-        _read("recall_vector_index", dimensions=dimensions)
-        _read("recall_episode_vector_index", dimensions=dimensions)
+        _index(_read, "recall_vector_index", dimensions)
+        _index(_read, "recall_episode_vector_index", dimensions)
         _read("recall_vector_await")
         _read("recall_episode_vector_await")
     return held is not None
+
+
+#: What the server answers the second of two concurrent ``CREATE ... IF NOT EXISTS`` of one
+#: index: each checked before the other committed.
+_ALREADY_MADE = "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
+
+
+def _index(_read: Read, name: str, dimensions: int) -> None:
+    """Run the index statement ``name``; another thread (a memory's vector worker beside a
+    recall, two recalls) that made the same index at the same moment is success, not an
+    error."""
+    try:
+        _read(name, dimensions=dimensions)
+    except (StoreUnavailable, ClientError) as exc:
+        if _ALREADY_MADE not in (getattr(exc, "code", None),
+                                 getattr(exc.__cause__, "code", None)):
+            raise
 
 
 def vector_indexes(_read: Read) -> None:
@@ -214,7 +233,7 @@ def vector_indexes(_read: Read) -> None:
     episode probe must find the index even before the store's next vector is written."""
     [row] = _read("recall_vector_space")
     if row["space"] is not None:
-        _read("recall_episode_vector_index", dimensions=int(row["space"].rsplit("/", 1)[1]))
+        _index(_read, "recall_episode_vector_index", int(row["space"].rsplit("/", 1)[1]))
         _read("recall_episode_vector_await")
 
 
