@@ -191,8 +191,11 @@ def evidence_instants(store: Store, deleted: Sequence[Assertion], scope: str
     for v in sorted(deleted, key=lambda v: v.assertion_id):
         by_fact.setdefault(v.assertion_id, set()).add(v.recorded_by)
     ids = list(by_fact)
-    for fact, edges in store.edges_of(ids, scope).items():
-        by_fact[fact] |= {e.src for e in edges if e.dst == fact and e.type is EdgeType.SUPPORTS}
+    # Links, not edges: the plan's lineage walk read the same facts' links, so the run's
+    # planning reads answer this without a statement or an edge model per row.
+    for fact, links in store.links_of(ids, scope).items():
+        by_fact[fact] |= {src for src, kind, dst in links
+                          if dst == fact and kind is EdgeType.SUPPORTS}
     occurred = {e.episode_id: e.occurred_at
                 for e in store.episodes(sorted(set().union(*by_fact.values())))}
     return {fact: sorted({occurred[e] for e in eps if e in occurred})
