@@ -204,8 +204,8 @@ def _space(_read: Read, space: str, *, create: bool = False) -> bool:
             "(vectors of two models are not comparable)")
     if create:
         dimensions = int(space.rsplit("/", 1)[1])
-        _index(_read, "recall_vector_index", dimensions)
-        _index(_read, "recall_episode_vector_index", dimensions)
+        _index(lambda: _read("recall_vector_index", dimensions=dimensions))
+        _index(lambda: _read("recall_episode_vector_index", dimensions=dimensions))
         _read("recall_vector_await")
         _read("recall_episode_vector_await")
     return held is not None
@@ -216,12 +216,12 @@ def _space(_read: Read, space: str, *, create: bool = False) -> bool:
 _ALREADY_MADE = "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
 
 
-def _index(_read: Read, name: str, dimensions: int) -> None:
-    """Run the index statement ``name``; another thread (a memory's vector worker beside a
+def _index(make: Callable[[], object]) -> None:
+    """Run ``make``, an index statement; another thread (a memory's vector worker beside a
     recall, two recalls) that made the same index at the same moment is success, not an
     error."""
     try:
-        _read(name, dimensions=dimensions)
+        make()
     except (StoreUnavailable, ClientError) as exc:
         if _ALREADY_MADE not in (getattr(exc, "code", None),
                                  getattr(exc.__cause__, "code", None)):
@@ -233,7 +233,8 @@ def vector_indexes(_read: Read) -> None:
     episode probe must find the index even before the store's next vector is written."""
     [row] = _read("recall_vector_space")
     if row["space"] is not None:
-        _index(_read, "recall_episode_vector_index", int(row["space"].rsplit("/", 1)[1]))
+        dimensions = int(row["space"].rsplit("/", 1)[1])
+        _index(lambda: _read("recall_episode_vector_index", dimensions=dimensions))
         _read("recall_episode_vector_await")
 
 
