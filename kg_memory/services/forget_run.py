@@ -160,7 +160,7 @@ def _forget_in_scope(
                 "act_forget_" + hashlib.sha256(f"{selector}/{generation}".encode()).hexdigest()[:16]
             )
             # The state before this transaction, as the plan read it (nothing written yet).
-            deleted = before.versions(list(the_plan.delete))
+            deleted = before.revisions(list(the_plan.delete))
             enders = set(the_plan.erase) | {v.recorded_by for v in deleted}
             # The chosen entity is in the plan's entities too (once it has a record).
             forgotten = list(dict.fromkeys([*sorted(forget_grounds(selector)),
