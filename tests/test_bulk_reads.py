@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from kg_memory import Memory
 from kg_memory.domain.model import Edge
+from kg_memory.store.link_reads import Revision
 from kg_memory.store.sqlite import driver
 from tests.conftest import ManualClock, day, episode, fact
 
@@ -71,6 +72,26 @@ def test_links_of_are_edges_of_without_models(memory: Memory, clock: ManualClock
             node: [(e.src, e.type, e.dst) for e in edges[node]] for node in nodes}, scope
     assert memory.store.links_of(["nobody"], "u1") == {"nobody": []}
     assert memory.store.links_of([], "u1") == {}
+
+
+def test_revisions_are_versions_as_records(memory: Memory, clock: ManualClock) -> None:
+    """The forget plan's lean read: every revision of each id, the same fields and the same
+    order as ``versions`` (closed and open, projects, values that are not text)."""
+    _seed(memory, clock)
+    clock.now = day(2)
+    memory.ingest(episode("c-u1", "user", day(2), assertions=[
+        fact("ana", "diet", "pescatarian", qualifiers={"project": "p1"}),
+        fact("bob", "age", 41), fact("bob", "tall", True)]))
+    for scope in ("u1", "u2"):
+        ids = memory.store.find_assertions(scope=scope)
+        assert len(ids) >= 3
+        expected = [Revision.of(v) for v in memory.store.versions(ids)]
+        assert memory.store.revisions(ids) == expected, scope
+        assert {r.believed for r in expected} == {True, False}, scope
+    assert {r.project for r in memory.store.revisions(memory.store.find_assertions(scope="u1"))
+            } >= {None, "p1"}
+    assert memory.store.revisions(["nobody"]) == []
+    assert memory.store.revisions([]) == []
 
 
 def test_entity_ids_are_the_entities_asked_about(memory: Memory, clock: ManualClock) -> None:

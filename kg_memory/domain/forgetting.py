@@ -38,7 +38,6 @@ The service then adds what lineage cannot see: the **entities** left unreference
 from __future__ import annotations
 
 import hmac
-import json
 from collections.abc import Set as AbstractSet
 from datetime import datetime
 from json.encoder import encode_basestring_ascii as _quoted
@@ -363,6 +362,7 @@ def _pair(first: str, second: str) -> str:
     r"""``json.dumps([first, second])`` written out (ASCII escapes, ", " between): the text
     every stored node and operation key was made from, without the encoder's set-up per call.
 
+    >>> import json
     >>> _pair("u1", "é\x00") == json.dumps(["u1", "é\x00"])
     True
     """
@@ -385,7 +385,7 @@ def evidence_key(
     secret: bytes, scope: str, subject: str, predicate: str, project: str | None,
     occurred_at: datetime,
 ) -> str:
-    """The tombstone key of a forgotten fact's evidence: its slot (scope, subject, predicate,
+    r"""The tombstone key of a forgotten fact's evidence: its slot (scope, subject, predicate,
     project) and the instant the evidence occurred, so a late copy of that evidence (the same
     message under another operation id) can be refused.
 
@@ -400,7 +400,24 @@ def evidence_key(
     >>> evidence_key(b"k", "u1", "u1", "pin", None, at) == evidence_key(
     ...     b"k", "u1", "u1", "pin", None, same)
     True
+
+    The text hashed is ``json.dumps([scope, subject, predicate, project, micros],
+    separators=(",", ":"))`` written out, as :func:`_pair` does (a run hashes one per deleted
+    fact, and the encoder's set-up per call was most of each key's cost):
+
+    >>> import json
+    >>> _evidence_text("u1", "é\x00", '"p"', "proj", 1) == json.dumps(
+    ...     ["u1", "é\x00", '"p"', "proj", 1], separators=(",", ":"))
+    True
+    >>> _evidence_text("u1", "s", "p", None, -5) == json.dumps(
+    ...     ["u1", "s", "p", None, -5], separators=(",", ":"))
+    True
     """
-    canonical = json.dumps([scope, subject, predicate, project, to_micros(occurred_at)],
-                           separators=(",", ":"))
-    return tombstone_key(secret, EVIDENCE, canonical)
+    return tombstone_key(secret, EVIDENCE, _evidence_text(
+        scope, subject, predicate, project, to_micros(occurred_at)))
+
+
+def _evidence_text(scope: str, subject: str, predicate: str, project: str | None,
+                   micros: int) -> str:
+    shown = "null" if project is None else _quoted(project)
+    return f"[{_quoted(scope)},{_quoted(subject)},{_quoted(predicate)},{shown},{micros}]"

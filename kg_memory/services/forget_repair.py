@@ -24,6 +24,7 @@ from kg_memory.domain.forgetting import (
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Assertion, EdgeType, EndReason, Episode
 from kg_memory.domain.supersession import draft_of, plan_write
+from kg_memory.store.link_reads import Revision
 from kg_memory.store.protocol import Slot, Store, Transaction, apply_plan
 
 __all__ = ["entity_reference", "evidence_instants", "rebuild", "restore", "retire_dependents",
@@ -153,7 +154,7 @@ def unname_entities(tx: Transaction, secret: bytes, entity_ids: Sequence[str]) -
 
 
 def tombstone_keys(
-    the_plan: ForgetPlan, secret: bytes, deleted: list[Assertion], episodes: list[Episode],
+    the_plan: ForgetPlan, secret: bytes, deleted: Sequence[Revision], episodes: list[Episode],
     scope: str, entities: Sequence[str] = (),
     evidence: Mapping[str, Sequence[datetime]] | None = None,
 ) -> list[tuple[str, str]]:
@@ -175,11 +176,11 @@ def tombstone_keys(
         for instant in (evidence or {}).get(version.assertion_id, ()):
             keys.append((EVIDENCE, evidence_key(
                 secret, version.scope, version.subject, version.predicate,
-                version.qualifiers.project, instant)))
+                version.project, instant)))
     return list(dict.fromkeys(keys))
 
 
-def evidence_instants(store: Store, deleted: Sequence[Assertion], scope: str
+def evidence_instants(store: Store, deleted: Sequence[Revision], scope: str
                       ) -> dict[str, list[datetime]]:
     """When the evidence of each deleted fact occurred: the episodes that recorded a revision
     of it or support it (read before anything is erased). Derived records have no evidence

@@ -21,7 +21,8 @@ from pydantic import BaseModel, ConfigDict
 from kg_memory.domain.errors import NotFound, StoreUnavailable
 from kg_memory.domain.forgetting import ID_KINDS, ForgetPlan, Selector
 from kg_memory.domain.instant import UtcDatetime
-from kg_memory.domain.model import Activity, Block, Tombstone, trusted
+from kg_memory.domain.model import Activity, Block
+from kg_memory.services.collection import paused_collection
 from kg_memory.services.forget_plan import (
     forget_grounds,
     plan_in_scope,
@@ -81,7 +82,19 @@ def forget(
 
     Residual copies of the erased text in retained episodes, refusals, documents and derived
     records of the same scope are cut out too, unless ``keep_residues``; either way the report
-    counts them (see :mod:`kg_memory.services.residues`)."""
+    counts them (see :mod:`kg_memory.services.residues`).
+
+    The cyclic garbage collector is held off for the run (bounded by its plan; why that is
+    safe: :mod:`kg_memory.services.collection`)."""
+    with paused_collection():
+        return _forget(store, selector, dry_run=dry_run, block=block, all_scopes=all_scopes,
+                       keep_residues=keep_residues)
+
+
+def _forget(
+    store: Store, selector: Selector, *, dry_run: bool, block: bool, all_scopes: bool,
+    keep_residues: bool,
+) -> ForgetReport:
     if selector.scope is None and not all_scopes:
         required_scope(selector)
     if selector.scope is not None:
@@ -147,7 +160,7 @@ def _forget_in_scope(
                 "act_forget_" + hashlib.sha256(f"{selector}/{generation}".encode()).hexdigest()[:16]
             )
             # The state before this transaction, as the plan read it (nothing written yet).
-            deleted = before.versions(list(the_plan.delete))
+            deleted = before.revisions(list(the_plan.delete))
             enders = set(the_plan.erase) | {v.recorded_by for v in deleted}
             # The chosen entity is in the plan's entities too (once it has a record).
             forgotten = list(dict.fromkeys([*sorted(forget_grounds(selector)),
@@ -191,13 +204,10 @@ def _forget_in_scope(
             tx.forget_keys(forgotten)
             for fact in the_plan.restore:
                 restore(tx, store, fact, enders, activity_id)
-            # Set-based: a source with 1,000 derivatives leaves about 3,000 tombstones, built
-            # from values made here (hex keys, the transaction's own time): not validated. Each
-            # is INVALIDATED_BY this run: the store records that with it (Transaction protocol).
-            tx.add_tombstones([
-                trusted(Tombstone, {"key": key, "kind": kind, "generation": generation,
-                                    "activity_id": activity_id, "created_at": at})
-                for kind, key in tombstones])
+            # Set-based: a source with 1,000 derivatives leaves about 3,000 tombstones, passed
+            # as (kind, key) pairs with the run's shared fields, no model per key. Each is
+            # INVALIDATED_BY this run: the store records that with it (Transaction protocol).
+            tx.add_tombstones(tombstones, generation, activity_id, at)
             if block:
                 block_id = "blk_" + hashlib.sha256(str(selector).encode()).hexdigest()[:12]
                 tx.add_block(

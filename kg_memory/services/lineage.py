@@ -364,10 +364,14 @@ def forget_view(
                 view.add_node(ground, node_kind(ground))
                 view.add_link(src, ground, EdgeType.DEPENDS_ON.value)
     _dependents(store, view, scope, explored)
+    facts = [n for n, kind in view.kinds.items() if kind == "assertion"]
+    # Records, not models: a source with 1,000 derivatives has 1,000 revisions here, and the
+    # plan needs only which are derived of most of them.
+    view.derived.update(r.assertion_id for r in store.revisions(facts) if r.kind == "derived")
+    # The retirement walk reads the believed revisions of dependents only (what DEPENDS_ON
+    # something in view): those, and only those, are read as models.
     believed: dict[str, list[Assertion]] = {}
-    for v in store.versions([n for n, kind in view.kinds.items() if kind == "assertion"]):
-        if v.kind == "derived":
-            view.derived.add(v.assertion_id)
+    for v in store.versions([n for n in facts if view.targets(n, EdgeType.DEPENDS_ON)]):
         if v.system.end is None:  # what a retirement for an erased dependency would close
             believed.setdefault(v.assertion_id, []).append(v)
     view.believed.update((node, tuple(found)) for node, found in believed.items())

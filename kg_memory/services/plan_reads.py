@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
 from kg_memory.domain.model import Assertion, Edge, Episode
-from kg_memory.store.link_reads import Link
+from kg_memory.store.link_reads import Link, Revision
 from kg_memory.store.protocol import Store
 
 __all__ = ["PlanReads", "plan_reads"]
@@ -24,9 +24,9 @@ _T = TypeVar("_T")
 
 
 class PlanReads:
-    """A :class:`Store` whose ``versions``, ``edges`` (and ``edges_of``, ``links_of``), ``history``,
-    ``subject_assertions`` and ``episodes`` reads are remembered per id; every other attribute
-    is the store's own."""
+    """A :class:`Store` whose ``versions`` (and ``revisions``), ``edges`` (and ``edges_of``,
+    ``links_of``), ``history``, ``subject_assertions`` and ``episodes`` reads are remembered per
+    id; every other attribute is the store's own."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
@@ -37,6 +37,8 @@ class PlanReads:
         self._about: dict[tuple[str, str | None], frozenset[str]] = {}
         self._links: dict[tuple[str, str | None], list[Link]] = {}
         self._answers: dict[tuple[str, ...], list[Assertion]] = {}
+        self._revisions: dict[str, list[Revision]] = {}
+        self._revision_answers: dict[tuple[str, ...], list[Revision]] = {}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
@@ -57,6 +59,23 @@ class PlanReads:
         # The store's order: system time, then valid time (stable, so ties keep id order).
         found.sort(key=lambda v: (v.system.start, v.valid.start))
         self._answers[asked] = found
+        return list(found)
+
+    def revisions(self, assertion_ids: Sequence[str]) -> list[Revision]:
+        # As versions, for the plan's records (the orphan and residue searches and the run
+        # ask for the deletions' again).
+        asked = tuple(assertion_ids)
+        if asked in self._revision_answers:
+            return list(self._revision_answers[asked])
+        missing = [i for i in dict.fromkeys(asked) if i not in self._revisions]
+        if missing:
+            for i in missing:
+                self._revisions[i] = []
+            for revision in self._store.revisions(missing):
+                self._revisions[revision.assertion_id].append(revision)
+        found = [v for i in dict.fromkeys(asked) for v in self._revisions[i]]
+        found.sort(key=lambda v: (v.sys_from, v.valid_from))
+        self._revision_answers[asked] = found
         return list(found)
 
     def edges(self, node_id: str, scope: str | None = None) -> list[Edge]:

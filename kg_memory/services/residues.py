@@ -58,7 +58,7 @@ class Redaction(BaseModel):
 
 def _scopes(store: Store, plan: ForgetPlan) -> set[str]:
     scopes = {e.scope for e in store.episodes([*plan.erase, *plan.redact])}
-    scopes |= {v.scope for v in store.versions([*plan.delete, *plan.rebuild])}
+    scopes |= {v.scope for v in store.revisions([*plan.delete, *plan.rebuild])}
     if (plan.entities or plan.unnamed) and plan.selector.scope is not None:
         scopes.add(plan.selector.scope)  # an entity's name goes even when no fact does
     return scopes
@@ -118,7 +118,7 @@ def find_residues(store: Store, plan: ForgetPlan) -> ResidueSearch:
     gone_facts = set(plan.delete) | set(plan.rebuild)
     scopes = _scopes(store, plan)
     search = needles(
-        [*(v.value for v in store.versions(list(plan.delete)) if v.kind != "derived"),
+        [*(v.value for v in store.revisions(list(plan.delete)) if v.kind != "derived"),
          *_mentioned(store, scopes, set(plan.erase)), *_erased_names(store, plan)],
         [e.content for e in store.episodes(list(plan.erase))],
         [e.content for e in store.episodes(list(plan.redact))],
@@ -242,7 +242,7 @@ def orphaned_entities(store: Store, plan: ForgetPlan, selected: str | None = Non
     entity of the same id is a different entity, and what it refers to must neither keep this
     one nor be counted here."""
     # A rebuilt record lives on under a new id, about the same subject: not gone.
-    deleted = store.versions(list(plan.delete))
+    deleted = store.revisions(list(plan.delete))
     scope = plan.selector.scope
     candidates = {v.subject for v in deleted} | {d for v in deleted for d in v.depends_on}
     for episode, drawn in store.links_of(list(plan.erase), scope).items():

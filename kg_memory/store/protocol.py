@@ -195,8 +195,11 @@ class Transaction(Protocol):
         """Record it (a key already there keeps its row) and that ``tomb_<key[:20]>`` was
         INVALIDATED_BY its activity: :meth:`Store.edges` reports it (stored or derived)."""
 
-    def add_tombstones(self, tombstones: list[Tombstone]) -> None:
-        """:meth:`add_tombstone` of each, in one statement where the backend can."""
+    def add_tombstones(self, keys: Sequence[tuple[str, str]], generation: int,
+                       activity_id: str, created_at: datetime) -> None:
+        """:meth:`add_tombstone` of one run's tombstones, given as ``(kind, key)`` pairs that
+        share the rest of the row (no model per key: a run leaves thousands), in one statement
+        where the backend can."""
 
     def tombstones(self, keys: list[str]) -> dict[str, datetime]:
         """Which of ``keys`` are tombstoned, and since when."""

@@ -12,6 +12,7 @@ operations they refuse.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import ClassVar, NoReturn
 
 from kg_memory.domain.errors import Unplanned
@@ -69,7 +70,8 @@ class UnplannedWrites:
     def add_tombstone(self, tombstone: Tombstone) -> None:
         self._unplanned("add_tombstone")
 
-    def add_tombstones(self, tombstones: list[Tombstone]) -> None:
+    def add_tombstones(self, keys: Sequence[tuple[str, str]], generation: int,
+                       activity_id: str, created_at: datetime) -> None:
         self._unplanned("add_tombstones")
 
     def add_activity(self, activity: Activity) -> None:

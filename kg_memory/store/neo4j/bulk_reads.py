@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kg_memory.domain.model import Assertion, Edge, Entity, Kind
-from kg_memory.store.link_reads import Link
+from kg_memory.store.link_reads import Link, Revision
 from kg_memory.store.neo4j.rows import edge_from_row, version_from_props
 
 __all__ = ["BulkReads"]
@@ -24,6 +24,9 @@ class BulkReads:
         raise NotImplementedError  # the store's own
 
     def entities(self, scope: str | None = None) -> list[Entity]:
+        raise NotImplementedError  # the store's own
+
+    def versions(self, assertion_ids: Sequence[str]) -> list[Assertion]:
         raise NotImplementedError  # the store's own
 
     def edges_of(self, node_ids: Sequence[str], scope: str | None = None
@@ -43,6 +46,11 @@ class BulkReads:
         :meth:`edges_of` (one query either way; the models are the embedded store's cost)."""
         return {node: [(e.src, e.type, e.dst) for e in edges]
                 for node, edges in self.edges_of(node_ids, scope).items()}
+
+    def revisions(self, assertion_ids: Sequence[str]) -> list[Revision]:
+        """See :meth:`kg_memory.store.link_reads.LinkReads.revisions`: the records of
+        :meth:`versions` (one query either way; the models are the embedded store's cost)."""
+        return [Revision.of(v) for v in self.versions(assertion_ids)]
 
     def entity_ids(self, entity_ids: Sequence[str], scope: str | None = None) -> frozenset[str]:
         """See :meth:`kg_memory.store.link_reads.LinkReads.entity_ids`."""

@@ -7,7 +7,7 @@ round trip; methods that write many rows do it with ``UNWIND``/``FOREACH`` insid
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -25,6 +25,7 @@ from kg_memory.domain.model import (
     Episode,
     Refusal,
     Tombstone,
+    trusted,
 )
 from kg_memory.domain.recall_text import episode_document, fact_document
 from kg_memory.store.neo4j.cypher import load
@@ -310,9 +311,12 @@ class Neo4jTransaction(ScopedUnit):
         self.add_edge(PlannedEdge(src=f"tomb_{tombstone.key[:20]}",
                                   type=EdgeType.INVALIDATED_BY, dst=tombstone.activity_id))
 
-    def add_tombstones(self, tombstones: list[Tombstone]) -> None:
-        for tombstone in tombstones:
-            self.add_tombstone(tombstone)
+    def add_tombstones(self, keys: Sequence[tuple[str, str]], generation: int,
+                       activity_id: str, created_at: datetime) -> None:
+        for kind, key in keys:
+            self.add_tombstone(trusted(Tombstone, {
+                "key": key, "kind": kind, "generation": generation,
+                "activity_id": activity_id, "created_at": created_at}))
 
     def tombstones(self, keys: list[str]) -> dict[str, datetime]:
         """Which of ``keys`` are tombstoned, and since when (checked inside the write)."""

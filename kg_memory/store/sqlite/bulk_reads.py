@@ -17,11 +17,17 @@ from typing import TypeVar
 
 from kg_memory.domain.instant import from_micros
 from kg_memory.domain.model import Assertion, Edge, EdgeType, trusted
-from kg_memory.store.link_reads import Link
+from kg_memory.store.link_reads import Link, Revision
 from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.invalidations import invalidations
-from kg_memory.store.sqlite.rows import VERSION_COLUMNS, VERSION_COLUMNS_OF_V, version_from_row
+from kg_memory.store.sqlite.rows import (
+    VERSION_COLUMNS,
+    VERSION_COLUMNS_OF_V,
+    json_value,
+    qualifiers,
+    version_from_row,
+)
 
 __all__ = ["BulkReads", "BulkTxReads"]
 
@@ -159,6 +165,24 @@ class BulkReads:
         except driver.Error as exc:
             raise store_error(exc, f"cannot read {self.path}") from exc
         return [(r[0], r[1]) for r in rows]
+
+    def revisions(self, assertion_ids: Sequence[str]) -> list[Revision]:
+        """See :meth:`kg_memory.store.link_reads.LinkReads.revisions`: only the columns a
+        forget plan reads, as tuples (no model, no instant per revision)."""
+        if not assertion_ids:
+            return []
+        try:
+            rows = self._conn.execute(
+                "SELECT assertion_id, revision, scope, subject, predicate, qualifiers, value, "
+                "kind, depends_on, recorded_by, sys_to, sys_from, valid_from FROM versions "
+                "WHERE assertion_id IN (SELECT value FROM json_each(?)) "
+                "ORDER BY sys_from, valid_from", (json.dumps(list(assertion_ids)),)).fetchall()
+        except driver.Error as exc:
+            raise store_error(exc, f"cannot read {self.path}") from exc
+        # As version_from_row reads them (the common empty lists without a JSON decoder).
+        return [Revision(r[0], r[1], r[2], r[3], r[4], qualifiers(r[5]).project,
+                         json_value(r[6]), r[7], () if r[8] == "[]" else tuple(json.loads(r[8])),
+                         r[9], r[10] is None, r[11], r[12]) for r in rows]
 
     def live_derived(self, scope: str) -> list[Assertion]:
         """See :meth:`kg_memory.store.protocol.Store.live_derived`: the scope's live revisions

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from kg_memory.domain.model import Tombstone
 from kg_memory.store.sqlite import driver
 
 __all__ = ["ALL_INVALIDATIONS", "TOMB", "invalidations", "retombstoned"]
@@ -55,16 +54,16 @@ def invalidations(node_ids: Sequence[str], scope: str | None) -> tuple[str, list
     return "".join(" UNION " + arm for arm in arms), params
 
 
-def retombstoned(conn: driver.Connection, tombstones: Sequence[Tombstone]
+def retombstoned(conn: driver.Connection, keys: Sequence[str], activity_id: str
                  ) -> list[tuple[str, str]]:
-    """``(tombstone node, activity)`` of each of ``tombstones`` whose key an earlier run
-    already tombstoned: its row keeps that run, so this run's edge must be stored. Call
+    """``(tombstone node, activity)`` of each of a run's tombstone ``keys`` that an earlier
+    run already tombstoned: its row keeps that run, so this run's edge must be stored. Call
     before inserting them."""
-    if not tombstones:
+    if not keys:
         return []
     rows = conn.execute(
         "SELECT t.key, t.activity_id FROM json_each(?) j CROSS JOIN tombstones t "
-        "ON t.key = j.value", [json.dumps([t.key for t in tombstones])]).fetchall()
+        "ON t.key = j.value", [json.dumps(list(keys))]).fetchall()
     earlier = {r[0]: r[1] for r in rows}
-    return [(TOMB + t.key[:20], t.activity_id) for t in tombstones
-            if t.key in earlier and earlier[t.key] != t.activity_id]
+    return [(TOMB + key[:20], activity_id) for key in keys
+            if key in earlier and earlier[key] != activity_id]
