@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from kg_memory.store.sqlite import driver
+from kg_memory.store.sqlite.rebuild import triggers_set_aside
 
 __all__ = ["drop_rows", "upgrade"]
 
@@ -43,22 +44,15 @@ def upgrade(conn: driver.Connection) -> None:
         "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'outbox'").fetchone()
     if row is None or "AUTOINCREMENT" not in str(row[0]).upper():
         return
-    # The triggers that write the outbox name it; they are set aside while the table is
-    # replaced (a rename checks every trigger's references) and put back from their own text.
-    triggers = conn.execute(
-        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%outbox%'"
-    ).fetchall()
-    for name, _ in triggers:
-        conn.execute(f'DROP TRIGGER "{name}"')
-    conn.execute("CREATE TABLE outbox_v14 (seq INTEGER PRIMARY KEY, tbl TEXT NOT NULL, "
-                 "key TEXT NOT NULL)")
-    conn.execute("INSERT INTO outbox_v14 (seq, tbl, key) SELECT seq, tbl, key FROM outbox")
-    conn.execute(
-        "INSERT INTO outbox_v14 (seq, tbl, key) SELECT seq, '', '' FROM sqlite_sequence "
-        "WHERE name = 'outbox' AND seq > (SELECT coalesce(max(seq), 0) FROM outbox_v14)")
-    conn.execute("DROP TABLE outbox")  # its index and its sqlite_sequence row go with it
-    conn.execute("ALTER TABLE outbox_v14 RENAME TO outbox")
-    conn.execute("CREATE INDEX outbox_named ON outbox (key) "
-                 "WHERE tbl IN ('entities', 'edges')")
-    for _, sql in triggers:
-        conn.execute(sql)
+    # The triggers that write the outbox name it (and a rename checks their references).
+    with triggers_set_aside(conn, ["outbox"]):
+        conn.execute("CREATE TABLE outbox_v14 (seq INTEGER PRIMARY KEY, tbl TEXT NOT NULL, "
+                     "key TEXT NOT NULL)")
+        conn.execute("INSERT INTO outbox_v14 (seq, tbl, key) SELECT seq, tbl, key FROM outbox")
+        conn.execute(
+            "INSERT INTO outbox_v14 (seq, tbl, key) SELECT seq, '', '' FROM sqlite_sequence "
+            "WHERE name = 'outbox' AND seq > (SELECT coalesce(max(seq), 0) FROM outbox_v14)")
+        conn.execute("DROP TABLE outbox")  # its index and its sqlite_sequence row go with it
+        conn.execute("ALTER TABLE outbox_v14 RENAME TO outbox")
+        conn.execute("CREATE INDEX outbox_named ON outbox (key) "
+                     "WHERE tbl IN ('entities', 'edges')")

@@ -19,6 +19,7 @@ from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.errors import store_error
 from kg_memory.store.sqlite.outbox_sequence import drop_rows
 from kg_memory.store.sqlite.outbox_sequence import upgrade as upgrade_outbox
+from kg_memory.store.sqlite.rebuild import drop_column_sizes
 from kg_memory.store.sqlite.recall import index_missing, merge_segments
 from kg_memory.store.sqlite.recall_terms import reindex_terms
 from kg_memory.store.sqlite.recall_vectors import upgrade as upgrade_vectors
@@ -70,8 +71,10 @@ __all__ = [
 #: 13: episodes' vectors (recall_episode_vectors, their sketches and backlog; see
 #: kg_memory.store.sqlite.recall_episode_vectors); ``kg-memory migrate`` adds them empty and
 #: puts every enrolled scope's episodes in the backlog.
-#: 14: the outbox without ``AUTOINCREMENT`` (kg_memory.store.sqlite.outbox_sequence): one page
-#: fewer in every commit; ``kg-memory migrate`` rebuilds it, keeping every seq and the last one.
+#: 14: two pages fewer in a commit (kg_memory.store.sqlite.rebuild): the outbox without
+#: ``AUTOINCREMENT`` (kg_memory.store.sqlite.outbox_sequence) and recall's FTS5 tables without
+#: column sizes (``columnsize=0``); ``kg-memory migrate`` rebuilds both, keeping every outbox
+#: seq and the last one issued, and every indexed row under its rowid.
 SCHEMA_VERSION = "14"
 #: Schema versions this one cannot be reached from, and why. Schema 1 keyed entities, operation
 #: ids, edges and documents globally, so one tenant's rows could be another's; its rows cannot
@@ -192,6 +195,7 @@ def _initialise(conn: driver.Connection) -> None:
     conn.executescript("BEGIN IMMEDIATE;\n" + _SCHEMA.read_text(encoding="utf-8")
                        + _RECALL.read_text(encoding="utf-8"))
     try:
+        drop_column_sizes(conn)  # shard tables that keep FTS5 column sizes (before 14)
         # A file from before recall: index what it holds, in the same transaction.
         index_missing(conn)
         upgrade_vectors(conn)  # a file from before the sketches (schema 4)
