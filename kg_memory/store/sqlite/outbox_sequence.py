@@ -26,11 +26,12 @@ def drop_rows(conn: driver.Connection, where: str, params: Any = ()) -> int:
     """Delete the outbox rows matching ``where`` (an SQL condition over ``seq``, ``tbl``,
     ``key``; values as ``params``), except the highest, which is blanked if it matches; the
     number of rows dropped or blanked. Inside the caller's transaction."""
+    # ``where`` is each caller's fixed SQL text; the values travel as parameters.
     blanked = conn.execute(
         "UPDATE outbox SET tbl = '', key = '' WHERE seq = (SELECT max(seq) FROM outbox) "
-        f"AND tbl <> '' AND ({where})", params).rowcount
+        "AND tbl <> '' AND (" + where + ")", params).rowcount
     deleted = conn.execute(
-        f"DELETE FROM outbox WHERE seq < (SELECT max(seq) FROM outbox) AND ({where})",
+        "DELETE FROM outbox WHERE seq < (SELECT max(seq) FROM outbox) AND (" + where + ")",
         params).rowcount
     return int(blanked) + int(deleted)
 

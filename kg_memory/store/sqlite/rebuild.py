@@ -35,8 +35,8 @@ def triggers_set_aside(conn: driver.Connection, names: list[str]) -> Iterator[No
     triggers = [(n, sql) for n, sql in conn.execute(
         "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'") if any(
             name in sql for name in names)]
-    for name, _ in triggers:
-        conn.execute(f'DROP TRIGGER "{name}"')
+    for name, _ in triggers:  # a name the schema holds, not data
+        conn.execute('DROP TRIGGER "' + name + '"')
     yield
     for _, sql in triggers:
         conn.execute(sql)
@@ -51,14 +51,15 @@ def drop_column_sizes(conn: driver.Connection) -> int:
     if not old:
         return 0
     with triggers_set_aside(conn, old):
-        for table in old:
-            new = f"{table}_v14"
-            conn.execute(f"CREATE VIRTUAL TABLE {new} USING fts5(scope, text, {FTS_OPTIONS})")
-            conn.execute(f"INSERT INTO {new} ({new}, rank) VALUES ('secure-delete', 1)")
-            conn.execute(f"INSERT INTO {new} (rowid, scope, text) "
+        for table in old:  # names of recall_shards, options a constant: no data in the text
+            conn.execute(f"CREATE VIRTUAL TABLE {table}_v14 USING fts5(scope, text, "
+                         + FTS_OPTIONS + ")")
+            conn.execute(f"INSERT INTO {table}_v14 ({table}_v14, rank) "
+                         "VALUES ('secure-delete', 1)")
+            conn.execute(f"INSERT INTO {table}_v14 (rowid, scope, text) "
                          f"SELECT rowid, scope, text FROM {table}")
             conn.execute(f"DROP TABLE {table}")
-            conn.execute(f"ALTER TABLE {new} RENAME TO {table}")
+            conn.execute(f"ALTER TABLE {table}_v14 RENAME TO {table}")
     return len(old)
 
 
