@@ -47,7 +47,7 @@ def drop_column_sizes(conn: driver.Connection) -> int:
     with :data:`FTS_OPTIONS`: every row copied under its rowid, the ``secure-delete`` option set
     again. Returns how many tables it rebuilt."""
     old = [table for k in range(SHARDS) for table in (facts_table(k), episodes_table(k))
-           if "columnsize" not in _sql(conn, table)]
+           if _keeps_sizes(conn, table)]
     if not old:
         return 0
     with triggers_set_aside(conn, old):
@@ -63,7 +63,8 @@ def drop_column_sizes(conn: driver.Connection) -> int:
     return len(old)
 
 
-def _sql(conn: driver.Connection, table: str) -> str:
+def _keeps_sizes(conn: driver.Connection, table: str) -> bool:
+    """Whether ``table`` exists and was created without ``columnsize=0``."""
     row = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
                        (table,)).fetchone()
-    return "columnsize" if row is None else str(row[0])
+    return row is not None and "columnsize" not in str(row[0])
