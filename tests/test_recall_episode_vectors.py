@@ -225,7 +225,7 @@ def test_migrate_gives_a_schema_12_files_enrolled_scopes_episode_vectors(tmp_pat
                       "recall_episode_sketches"):
             raw.execute(f"DROP TABLE {table}")
         raw.execute("UPDATE meta SET value = '12' WHERE key = 'schema_version'")
-    assert migrate(db) == ("12", SCHEMA_VERSION) == ("12", "13")
+    assert migrate(db) == ("12", SCHEMA_VERSION) == ("12", "14")
     with driver.connect(db) as raw:
         assert raw.execute("SELECT count(*) FROM recall_episode_vector_backlog").fetchone()[0] == 1
     with Memory.open(db, clock=clock, create=False) as memory:

@@ -158,7 +158,7 @@ def test_a_schema_7_file_migrates_and_answers_the_same(tmp_path: Path) -> None:
     assert len(_stored_invalidations(db)) > 10
     with pytest.raises(StoreUnavailable, match=r"has schema 7, .* run `kg-memory migrate`"):
         Memory.open(db, create=False)
-    assert migrate(db) == ("7", SCHEMA_VERSION) == ("7", "13")
+    assert migrate(db) == ("7", SCHEMA_VERSION) == ("7", "14")
     with driver.connect(db) as raw:
         indexes = {r[0] for r in raw.execute(
             "SELECT name FROM sqlite_master WHERE type = 'index'")}

@@ -121,7 +121,7 @@ class OutboxState(BaseModel):
 
     first: int | None  # lowest seq still held (None: empty)
     last: int | None  # highest seq still held
-    issued: int  # the AUTOINCREMENT high-water mark (never reused, even after pruning)
+    issued: int  # the highest seq ever issued (never reused, even after pruning)
     rows: int
     unknown_tables: tuple[str, ...] = ()
     mirror: str | None = None  # the mirror this store propagates to, if any

@@ -1,8 +1,8 @@
 """The embedded store's side of ``kg-memory check``: its rows as an integrity snapshot.
 
 Read-only SQL over every table the rules of :mod:`kg_memory.domain.integrity` judge, plus the
-outbox's bookkeeping (``sqlite_sequence`` keeps the last sequence number ever issued, even
-after a mirror's applied rows were pruned).
+outbox's bookkeeping (its highest row, never deleted, holds the last sequence number ever
+issued, even after a mirror's applied rows were pruned).
 """
 
 from __future__ import annotations
@@ -38,10 +38,10 @@ def read_snapshot(conn: driver.Connection, location: str) -> Snapshot:
     meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     first, last, rows = conn.execute(
         "SELECT min(seq), max(seq), count(*) FROM outbox").fetchone()
-    issued = conn.execute(
-        "SELECT seq FROM sqlite_sequence WHERE name = 'outbox'").fetchone()
+    # The highest row is never deleted (schema 14: outbox_keep_last), so the last number ever
+    # issued is the highest held; a blank row ('') is that mark kept after its key went.
     tables = tuple(sorted(r[0] for r in conn.execute("SELECT DISTINCT tbl FROM outbox")
-                          if r[0] not in _OUTBOX_TABLES))
+                          if r[0] not in _OUTBOX_TABLES and r[0] != ""))
     return Snapshot(
         location=location,
         versions=versions,
@@ -55,7 +55,7 @@ def read_snapshot(conn: driver.Connection, location: str) -> Snapshot:
         system_time=None if "system_time" not in meta else from_micros(
             int(meta["system_time"])),
         outbox=OutboxState(first=first, last=last, rows=rows,
-                           issued=0 if issued is None else int(issued[0]),
+                           issued=0 if last is None else int(last),
                            unknown_tables=tables, mirror=meta.get("mirror_uri")),
     )
 

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from kg_memory.store.sqlite import driver
+from kg_memory.store.sqlite.outbox_sequence import drop_rows
 from kg_memory.store.sqlite.recall_shards import episodes_table, facts_table, shard
 
 __all__ = ["Changes", "Outbox"]
@@ -68,8 +69,9 @@ class Outbox:
             "SELECT count(*) FROM outbox WHERE seq > ?", (after,)).fetchone()[0])
 
     def prune(self, upto: int) -> None:
-        """Forget the keys a mirror has applied (they are content-free, but unbounded)."""
-        self._conn.execute("DELETE FROM outbox WHERE seq <= ?", (upto,))
+        """Forget the keys a mirror has applied (they are content-free, but unbounded); the
+        highest row stays, blanked, as the sequence's high-water mark (outbox_sequence)."""
+        drop_rows(self._conn, "seq <= ?", (upto,))
 
     def changes(self, after: int, limit: int) -> Changes | None:
         rows = self._conn.execute(

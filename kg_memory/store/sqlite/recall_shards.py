@@ -21,10 +21,16 @@ test checks the two agree, and that :func:`shard` agrees with :func:`shard_expre
 from __future__ import annotations
 
 __all__ = [
-    "SHARDS", "VECTOR_DDL", "ddl", "episodes_table", "facts_table", "shard", "shard_expression",
+    "FTS_OPTIONS", "SHARDS", "VECTOR_DDL", "ddl", "episodes_table", "facts_table", "shard",
+    "shard_expression",
 ]
 
 SHARDS = 16
+#: Every shard table's FTS5 options. ``columnsize=0`` (schema 14): FTS5 keeps no per-row token
+#: counts (its ``_docsize`` table, one more B-tree page in every commit that indexes a row),
+#: since recall never asks FTS5 to rank (no ``bm25``, no ``rank``): its BM25 reads the lengths
+#: of ``recall_fact_docs`` / ``recall_episode_docs`` and the counters of ``recall_stats``.
+FTS_OPTIONS = "tokenize = 'unicode61 remove_diacritics 0', columnsize = 0"
 
 
 def shard_expression(column: str) -> str:
@@ -68,9 +74,9 @@ def _shard_ddl(k: int) -> str:
         "DELETE FROM recall_episode_docs WHERE episode_id = OLD.episode_id;")
     return f"""
 CREATE VIRTUAL TABLE IF NOT EXISTS {facts} USING fts5(
-    scope, text, tokenize = 'unicode61 remove_diacritics 0');
+    scope, text, {FTS_OPTIONS});
 CREATE VIRTUAL TABLE IF NOT EXISTS {episodes} USING fts5(
-    scope, text, tokenize = 'unicode61 remove_diacritics 0');
+    scope, text, {FTS_OPTIONS});
 INSERT INTO {facts} ({facts}, rank) VALUES ('secure-delete', 1);
 INSERT INTO {episodes} ({episodes}, rank) VALUES ('secure-delete', 1);
 DROP TRIGGER IF EXISTS recall_versions_del_{k};

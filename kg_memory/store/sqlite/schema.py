@@ -17,6 +17,9 @@ from kg_memory.domain.corroboration import fingerprint
 from kg_memory.domain.errors import StoreReadOnly, StoreUnavailable
 from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.errors import store_error
+from kg_memory.store.sqlite.outbox_sequence import drop_rows
+from kg_memory.store.sqlite.outbox_sequence import upgrade as upgrade_outbox
+from kg_memory.store.sqlite.rebuild import drop_column_sizes
 from kg_memory.store.sqlite.recall import index_missing, merge_segments
 from kg_memory.store.sqlite.recall_terms import reindex_terms
 from kg_memory.store.sqlite.recall_vectors import upgrade as upgrade_vectors
@@ -68,7 +71,11 @@ __all__ = [
 #: 13: episodes' vectors (recall_episode_vectors, their sketches and backlog; see
 #: kg_memory.store.sqlite.recall_episode_vectors); ``kg-memory migrate`` adds them empty and
 #: puts every enrolled scope's episodes in the backlog.
-SCHEMA_VERSION = "13"
+#: 14: two pages fewer in a commit (kg_memory.store.sqlite.rebuild): the outbox without
+#: ``AUTOINCREMENT`` (kg_memory.store.sqlite.outbox_sequence) and recall's FTS5 tables without
+#: column sizes (``columnsize=0``); ``kg-memory migrate`` rebuilds both, keeping every outbox
+#: seq and the last one issued, and every indexed row under its rowid.
+SCHEMA_VERSION = "14"
 #: Schema versions this one cannot be reached from, and why. Schema 1 keyed entities, operation
 #: ids, edges and documents globally, so one tenant's rows could be another's; its rows cannot
 #: be given scopes after the fact without guessing.
@@ -173,10 +180,10 @@ def _drop_value_tombstones(conn: driver.Connection) -> None:
     conn.execute("DROP TRIGGER outbox_edges_del")
     conn.execute("DELETE FROM edges WHERE src IN (SELECT value FROM json_each(?))", [nodes])
     conn.execute(trigger)
-    conn.execute("DELETE FROM outbox WHERE tbl = 'edges' AND EXISTS (SELECT 1 FROM json_each(?) "
-                 "j WHERE instr(outbox.key, j.value) > 0)", [nodes])
-    conn.execute("DELETE FROM outbox WHERE tbl = 'tombstones' AND key IN "
-                 "(SELECT value FROM json_each(?))", [json.dumps(gone)])
+    drop_rows(conn, "tbl = 'edges' AND EXISTS (SELECT 1 FROM json_each(?) "
+              "j WHERE instr(outbox.key, j.value) > 0)", [nodes])
+    drop_rows(conn, "tbl = 'tombstones' AND key IN (SELECT value FROM json_each(?))",
+              [json.dumps(gone)])
     conn.execute("DELETE FROM tombstones WHERE kind = 'content'")
 
 
@@ -188,11 +195,13 @@ def _initialise(conn: driver.Connection) -> None:
     conn.executescript("BEGIN IMMEDIATE;\n" + _SCHEMA.read_text(encoding="utf-8")
                        + _RECALL.read_text(encoding="utf-8"))
     try:
+        drop_column_sizes(conn)  # shard tables that keep FTS5 column sizes (before 14)
         # A file from before recall: index what it holds, in the same transaction.
         index_missing(conn)
         upgrade_vectors(conn)  # a file from before the sketches (schema 4)
         _add_fingerprints(conn)  # a file from before the stored fingerprints (schema 7)
         _add_envelopes(conn)  # a file from before the stored envelope decisions (schema 10)
+        upgrade_outbox(conn)  # an outbox with AUTOINCREMENT (before schema 14)
         _drop_value_tombstones(conn)  # a file from before evidence tombstones (schema 11)
         reindex_terms(conn)  # an index of older terms (schema 12): written again, once
         conn.execute(

@@ -186,11 +186,19 @@ CREATE TABLE IF NOT EXISTS document_keys (
 -- The outbox: every change to what the Neo4j mirror shows, written by triggers in the same
 -- transaction as the change itself. Keys only, never content, so a forgotten payload cannot
 -- linger here; `kg-memory neo4j sync` reads the current rows behind the keys.
+-- Schema 14: no AUTOINCREMENT (its sqlite_sequence row was one more page in every commit); a
+-- seq is max(seq) + 1, never reused nor going backwards because the highest row is never
+-- deleted (outbox_keep_last; store/sqlite/outbox_sequence.py blanks it instead).
 CREATE TABLE IF NOT EXISTS outbox (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    seq INTEGER PRIMARY KEY,
     tbl TEXT NOT NULL,
     key TEXT NOT NULL
 );
+CREATE TRIGGER IF NOT EXISTS outbox_keep_last BEFORE DELETE ON outbox
+WHEN OLD.seq = (SELECT max(seq) FROM outbox)
+BEGIN
+    SELECT RAISE(ABORT, 'the highest outbox row holds the sequence: blank it, never delete it');
+END;
 CREATE TRIGGER IF NOT EXISTS outbox_versions_ins AFTER INSERT ON versions
 BEGIN INSERT INTO outbox (tbl, key) VALUES ('versions', NEW.assertion_id); END;
 CREATE TRIGGER IF NOT EXISTS outbox_versions_upd AFTER UPDATE ON versions

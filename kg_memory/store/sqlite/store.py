@@ -44,6 +44,7 @@ from kg_memory.store.sqlite.connections import Connections
 from kg_memory.store.sqlite.integrity import snapshot
 from kg_memory.store.sqlite.invalidations import invalidations
 from kg_memory.store.sqlite.outbox import Outbox
+from kg_memory.store.sqlite.outbox_sequence import drop_rows
 from kg_memory.store.sqlite.recall import RecallReads
 from kg_memory.store.sqlite.recall_vectors import VectorReads
 from kg_memory.store.sqlite.rows import (
@@ -343,8 +344,7 @@ class SqliteStore(Batching, RecallReads, VectorReads, BulkReads):
         they name is gone), and an up-to-date one already deleted it. Returns how many went.
         """
         with self.batch():
-            dropped = self._conn.execute(
-                "DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox_erased)").rowcount
+            dropped = drop_rows(self._conn, "seq IN (SELECT seq FROM outbox_erased)")
             self._conn.execute("DELETE FROM outbox_erased")
         return int(dropped)
 
