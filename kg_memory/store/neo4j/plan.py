@@ -137,6 +137,13 @@ class BatchPlan:
 
     # -- the server as it was: prefetched in sets, else fetched once ---------------------------
 
+    def _rows(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        """The rows of a batch read that returns them as one list in one record (``rows``):
+        the driver's cost is per record, not per value."""
+        [record] = self._run(name, **params)
+        rows: list[dict[str, Any]] = record["rows"]
+        return rows
+
     def _versions(self, rows: list[dict[str, Any]]) -> list[Assertion]:
         found = []
         for row in rows:
@@ -158,7 +165,7 @@ class BatchPlan:
         if ops:
             for k in ops:
                 self._operations[k] = None
-            for row in self._run("batch_operations", keys=[
+            for row in self._rows("batch_operations", keys=[
                     {"scope": s, "operation_id": o} for s, o in ops]):
                 episode = episode_from_props(row["episode"], time_from_text)
                 self._operations[(episode.scope, episode.operation_id)] = (
@@ -167,7 +174,7 @@ class BatchPlan:
         if wanted:
             for sk in wanted:
                 self._slots[sk] = []
-            rows = self._run("batch_live_slots", slots=[
+            rows = self._rows("batch_live_slots", slots=[
                 {"scope": s, "subject": u, "predicate": p, "project": j}
                 for s, u, p, j in wanted])
             for version in self._versions(rows):
@@ -183,7 +190,7 @@ class BatchPlan:
                 break
             for k in deps:
                 self._dependents[k] = []
-            rows = self._run("batch_live_dependents", keys=[
+            rows = self._rows("batch_live_dependents", keys=[
                 {"scope": s, "key": d} for s, d in deps])
             for row, version in zip(rows, self._versions(rows), strict=True):
                 self._dependents[(row["scope"], row["key"])].append(version)
@@ -200,7 +207,7 @@ class BatchPlan:
         if ents:
             for k in ents:
                 self._entities[k] = None
-            for row in self._run("batch_entities_of", keys=[
+            for row in self._rows("batch_entities_of", keys=[
                     {"scope": s, "entity_id": e} for s, e in ents]):
                 entity = entity_from_props(row["entity"])
                 self._entities[(entity.scope, entity.entity_id)] = entity
@@ -236,7 +243,7 @@ class BatchPlan:
     def stored_live_of(self, scope: str, assertion_id: str) -> list[Assertion]:
         key = (scope, assertion_id)
         if key not in self._live_of:
-            rows = self._run("batch_live_of", ids=[{"scope": scope, "id": assertion_id}])
+            rows = self._rows("batch_live_of", ids=[{"scope": scope, "id": assertion_id}])
             self._live_of[key] = self._versions(rows)
         return self._live_of[key]
 
