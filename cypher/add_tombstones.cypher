@@ -4,25 +4,21 @@
 // and REVISION_OF edges name. Written once: a tombstone already there is left as it is. Every
 // row, new or not, is INVALIDATED_BY the run's activity (an edge recorded once, with the
 // system time `now`, as add_edge does), so the tombstone shows in the graph linked to it.
-// Each row in its own subquery, in order, as one query per row did.
+// The adapter passes each tombstone node once (the first row naming it), so no row depends on
+// what another row wrote, and never an empty list (the activity's node would be created).
 // :params {scope: 'u1', keys: [{kind: 'node', key: '0f3c9a51d2e4b6a7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1'}], generation: 1, activity_id: 'act_forget_1', created_at: datetime('2026-02-14T20:00Z'), now: datetime('2026-02-14T20:00Z')}
+MERGE (d:Node {scope: $scope, id: $activity_id})
+WITH d
 UNWIND $keys AS k
-CALL (k) {
-  MERGE (t:Node {scope: $scope, id: 'tomb_' + substring(k.key, 0, 20)})
-  WITH t, k
-  WHERE t.key IS NULL
+MERGE (t:Node {scope: $scope, id: 'tomb_' + substring(k.key, 0, 20)})
+FOREACH (new IN CASE WHEN t.key IS NULL THEN [1] ELSE [] END |
   SET t:Tombstone,
       t.key = k.key,
       t.kind = k.kind,
       t.generation = $generation,
       t.activity_id = $activity_id,
-      t.created_at = $created_at
-}
-CALL (k) {
-  MERGE (s:Node {scope: $scope, id: 'tomb_' + substring(k.key, 0, 20)})
-  MERGE (d:Node {scope: $scope, id: $activity_id})
-  WITH s, d
-  WHERE NONE(x IN [(s)-[g:INVALIDATED_BY]->(e) | e] WHERE x = d)
-  CREATE (s)-[r:INVALIDATED_BY]->(d)
-  SET r.since = $now
-}
+      t.created_at = $created_at)
+WITH t, d
+WHERE NONE(x IN [(t)-[:INVALIDATED_BY]->(e) | e] WHERE x = d)
+CREATE (t)-[r:INVALIDATED_BY]->(d)
+SET r.since = $now

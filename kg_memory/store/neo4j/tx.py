@@ -307,8 +307,8 @@ class Neo4jTransaction(ScopedUnit):
         that the graph shows (an edge here, as before schema 8; the embedded store derives it
         from the row instead)."""
         # A tombstone is the node of its key's first 20 characters: the first row naming it
-        # writes it, as when each row was its own query (the same rows, in order, minus the
-        # repeats that were no-ops).
+        # writes it, as when each row was its own query. Repeats were no-ops then and are left
+        # out here, so the query's rows are independent (it relies on that).
         rows: dict[str, dict[str, str]] = {}
         for kind, key in keys:
             rows.setdefault(key[:20], {"kind": kind, "key": key})
