@@ -65,6 +65,7 @@ MODULES = [
     "kg_memory.domain.recall_answer",
     # forgetting
     "kg_memory.domain.residue",
+    "kg_memory.domain.tombstone_keys",
 ]
 EQUIVALENT = ROOT / ".ci" / "mutation-equivalent.txt"
 IMPORT_TIME = "<import>"
@@ -95,6 +96,7 @@ FOCUS = {
     "recall_text": ("recall_rules", "recall"),
     "recall_answer": ("recall_rules", "recall"),
     "residue": ("residue", "forget"),
+    "tombstone_keys": ("tombstone_keys", "tombstone", "forget"),
 }
 #: Tests that start servers, browsers, notebooks or child processes: too slow to run per mutant,
 #: and they exercise the domain only through paths the unit and contract tests already cover.
