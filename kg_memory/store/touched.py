@@ -4,7 +4,8 @@ Both batch planners (:mod:`kg_memory.store.sqlite.plan`, :mod:`kg_memory.store.n
 prefetch these keys in one statement or query per kind, then answer the write path's reads from
 memory. Asking for more than a record ends up reading costs a few keys; asking for less costs a
 read per miss, so the list errs on the side of more (a mention's entity, an entity a fact
-depends on). A record whose keys cannot be encoded (a lone surrogate in a scope, an operation
+depends on; the blocking keys of a ``resolve`` mention, which only the embedded planner
+reads). A record whose keys cannot be encoded (a lone surrogate in a scope, an operation
 id, a subject or an entity id) is skipped here: the write path refuses it with its line, and
 nothing of it is read. Nothing here hashes a record's payload: the write path does
 that once per record, and a second hash here cost about as much as the rest of this module.

@@ -58,6 +58,8 @@ class StoredDocuments:
         their bodies: two statements a scope for any number of keys. Returns (scope, key) of
         the documents the new keys reach."""
         wanted = _by_scope(p for p in dict.fromkeys(lookups) if (kind, *p) not in self._filed)
+        if not wanted:
+            return []  # all read already: what a mention's lookup usually finds
         reached: dict[tuple[str, str], None] = {}
         for scope, keys in wanted.items():
             for key in keys:
@@ -82,12 +84,13 @@ class StoredDocuments:
                     "(SELECT value FROM json_each(?))", (kind, scope, json.dumps(keys))):
                 self._bodies[(kind, scope, key)] = body
 
-    def filed(self, kind: str, scope: str, lookup: Iterable[str]) -> set[str]:
+    def filed(self, kind: str, scope: str, lookup: list[str]) -> set[str]:
         """The stored ``kind`` documents of ``scope`` filed under any key of ``lookup``
         (the keys not prefetched are read now, together)."""
-        keys = list(lookup)
-        self.prefetch(kind, ((scope, k) for k in keys if (kind, scope, k) not in self._filed))
-        return {doc for k in keys for doc in self._filed[(kind, scope, k)]}
+        filed = self._filed
+        if any((kind, scope, k) not in filed for k in lookup):
+            self.prefetch(kind, ((scope, k) for k in lookup))
+        return {doc for k in lookup for doc in filed[(kind, scope, k)]}
 
     def body(self, kind: str, scope: str, key: str) -> str | None:
         """The stored body of a document (``None``: none stored)."""

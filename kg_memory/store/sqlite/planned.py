@@ -8,9 +8,10 @@ a revision written and replaced inside one unit was never visible and is not wri
 the outbox rows its insert and delete would have left are), entities' owners only grow and a
 name is only filled in, an edge is recorded once.
 
-The write path of an ingest is planned, entity resolution's profiles and decisions included;
-anything else (other documents, forgetting, blocks, activities) raises :class:`~kg_memory.domain.errors.Unplanned` before it changes anything, and
-the store then writes the batch so far and runs that unit on its own.
+The write path of an ingest is planned, entity resolution's profiles and decisions included
+(:mod:`~kg_memory.store.sqlite.plan_documents`); anything else (other documents, forgetting,
+blocks, activities) raises :class:`~kg_memory.domain.errors.Unplanned` before it changes
+anything, and the store then writes the batch so far and runs that unit on its own.
 """
 
 from __future__ import annotations
