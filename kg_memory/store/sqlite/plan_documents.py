@@ -92,6 +92,11 @@ class StoredDocuments:
             self.prefetch(kind, ((scope, k) for k in lookup))
         return {doc for k in lookup for doc in filed[(kind, scope, k)]}
 
+    def known_filed(self, lookup: DocKey, doc: str) -> bool:
+        """Whether ``doc`` was read as filed under ``lookup`` already (its ``INSERT OR IGNORE``
+        would change nothing: most of a grown profile's keys are those it had)."""
+        return doc in self._filed.get(lookup, ())
+
     def body(self, kind: str, scope: str, key: str) -> str | None:
         """The stored body of a document (``None``: none stored)."""
         if (kind, scope, key) not in self._bodies:
