@@ -91,6 +91,19 @@ def _candidate(draw: st.DrawFn, n: int) -> dict[str, Any]:
     return candidate
 
 
+def _mention(draw: st.DrawFn, key: str) -> dict[str, Any]:
+    """A mention that lands, across a script, on the profiles earlier episodes of the same batch
+    grew (a merge on a shared email or birth date, a review on a name alone, a new person)."""
+    mention: dict[str, Any] = {"key": key, "name": draw(st.sampled_from(
+        ["Jo", "Jo Park", "Joanne Park", "Jo Prak", "Sam Lee"]))}
+    if draw(st.booleans()):
+        mention["identifiers"] = {"email": draw(st.sampled_from(["jo@x.org", "sam@x.org"]))}
+    if draw(st.booleans()):
+        mention["context"] = {"birth_date": draw(st.sampled_from(["1981-02-03", "1990-07-01"])),
+                              "city": draw(st.sampled_from(["Oslo", "Lima"]))}
+    return mention
+
+
 @st.composite
 def episodes(draw: st.DrawFn) -> list[dict[str, Any]]:
     """A script of episodes: writes, retractions, refusals and redeliveries."""
@@ -119,8 +132,9 @@ def episodes(draw: st.DrawFn) -> list[dict[str, Any]]:
             record["mentions"] = [record["entities"][0]["entity_id"]]
         if draw(st.integers(0, 5)) == 0:  # the owner (or not) ends what rests on R1
             record["events"] = [{"target": "R1", "name": "cancelled"}]
-        if draw(st.integers(0, 9)) == 0:  # identity resolution: not planned, run on its own
-            record["resolve"] = [{"key": "who", "name": "Jo"}]
+        if draw(st.integers(0, 4)) == 0:  # identity resolution: profiles and decisions
+            record["resolve"] = [_mention(draw, key) for key in draw(st.sampled_from(
+                [["who"], ["who"], ["who", "other"]]))]
             record["assertions"] = [*record["assertions"], {
                 "subject": "@who", "predicate": "tone", "value": "calm", "kind": "stated"}]
         script.append(record)

@@ -4,7 +4,8 @@ Both batch planners (:mod:`kg_memory.store.sqlite.plan`, :mod:`kg_memory.store.n
 prefetch these keys in one statement or query per kind, then answer the write path's reads from
 memory. Asking for more than a record ends up reading costs a few keys; asking for less costs a
 read per miss, so the list errs on the side of more (a mention's entity, an entity a fact
-depends on). A record whose keys cannot be encoded (a lone surrogate in a scope, an operation
+depends on; the blocking keys of a ``resolve`` mention, which only the embedded planner
+reads). A record whose keys cannot be encoded (a lone surrogate in a scope, an operation
 id, a subject or an entity id) is skipped here: the write path refuses it with its line, and
 nothing of it is read. Nothing here hashes a record's payload: the write path does
 that once per record, and a second hash here cost about as much as the rest of this module.
@@ -20,6 +21,7 @@ from kg_memory.domain.dependency import parse_fact_ref
 from kg_memory.domain.forgetting import evidence_key, operation_key
 from kg_memory.domain.ids import assertion_id_for, episode_id_for
 from kg_memory.domain.record import IngestRecord
+from kg_memory.domain.resolution import lookup_keys, new_entity_id
 
 __all__ = ["Touched", "touched"]
 
@@ -40,6 +42,11 @@ class Touched:
     scopes: list[str] = field(default_factory=list)
     #: the assertion ids the records' episodes will mint
     minted: list[str] = field(default_factory=list)
+    #: (scope, blocking key) of each ``resolve`` mention: the profiles its block holds (read
+    #: only by the embedded planner, which plans identity documents)
+    blocks: list[Pair] = field(default_factory=list)
+    #: (scope, entity id) each ``resolve`` mention would found, were it no one known yet
+    founded: list[Pair] = field(default_factory=list)
 
 
 def touched(records: Iterable[IngestRecord], secret: bytes) -> Touched:
@@ -47,7 +54,7 @@ def touched(records: Iterable[IngestRecord], secret: bytes) -> Touched:
     t = Touched()
     for r in records:
         lists: tuple[list[Any], ...] = (t.operations, t.tombstones, t.entities, t.slots,
-                                        t.dependents, t.scopes, t.minted)
+                                        t.dependents, t.scopes, t.minted, t.blocks, t.founded)
         marks = [len(keys) for keys in lists]
         try:
             _add(t, r, secret)
@@ -79,6 +86,13 @@ def _add(t: Touched, r: IngestRecord, secret: bytes) -> None:
     t.minted += [assertion_id_for(episode_id, i) for i in range(len(r.assertions))]
     t.entities += [(scope, e.entity_id) for e in r.entities]
     t.entities += [(scope, m) for m in r.mentions]
+    for m in r.resolve:
+        t.founded.append((scope, new_entity_id(f"{episode_id}/{m.key}")))
+        try:
+            keys = lookup_keys(m.name, m.identifiers, m.context)
+        except ValueError:
+            continue  # refused by the write path, which says why
+        t.blocks += [(scope, k) for k in sorted(keys)]
     for event in r.events:
         t.entities.append((scope, event.target))
         t.dependents.append((scope, event.target))

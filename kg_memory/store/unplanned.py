@@ -6,7 +6,9 @@ prefetch and buffers its writes; the forget, document and block operations are n
 Each of them raises :class:`~kg_memory.domain.errors.Unplanned` (or the backend's subclass)
 before anything of the unit is written, so the store writes the batch so far and runs that
 unit again on its own. One list here, so the two planners cannot drift apart on which
-operations they refuse.
+operations they refuse; the one exception is the embedded planner's, which plans the identity
+documents' reads and writes (:mod:`kg_memory.store.sqlite.plan_documents`) and refuses the
+rest of these as listed.
 """
 
 from __future__ import annotations

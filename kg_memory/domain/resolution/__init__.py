@@ -67,6 +67,7 @@ from kg_memory.domain.errors import ResolutionError
 from kg_memory.domain.resolution.blocking import (
     BlockingIndex,
     Candidate,
+    lookup_keys,
     mention_keys,
     profile_keys,
 )
@@ -154,6 +155,7 @@ __all__ = [
     "compare",
     "format_name",
     "grow_profile",
+    "lookup_keys",
     "manual_decision",
     "mention_keys",
     "new_entity_id",

@@ -113,3 +113,16 @@ def flush(conn: driver.Connection, plan: BatchPlan) -> None:
                          "VALUES (?, ?, ?, ?, ?)", j.refusals)
     if j.outbox:
         conn.executemany("INSERT INTO outbox (tbl, key) VALUES (?, ?)", j.outbox)
+    # No trigger reads these two tables: only each document's last body counts, a lookup key
+    # read as stored already is not written again, and the rows go in key order (fewer B-tree
+    # pages touched than the order they were written in).
+    if j.documents:
+        conn.executemany(
+            "INSERT OR REPLACE INTO documents (kind, key, scope, body, recorded_at) "
+            "VALUES (?, ?, ?, ?, ?)", [(kind, key, scope, body, at) for (kind, scope, key), (
+                body, at) in sorted(j.documents.items())])
+    if j.document_keys:
+        conn.executemany(
+            "INSERT OR IGNORE INTO document_keys (kind, scope, key, doc) VALUES (?, ?, ?, ?)",
+            sorted((*lookup, doc) for lookup, docs in j.document_keys.items() for doc in docs
+                   if not plan.documents.known_filed(lookup, doc)))

@@ -27,6 +27,12 @@ from kg_memory.domain.model import Assertion, Block, Entity, Episode
 from kg_memory.domain.record import IngestRecord
 from kg_memory.store.journal_view import Key, SlotKey
 from kg_memory.store.sqlite import driver
+from kg_memory.store.sqlite.plan_documents import (
+    DECISION,
+    PROFILE,
+    DocKey,
+    StoredDocuments,
+)
 from kg_memory.store.sqlite.rows import (
     VERSION_COLUMNS,
     block_from_row,
@@ -87,6 +93,10 @@ class Journal:
     outbox: list[tuple[str, str]] = field(default_factory=list)
     #: Recall counters a revision indexed and dropped inside one unit created (at zero).
     counted: set[str] = field(default_factory=set)
+    #: Identity documents (:mod:`~kg_memory.store.sqlite.plan_documents`): each one's last
+    #: (body, system time), and (kind, scope, lookup key) -> the documents newly filed there.
+    documents: dict[DocKey, tuple[str, int]] = field(default_factory=dict)
+    document_keys: dict[DocKey, dict[str, None]] = field(default_factory=dict)
     by_slot: dict[SlotKey, dict[Key, None]] = field(default_factory=dict)
     by_id: dict[str, dict[Key, None]] = field(default_factory=dict)
     by_dependency: dict[tuple[str, str], dict[str, None]] = field(default_factory=dict)
@@ -130,6 +140,9 @@ class Journal:
         self.refusals += other.refusals
         self.outbox += other.outbox
         self.counted |= other.counted
+        self.documents.update(other.documents)
+        for lookup, docs in other.document_keys.items():
+            self.document_keys.setdefault(lookup, {}).update(docs)
 
 
 def _pairs(keys: Iterable[tuple[str, ...]]) -> str:
@@ -159,6 +172,7 @@ class BatchPlan:
         self.stored_live: dict[Key, int] = {}
         self._vid: int | None = None
         self._rid: int | None = None
+        self.documents = StoredDocuments(conn)
 
     def next_vid(self) -> int:
         """The next revision's row id (what SQLite would pick: one past the largest)."""
@@ -355,7 +369,12 @@ def prefetch_records(plan: BatchPlan, records: Iterable[IngestRecord], secret: b
     ids, tombstone keys, entities, slots and what depends on them, scopes' blocks, the ids the
     episodes mint), one statement per kind."""
     t = touched(records, secret)
-    plan.prefetch(operations=t.operations, entities=t.entities, slots=t.slots,
-                  dependents=t.dependents, tombstones=t.tombstones, scopes=t.scopes,
-                  minted=t.minted)
+    # The profiles in the resolve mentions' blocks, the decisions about their entities (the
+    # authority tiers read who made them), and those entities and the ones a mention would
+    # found: each mention then reads nothing on its own.
+    found = plan.documents.prefetch(PROFILE, t.blocks)
+    plan.documents.prefetch(DECISION, [*found, *t.founded])
+    plan.prefetch(operations=t.operations, entities=[*t.entities, *found, *t.founded],
+                  slots=t.slots, dependents=t.dependents, tombstones=t.tombstones,
+                  scopes=t.scopes, minted=t.minted)
 

@@ -8,9 +8,10 @@ a revision written and replaced inside one unit was never visible and is not wri
 the outbox rows its insert and delete would have left are), entities' owners only grow and a
 name is only filled in, an edge is recorded once.
 
-The write path of an ingest is planned; anything else (identity documents, forgetting, blocks,
-activities) raises :class:`~kg_memory.domain.errors.Unplanned` before it changes anything, and
-the store then writes the batch so far and runs that unit on its own.
+The write path of an ingest is planned, entity resolution's profiles and decisions included
+(:mod:`~kg_memory.store.sqlite.plan_documents`); anything else (other documents, forgetting,
+blocks, activities) raises :class:`~kg_memory.domain.errors.Unplanned` before it changes
+anything, and the store then writes the batch so far and runs that unit on its own.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from kg_memory.domain.recall_text import episode_document, fact_document
 from kg_memory.store.journal_view import JournalView
 from kg_memory.store.protocol import Slot
 from kg_memory.store.sqlite.plan import BatchPlan, Journal, Written
+from kg_memory.store.sqlite.plan_documents import PLANNED_KINDS
 from kg_memory.store.unplanned import UnplannedWrites
 
 __all__ = ["PlannedUnit"]
@@ -189,3 +191,37 @@ class PlannedUnit(UnplannedWrites, JournalView[BatchPlan, Journal]):
     def active_blocks(self, scope: str) -> list[Block]:
         self._in_scope(scope)
         return list(self._plan.stored_blocks(scope))
+
+    # -- identity documents (:mod:`~kg_memory.store.sqlite.plan_documents`) ---------------------
+
+    def put_document(self, kind: str, key: str, scope: str, body: str,
+                     lookup: list[str] | None = None) -> None:
+        """The direct path's ``INSERT OR REPLACE`` of the body and ``INSERT OR IGNORE`` of
+        each lookup key, kept: a replaced document keeps every key it was ever filed under."""
+        if kind not in PLANNED_KINDS:
+            self._unplanned("put_document")
+        self._in_scope(scope)
+        self.journal.documents[(kind, scope, key)] = (body, self._now)
+        for k in lookup or ():
+            self.journal.document_keys.setdefault((kind, scope, k), {})[key] = None
+
+    def documents_by(self, kind: str, scope: str, lookup: list[str]) -> list[str]:
+        """The bodies stored or written since under any of ``lookup``, by document key (the
+        direct path's ``ORDER BY d.key``: UTF-8's byte order is code point order)."""
+        if kind not in PLANNED_KINDS:
+            self._unplanned("documents_by")
+        self._in_scope(scope)
+        if not lookup:
+            return []
+        docs = self._plan.documents.filed(kind, scope, lookup)
+        for journal in (self._batch, self.journal):
+            for k in lookup:
+                docs.update(journal.document_keys.get((kind, scope, k), ()))
+        bodies = (self._document(kind, scope, doc) for doc in sorted(docs))
+        return [body for body in bodies if body is not None]
+
+    def _document(self, kind: str, scope: str, key: str) -> str | None:
+        for journal in (self.journal, self._batch):
+            if (kind, scope, key) in journal.documents:
+                return journal.documents[(kind, scope, key)][0]
+        return self._plan.documents.body(kind, scope, key)
