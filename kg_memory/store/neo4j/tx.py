@@ -160,6 +160,15 @@ class Neo4jTransaction(ScopedUnit):
     def live_dependents(self, key: str) -> list[Assertion]:
         return self._versions("live_dependents", scope=self._scope, key=key)
 
+    def live_dependents_many(self, keys: Sequence[str]) -> dict[str, list[Assertion]]:
+        """:meth:`live_dependents` of each key in one query (a forget run asks for the
+        dependents of 1,000 erased facts at once: one round trip each was half its queries)."""
+        found: dict[str, list[Assertion]] = {key: [] for key in keys}
+        if found:
+            for row in self._rows("live_dependents_many", scope=self._scope, keys=list(found)):
+                found[row["key"]].append(version_from_props(row["version"]))
+        return found
+
     def close_version(self, closure: Closure) -> None:
         rows = self._rows(
             "close_version",
@@ -241,6 +250,15 @@ class Neo4jTransaction(ScopedUnit):
     def delete_entity(self, entity_id: str) -> None:
         self._rows("delete_entity", scope=self._scope, entity_id=entity_id)
         self.erased_entities.append((self._scope, entity_id))
+
+    def delete_entities(self, entity_ids: Sequence[str]) -> None:
+        """:meth:`delete_entity` of each (once), in order, in one query (a forget run erases
+        the 1,000 entities of a source's facts at once)."""
+        ids = list(dict.fromkeys(entity_ids))
+        if not ids:
+            return
+        self._rows("delete_entities", scope=self._scope, entity_ids=ids)
+        self.erased_entities.extend((self._scope, entity_id) for entity_id in ids)
 
     def rename_entity(self, entity_id: str, name: str | None,
                       type_: str | None = None) -> None:
