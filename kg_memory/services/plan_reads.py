@@ -21,6 +21,7 @@ from kg_memory.store.protocol import Store
 __all__ = ["PlanReads", "plan_reads"]
 
 _T = TypeVar("_T")
+_R = TypeVar("_R", Assertion, Revision)
 
 
 class PlanReads:
@@ -46,37 +47,15 @@ class PlanReads:
     def versions(self, assertion_ids: Sequence[str]) -> list[Assertion]:
         # The same list is asked for again and again (the plan's deletions: by the residue
         # search, the orphan search, the run), and its answer cannot change within the pass.
-        asked = tuple(assertion_ids)
-        if asked in self._answers:
-            return list(self._answers[asked])
-        missing = [i for i in dict.fromkeys(asked) if i not in self._versions]
-        if missing:
-            for i in missing:
-                self._versions[i] = []
-            for version in self._store.versions(missing):
-                self._versions[version.assertion_id].append(version)
-        found = [v for i in dict.fromkeys(asked) for v in self._versions[i]]
         # The store's order: system time, then valid time (stable, so ties keep id order).
-        found.sort(key=lambda v: (v.system.start, v.valid.start))
-        self._answers[asked] = found
-        return list(found)
+        return _rows_of(assertion_ids, self._answers, self._versions, self._store.versions,
+                           lambda v: (v.system.start, v.valid.start))
 
     def revisions(self, assertion_ids: Sequence[str]) -> list[Revision]:
         # As versions, for the plan's records (the orphan and residue searches and the run
         # ask for the deletions' again).
-        asked = tuple(assertion_ids)
-        if asked in self._revision_answers:
-            return list(self._revision_answers[asked])
-        missing = [i for i in dict.fromkeys(asked) if i not in self._revisions]
-        if missing:
-            for i in missing:
-                self._revisions[i] = []
-            for revision in self._store.revisions(missing):
-                self._revisions[revision.assertion_id].append(revision)
-        found = [v for i in dict.fromkeys(asked) for v in self._revisions[i]]
-        found.sort(key=lambda v: (v.sys_from, v.valid_from))
-        self._revision_answers[asked] = found
-        return list(found)
+        return _rows_of(assertion_ids, self._revision_answers, self._revisions,
+                           self._store.revisions, lambda v: (v.sys_from, v.valid_from))
 
     def edges(self, node_id: str, scope: str | None = None) -> list[Edge]:
         key = (node_id, scope)
@@ -133,3 +112,23 @@ def _remembered(memo: dict[tuple[str, str | None], _T],
 def plan_reads(store: Store) -> Store:
     """``store`` with its planning reads remembered (see the module docstring)."""
     return cast(Store, PlanReads(store))
+
+
+def _rows_of(assertion_ids: Sequence[str], answers: dict[tuple[str, ...], list[_R]],
+                by_id: dict[str, list[_R]], read: Callable[[list[str]], list[_R]],
+                order: Callable[[_R], Any]) -> list[_R]:
+    """The rows of ``assertion_ids`` in the store's ``order``, each id read from the store at
+    most once per pass and each list answered at most once."""
+    asked = tuple(assertion_ids)
+    if asked in answers:
+        return list(answers[asked])
+    missing = [i for i in dict.fromkeys(asked) if i not in by_id]
+    if missing:
+        for i in missing:
+            by_id[i] = []
+        for row in read(missing):
+            by_id[row.assertion_id].append(row)
+    found = [v for i in dict.fromkeys(asked) for v in by_id[i]]
+    found.sort(key=order)
+    answers[asked] = found
+    return list(found)
