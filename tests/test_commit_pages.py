@@ -49,6 +49,14 @@ def _fill(memory: Memory, clock: ManualClock, first: int, count: int) -> None:
                                           fact(f"e{n}", "likes", "tea")]))
 
 
+def _filled(tmp_path: Path, clock: ManualClock, count: int) -> Path:
+    """A new store file holding ``count`` turns, closed."""
+    db = tmp_path / "m.db"
+    with Memory.open(db, clock=clock) as memory:
+        _fill(memory, clock, 0, count)
+    return db
+
+
 def _rows(db: Path) -> list[tuple[int, str, str]]:
     with driver.connect(db) as raw:
         return [tuple(r) for r in raw.execute("SELECT seq, tbl, key FROM outbox ORDER BY seq")]
@@ -94,9 +102,7 @@ def test_a_commit_writes_no_sqlite_sequence_row_and_no_column_sizes(
 def test_no_number_is_reused_after_every_applied_row_is_pruned(
     tmp_path: Path, clock: ManualClock
 ) -> None:
-    db = tmp_path / "m.db"
-    with Memory.open(db, clock=clock) as memory:
-        _fill(memory, clock, 0, 3)
+    db = _filled(tmp_path, clock, 3)
     store = SqliteStore.open(db, create=False)
     try:
         last = store.outbox.last()
@@ -121,9 +127,7 @@ def test_no_number_is_reused_after_every_applied_row_is_pruned(
 def test_dropping_rows_blanks_the_highest_instead_of_deleting_it(
     tmp_path: Path, clock: ManualClock
 ) -> None:
-    db = tmp_path / "m.db"
-    with Memory.open(db, clock=clock) as memory:
-        _fill(memory, clock, 0, 2)
+    db = _filled(tmp_path, clock, 2)
     held = _rows(db)
     with driver.connect(db) as raw:
         assert drop_rows(raw, "tbl = ?", (held[-1][1],)) == sum(
@@ -136,9 +140,7 @@ def test_dropping_rows_blanks_the_highest_instead_of_deleting_it(
 def test_the_highest_row_cannot_be_deleted_even_with_raw_sql(
     tmp_path: Path, clock: ManualClock
 ) -> None:
-    db = tmp_path / "m.db"
-    with Memory.open(db, clock=clock) as memory:
-        _fill(memory, clock, 0, 1)
+    db = _filled(tmp_path, clock, 1)
     held = _rows(db)
     with driver.connect(db) as raw, pytest.raises(driver.IntegrityError, match="never delete"):
         raw.execute("DELETE FROM outbox")
