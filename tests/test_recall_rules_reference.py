@@ -250,6 +250,21 @@ def test_ranking_is_bm25_or_a_fusion_boosted_by_the_documented_weights(
         assert r.score == pytest.approx(score, rel=1e-9)
 
 
+def test_a_ranked_document_carries_its_own_bm25_the_same_float() -> None:
+    """The ranking scores every document with bm25's own arithmetic: a rarer term weighs more
+    (its idf), so the reported score is the function's, not an approximation of it."""
+    docs = [Scored("a", ["tea", "milk"], 0, 0, 0), Scored("b", ["tea"], 0, 0, 0),
+            Scored("c", ["milk", "diet", "diet"], 0, 0, 0), Scored("d", ["tea", "diet"], 0, 0, 0)]
+    query = ("tea", "milk")
+    corpus = [list(d.terms) for d in docs]
+    df = document_frequencies(corpus, query)
+    stats = CorpusStats(documents=len(corpus), tokens=sum(len(d) for d in corpus))
+    got = {r.key: r.bm25 for r in rank(docs, query, df, stats)}
+    assert got == {d.key: bm25(d.terms, query, df, stats) for d in docs}
+    assert got["a"] == pytest.approx(_reference_bm25(["tea", "milk"], query, corpus), rel=1e-12)
+    assert got["c"] > got["b"]  # milk (in two documents) is rarer than tea (in three)
+
+
 def test_fusion_records_both_ranks_and_a_vector_alone_can_place_a_document() -> None:
     docs = [Scored("a", ["tea"], 0, 0, 0), Scored("b", ["milk"], 0, 0, 0),
             Scored("c", ["tea", "tea"], 0, 0, 0)]

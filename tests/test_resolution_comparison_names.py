@@ -10,7 +10,10 @@ Rules protected (``kg_memory.domain.resolution.comparison``):
   full name on both sides, and needs an agreement beyond an initial ("J Jones" is not "J
   Jackson" swapped);
 * a name part is *near* exactly when it is DIFFERENT and within two edits of the other part
-  (spaces ignored): what lets record evidence explain "rebecc" for "rebecca" (merge_rules).
+  (spaces ignored): what lets record evidence explain "rebecc" for "rebecca" (merge_rules);
+* with ``respaced_names``, a name of ten letters or more whose words were split in another
+  place, with at most one other typo, is CLOSE on both parts (a typo, never *near*); a
+  one-word name, a short one, or the same words with a letter changed never qualifies.
 """
 
 from __future__ import annotations
@@ -177,3 +180,35 @@ def test_name_comparison_is_symmetric_and_a_name_is_exact_with_itself(a: str, b:
     parsed = parse_name(a)
     expected = (E if parsed.given else M, E if parsed.family else M)
     assert _levels(a, a) == expected
+
+
+def _respaced(said: str, known: str) -> tuple[FieldComparison, FieldComparison]:
+    mention = Mention(mention_id="m", name=said, episode_id="e", at=AT)
+    profile = EntityProfile(entity_id="p", names=(known,))
+    compared = compare(mention, profile, single_valued=(), respaced_names=True)
+    by = {c.field: c for c in compared}
+    return by[Field.GIVEN_NAME], by[Field.FAMILY_NAME]
+
+
+@pytest.mark.parametrize(("said", "known", "respaced"), [
+    ("Diamonnd Bis Hop", "Diamond Bishop", True),  # FEBRL's, as typed: a space and one typo
+    ("Diamond Bishop", "Diamonnd Bis Hop", True),  # either way round
+    ("Mar Ia Lopez", "Maria Lopez", True),  # the same letters exactly, ten of them
+    # One word has no family name to agree with: reading it respaced would invent one.
+    ("Diamondbishop", "Diamond Bishop", False),
+    ("Diamond Bishop", "Diamondbishop", False),
+    ("Li Na Wu", "Lina Wu", False),  # six letters: too little text to tell a typo
+    ("Diamonnd Bis Hopp", "Diamond Bishop", False),  # a respacing and two more typos
+    ("Jon Smithson", "Jan Smithson", False),  # the same words, another letter: a twin's name
+])
+def test_a_respaced_name_is_a_typo_on_both_parts_and_never_near(
+    said: str, known: str, respaced: bool
+) -> None:
+    """A respacing explains both contradicting parts as one typo. It is not a *near* name
+    part: near is a letter or two within one part, which record evidence may then explain."""
+    given, family = _respaced(said, known)
+    assert ("respaced" in given.detail) is respaced, (given, family)
+    if respaced:
+        assert (given.level, family.level) == (C, C)
+        assert (given.kind, family.kind) == ("typo", "typo")
+        assert not given.near and not family.near
