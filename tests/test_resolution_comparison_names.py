@@ -211,4 +211,4 @@ def test_a_respaced_name_is_a_typo_on_both_parts_and_never_near(
     if respaced:
         assert (given.level, family.level) == (C, C)
         assert (given.kind, family.kind) == ("typo", "typo")
-        assert not given.near and not family.near
+        assert (given.near, family.near) == (False, False)
