@@ -102,7 +102,10 @@ class Batching(ImportClock):
             self._batch_time = now
             return now
         last = self._batch_time
-        if last is None:
+        plan = self._plan
+        if last is None and plan is not None:
+            last = plan.stored_time()
+        elif last is None:
             row = self._conn.execute("SELECT value FROM meta WHERE key = 'system_time'").fetchone()
             last = -1 if row is None else int(row[0])
         now = max(to_micros(self._asked_time()), last + 1)
