@@ -35,6 +35,12 @@ from kg_memory.store.sqlite.tx import SqliteTransaction
 __all__ = ["Batching"]
 
 
+def _plain(record: IngestRecord) -> bool:
+    """Content only: no candidate of any kind, so nothing read but its operation."""
+    return not (record.assertions or record.entities or record.mentions or record.resolve
+                or record.events or record.retractions)
+
+
 class Batching(ImportClock):
     """System time, transactions and planned batches, each thread on its own connection and
     in its own unit of work (its :class:`~kg_memory.store.sqlite.connections.Session`)."""
@@ -209,6 +215,11 @@ class Batching(ImportClock):
             return
         if session.plan is None:
             session.plan = BatchPlan(session.conn)
+        if len(records) == 1 and _plain(records[0]):
+            # A plain turn alone (``Memory.ingest``'s commonest record) reads its tombstone and
+            # its operation id, each when its write path asks: the two statements a prefetch
+            # would make, without hashing its keys a second time first.
+            return
         try:
             prefetch_records(session.plan, records, secret)
         except driver.Error as exc:
