@@ -132,6 +132,9 @@ class AssertionCandidate(_Strict):
 #: their defaults, so a stored episode's redelivery is still recognised as a duplicate.
 _LATER_FIELDS = {"scope_label": ScopeLabel.DURABLE, "explicit": False}
 _LATER_ENTITY_FIELDS = {"identifiers", "context"}  # likewise, for a declaration (when empty)
+#: What :meth:`IngestRecord.payload_hash` leaves out of the record's JSON (see there).
+_HASHED_OUT = {"assertions": {"__all__": {"if_match", *_LATER_FIELDS}},
+               "entities": {"__all__": _LATER_ENTITY_FIELDS}}
 
 
 class RetractionCandidate(_Strict):
@@ -224,9 +227,9 @@ class IngestRecord(_Strict):
         # Preconditions are about the request, not its content, and fields added later are
         # left out while they hold their defaults: both keep the fingerprints of records
         # written before they existed.
+        # (A record without candidates, a plain turn, has nothing to leave out: the same JSON.)
         text = self.model_dump_json(
-            exclude={"assertions": {"__all__": {"if_match", *_LATER_FIELDS}},
-                     "entities": {"__all__": _LATER_ENTITY_FIELDS}})
+            exclude=_HASHED_OUT if self.assertions or self.entities else None)
         described = [[i, e.identifiers, e.context] for i, e in enumerate(self.entities)
                      if e.identifiers or e.context]
         if described:

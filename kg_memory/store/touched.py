@@ -39,6 +39,7 @@ class Touched:
     slots: list[tuple[str, str, str, str]] = field(default_factory=list)
     #: (scope, key) of event targets, whose dependents an event may retire
     dependents: list[Pair] = field(default_factory=list)
+    #: the scopes whose active blocks are read (a record's with candidate facts)
     scopes: list[str] = field(default_factory=list)
     #: the assertion ids the records' episodes will mint
     minted: list[str] = field(default_factory=list)
@@ -82,7 +83,10 @@ def _add(t: Touched, r: IngestRecord, secret: bytes) -> None:
     episode_id = episode_id_for(scope, r.operation_id)
     t.operations.append((scope, r.operation_id))
     t.tombstones.append(operation_key(secret, scope, r.operation_id))
-    t.scopes.append(scope)
+    if r.assertions:
+        # Only a candidate fact is checked against its scope's blocks: a plain turn (the
+        # commonest record) reads none, so its batch of one does not ask for them.
+        t.scopes.append(scope)
     t.minted += [assertion_id_for(episode_id, i) for i in range(len(r.assertions))]
     t.entities += [(scope, e.entity_id) for e in r.entities]
     t.entities += [(scope, m) for m in r.mentions]

@@ -35,6 +35,12 @@ from kg_memory.store.sqlite.tx import SqliteTransaction
 __all__ = ["Batching"]
 
 
+def _plain(record: IngestRecord) -> bool:
+    """Content only: no candidate of any kind, so nothing read but its operation."""
+    return not (record.assertions or record.entities or record.mentions or record.resolve
+                or record.events or record.retractions)
+
+
 class Batching(ImportClock):
     """System time, transactions and planned batches, each thread on its own connection and
     in its own unit of work (its :class:`~kg_memory.store.sqlite.connections.Session`)."""
@@ -97,17 +103,21 @@ class Batching(ImportClock):
         Inside a batch the write lock is held, so the last value can stay in memory; it is
         written once per batch (a crash loses the batch and the counter together).
         """
-        if self._given_back is not None:
-            now, self._given_back = self._given_back, None
-            self._batch_time = now
+        session = self._connections.session()
+        if session.given_back is not None:
+            now, session.given_back = session.given_back, None
+            session.batch_time = now
             return now
-        last = self._batch_time
-        if last is None:
-            row = self._conn.execute("SELECT value FROM meta WHERE key = 'system_time'").fetchone()
+        last = session.batch_time
+        if last is None and session.plan is not None:
+            last = session.plan.stored_time()
+        elif last is None:
+            row = session.conn.execute("SELECT value FROM meta WHERE key = 'system_time'"
+                                       ).fetchone()
             last = -1 if row is None else int(row[0])
         now = max(to_micros(self._asked_time()), last + 1)
-        if self._in_batch:
-            self._batch_time = now
+        if session.in_batch:
+            session.batch_time = now
         else:
             self._store_system_time(now)
         return now
@@ -159,21 +169,23 @@ class Batching(ImportClock):
         accepted before the failure stays. The commit is the durability point: nothing inside
         is durable before this returns.
         """
-        if self._in_batch:
+        # The session is this thread's, fetched once: the properties above each look it up.
+        session = self._connections.session()
+        if session.in_batch:
             yield
             return
         with self._connections.writing():
             self._execute("BEGIN IMMEDIATE", "cannot write to")
-            self._in_batch = True
-            self._lost = None
+            session.in_batch = True
+            session.lost = None
             try:
                 yield
             finally:
-                self._given_back = None
-                if self._in_batch:
+                session.given_back = None
+                if session.in_batch:
                     self._flush_plan()
-                if self._in_batch:
-                    self._in_batch = False
+                if session.in_batch:
+                    session.in_batch = False
                     self._end_batch()
 
     def _end_batch(self) -> None:
@@ -198,12 +210,18 @@ class Batching(ImportClock):
     def prepare(self, records: Sequence[IngestRecord], secret: bytes) -> None:
         """Inside :meth:`batch`: plan the units that follow, reading what ``records`` touch
         in one statement per kind (see :func:`~kg_memory.store.sqlite.plan.prefetch_records`)."""
-        if not self._in_batch or not records:
+        session = self._connections.session()
+        if not session.in_batch or not records:
             return
-        if self._plan is None:
-            self._plan = BatchPlan(self._conn)
+        if session.plan is None:
+            session.plan = BatchPlan(session.conn)
+        if len(records) == 1 and _plain(records[0]):
+            # A plain turn alone (``Memory.ingest``'s commonest record) reads its tombstone and
+            # its operation id, each when its write path asks: the two statements a prefetch
+            # would make, without hashing its keys a second time first.
+            return
         try:
-            prefetch_records(self._plan, records, secret)
+            prefetch_records(session.plan, records, secret)
         except driver.Error as exc:
             raise store_error(exc, f"cannot read {self.path}") from exc
 
@@ -211,9 +229,10 @@ class Batching(ImportClock):
     def transaction(self, scope: str) -> Iterator[SqliteTransaction | PlannedUnit]:
         # A unit that fails wrote nothing, so its system time is free again: the next unit
         # may take it, as it would after a rolled-back transaction of its own.
-        before = self._batch_time
-        if self._in_batch and self._plan is not None:
-            plan = self._plan
+        session = self._connections.session()
+        before = session.batch_time
+        if session.in_batch and session.plan is not None:
+            plan = session.plan
             unit = PlannedUnit(plan, self._next_system_time(), scope)
             try:
                 yield unit
@@ -221,15 +240,15 @@ class Batching(ImportClock):
             except Unplanned:
                 # Nothing of this unit was planned: write the batch so far; the caller runs the
                 # unit again, and it (and the rest of the batch) runs statement by statement.
-                self._batch_time = before
+                session.batch_time = before
                 self._flush_plan()
-                self._given_back = to_micros(unit.now)
+                session.given_back = to_micros(unit.now)
                 raise
             except driver.Error as exc:
-                self._batch_time = before
+                session.batch_time = before
                 raise store_error(exc, f"cannot read {self.path}") from exc
             except BaseException:
-                self._batch_time = before
+                session.batch_time = before
                 raise
             plan.journal.merge(unit.journal)
             return

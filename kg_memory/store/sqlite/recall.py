@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from kg_memory.domain.instant import to_micros
@@ -47,8 +48,10 @@ __all__ = [
 MAX_TERMS = 64
 
 
+@lru_cache(maxsize=1024)
 def scope_token(scope: str) -> str:
-    """The one index token that names ``scope`` (letters and digits, whatever the scope is)."""
+    """The one index token that names ``scope`` (letters and digits, whatever the scope is);
+    cached: every recall document written and every search names its scope's."""
     return "s" + hashlib.sha256(scope.encode("utf-8")).hexdigest()[:24]
 
 
