@@ -21,7 +21,9 @@ from kg_memory.bench.arrival import ArrivalClock
 from kg_memory.bench.workload import POLICY, Workload
 from kg_memory.domain.model import Entity
 from kg_memory.domain.record import IngestRecord
+from kg_memory.domain.resolution import lookup_keys
 from kg_memory.services.check import check
+from kg_memory.store import touched as touched_module
 from kg_memory.store.neo4j import Neo4jStore
 from kg_memory.store.neo4j.buffered import BufferedUnit
 from kg_memory.store.neo4j.plan import BatchPlan
@@ -228,3 +230,32 @@ def test_a_planned_unit_reads_the_dependents_of_many_keys_together(
     # The keys' level and the one below it (the walk's read-ahead, empty here), whatever the
     # number of keys.
     assert ran.count("batch_live_dependents") == 2, ran
+
+
+def test_a_batch_does_not_compute_the_blocking_keys_it_never_reads(
+    neo4j: Neo4jStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rule protected: the Neo4j planner prefetches no identity document, so the keys it
+    prefetches for a batch leave out each ``resolve`` mention's blocking keys (normalised
+    names and phonetic codes, the costly part of a mention's keys); the mentions resolve as
+    before."""
+    computed: list[str] = []
+    real = lookup_keys
+
+    def counting(name: str, *args: Any, **kwargs: Any) -> Any:
+        computed.append(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(touched_module, "lookup_keys", counting)
+    memory = Memory(neo4j)
+    names = ("Jo Park", "Joanne Park", "Sam Lee")
+    reports = memory.ingest_many([IngestRecord.model_validate({
+        "operation_id": f"op-{n}", "source": "registry", "channel": "document",
+        "occurred_at": "2026-01-05T09:00:00+00:00", "scope": "u1",
+        "resolve": [{"key": "p", "name": names[n % 3],
+                     "identifiers": {"email": f"{names[n % 3][:2]}@x.org"}}]})
+        for n in range(6)])
+    assert {r.status for r in reports} == {"accepted"}
+    # Not vacuous: each mention resolved (Jo and Joanne Park share an email: one person).
+    assert sorted(e.name or "" for e in neo4j.entities("u1")) == ["Jo Park", "Sam Lee"]
+    assert computed == []
