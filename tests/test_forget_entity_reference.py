@@ -14,6 +14,7 @@ The byte scan and the reference checks failed on the main of 2026-12-01 (e555fea
 
 from __future__ import annotations
 
+import hmac
 import os
 from pathlib import Path
 
@@ -208,3 +209,29 @@ def test_every_revision_names_the_tombstone_instead_of_the_forgotten_id(
         assert not [k for k, (scope, deps) in after.items() if scope == "u1" and gone in deps]
         check = memory.check()
         assert check.ok, check.violations
+
+
+def test_a_run_hashes_each_forgotten_entitys_key_once(
+    make_memory: MemoryFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rule protected: the tombstone of a forgotten entity and the reference its dependents
+    get are made from one HMAC of it per run (two were computed, one for each)."""
+    clock = ManualClock(day(0))
+    memory = make_memory(clock)
+    _seed(memory, clock)
+    named = sorted(key for key, deps in _revisions(memory, "u1") if CANARY in deps)
+    clock.now = day(6)
+    hashed: list[bytes] = []
+    real = hmac.digest
+
+    def counting(key: bytes, msg: bytes, digest: str) -> bytes:
+        hashed.append(msg)
+        return real(key, msg, digest)
+
+    monkeypatch.setattr(hmac, "digest", counting)
+    assert memory.forget(f"entity:{CANARY}@u1").status == "complete"
+    monkeypatch.setattr(hmac, "digest", real)
+    tomb = f"tomb_{node_key(memory.store.secret, 'u1', CANARY)[:20]}"
+    # The reference is still the tombstone's (the keys did not change).
+    assert sorted(k for k, deps in _revisions(memory, "u1") if tomb in deps) == named
+    assert hashed.count(f'node\x00["u1", "{CANARY}"]'.encode()) == 1

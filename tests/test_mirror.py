@@ -12,12 +12,14 @@ import pytest
 
 from kg_memory import Memory
 from kg_memory.domain.instant import from_micros
+from kg_memory.domain.record import IngestRecord
 from kg_memory.services.check import check
 from kg_memory.sim.cedar import FORGET_SELECTOR, load_records, replay
 from kg_memory.sim.scenario import Scenario, ScenarioClock
 from kg_memory.store.neo4j import Neo4jStore
 from kg_memory.store.neo4j.mirror import sync
 from kg_memory.store.sqlite import SqliteStore
+from tests.conftest import ManualClock
 
 pytestmark = pytest.mark.neo4j
 URI = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
@@ -126,3 +128,47 @@ def test_a_forget_reaches_the_mirror_before_it_reports(
     with target.transaction("acme") as unit:
         assert unit.tombstones(sorted(stored)) == stored
     assert check(target).ok
+
+
+def test_a_forget_of_many_entities_reaches_the_mirror_in_a_query_per_slice(
+    tmp_path: Path, target: Neo4jStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rule protected: the mirror deletes a slice's forgotten entities with one query per
+    scope (``delete_entities``), not one round trip per entity (a source's forget forgets the
+    subject of each of its facts)."""
+    clock = ManualClock()
+    facts = 30
+    with Memory.open(tmp_path / "m.db", clock=clock) as memory:
+        assert isinstance(memory.store, SqliteStore)
+        memory.ingest(IngestRecord.model_validate({
+            "operation_id": "feed", "source": "tool", "channel": "tool",
+            "occurred_at": clock.now.isoformat(), "scope": "u1",
+            "assertions": [{"subject": f"feed-{i}", "predicate": "item", "value": f"item {i}",
+                            "kind": "world"} for i in range(facts)]}))
+        memory.ingest(IngestRecord.model_validate({
+            "operation_id": "keep", "source": "user", "channel": "chat",
+            "occurred_at": clock.now.isoformat(), "scope": "u1",
+            "assertions": [{"subject": "ana", "predicate": "likes", "value": "feed-1",
+                            "kind": "world", "depends_on": ["feed-1"]}]}))
+        sync(memory.store, target)
+        mirror = Memory(target, clock=clock)
+        assert len(mirror.store.entities("u1")) >= facts
+        clock.now += timedelta(days=1)
+        ran: list[str] = []
+        real = Neo4jStore.run_many
+
+        def counting(self: Neo4jStore, steps: Any) -> Any:
+            ran.extend(name for name, _ in steps)
+            return real(self, steps)
+
+        monkeypatch.setattr(Neo4jStore, "run_many", counting)
+        report = memory.forget("source:tool@u1")  # propagates to the mirror (a sync)
+        assert len(report.plan.entities) == facts  # not vacuous: each fact's subject goes
+        assert {d["destination"]: d["status"] for d in report.destinations} == {
+            "neo4j-mirror": "complete", "embedded": "complete"}
+        deletions = [n for n in ran if n.startswith("delete_entit")]
+        assert 0 < len(deletions) < facts // 3, deletions
+        assert mirror.store.entities("u1") == memory.store.entities("u1")
+        assert not any(e.entity_id.startswith("feed-") for e in mirror.store.entities("u1"))
+        assert _views(mirror) == _views(memory)
+        assert check(target).ok

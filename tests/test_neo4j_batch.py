@@ -21,10 +21,15 @@ from kg_memory.bench.arrival import ArrivalClock
 from kg_memory.bench.workload import POLICY, Workload
 from kg_memory.domain.model import Entity
 from kg_memory.domain.record import IngestRecord
+from kg_memory.domain.resolution import lookup_keys
 from kg_memory.services.check import check
+from kg_memory.store import touched as touched_module
 from kg_memory.store.neo4j import Neo4jStore
+from kg_memory.store.neo4j.buffered import BufferedUnit
+from kg_memory.store.neo4j.plan import BatchPlan
 from kg_memory.store.neo4j.tx import Neo4jTransaction
 from kg_memory.store.protocol import Store
+from tests.conftest import ManualClock
 
 pytestmark = pytest.mark.neo4j
 URI = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
@@ -178,3 +183,79 @@ def test_a_unit_of_work_writes_only_its_own_scope_planned_or_not(neo4j: Neo4jSto
         with pytest.raises(ScopeError, match="'u1' cannot write to scope 'u2'"):
             planned.put_entity(stranger)
     assert neo4j.entities() == []
+
+
+def test_a_planned_unit_reads_the_dependents_of_many_keys_together(
+    neo4j: Neo4jStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rule protected: ``live_dependents_many`` inside a batch reads the stored dependents of
+    all its keys with one ``batch_live_dependents`` query per level of the walk's read-ahead,
+    not one prefetch (a query per level) per key, and answers what a direct transaction
+    answers."""
+    clock = ManualClock()
+    memory = Memory(neo4j, clock=clock)
+    facts = 20
+    at = clock.now.isoformat()
+    memory.ingest(IngestRecord.model_validate({
+        "operation_id": "feed", "source": "tool", "channel": "tool", "occurred_at": at,
+        "scope": "u1", "assertions": [
+            {"subject": f"feed-{i}", "predicate": "item", "value": i, "kind": "world"}
+            for i in range(facts)]}))
+    memory.ingest(IngestRecord.model_validate({
+        "operation_id": "uses", "source": "tool", "channel": "tool", "occurred_at": at,
+        "scope": "u1", "assertions": [
+            {"subject": "ana", "predicate": f"likes-{i}", "value": i, "kind": "world",
+             "depends_on": [f"feed-{i}", f"fact:feed-{i}/item"]} for i in range(facts)]}))
+    items = [v.assertion_id for i in range(facts) for v in neo4j.history(f"feed-{i}", scope="u1")]
+    keys = [*(f"feed-{i}" for i in range(facts)), *items, "nobody"]
+    with neo4j.transaction("u1") as tx:
+        assert isinstance(tx, Neo4jTransaction)
+        direct = tx.live_dependents_many(keys)
+    ran: list[str] = []
+    real = BatchPlan._rows
+
+    def counting(self: BatchPlan, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        ran.append(name)
+        return real(self, name, **params)
+
+    monkeypatch.setattr(BatchPlan, "_rows", counting)
+    with neo4j.batch(), neo4j.transaction("u1") as unit:
+        assert isinstance(unit, BufferedUnit)
+        planned = unit.live_dependents_many(keys)
+    assert list(planned) == keys
+    for key in keys:
+        assert [(v.assertion_id, v.revision) for v in planned[key]] == [
+            (v.assertion_id, v.revision) for v in direct[key]], key
+    assert sum(len(found) for found in planned.values()) == 2 * facts  # not vacuous
+    # The keys' level and the one below it (the walk's read-ahead, empty here), whatever the
+    # number of keys.
+    assert ran.count("batch_live_dependents") == 2, ran
+
+
+def test_a_batch_does_not_compute_the_blocking_keys_it_never_reads(
+    neo4j: Neo4jStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rule protected: the Neo4j planner prefetches no identity document, so the keys it
+    prefetches for a batch leave out each ``resolve`` mention's blocking keys (normalised
+    names and phonetic codes, the costly part of a mention's keys); the mentions resolve as
+    before."""
+    computed: list[str] = []
+    real = lookup_keys
+
+    def counting(name: str, *args: Any, **kwargs: Any) -> Any:
+        computed.append(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(touched_module, "lookup_keys", counting)
+    memory = Memory(neo4j)
+    names = ("Jo Park", "Joanne Park", "Sam Lee")
+    reports = memory.ingest_many([IngestRecord.model_validate({
+        "operation_id": f"op-{n}", "source": "registry", "channel": "document",
+        "occurred_at": "2026-01-05T09:00:00+00:00", "scope": "u1",
+        "resolve": [{"key": "p", "name": names[n % 3],
+                     "identifiers": {"email": f"{names[n % 3][:2]}@x.org"}}]})
+        for n in range(6)])
+    assert {r.status for r in reports} == {"accepted"}
+    # Not vacuous: each mention resolved (Jo and Joanne Park share an email: one person).
+    assert sorted(e.name or "" for e in neo4j.entities("u1")) == ["Jo Park", "Sam Lee"]
+    assert computed == []

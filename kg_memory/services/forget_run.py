@@ -30,6 +30,7 @@ from kg_memory.services.forget_plan import (
     selector_scopes,
 )
 from kg_memory.services.forget_repair import (
+    entity_keys,
     evidence_instants,
     rebuild,
     restore,
@@ -165,9 +166,10 @@ def _forget_in_scope(
             # The chosen entity is in the plan's entities too (once it has a record).
             forgotten = list(dict.fromkeys([*sorted(forget_grounds(selector)),
                                             *the_plan.entities]))
+            forgotten_keys = entity_keys(secret, scope, forgotten)
             tombstones = tombstone_keys(
                 the_plan, secret, deleted, before.episodes([*the_plan.erase, *the_plan.redact]),
-                scope, forgotten, evidence_instants(before, deleted, scope))
+                scope, forgotten_keys, evidence_instants(before, deleted, scope))
             if not keep_residues:
                 for residue in [r.residue for r in found.found if r.residue.where == "record"]:
                     rebuilt = rebuild(tx, store, residue.node, set(the_plan.delete),
@@ -200,7 +202,7 @@ def _forget_in_scope(
             tx.delete_entities(forgotten)
             for entity in the_plan.unnamed:  # a bare reference's: no name, the default type
                 tx.rename_entity(entity, None, type_="thing")
-            unname_entities(tx, secret, forgotten)
+            unname_entities(tx, forgotten_keys)
             tx.forget_keys(forgotten)
             for fact in the_plan.restore:
                 restore(tx, store, fact, enders, activity_id)

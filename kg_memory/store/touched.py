@@ -50,15 +50,21 @@ class Touched:
     founded: list[Pair] = field(default_factory=list)
 
 
-def touched(records: Iterable[IngestRecord], secret: bytes) -> Touched:
-    """Every key ``records`` will read, in record order (duplicates kept: the planners dedup)."""
+def touched(records: Iterable[IngestRecord], secret: bytes, *, identity: bool = True
+            ) -> Touched:
+    """Every key ``records`` will read, in record order (duplicates kept: the planners dedup).
+
+    ``identity=False`` leaves :attr:`Touched.blocks` and :attr:`Touched.founded` empty: a
+    planner that does not plan the identity documents (Neo4j's) would throw them away, and
+    a mention's blocking keys are the costly part of its keys (normalised names, phonetic
+    codes)."""
     t = Touched()
     for r in records:
         lists: tuple[list[Any], ...] = (t.operations, t.tombstones, t.entities, t.slots,
                                         t.dependents, t.scopes, t.minted, t.blocks, t.founded)
         marks = [len(keys) for keys in lists]
         try:
-            _add(t, r, secret)
+            _add(t, r, secret, identity)
             # Every key goes to the store as text: one that cannot be encoded would fail the
             # whole batch's prefetch (the Neo4j driver refuses to pack it) instead of its record.
             "\x1f".join(_strings(keys[mark:] for keys, mark in zip(lists, marks, strict=True))
@@ -78,7 +84,7 @@ def _strings(groups: Iterable[list[Any]]) -> Iterable[str]:
                 yield from key
 
 
-def _add(t: Touched, r: IngestRecord, secret: bytes) -> None:
+def _add(t: Touched, r: IngestRecord, secret: bytes, identity: bool) -> None:
     scope = r.scope
     episode_id = episode_id_for(scope, r.operation_id)
     t.operations.append((scope, r.operation_id))
@@ -90,7 +96,7 @@ def _add(t: Touched, r: IngestRecord, secret: bytes) -> None:
     t.minted += [assertion_id_for(episode_id, i) for i in range(len(r.assertions))]
     t.entities += [(scope, e.entity_id) for e in r.entities]
     t.entities += [(scope, m) for m in r.mentions]
-    for m in r.resolve:
+    for m in r.resolve if identity else ():
         t.founded.append((scope, new_entity_id(f"{episode_id}/{m.key}")))
         try:
             keys = lookup_keys(m.name, m.identifiers, m.context)

@@ -13,6 +13,7 @@ gives that episode a transaction of its own (see ``Neo4jStore.transaction``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -87,6 +88,14 @@ class BufferedUnit(UnplannedWrites, JournalView[BatchPlan, Journal], ScopedUnit)
     def live_dependents(self, key: str) -> list[Assertion]:
         stored = [] if self._new_here(key) else self._plan.stored_dependents(self._scope, key)
         return self._live(stored, self._written("by_dependency", (self._scope, key)))
+
+    def live_dependents_many(self, keys: Sequence[str]) -> dict[str, list[Assertion]]:
+        """:meth:`live_dependents` of each key, the stored ones prefetched together: one
+        ``batch_live_dependents`` query per level of the walk for all the keys, not one
+        prefetch per key (the loop the protocol allows ran a query or more for each)."""
+        self._plan.prefetch(dependents=[(self._scope, key) for key in dict.fromkeys(keys)
+                                        if not self._new_here(key)])
+        return {key: self.live_dependents(key) for key in keys}
 
     # -- episodes and entities -------------------------------------------------------------------
 

@@ -98,7 +98,14 @@ def _steps(changes: Changes) -> list[tuple[str, dict[str, Any]]]:
     if changes.entities:
         steps.append(("mirror_entities", {"rows": [
             _with_times(r, ("recorded_at",)) for r in changes.entities]}))
-    steps += [("delete_entity", e) for e in changes.deleted_entities]
+    # One query per scope for the slice, not one round trip per forgotten entity (a forget
+    # run forgets one per erased fact's subject). Within a scope the ids keep their order, as
+    # delete_entities applies them in turn; scopes share no node, so their order is free.
+    by_scope: dict[str, list[str]] = {}
+    for e in changes.deleted_entities:
+        by_scope.setdefault(e["scope"], []).append(e["entity_id"])
+    steps += [("delete_entities", {"scope": scope, "entity_ids": ids})
+              for scope, ids in by_scope.items()]
     # The embedded store derives each tombstone's INVALIDATED_BY edge from its row (schema 8):
     # the mirror stores it, as a direct write does. An older file's stored copy of the same
     # edge may be in the slice too: one row per edge, so the MERGE sees each once.

@@ -330,7 +330,8 @@ def _version_row(v: Assertion, texts: list[str]) -> dict[str, Any]:
 def prefetch_records(plan: BatchPlan, records: Iterable[IngestRecord], secret: bytes) -> None:
     """Prefetch what ``records`` will read (:func:`~kg_memory.store.touched.touched`: operation
     ids, tombstone keys, entities, slots and what depends on them, scopes' blocks), in one query
-    per kind."""
-    t = touched(records, secret)
+    per kind. Not the identity documents' keys: this planner does not plan them (a unit that
+    reads or writes one runs on its own)."""
+    t = touched(records, secret, identity=False)
     plan.prefetch(operations=t.operations, entities=t.entities, slots=t.slots,
                   dependents=t.dependents, tombstones=t.tombstones, scopes=t.scopes)
