@@ -10,7 +10,6 @@ True
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
 
 __all__ = ["assertion_id_for", "episode_id_for"]
 
@@ -19,12 +18,13 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
-@lru_cache(maxsize=4096)
 def episode_id_for(scope: str, operation_id: str) -> str:
     """Episode ids derive from the scope and operation id, so a redelivery names the same
     episode, and another tenant's use of the same operation id names a different one.
 
-    Cached: a batch's prefetch names each episode before its write path does (a hash each)."""
+    Not cached, though a batch's prefetch names each episode before its write path does: a
+    cache would keep caller-chosen operation ids in memory after their episode is forgotten,
+    for about a microsecond of hashing saved."""
     return f"ep_{_digest(f'{scope}{chr(31)}{operation_id}')}"
 
 
