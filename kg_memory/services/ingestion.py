@@ -33,19 +33,15 @@ from kg_memory.domain.change import Draft, Effect, PlannedEdge
 from kg_memory.domain.channel import ChannelPolicy, Sender
 from kg_memory.domain.dependency import parse_fact_ref, plan_retirement, retirement_walk
 from kg_memory.domain.errors import (
-    ConcurrencyError,
-    ForgottenError,
     IdempotencyConflict,
     IngestError,
     ScopeError,
 )
-from kg_memory.domain.forgetting import evidence_key, operation_key
 from kg_memory.domain.gate import WriterPolicy, admit, may_end, owners_of
 from kg_memory.domain.ids import assertion_id_for, episode_id_for
 from kg_memory.domain.instant import UtcDatetime
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Assertion, EdgeType, EndReason, Entity, Episode
-from kg_memory.domain.precondition import precondition_failure
 from kg_memory.domain.record import (
     AssertionCandidate,
     EventCandidate,
@@ -58,6 +54,7 @@ from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services.admission import admit_entities, receive, refuse
 from kg_memory.services.mentions import resolve_mentions
 from kg_memory.services.reconciliation import plan_under, record_refusal, screen
+from kg_memory.services.write_guards import check_forgotten, check_preconditions
 from kg_memory.store.protocol import Slot, Transaction, apply_plan
 
 __all__ = [
@@ -287,50 +284,6 @@ def _event(
     ]
 
 
-def _check_forgotten(tx: Transaction, record: IngestRecord, secret: bytes) -> None:
-    """Refuse a replay of a forgotten operation, or a late copy of forgotten evidence.
-
-    Evidence tombstones name a slot and the instant its forgotten evidence occurred, never the
-    value (see :func:`~kg_memory.domain.forgetting.evidence_key`): the same message sent again
-    under another operation id is refused, whatever it says for that slot. They only bind
-    evidence older than the forget run: a user may say the same thing again afterwards (unless
-    collection is blocked), but old evidence cannot come back.
-    """
-    operation = operation_key(secret, record.scope, record.operation_id)
-    contents = {
-        evidence_key(secret, record.scope, c.subject, c.predicate, c.qualifiers.project,
-                     record.occurred_at): c
-        for c in record.assertions
-    }
-    found = tx.tombstones([operation, *contents])
-    if operation in found:
-        raise ForgottenError(
-            f"operation {record.operation_id!r} was forgotten; it cannot be ingested again")
-    for key, candidate in contents.items():
-        if key in found and record.occurred_at < found[key]:
-            raise ForgottenError(
-                f"{candidate.subject}.{candidate.predicate} from before "
-                f"{found[key].isoformat()} was forgotten; this late write is refused")
-
-
-def _check_preconditions(tx: Transaction, record: IngestRecord) -> None:
-    """Every ``if_match`` against its slot as it was before this episode, before any write.
-
-    All or nothing: one stale tag fails the episode, so a writer never half-applies a decision
-    it made on an outdated read.
-    """
-    for index, candidate in enumerate(record.assertions):
-        if candidate.if_match is None:
-            continue
-        slot = Slot(scope=record.scope, subject=candidate.subject,
-                    predicate=candidate.predicate, project=candidate.qualifiers.project)
-        failure = precondition_failure(tx.live_versions(slot), candidate.if_match)
-        if failure is not None:
-            raise ConcurrencyError(
-                f"operation {record.operation_id!r}, assertions.{index} "
-                f"({candidate.subject}.{candidate.predicate}): {failure}")
-
-
 def ingest_record(
     tx: Transaction,
     record: IngestRecord,
@@ -360,7 +313,7 @@ def ingest_record(
     except (PydanticSerializationError, UnicodeEncodeError):
         raise IngestError("text is not valid Unicode (a lone surrogate)") from None
     episode_id = episode_id_for(record.scope, record.operation_id)
-    _check_forgotten(tx, record, secret)
+    check_forgotten(tx, record, secret)
     prior = tx.episode_by_operation(record.operation_id)
     if prior is not None:
         if prior[1] != payload_hash:
@@ -374,7 +327,7 @@ def ingest_record(
             status="duplicate",
             system_time=prior[0].recorded_at,
         )
-    _check_preconditions(tx, record)
+    check_preconditions(tx, record)
     episode, refused = receive(tx, record, episode_id, payload_hash,
                                channels or ChannelPolicy.default(), sender)
     if refused is not None:
