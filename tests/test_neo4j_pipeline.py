@@ -173,3 +173,30 @@ def test_a_writer_between_two_batches_makes_the_second_planned_again(
     assert _seen(reports) == _seen(expected)
     assert _state(neo4j, subjects) == stored
     assert check(neo4j).ok, check(neo4j).violations
+
+
+def test_a_batch_over_one_in_flight_with_an_unplanned_episode_is_planned_again(
+        neo4j: Neo4jStore) -> None:
+    """A mention to resolve reads identity documents, which the planner does not plan: in a
+    batch planned over one in flight, the whole batch is planned again under the lock, where
+    that episode runs on its own."""
+    names = ("Jo Park", "Joanne Park", "Sam Lee")
+    records = [
+        episode(f"op-{n}", "registry", EPOCH + timedelta(hours=n), channel="document",
+                assertions=[fact(f"person-{n % 3}", "diet", f"diet-{n}")],
+                **({"resolve": [{"key": "p", "name": names[n % 3],
+                                 "identifiers": {"email": f"{names[n % 3][:2]}@x.org"}}]}
+                   if n % 4 == 1 else {}))
+        for n in range(12)]
+    subjects = [f"person-{n}" for n in range(3)]
+    clock = ManualClock()
+    neo4j._clock = clock
+    memory = Memory(neo4j, clock=clock, policy=POLICY)
+    expected = [r for n in range(0, 12, 4)
+                for r in memory.ingest_many(records[n:n + 4], batch_size=4)]
+    stored = (_state(neo4j, subjects), sorted(e.name or "" for e in neo4j.entities("u1")))
+    neo4j.wipe()
+    reports = memory.ingest_many(records, batch_size=4)
+    assert _seen(reports) == _seen(expected)
+    assert (_state(neo4j, subjects), sorted(e.name or "" for e in neo4j.entities("u1"))) == stored
+    assert check(neo4j).ok, check(neo4j).violations
