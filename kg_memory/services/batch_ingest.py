@@ -13,6 +13,13 @@ an episode its planner does not plan (:class:`~kg_memory.domain.errors.Unplanned
 again at once and the store runs it on its own. One episode (``Memory.ingest``) is a batch of
 one: :func:`ingest_one`, the same code.
 
+The batches run in the store's :meth:`~kg_memory.store.protocol.Store.pipeline`: a store that
+can (Neo4j) plans the next batch while the previous one commits, so leaving a batch is not the
+durability point there; the pipeline counts the batches whose commit returned, and only those
+are acknowledged, in order. A batch it refuses at its end
+(:class:`~kg_memory.store.pipeline.Replan`: another writer committed while it was planned)
+wrote nothing and is run again.
+
 A store another writer holds (:class:`~kg_memory.domain.errors.StoreBusy`) is retried on the
 schedule of a :class:`~kg_memory.domain.backoff.Backoff`; nothing of a refused batch was
 written, so retrying is always safe.
