@@ -44,8 +44,7 @@ class Batching(ImportClock):
     _driver: Driver
     _database: str
     _bookmarks: BookmarkManager
-    _pipe: Neo4jPipeline | None
-    _pipe_owner: int | None
+    _piped: Neo4jPipeline | None
     _replan: bool
 
     def _begin(self) -> DriverTransaction:
@@ -56,26 +55,32 @@ class Batching(ImportClock):
 
     @contextmanager
     def pipeline(self) -> Iterator[Neo4jPipeline]:
-        """Batches of this thread planned while the previous one commits (see
-        :mod:`kg_memory.store.neo4j.pipelining`)."""
-        with self._lock:
-            if self._pipe is not None:
-                raise RuntimeError("a pipeline is already open on this Neo4jStore")
-            pipe = Neo4jPipeline(self._driver, self._database, self._bookmarks, self._uri,
-                                 self.batch)
-            self._pipe, self._pipe_owner = pipe, threading.get_ident()
+        """Batches planned while the previous one commits (see
+        :mod:`kg_memory.store.neo4j.pipelining`): only those entered through the pipeline's
+        own ``batch()``; any other batch of any thread commits as it ends."""
+        pipe = Neo4jPipeline(self._driver, self._database, self._bookmarks, self._uri,
+                             self._piped_batch)
         try:
             yield pipe
         finally:
-            try:
-                pipe.close()
-            finally:
-                with self._lock:
-                    self._pipe = self._pipe_owner = None
+            pipe.close()
 
     def _my_pipe(self) -> Neo4jPipeline | None:
-        """This thread's open pipeline (another thread's batches are not pipelined)."""
-        return self._pipe if self._pipe_owner == threading.get_ident() else None
+        """The pipeline of the batch open (set only while this thread holds the lock)."""
+        return self._piped
+
+    @contextmanager
+    def _piped_batch(self, pipe: Neo4jPipeline) -> Iterator[None]:
+        with self._lock:
+            if self._in_batch:
+                yield  # part of the batch open, which commits as it ends, as Store.batch does
+                return
+            self._piped = pipe
+            try:
+                with self.batch():
+                    yield
+            finally:
+                self._piped = None
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -98,7 +103,7 @@ class Batching(ImportClock):
             finally:
                 self._in_batch = False
                 self._solo_next = False
-                self._end_plan()
+                self._end_plan()  # still this batch's pipeline: the caller resets it after
 
     def prepare(self, records: Sequence[IngestRecord], secret: bytes) -> None:
         """Inside :meth:`batch`: prefetch what ``records`` will read, one query per kind."""

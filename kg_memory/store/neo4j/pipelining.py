@@ -54,7 +54,7 @@ class Neo4jPipeline:
     """Two sessions (the batch committing, the batch planned) and one worker thread."""
 
     def __init__(self, driver: Driver, database: str, bookmarks: BookmarkManager, uri: str,
-                 batch: Callable[[], AbstractContextManager[None]]) -> None:
+                 batch: Callable[[Neo4jPipeline], AbstractContextManager[None]]) -> None:
         self._uri = uri
         self._sessions = [driver.session(database=database, bookmark_manager=bookmarks)
                           for _ in range(2)]
@@ -67,7 +67,7 @@ class Neo4jPipeline:
     @contextmanager
     def batch(self) -> Iterator[None]:
         before = self.flight
-        with self._batch():
+        with self._batch(self):
             yield
         self._ended += 1
         if self.flight is not None and self.flight is not before:

@@ -92,8 +92,7 @@ class Neo4jStore(Sessions, Batching, RecallReads, Audits, GraphReads, BulkReads)
         self._in_batch = False
         self._solo_next = False
         self._plan: BatchPlan | None = None
-        self._pipe: Neo4jPipeline | None = None
-        self._pipe_owner: int | None = None
+        self._piped: Neo4jPipeline | None = None  # the pipeline of the batch open, if any
         self._replan = False
 
     @classmethod
