@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -39,19 +38,19 @@ def _ids(answer: AsOfAnswer) -> frozenset[tuple[str, int]]:
 def _direct(uri: str, workload: Workload, batch_size: int, probes: Sequence[LookupProbe],
             expected: Sequence[AsOfAnswer]) -> tuple[int, float, bool]:
     """Write the workload straight into a wiped Neo4j as the embedded run did (same batches,
-    same arrival clock), timing only ``ingest_many``; then ask it the same probes."""
+    same arrival clock), timing only ``ingest_many``; then ask it the same probes. One call
+    for the whole workload: the store may plan a batch while the previous one commits."""
     clock = ArrivalClock(workload.start)
     target = Neo4jStore.connect(uri, clock=clock)
     target.wipe()
     memory = Memory(target, clock=clock, policy=POLICY)
-    records, episodes, seconds = workload.records(), 0, 0.0
+    records = list(workload.records())
+    episodes = len(records)
     try:
-        while chunk := list(islice(records, batch_size)):
-            clock.follow(chunk)
-            start = time.perf_counter()
-            memory.ingest_many(chunk, batch_size=batch_size)
-            seconds += time.perf_counter() - start
-            episodes += len(chunk)
+        clock.follow(records)
+        start = time.perf_counter()
+        memory.ingest_many(records, batch_size=batch_size)
+        seconds = time.perf_counter() - start
         answers = [memory.asof(p.valid_at, p.known_at, subject=p.subject, predicate=p.predicate)
                    for p in probes]
     finally:

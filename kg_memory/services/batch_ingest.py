@@ -13,6 +13,13 @@ an episode its planner does not plan (:class:`~kg_memory.domain.errors.Unplanned
 again at once and the store runs it on its own. One episode (``Memory.ingest``) is a batch of
 one: :func:`ingest_one`, the same code.
 
+The batches run in the store's :meth:`~kg_memory.store.protocol.Store.pipeline`: a store that
+can (Neo4j) plans the next batch while the previous one commits, so leaving a batch is not the
+durability point there; the pipeline counts the batches whose commit returned, and only those
+are acknowledged, in order. A batch it refuses at its end
+(:class:`~kg_memory.store.pipeline.Replan`: another writer committed while it was planned)
+wrote nothing and is run again.
+
 A store another writer holds (:class:`~kg_memory.domain.errors.StoreBusy`) is retried on the
 schedule of a :class:`~kg_memory.domain.backoff.Backoff`; nothing of a refused batch was
 written, so retrying is always safe.
@@ -51,6 +58,7 @@ from kg_memory.domain.record import IngestRecord
 from kg_memory.domain.write_policy import WritePolicy
 from kg_memory.services.ingestion import IngestReport, ingest_record
 from kg_memory.store.cancellation import raise_if_cancelled
+from kg_memory.store.pipeline import Pipeline, Replan
 from kg_memory.store.protocol import Store
 
 __all__ = ["Numbered", "ingest_batches", "ingest_one", "noting_scopes", "retrying"]
@@ -165,34 +173,67 @@ def ingest_batches(
                 raise
             raise exc.at_line(line) from None
 
-    reports: list[IngestReport] = []
-    iterator = iter(records)
-    while True:
+    def planned(pipe: Pipeline, chunk: list[Numbered]) -> tuple[list[IngestReport],
+                                                              Exception | None]:
+        """One batch of ``chunk``: its reports and the error that ended it, if any."""
         pending: list[IngestReport] = []
         failure: Exception | None = None
-        # Read the batch's records first, so the store can prefetch what they touch; a bad line
-        # ends the batch there: the lines before it are still written, and the batch commits
-        # them before the error is raised.
-        chunk: list[Numbered] = []
-        try:
-            for numbered in itertools.islice(iterator, batch_size):
-                chunk.append(numbered)
-        except Exception as exc:  # re-raised below, once the batch has committed
-            failure = exc
         with ExitStack() as stack:
-            retrying(lambda: stack.enter_context(store.batch()), retry, rng)
+            retrying(lambda: stack.enter_context(pipe.batch()), retry, rng)
             try:
                 store.prepare([record for _, record in chunk], secret)
                 for line, record in chunk:
                     pending.append(one(line, record))
-            except Exception as exc:  # re-raised below, once the batch has committed
+            except Exception as exc:  # re-raised by the caller, once the batch has committed
                 failure = exc
-        # Leaving the ``with`` committed the batch (it raised otherwise): now acknowledge.
-        for report in pending:
-            reports.append(report)
-            if on_report is not None:
-                on_report(report)
-        if failure is not None:
-            raise failure
-        if len(chunk) < batch_size:
-            return reports
+        return pending, failure
+
+    reports: list[IngestReport] = []
+    # Each batch's reports until its commit returned (a pipelined store may still be
+    # committing one batch while the next is planned), oldest first.
+    unacknowledged: list[list[IngestReport]] = []
+    acknowledged = 0  # batches acknowledged so far
+
+    def acknowledge(durable: int) -> None:
+        nonlocal acknowledged
+        while acknowledged < durable:
+            for report in unacknowledged.pop(0):
+                reports.append(report)
+                if on_report is not None:
+                    on_report(report)
+            acknowledged += 1
+
+    iterator = iter(records)
+    with store.pipeline() as pipe:
+        try:
+            while True:
+                read_failure: Exception | None = None
+                # Read the batch's records first, so the store can prefetch what they touch;
+                # a bad line ends the batch there: the lines before it are still written, and
+                # the batch commits them before the error is raised.
+                chunk: list[Numbered] = []
+                try:
+                    for numbered in itertools.islice(iterator, batch_size):
+                        chunk.append(numbered)
+                except Exception as exc:  # re-raised below, once the batch has committed
+                    read_failure = exc
+                try:
+                    pending, failure = planned(pipe, chunk)
+                except Replan:
+                    # Nothing of it was written: the store plans it again under its lock.
+                    pending, failure = planned(pipe, chunk)
+                unacknowledged.append(pending)
+                acknowledge(pipe.durable())
+                failure = failure or read_failure
+                if failure is not None:
+                    raise failure
+                if len(chunk) < batch_size:
+                    break
+        finally:
+            # Leaving committed every batch (or raised the failure of the first that did
+            # not): acknowledge what is durable, and only that.
+            try:
+                pipe.drain()
+            finally:
+                acknowledge(pipe.durable())
+    return reports

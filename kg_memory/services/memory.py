@@ -182,7 +182,8 @@ class Memory(Lifecycle, Recalling, PolicyViews, EntityMethods, HistoryImports, D
         transaction (on the embedded store one disk sync) each. The store plans a batch: it
         reads what the batch touches in a few set-based statements, runs each episode's rules
         in memory in order (a later episode sees the earlier ones' effects) and writes each
-        table once at the end; each episode still succeeds or fails alone. An
+        table once at the end; each episode still succeeds or fails alone. On Neo4j the next
+        batch is planned while the previous one commits (at most one in flight). An
         episode is *acknowledged*, meaning passed to ``on_report`` and put in the returned
         list, only after the commit that made it durable returned. So a crash can lose only
         episodes nobody was told about; the batch in flight is lost whole, never in part, and

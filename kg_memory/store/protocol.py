@@ -37,6 +37,7 @@ from kg_memory.domain.model import (
 from kg_memory.domain.record import IngestRecord
 from kg_memory.domain.result import Fact
 from kg_memory.store.link_reads import LinkReads
+from kg_memory.store.pipeline import Pipeline
 from kg_memory.store.recall_reads import (
     ConversationQuery,
     RecallCandidates,
@@ -236,6 +237,11 @@ class Store(LinkReads, RecallReads, Protocol):
 
     def batch(self) -> AbstractContextManager[None]:
         """Group transactions into one durable commit; each still succeeds or fails alone."""
+
+    def pipeline(self) -> AbstractContextManager[Pipeline]:
+        """Batches whose commit may still run while the next is planned (see
+        :mod:`kg_memory.store.pipeline`); a store that cannot overlap them gives
+        :class:`~kg_memory.store.pipeline.SyncPipeline`."""
 
     def importing(self, at: datetime) -> AbstractContextManager[None]:
         """Units this thread begins inside ask for system time ``at`` (an imported record's

@@ -66,7 +66,10 @@ class BufferedUnit(UnplannedWrites, JournalView[BatchPlan, Journal], ScopedUnit)
                 if v.system.end is None]
 
     def _live(self, stored: list[Assertion], written: list[Assertion]) -> list[Assertion]:
-        found = [v for v in stored if not self._closed((v.assertion_id, v.revision))]
+        # A batch planned while the prior one commits may read the prior's revisions from the
+        # server as well as from its journal: the journal's (closed since, or not) is the one.
+        found = [v for v in stored if not self._closed(key := (v.assertion_id, v.revision))
+                 and key not in self._batch.inserted and key not in self.journal.inserted]
         return sorted([*found, *written], key=_by_valid)
 
     def live_versions(self, slot: Slot) -> list[Assertion]:

@@ -105,6 +105,35 @@ class Journal:
             self.edges.setdefault(edge, since)
         self.refusals += other.refusals
 
+    def copy(self) -> Journal:
+        """A journal the next batch's units can write into without touching this one."""
+        copied = Journal(episodes=list(self.episodes), operations=dict(self.operations),
+                         entities=dict(self.entities), inserted=dict(self.inserted),
+                         closed=dict(self.closed), edges=dict(self.edges),
+                         refusals=list(self.refusals))
+        for index in ("by_slot", "by_id", "by_dependency"):
+            setattr(copied, index, {k: set(v) for k, v in getattr(self, index).items()})
+        return copied
+
+    def since(self, prior: Journal) -> Journal:
+        """What this journal, begun as a :meth:`copy` of ``prior``, wrote beyond it: a
+        revision of ``prior`` closed since is a closure here (it is stored by then)."""
+        delta = Journal(episodes=self.episodes[len(prior.episodes):],
+                        refusals=self.refusals[len(prior.refusals):])
+        delta.operations = {k: v for k, v in self.operations.items()
+                            if k not in prior.operations}
+        delta.entities = {k: v for k, v in self.entities.items() if prior.entities.get(k) != v}
+        for key, (version, texts) in self.inserted.items():
+            before = prior.inserted.get(key)
+            if before is None:
+                delta.insert(version, texts)
+            elif before[0].system.end is None and version.system.end is not None:
+                delta.closed[key] = {"now": version.system.end, "closed_by": version.closed_by,
+                                     "reason": version.close_reason}
+        delta.closed.update((k, c) for k, c in self.closed.items() if k not in prior.closed)
+        delta.edges = {k: v for k, v in self.edges.items() if k not in prior.edges}
+        return delta
+
 
 class BatchPlan:
     """The server's state when the batch began (cached reads) plus the batch's journal."""
@@ -125,6 +154,40 @@ class BatchPlan:
         #: Every believed revision the batch read from the server.
         self.stored_live: dict[Key, Assertion] = {}
         self._fetched: list[Assertion] = []  # read since the last prefetch of entities
+        #: The journal of the batch still committing when this one began (laid under this
+        #: one's, never written again by it), and the last system time it handed out: the
+        #: system time this batch must find when it takes the lock. None: planned under the
+        #: lock from the start.
+        self.prior: Journal | None = None
+        self.expected: datetime | None = None
+
+    def after(self, prior: Journal, highest: dict[str, int], now: datetime | None) -> None:
+        """Plan over a batch still committing: its journal laid over reads that may see the
+        server before or after its commit (both give the same view: a stored revision the
+        journal also holds counts once, one it closed is hidden, ``highest`` is the larger of
+        both), ``highest`` what it knew of the stored revisions of the facts it wrote."""
+        self.prior = prior
+        self.journal = prior.copy()
+        self.highest.update(highest)
+        self.now = self.expected = now
+
+    def delta(self) -> Journal:
+        """What this batch writes: its journal, less the prior batch's."""
+        return self.journal if self.prior is None else self.journal.since(self.prior)
+
+    def carried(self, delta: Journal) -> dict[str, int]:
+        """``highest`` for the next batch, of the facts ``delta`` writes: a fact stored
+        before this batch (read here, or written by the prior batch, committed by the time
+        the next batch plans) is not new there."""
+        prior = self.prior or Journal()
+        carried: dict[str, int] = {}
+        for assertion_id in delta.by_id:
+            numbers = [r for _, r in prior.by_id.get(assertion_id, ())]
+            if assertion_id in self.highest:
+                numbers.append(self.highest[assertion_id])
+            if numbers:
+                carried[assertion_id] = max(numbers)
+        return carried
 
     def next_time(self, clock: datetime) -> datetime:
         """The next episode's system time: system_time.cypher's rule (the clock, or 1 µs after
@@ -257,9 +320,11 @@ class BatchPlan:
 
     # -- the end of the batch ------------------------------------------------------------------
 
-    def flush(self) -> int:
-        """Write the journal: one query per row kind (edges: per type). Returns the queries run."""
-        j, runs = self.journal, 0
+    def flush(self, j: Journal | None = None) -> int:
+        """Write the journal (``j``: :meth:`delta`, computed already): one query per row kind
+        (edges: per type). Returns the queries run."""
+        j = self.delta() if j is None else j
+        runs = 0
         if j.episodes:
             self._run("batch_episodes", rows=j.episodes)
             runs += 1

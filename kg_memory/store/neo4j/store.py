@@ -48,6 +48,7 @@ from kg_memory.store.neo4j.bulk_reads import BulkReads
 from kg_memory.store.neo4j.cypher import statements
 from kg_memory.store.neo4j.graph_reads import GraphReads
 from kg_memory.store.neo4j.migrate import MigrationReport, migrate
+from kg_memory.store.neo4j.pipelining import Neo4jPipeline
 from kg_memory.store.neo4j.plan import BatchPlan
 from kg_memory.store.neo4j.recall import RecallReads, backfill, reterm, vector_indexes
 from kg_memory.store.neo4j.rows import (
@@ -91,6 +92,8 @@ class Neo4jStore(Sessions, Batching, RecallReads, Audits, GraphReads, BulkReads)
         self._in_batch = False
         self._solo_next = False
         self._plan: BatchPlan | None = None
+        self._piped: Neo4jPipeline | None = None  # the pipeline of the batch open, if any
+        self._replan = False
 
     @classmethod
     def connect(
@@ -216,6 +219,9 @@ class Neo4jStore(Sessions, Batching, RecallReads, Audits, GraphReads, BulkReads)
     def _begin(self) -> DriverTransaction:
         session = self._target()
         assert isinstance(session, Session)
+        return self._begin_on(session)
+
+    def _begin_on(self, session: Session) -> DriverTransaction:
         try:
             return session.begin_transaction()
         except (DriverError, Neo4jError) as exc:

@@ -24,6 +24,7 @@ from kg_memory.domain.instant import Clock, to_micros
 from kg_memory.domain.record import IngestRecord
 from kg_memory.store.cancellation import raise_if_cancelled
 from kg_memory.store.import_clock import ImportClock
+from kg_memory.store.pipeline import SyncPipeline
 from kg_memory.store.sqlite import driver
 from kg_memory.store.sqlite.connections import Connections
 from kg_memory.store.sqlite.errors import store_error
@@ -206,6 +207,12 @@ class Batching(ImportClock):
                 self._conn.execute("ROLLBACK")
             raise self._typed(exc) from exc
         self._commit()
+
+    @contextmanager
+    def pipeline(self) -> Iterator[SyncPipeline]:
+        """Each batch commits as it ends (SQLite has one writer and the commit is the disk
+        sync): nothing to overlap."""
+        yield SyncPipeline(self)
 
     def prepare(self, records: Sequence[IngestRecord], secret: bytes) -> None:
         """Inside :meth:`batch`: plan the units that follow, reading what ``records`` touch
