@@ -126,23 +126,29 @@ class _Evidence:
     seventh of the store path's CPU (issue 29). The weight is the config's own
     (:meth:`ResolverConfig.weight`), so the same floats, -0.0 included."""
 
-    __slots__ = ("_blank", "_config")
+    __slots__ = ("_blank", "_config", "_weights")
 
     def __init__(self, config: ResolverConfig) -> None:
         self._config = config
         self._blank: dict[FieldComparison, FieldEvidence] = {}
+        self._weights: dict[tuple[Field | str, Level, str | None], float] = {}
 
     def of(self, f: FieldComparison) -> FieldEvidence:
         if f.detail:
-            return FieldEvidence(field=f.field, level=f.level,
-                                 weight=self._config.weight(f.field, f.level, f.kind),
+            return FieldEvidence(field=f.field, level=f.level, weight=self._weight(f),
                                  detail=f.detail, near=f.near, kind=f.kind)
         found = self._blank.get(f)
         if found is None:
             found = self._blank[f] = FieldEvidence(
-                field=f.field, level=f.level,
-                weight=self._config.weight(f.field, f.level, f.kind), near=f.near, kind=f.kind)
+                field=f.field, level=f.level, weight=self._weight(f), near=f.near, kind=f.kind)
         return found
+
+    def _weight(self, f: FieldComparison) -> float:
+        key = (f.field, f.level, f.kind)
+        weight = self._weights.get(key)
+        if weight is None:
+            weight = self._weights[key] = self._config.weight(f.field, f.level, f.kind)
+        return weight
 
 
 #: id(config) -> its evidence table; the table holds the config, so an id is never reused
