@@ -98,12 +98,13 @@ def resolve_mentions(tx: Transaction, record: IngestRecord, episode: Episode,
     known = [*record.mentions, *(e.entity_id for e in record.entities)]
     for position, candidate in enumerate(record.resolve):
         mention = to_mention(candidate, record, episode.episode_id, [*known, *resolved.values()])
-        lookup = sorted(mention_keys(mention))
+        said = mention_keys(mention)
         filed = list({p.entity_id: (p, keys) for p, keys in (
-            _FILED.read(b) for b in tx.documents_by(PROFILE, record.scope, lookup))}.values())
+            _FILED.read(b) for b in tx.documents_by(PROFILE, record.scope, sorted(said)))
+        }.values())
         profiles = {p.entity_id: p for p, _ in filed}
         try:
-            decision = resolve(mention, BlockingIndex.filed(filed), now=tx.now,
+            decision = resolve(mention, BlockingIndex.filed(filed, only=said), now=tx.now,
                                scorer=scorer, config=config)
         except ResolutionError as exc:
             # The same rule as on the Python API (an undeclared or mistyped custom attribute),

@@ -47,7 +47,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from functools import lru_cache
 
 from kg_memory.domain.errors import ResolutionError
 from kg_memory.domain.instant import ensure_utc
@@ -116,15 +115,54 @@ def _scorer_evidence(
     )
 
 
-@lru_cache(maxsize=65536)
-def _field_evidence(field: Field | str, level: Level, weight: float, sign: float, detail: str,
-                    near: bool, kind: str | None) -> FieldEvidence:
-    """One validated :class:`FieldEvidence` per distinct value, shared: a frozen value, and
-    most of a decision's fields repeat (every candidate without an email has the same MISSING
-    email), while validating each was a tenth of the resolver's time. ``sign`` is the
-    weight's, so -0.0 (equal to 0.0 as a key) is never served as 0.0."""
-    return FieldEvidence(field=field, level=level, weight=weight, detail=detail, near=near,
-                         kind=kind)
+class _Evidence:
+    """A config's :class:`FieldEvidence` for each comparison, the blank ones shared.
+
+    Most of a candidate's fields carry no detail (every candidate without an email has the
+    same MISSING email): one validated instance of each is kept per config and shared. A
+    comparison with a detail is nearly always new ("'6019' vs '6091'"), so its evidence is
+    built fresh and dies with the decision: keeping it (an LRU of 65,536 did) made every
+    new one a long-lived object the garbage collector walked at each full collection, a
+    seventh of the store path's CPU (issue 29). The weight is the config's own
+    (:meth:`ResolverConfig.weight`), so the same floats, -0.0 included."""
+
+    __slots__ = ("_blank", "_config", "_weights")
+
+    def __init__(self, config: ResolverConfig) -> None:
+        self._config = config
+        self._blank: dict[FieldComparison, FieldEvidence] = {}
+        self._weights: dict[tuple[Field | str, Level, str | None], float] = {}
+
+    def of(self, f: FieldComparison) -> FieldEvidence:
+        if f.detail:
+            return FieldEvidence(field=f.field, level=f.level, weight=self._weight(f),
+                                 detail=f.detail, near=f.near, kind=f.kind)
+        found = self._blank.get(f)
+        if found is None:
+            found = self._blank[f] = FieldEvidence(
+                field=f.field, level=f.level, weight=self._weight(f), near=f.near, kind=f.kind)
+        return found
+
+    def _weight(self, f: FieldComparison) -> float:
+        key = (f.field, f.level, f.kind)
+        weight = self._weights.get(key)
+        if weight is None:
+            weight = self._weights[key] = self._config.weight(f.field, f.level, f.kind)
+        return weight
+
+
+#: id(config) -> its evidence table; the table holds the config, so an id is never reused
+#: while its entry lives. Few configs exist in a process (tests make a few dozen).
+_EVIDENCE: dict[int, _Evidence] = {}
+
+
+def _evidence_of(config: ResolverConfig) -> _Evidence:
+    table = _EVIDENCE.get(id(config))
+    if table is None or table._config is not config:
+        if len(_EVIDENCE) >= 64:
+            _EVIDENCE.clear()
+        table = _EVIDENCE[id(config)] = _Evidence(config)
+    return table
 
 
 def _evaluate(
@@ -138,11 +176,8 @@ def _evaluate(
     scorer: Scorer | None,
 ) -> CandidateEvidence:
     entity_id = candidate.profile.entity_id
-    evidence = tuple(
-        _field_evidence(f.field, f.level, w, math.copysign(1.0, w), f.detail, f.near, f.kind)
-        for f in fields
-        for w in (config.weight(f.field, f.level, f.kind),)
-    )
+    of = _evidence_of(config).of
+    evidence = tuple(of(f) for f in fields)
     found = vetoes(entity_id, fields, config)
     # A scorer is never consulted about a vetoed candidate: nothing it says could matter.
     scored = () if found else _scorer_evidence(scorer, mention, candidate, config)
