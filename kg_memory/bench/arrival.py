@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 
 from kg_memory.domain.record import IngestRecord
@@ -22,13 +24,31 @@ class ArrivalClock:
 
     def __init__(self, start: datetime) -> None:
         self.now = start
-        self._ahead: Iterator[datetime] = iter(())
+        self._ahead: deque[datetime] = deque()
+        #: Seconds spent producing the records of :meth:`arriving` (not the store's time).
+        self.generation_seconds = 0.0
 
     def __call__(self) -> datetime:
-        following = next(self._ahead, None)
-        if following is not None:
-            self.now = following
+        if self._ahead:
+            self.now = self._ahead.popleft()
         return self.now
 
     def follow(self, batch: Sequence[IngestRecord]) -> None:
-        self._ahead = iter([r.occurred_at for r in batch])
+        self._ahead = deque(r.occurred_at for r in batch)
+
+    def arriving(self, records: Iterable[IngestRecord]) -> Iterator[IngestRecord]:
+        """``records`` as a stream the clock follows: each record's ``occurred_at`` is queued
+        as the store reads the record, so one ``ingest_many`` of a whole workload needs
+        neither the workload in memory nor a ``follow`` per batch (the store reads a batch's
+        records before it plans them, so each episode's time is queued before it is asked).
+        The time spent making the records is added to :attr:`generation_seconds`."""
+        self._ahead = deque()
+        source = iter(records)
+        while True:
+            began = time.perf_counter()
+            record = next(source, None)
+            self.generation_seconds += time.perf_counter() - began
+            if record is None:
+                return
+            self._ahead.append(record.occurred_at)
+            yield record

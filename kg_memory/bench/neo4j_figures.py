@@ -44,13 +44,12 @@ def _direct(uri: str, workload: Workload, batch_size: int, probes: Sequence[Look
     target = Neo4jStore.connect(uri, clock=clock)
     target.wipe()
     memory = Memory(target, clock=clock, policy=POLICY)
-    records = list(workload.records())
-    episodes = len(records)
     try:
-        clock.follow(records)
         start = time.perf_counter()
-        memory.ingest_many(records, batch_size=batch_size)
-        seconds = time.perf_counter() - start
+        episodes = len(memory.ingest_many(clock.arriving(workload.records()),
+                                          batch_size=batch_size))
+        # Making the records is not the store's time (the embedded run reports it apart).
+        seconds = time.perf_counter() - start - clock.generation_seconds
         answers = [memory.asof(p.valid_at, p.known_at, subject=p.subject, predicate=p.predicate)
                    for p in probes]
     finally:
