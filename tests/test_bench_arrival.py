@@ -35,4 +35,5 @@ def test_a_stream_gets_the_system_times_a_follow_per_batch_gives(tmp_path: Path)
     assert [r.status for r in streamed] == ["accepted"] * len(records)
     # System time is arrival time: each episode is written at its own occurred_at, or just
     # after the one before it when two arrive at the same instant.
-    assert all(r.system_time >= rec.occurred_at for r, rec in zip(streamed, records, strict=True))
+    assert all(r.system_time is not None and r.system_time >= rec.occurred_at
+               for r, rec in zip(streamed, records, strict=True))
