@@ -16,9 +16,10 @@ one: :func:`ingest_one`, the same code.
 The batches run in the store's :meth:`~kg_memory.store.protocol.Store.pipeline`: a store that
 can (Neo4j) plans the next batch while the previous one commits, so leaving a batch is not the
 durability point there; the pipeline counts the batches whose commit returned, and only those
-are acknowledged, in order. A batch it refuses at its end
-(:class:`~kg_memory.store.pipeline.Replan`: another writer committed while it was planned)
-wrote nothing and is run again.
+are acknowledged, in order. A batch it refuses (:class:`~kg_memory.store.pipeline.Replan`:
+another writer committed while it was planned, or an episode needs the lock the batch was
+planned without) wrote nothing and is run again; ``Replan`` is a ``BaseException``, so no
+episode's error handling takes it for that episode's failure.
 
 A store another writer holds (:class:`~kg_memory.domain.errors.StoreBusy`) is retried on the
 schedule of a :class:`~kg_memory.domain.backoff.Backoff`; nothing of a refused batch was

@@ -23,8 +23,12 @@ from typing import Protocol
 __all__ = ["Pipeline", "Replan", "SyncPipeline"]
 
 
-class Replan(Exception):
-    """Nothing of the batch was written: run its episodes again in a new batch."""
+class Replan(BaseException):
+    """Nothing of the batch was written: run its episodes again in a new batch.
+
+    A :class:`BaseException`, as :class:`GeneratorExit` is: it says where control goes, so no
+    episode's ``except Exception`` (a failed line recorded, a retry) may take it for that
+    episode's failure; it passes through to the batch loop, which plans the batch again."""
 
 
 class Pipeline(Protocol):

@@ -196,7 +196,7 @@ class Batching(ImportClock):
                 # Planned unlocked over a batch in flight: the whole batch is planned again,
                 # under the lock, where this unit can run on its own.
                 self._replan = True
-                raise
+                raise Replan() from None
             # Nothing of this unit was planned: write the batch so far, then the store runs
             # the unit again (Unbatched is retryable) in a transaction of its own.
             self._end_plan(wait=True)
