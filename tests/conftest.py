@@ -6,12 +6,15 @@ import os
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
 
 from kg_memory import Clock, IngestRecord, Memory
+
+if TYPE_CHECKING:
+    from kg_memory.store.neo4j import Neo4jStore
 
 # pytest-xdist's workers run with COLUMNS=80 and LINES=24 in their environment; rich reads
 # COLUMNS once when the CLI's console is made (at import), which would pin every CLI test to 80
@@ -50,13 +53,28 @@ BACKENDS = [b for b in os.environ.get("KG_TEST_BACKENDS", "embedded,neo4j").spli
 MemoryFactory = Callable[..., Memory]
 
 
+NEO4J_URI = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
+
+
 def _neo4j_memory(clock: Clock) -> Memory:
     """A Neo4j-backed memory on the server .ci/run started; unreachable is a failure."""
     from kg_memory.store.neo4j import Neo4jStore
 
-    store = Neo4jStore.connect(os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687"), clock=clock)
+    store = Neo4jStore.connect(NEO4J_URI, clock=clock)
     store.wipe()  # tests share the one database Community offers
     return Memory(store, clock=clock)
+
+
+@pytest.fixture
+def neo4j() -> Iterator[Neo4jStore]:
+    """A store on the server .ci/run started, wiped first; for a test that needs the store
+    itself (its sync target, its batches), not a memory. Only for tests marked ``neo4j``."""
+    from kg_memory.store.neo4j import Neo4jStore
+
+    store = Neo4jStore.connect(NEO4J_URI)
+    store.wipe()
+    yield store
+    store.close()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -22,15 +21,6 @@ from kg_memory.store.sqlite import SqliteStore
 from tests.conftest import ManualClock
 
 pytestmark = pytest.mark.neo4j
-URI = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
-
-
-@pytest.fixture
-def target() -> Iterator[Neo4jStore]:
-    store = Neo4jStore.connect(URI)
-    store.wipe()
-    yield store
-    store.close()
 
 
 @pytest.fixture
@@ -62,25 +52,25 @@ def _views(memory: Memory) -> list[Any]:
 
 
 def test_sync_projects_every_answer_and_is_idempotent(
-    source: tuple[Memory, ScenarioClock], target: Neo4jStore
+    source: tuple[Memory, ScenarioClock], neo4j: Neo4jStore
 ) -> None:
     memory, clock = source
     assert isinstance(memory.store, SqliteStore)
-    report = sync(memory.store, target, batch_size=50)
+    report = sync(memory.store, neo4j, batch_size=50)
     assert report.status == "complete"
     assert report.lag == 0
     assert report.applied > 0
-    mirror = Memory(target, clock=clock)
+    mirror = Memory(neo4j, clock=clock)
     assert _views(mirror) == _views(memory)
     # Every revision's digest, computed by sync from the rows, is the one check recomputes.
-    assert check(target).ok
-    again = sync(memory.store, target)
+    assert check(neo4j).ok
+    again = sync(memory.store, neo4j)
     assert (again.applied, again.records, again.lag) == (0, 0, 0)
     assert _views(mirror) == _views(memory)
 
 
 def test_sync_resumes_after_a_crash(
-    source: tuple[Memory, ScenarioClock], target: Neo4jStore, monkeypatch: pytest.MonkeyPatch
+    source: tuple[Memory, ScenarioClock], neo4j: Neo4jStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     memory, clock = source
     assert isinstance(memory.store, SqliteStore)
@@ -95,21 +85,21 @@ def test_sync_resumes_after_a_crash(
 
     monkeypatch.setattr(Neo4jStore, "run_many", dying)
     with pytest.raises(ConnectionError):
-        sync(memory.store, target, batch_size=20)
-    assert 0 < target.mirror_cursor() < memory.store.outbox.last()
+        sync(memory.store, neo4j, batch_size=20)
+    assert 0 < neo4j.mirror_cursor() < memory.store.outbox.last()
     monkeypatch.setattr(Neo4jStore, "run_many", real)
-    report = sync(memory.store, target, batch_size=20)
+    report = sync(memory.store, neo4j, batch_size=20)
     assert report.lag == 0
-    assert _views(Memory(target, clock=clock)) == _views(memory)
+    assert _views(Memory(neo4j, clock=clock)) == _views(memory)
 
 
 def test_a_forget_reaches_the_mirror_before_it_reports(
-    source: tuple[Memory, ScenarioClock], target: Neo4jStore
+    source: tuple[Memory, ScenarioClock], neo4j: Neo4jStore
 ) -> None:
     memory, clock = source
     assert isinstance(memory.store, SqliteStore)
-    sync(memory.store, target)
-    mirror = Memory(target, clock=clock)
+    sync(memory.store, neo4j)
+    mirror = Memory(neo4j, clock=clock)
     cedar = [f for f in mirror.asof(scope="acme").facts if f.qualifiers.project == "c1"
              and f.predicate == "report_style"]
     assert cedar
@@ -125,13 +115,13 @@ def test_a_forget_reaches_the_mirror_before_it_reports(
     stored = {k: from_micros(t) for k, t in memory.store._conn.execute(
         "SELECT key, created_at FROM tombstones")}
     assert stored
-    with target.transaction("acme") as unit:
+    with neo4j.transaction("acme") as unit:
         assert unit.tombstones(sorted(stored)) == stored
-    assert check(target).ok
+    assert check(neo4j).ok
 
 
 def test_a_forget_of_many_entities_reaches_the_mirror_in_a_query_per_slice(
-    tmp_path: Path, target: Neo4jStore, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, neo4j: Neo4jStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Rule protected: the mirror deletes a slice's forgotten entities with one query per
     scope (``delete_entities``), not one round trip per entity (a source's forget forgets the
@@ -150,8 +140,8 @@ def test_a_forget_of_many_entities_reaches_the_mirror_in_a_query_per_slice(
             "occurred_at": clock.now.isoformat(), "scope": "u1",
             "assertions": [{"subject": "ana", "predicate": "likes", "value": "feed-1",
                             "kind": "world", "depends_on": ["feed-1"]}]}))
-        sync(memory.store, target)
-        mirror = Memory(target, clock=clock)
+        sync(memory.store, neo4j)
+        mirror = Memory(neo4j, clock=clock)
         assert len(mirror.store.entities("u1")) >= facts
         clock.now += timedelta(days=1)
         ran: list[str] = []
@@ -171,4 +161,4 @@ def test_a_forget_of_many_entities_reaches_the_mirror_in_a_query_per_slice(
         assert mirror.store.entities("u1") == memory.store.entities("u1")
         assert not any(e.entity_id.startswith("feed-") for e in mirror.store.entities("u1"))
         assert _views(mirror) == _views(memory)
-        assert check(target).ok
+        assert check(neo4j).ok

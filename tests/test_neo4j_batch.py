@@ -8,8 +8,7 @@ retirement, owners' events, retraction, restatement, refusals).
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,6 @@ from kg_memory.store.protocol import Store
 from tests.conftest import ManualClock
 
 pytestmark = pytest.mark.neo4j
-URI = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
 
 
 def _records(users: int) -> list[IngestRecord]:
@@ -65,14 +63,6 @@ def _state(store: Store, subjects: list[str]) -> list[Any]:
                          for s in store.supports([v.assertion_id])[v.assertion_id]])
     seen.append(sorted((r.episode_id, r.what, r.reason, r.at) for r in store.refusals()))
     return seen
-
-
-@pytest.fixture
-def neo4j() -> Iterator[Neo4jStore]:
-    store = Neo4jStore.connect(URI)
-    store.wipe()
-    yield store
-    store.close()
 
 
 def test_a_planned_batch_is_the_store_one_at_a_time_gives(

@@ -9,7 +9,6 @@ two batches must make the second one planned again.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from datetime import timedelta
@@ -27,18 +26,10 @@ from kg_memory.services.check import check
 from kg_memory.services.ingestion import IngestReport
 from kg_memory.store.neo4j import Neo4jStore
 from tests.conftest import EPOCH, ManualClock, episode, fact
+from tests.conftest import NEO4J_URI as URI
 from tests.test_neo4j_batch import _state
 
 pytestmark = pytest.mark.neo4j
-URI = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
-
-
-@pytest.fixture
-def neo4j() -> Iterator[Neo4jStore]:
-    store = Neo4jStore.connect(URI)
-    store.wipe()
-    yield store
-    store.close()
 
 
 def _seen(reports: list[IngestReport]) -> list[Any]:

@@ -3,8 +3,6 @@ mirror carries recall text) and one written before recall existed (backfilled on
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -16,21 +14,13 @@ from kg_memory.sim.scenario import Scenario, ScenarioClock
 from kg_memory.store.neo4j import Neo4jStore
 from kg_memory.store.neo4j import store as neo4j_store
 from kg_memory.store.neo4j.mirror import sync
+from tests.conftest import NEO4J_URI as URI
 from tests.conftest import ManualClock, day, episode, fact
 
 pytestmark = pytest.mark.neo4j
 
-URI = os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687")
 QUESTIONS = [("how does Jo want Cedar reports", "acme"), ("deposit approved", "u1"),
              ("vegetarian diet", "u1"), ("Cedar status", "acme"), ("window seat", "u1")]
-
-
-@pytest.fixture
-def target() -> Iterator[Neo4jStore]:
-    store = Neo4jStore.connect(URI)
-    store.wipe()
-    yield store
-    store.close()
 
 
 def _answers(memory: Memory, known_at: datetime | None = None
@@ -44,7 +34,7 @@ def _answers(memory: Memory, known_at: datetime | None = None
 
 
 def test_a_synced_neo4j_answers_recall_as_the_embedded_store_does(
-    tmp_path: Path, target: Neo4jStore
+    tmp_path: Path, neo4j: Neo4jStore
 ) -> None:
     scenario = Scenario.load()
     clock = ScenarioClock(scenario.epoch)
@@ -53,8 +43,8 @@ def test_a_synced_neo4j_answers_recall_as_the_embedded_store_does(
             clock.now = record.occurred_at
             source.ingest(record)
         replay(source, clock, load_records(), forget=False)
-        assert sync(source.store, target).status == "complete"  # type: ignore[arg-type]
-        mirrored = Memory(target, clock=clock)
+        assert sync(source.store, neo4j).status == "complete"  # type: ignore[arg-type]
+        mirrored = Memory(neo4j, clock=clock)
         want = _answers(source)
         assert any(want)  # the questions do find something
         assert _answers(mirrored) == want
