@@ -11,7 +11,9 @@ MATCH (:Node {scope: k.scope, id: k.key})<-[:NEEDS]-(f:Node)<-[:REVISION_OF_FACT
 WHERE a.sys_to IS NULL
 CALL (a) {
   MATCH (b:Assertion {assertion_id: a.assertion_id})
-  RETURN max(b.revision) AS highest
+  // At least its own number: a read beside a commit may find the revision before the
+  // assertion_id index does (Neo4j applies a commit's records, then its index entries).
+  RETURN coalesce(max(b.revision), a.revision) AS highest
 }
 RETURN collect({scope: k.scope, key: k.key,
                 version: a {.assertion_id, .revision, .scope, .subject, .predicate, .project,

@@ -14,7 +14,9 @@ WHERE a.subject = s.subject AND a.predicate = s.predicate
   AND a.sys_to IS NULL
 CALL (a) {
   MATCH (b:Assertion {assertion_id: a.assertion_id})
-  RETURN max(b.revision) AS highest
+  // At least its own number: a read beside a commit may find the revision before the
+  // assertion_id index does (Neo4j applies a commit's records, then its index entries).
+  RETURN coalesce(max(b.revision), a.revision) AS highest
 }
 RETURN collect({version: a {.assertion_id, .revision, .scope, .subject, .predicate, .project,
           .exceptions, .value, .kind, .writer, .depends_on, .confidence, .reason, .recorded_by,
