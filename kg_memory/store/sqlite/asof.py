@@ -12,13 +12,13 @@ Rows are rebuilt without validating them again: they were validated on their way
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from kg_memory.domain.instant import EPOCH, to_micros
+from kg_memory.domain.instant import FLOAT_EXACT_MICROS, from_micros, to_micros
 from kg_memory.domain.interval import Interval
-from kg_memory.domain.model import Kind, Support, trusted
+from kg_memory.domain.model import Kind, Support, every_field, trusted
 from kg_memory.domain.result import Fact
 from kg_memory.store.protocol import AsOfQuery, AsOfRows
 from kg_memory.store.sqlite import driver
@@ -56,44 +56,63 @@ def asof_versions(conn: driver.Connection, query: AsOfQuery) -> list[driver.Row]
 
 
 #: SQLite's JSON has no surrounding white space: the decoder's own entry point, without
-#: ``json.loads``'s argument checks and white-space match (a lookup decodes one or two).
+#: ``json.loads``'s argument checks and white-space match (for the supports the split below
+#: cannot read).
 _json = json.JSONDecoder().raw_decode
+_FACT, _INTERVAL, _SUPPORT_FIELDS = every_field(Fact), every_field(Interval), every_field(Support)
+_KINDS = {k.value: k for k in Kind}
+# from_micros inlined (the same float path and its range): a lookup converts two to four
+# instants per fact, and the call around each was a measurable part of building it.
+_fromtimestamp, _UTC, _EXACT = datetime.fromtimestamp, UTC, FLOAT_EXACT_MICROS
+
+
+def _support(episode_id: str, source: str, occurred: int, digest: str, valid_from: int,
+             valid_start: datetime) -> Support:
+    # A fact usually starts when its episode happened: that instant is the one already built.
+    return trusted(Support, {
+        "episode_id": episode_id, "source": source,
+        "occurred_at": valid_start if occurred == valid_from else from_micros(occurred),
+        "fingerprint": digest}, _SUPPORT_FIELDS)
 
 
 def _supports(text: str, valid_from: int, valid_start: datetime) -> tuple[Support, ...]:
+    """The supports' ``json_group_array`` of ``[episode_id, source, occurred_at,
+    fingerprint]`` arrays. Each episode's fingerprint was computed when its content was
+    written (schema 7)."""
     if text == "[]":
         return ()
-    # Each episode's fingerprint was computed when its content was written (schema 7). A fact
-    # usually starts when its episode happened: that instant is the one already built.
-    found = _json(text)[0]
-    if len(found) == 1:  # most facts: one episode, nothing to order
-        [(episode_id, source, occurred, digest)] = found
-        return (trusted(Support, {
-            "episode_id": episode_id, "source": source,
-            "occurred_at": valid_start if occurred == valid_from else _instant(occurred),
-            "fingerprint": digest}),)
-    supports = [
-        trusted(Support, {"episode_id": episode_id, "source": source,
-                          "occurred_at": valid_start if occurred == valid_from
-                          else _instant(occurred),
-                          "fingerprint": digest})
-        for episode_id, source, occurred, digest in found
-    ]
-    # The order the separate supports query gave: by when it happened, then by id.
-    supports.sort(key=lambda s: (s.occurred_at, s.episode_id))
-    return tuple(supports)
+    if "\\" not in text:
+        # Without a backslash no string in it holds an escape, so none holds a quote: the
+        # quotes alone cut it into its tokens, ``[["id","source",occurred,"digest"],[...]]``
+        # giving '[[', id, ',', source, ',occurred,', digest, '],[' (or ']]'), and on. The
+        # columns are NOT NULL (no bare ``null`` to shift them), and every count is checked.
+        parts = text.split('"')
+        count = len(parts) // 6
+        if len(parts) == 6 * count + 1:
+            if count == 1:  # most facts: one episode, nothing to order
+                return (_support(parts[1], parts[3], int(parts[4][1:-1]), parts[5],
+                                 valid_from, valid_start),)
+            found = sorted(zip(map(int, (p[1:-1] for p in parts[4::6])), parts[1::6],
+                               parts[3::6], parts[5::6], strict=True))
+            # The order the separate supports query gave: by when it happened, then by id.
+            return tuple(_support(episode_id, source, occurred, digest, valid_from,
+                                  valid_start)
+                         for occurred, episode_id, source, digest in found)
+    decoded = sorted((occurred, episode_id, source, digest)
+                     for episode_id, source, occurred, digest in _json(text)[0])
+    return tuple(_support(episode_id, source, occurred, digest, valid_from, valid_start)
+                 for occurred, episode_id, source, digest in decoded)
 
 
-# Positions in a lookup row: the arm, VERSION_COLUMNS, project, support.
+# Positions in a lookup row: the arm, VERSION_COLUMNS, project, support (as _fact unpacks it).
 _COLUMNS = ["arm", *(c.strip() for c in VERSION_COLUMNS.split(",")), "project", "support"]
-(_ARM, _ID, _REVISION, _SCOPE, _SUBJECT, _PREDICATE, _VALUE, _QUALIFIERS, _KIND, _WRITER,
- _DEPENDS, _CONFIDENCE, _VALID_FROM, _VALID_TO, _SYS_FROM, _SYS_TO) = (
+assert _COLUMNS == [
+    "arm", "assertion_id", "revision", "scope", "subject", "predicate", "value", "qualifiers",
+    "kind", "writer", "depends_on", "confidence", "valid_from", "valid_to", "sys_from",
+    "sys_to", "reason", "recorded_by", "closed_by", "close_reason", "project", "support"]
+_ARM, _SCOPE, _SUBJECT, _PREDICATE, _VALID_FROM, _PROJECT, _SUPPORT = (
     _COLUMNS.index(c) for c in (
-        "arm", "assertion_id", "revision", "scope", "subject", "predicate", "value",
-        "qualifiers", "kind", "writer", "depends_on", "confidence", "valid_from", "valid_to",
-        "sys_from", "sys_to"))
-_SUPPORT = _COLUMNS.index("support")
-_PROJECT = _COLUMNS.index("project")
+        "arm", "scope", "subject", "predicate", "valid_from", "project", "support"))
 
 
 def _order(row: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -101,41 +120,32 @@ def _order(row: tuple[Any, ...]) -> tuple[Any, ...]:
     code point, as SQLite's BINARY collation orders UTF-8; none of these columns is NULL."""
     return (row[_ARM], row[_SCOPE], row[_SUBJECT], row[_PREDICATE], row[_PROJECT],
             row[_VALID_FROM])
-_KINDS = {k.value: k for k in Kind}
-# from_micros inlined, with the microseconds split first (``EPOCH + timedelta(0, s, us)``, the
-# same instant): a lookup converts three or four per fact, and a call each, or timedelta's own
-# normalisation of a 16-digit microsecond count, was a measurable part of building it.
-_EPOCH, _delta, _divmod = EPOCH, timedelta, divmod
-
-
-def _instant(micros: int) -> datetime:
-    """``from_micros(micros)``, for the instants a fact has less often (its ends)."""
-    return _EPOCH + _delta(0, *_divmod(micros, 1_000_000))
 
 
 def _fact(row: tuple[Any, ...]) -> Fact:
     """A fact straight from its row (no revision model in between, nothing validated again:
     the row was validated on its way in)."""
-    depends, valid_from, valid_to, sys_to = (row[_DEPENDS], row[_VALID_FROM], row[_VALID_TO],
-                                             row[_SYS_TO])
-    seconds, micros = _divmod(valid_from, 1_000_000)
-    valid_start = _EPOCH + _delta(0, seconds, micros)
-    seconds, micros = _divmod(row[_SYS_FROM], 1_000_000)
+    (_, assertion_id, revision, scope, subject, predicate, value, stored_qualifiers, kind,
+     writer, depends, confidence, valid_from, valid_to, sys_from, sys_to, _, _, _, _, _,
+     support) = row
+    valid_start = (_fromtimestamp(valid_from / 1e6, _UTC) if 0 <= valid_from < _EXACT
+                   else from_micros(valid_from))
     return trusted(Fact, {
-        "assertion_id": row[_ID], "revision": row[_REVISION], "scope": row[_SCOPE],
-        "subject": row[_SUBJECT], "predicate": row[_PREDICATE],
-        "value": json_value(row[_VALUE]), "qualifiers": qualifiers(row[_QUALIFIERS]),
-        "kind": _KINDS[row[_KIND]], "writer": row[_WRITER],
+        "assertion_id": assertion_id, "revision": revision, "scope": scope,
+        "subject": subject, "predicate": predicate,
+        "value": json_value(value), "qualifiers": qualifiers(stored_qualifiers),
+        "kind": _KINDS[kind], "writer": writer,
         "depends_on": () if depends == "[]" else tuple(json.loads(depends)),
-        "confidence": row[_CONFIDENCE],
+        "confidence": confidence,
         "valid": trusted(Interval, {
             "start": valid_start,
-            "end": None if valid_to is None else _instant(valid_to)}),
+            "end": None if valid_to is None else from_micros(valid_to)}, _INTERVAL),
         "system": trusted(Interval, {
-            "start": _EPOCH + _delta(0, seconds, micros),
-            "end": None if sys_to is None else _instant(sys_to)}),
-        "supported_by": _supports(row[_SUPPORT], valid_from, valid_start),
-    })
+            "start": (_fromtimestamp(sys_from / 1e6, _UTC) if 0 <= sys_from < _EXACT
+                      else from_micros(sys_from)),
+            "end": None if sys_to is None else from_micros(sys_to)}, _INTERVAL),
+        "supported_by": _supports(support, valid_from, valid_start),
+    }, _FACT)
 
 
 # Numbered parameters: ?1 is the known time and ?2 the valid time, then the filters given (in
