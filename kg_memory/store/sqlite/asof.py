@@ -22,7 +22,14 @@ from kg_memory.domain.model import Kind, Support, every_field, trusted
 from kg_memory.domain.result import Fact
 from kg_memory.store.protocol import AsOfQuery, AsOfRows
 from kg_memory.store.sqlite import driver
-from kg_memory.store.sqlite.rows import VERSION_COLUMNS, json_value, qualifiers, version_from_row
+from kg_memory.store.sqlite.rows import (
+    NO_QUALIFIERS,
+    NO_QUALIFIERS_JSON,
+    VERSION_COLUMNS,
+    json_value,
+    qualifiers,
+    version_from_row,
+)
 
 __all__ = ["asof_rows", "asof_sql", "asof_versions"]
 
@@ -130,10 +137,22 @@ def _fact(row: tuple[Any, ...]) -> Fact:
      support) = row
     valid_start = (_fromtimestamp(valid_from / 1e6, _UTC) if 0 <= valid_from < _EXACT
                    else from_micros(valid_from))
+    # A fact is usually believed from the instant it starts to hold (told as it happened):
+    # that instant is the one just built (datetimes are immutable; equal is all it needs).
+    if sys_from == valid_from:
+        known_start = valid_start
+    else:
+        known_start = (_fromtimestamp(sys_from / 1e6, _UTC) if 0 <= sys_from < _EXACT
+                       else from_micros(sys_from))
     return trusted(Fact, {
         "assertion_id": assertion_id, "revision": revision, "scope": scope,
         "subject": subject, "predicate": predicate,
-        "value": json_value(value), "qualifiers": qualifiers(stored_qualifiers),
+        # json_value's and qualifiers' own fast paths, without the calls: a plain string
+        # (see json_value), no qualifiers.
+        "value": (value[1:-1] if value[:1] == '"' and "\\" not in value
+                  else json_value(value)),
+        "qualifiers": (NO_QUALIFIERS if stored_qualifiers == NO_QUALIFIERS_JSON
+                       else qualifiers(stored_qualifiers)),
         "kind": _KINDS[kind], "writer": writer,
         "depends_on": () if depends == "[]" else tuple(json.loads(depends)),
         "confidence": confidence,
@@ -141,8 +160,7 @@ def _fact(row: tuple[Any, ...]) -> Fact:
             "start": valid_start,
             "end": None if valid_to is None else from_micros(valid_to)}, _INTERVAL),
         "system": trusted(Interval, {
-            "start": (_fromtimestamp(sys_from / 1e6, _UTC) if 0 <= sys_from < _EXACT
-                      else from_micros(sys_from)),
+            "start": known_start,
             "end": None if sys_to is None else from_micros(sys_to)}, _INTERVAL),
         "supported_by": _supports(support, valid_from, valid_start),
     }, _FACT)
