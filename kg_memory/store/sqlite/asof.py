@@ -111,12 +111,21 @@ def _supports(text: str, valid_from: int, valid_start: datetime) -> tuple[Suppor
                  for occurred, episode_id, source, digest in decoded)
 
 
-# Positions in a lookup row: the arm, VERSION_COLUMNS, project, support (as _fact unpacks it).
-_COLUMNS = ["arm", *(c.strip() for c in VERSION_COLUMNS.split(",")), "project", "support"]
+# A fact reads none of a revision's provenance columns (why it was written and closed, by
+# whom), and the merge arm reads no supports: the merge arm packs its four provenance columns
+# into the support column (as a JSON array), so each row has four columns fewer to describe,
+# decode and convert (the sqlite3 module builds a description of every column on each execute).
+_TAIL = ", reason, recorded_by, closed_by, close_reason"
+assert VERSION_COLUMNS.endswith(_TAIL)
+_FACT_COLUMNS = VERSION_COLUMNS[:-len(_TAIL)]
+_PROVENANCE = [c.strip() for c in _TAIL.split(",") if c.strip()]
+# Positions in a lookup row: the arm, the fact's columns, project, support (as _fact unpacks
+# it).
+_COLUMNS = ["arm", *(c.strip() for c in _FACT_COLUMNS.split(",")), "project", "support"]
 assert _COLUMNS == [
     "arm", "assertion_id", "revision", "scope", "subject", "predicate", "value", "qualifiers",
     "kind", "writer", "depends_on", "confidence", "valid_from", "valid_to", "sys_from",
-    "sys_to", "reason", "recorded_by", "closed_by", "close_reason", "project", "support"]
+    "sys_to", "project", "support"]
 _ARM, _SCOPE, _SUBJECT, _PREDICATE, _VALID_FROM, _PROJECT, _SUPPORT = (
     _COLUMNS.index(c) for c in (
         "arm", "scope", "subject", "predicate", "valid_from", "project", "support"))
@@ -133,8 +142,7 @@ def _fact(row: tuple[Any, ...]) -> Fact:
     """A fact straight from its row (no revision model in between, nothing validated again:
     the row was validated on its way in)."""
     (_, assertion_id, revision, scope, subject, predicate, value, stored_qualifiers, kind,
-     writer, depends, confidence, valid_from, valid_to, sys_from, sys_to, _, _, _, _, _,
-     support) = row
+     writer, depends, confidence, valid_from, valid_to, sys_from, sys_to, _, support) = row
     valid_start = (_fromtimestamp(valid_from / 1e6, _UTC) if 0 <= valid_from < _EXACT
                    else from_micros(valid_from))
     # A fact is usually believed from the instant it starts to hold (told as it happened):
@@ -177,14 +185,6 @@ def _where(filters: dict[str, str]) -> str:
                          "(valid_to IS NULL OR valid_to > ?2)"])
 
 
-# A fact reads none of a revision's provenance columns (why it was written and closed, by
-# whom): the facts' arm leaves them NULL, so SQLite decodes and Python converts four columns
-# fewer per row. The merge arm keeps them (its rows become Assertions).
-_TAIL = ", reason, recorded_by, closed_by, close_reason"
-assert VERSION_COLUMNS.endswith(_TAIL)
-_FACT_COLUMNS = VERSION_COLUMNS[:-len(_TAIL)] + ", NULL, NULL, NULL, NULL"
-
-
 @lru_cache(maxsize=16)
 def _statement(subject: bool, predicate: bool, scope: bool, merge: bool) -> str:
     """The lookup statement for one shape of query, assembled once from fixed fragments."""
@@ -205,8 +205,8 @@ def _statement(subject: bool, predicate: bool, scope: bool, merge: bool) -> str:
         merged: dict[str, str] = {
             c: f"?{3 + len(given)}" if c == "predicate" else marks[c]
             for c in ("scope", "predicate", "subject") if c in marks or c == "predicate"}
-        sql += (f" UNION ALL SELECT 1 AS arm, {VERSION_COLUMNS}, project, NULL AS support "
-                f"FROM versions WHERE {_where(merged)}")
+        sql += (f" UNION ALL SELECT 1 AS arm, {_FACT_COLUMNS}, project, json_array("
+                f"{', '.join(_PROVENANCE)}) AS support FROM versions WHERE {_where(merged)}")
     # No ORDER BY: SQLite's sorter costs more than the statement's own seeks (about 3.5 µs of
     # 17 at 1e4); the few rows are put in that order in Python (see _ORDER).
     return sql
@@ -242,5 +242,6 @@ def asof_rows(conn: driver.Connection, query: AsOfQuery, merge_predicate: str | 
         return AsOfRows(facts, [])
     names = _COLUMNS[:_SUPPORT]
     return AsOfRows(facts=facts, merges=[
-        version_from_row(dict(zip(names, r, strict=False)))
+        version_from_row({**dict(zip(names, r, strict=False)),
+                          **dict(zip(_PROVENANCE, _json(r[_SUPPORT])[0], strict=True))})
         for r in rows if r[_ARM] == 1])
