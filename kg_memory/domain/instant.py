@@ -16,6 +16,7 @@ from kg_memory.domain.errors import NaiveDatetimeError, TimeError
 
 __all__ = [
     "EPOCH",
+    "FLOAT_EXACT_MICROS",
     "INSTANT_RANGE",
     "Clock",
     "UtcDatetime",
@@ -77,7 +78,21 @@ def to_micros(value: datetime) -> int:
     return (ensure_utc(value) - EPOCH) // _MICRO
 
 
+#: Below this many microseconds (2**32 seconds: 2106-02-07), ``value / 1e6`` is within 0.24 µs
+#: of the exact instant (half a double's spacing there), so ``fromtimestamp``'s rounding to the
+#: nearest microsecond gives back exactly ``value``; above it a double's spacing nears a
+#: microsecond, and before the epoch some platforms refuse ``fromtimestamp``.
+FLOAT_EXACT_MICROS = 2**32 * 1_000_000
+_fromtimestamp = datetime.fromtimestamp
+
+
 def from_micros(value: int) -> datetime:
+    """The UTC instant ``value`` microseconds after the epoch (the inverse of
+    :func:`to_micros`). Stores turn three or four of these into datetimes per fact they read:
+    ``fromtimestamp`` makes one in a single C call, about a third of the time of the
+    ``timedelta`` sum, which stays the exact path for the instants outside its range."""
+    if 0 <= value < FLOAT_EXACT_MICROS:
+        return _fromtimestamp(value / 1e6, UTC)
     return EPOCH + timedelta(microseconds=value)
 
 

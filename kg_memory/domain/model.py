@@ -40,25 +40,38 @@ __all__ = [
     "Support",
     "Tombstone",
     "Value",
+    "every_field",
     "trusted",
 ]
 
 _M = TypeVar("_M", bound=BaseModel)
 
 
-def trusted(cls: type[_M], values: dict[str, Any]) -> _M:
+def trusted(cls: type[_M], values: dict[str, Any], fields: set[str] | None = None) -> _M:
     """Build a model from values that were validated when they were stored.
 
     What ``model_construct`` does, minus its per-field default handling: the read path builds
     a few models per fact per query, and there the difference is most of the query's cost.
-    ``values`` must name every field.
+    ``values`` must name every field. ``fields``, when given, is :func:`every_field` of ``cls``
+    (``values`` names exactly those): the models share that one set instead of each building
+    its own.
     """
     obj = _new(cls)
     _set_dict(obj, values)
-    _set_fields_set(obj, set(values))
+    _set_fields_set(obj, set(values) if fields is None else fields)
     _set_extra(obj, None)
     _set_private(obj, None)
     return obj
+
+
+def every_field(cls: type[BaseModel]) -> set[str]:
+    """The names of every field of ``cls``: the ``fields`` a hot path passes to :func:`trusted`.
+
+    Sharing one set between models is safe because nothing changes it in place: a frozen model
+    refuses assignment (the one place pydantic adds to it, and a name already in a set of every
+    field would add nothing), and ``model_copy`` copies it before adding the fields it updates.
+    """
+    return set(cls.model_fields)
 
 
 # Bound once: a lookup builds four or five models. ``object.__setattr__`` looked the slot up on

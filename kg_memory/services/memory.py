@@ -37,7 +37,7 @@ from kg_memory.domain.gate import WriterPolicy
 from kg_memory.domain.instant import Clock, ensure_utc
 from kg_memory.domain.integrity import IntegrityReport
 from kg_memory.domain.limits import check_text
-from kg_memory.domain.model import Assertion, Block, Channel, Refusal, trusted
+from kg_memory.domain.model import Assertion, Block, Channel, Refusal, every_field, trusted
 from kg_memory.domain.precondition import slot_tag
 from kg_memory.domain.record import IngestRecord, read_numbered
 from kg_memory.domain.result import AsOfAnswer, HistoryEntry
@@ -66,6 +66,8 @@ from kg_memory.store.protocol import AsOfQuery, Store
 
 __all__ = ["Memory"]
 
+# Every field of the lookup's query and answer, one set each shared by every lookup's models.
+_QUERY_FIELDS, _ANSWER_FIELDS = every_field(AsOfQuery), every_field(AsOfAnswer)
 
 
 class Memory(Lifecycle, Recalling, PolicyViews, EntityMethods, HistoryImports, Derivations):
@@ -260,7 +262,7 @@ class Memory(Lifecycle, Recalling, PolicyViews, EntityMethods, HistoryImports, D
             "valid_at": ensure_utc(valid_at, what="valid_at"),
             "known_at": ensure_utc(known_at, what="known_at"),
             "subject": subject, "predicate": predicate, "scope": scope,
-        })
+        }, _QUERY_FIELDS)
         pooled = subject is not None and predicate != SAME_AS
         # One round trip for a subject with no merges: its facts, their supports, and the
         # probe for merges (see Store.asof_rows).
@@ -272,14 +274,16 @@ class Memory(Lifecycle, Recalling, PolicyViews, EntityMethods, HistoryImports, D
             for group_scope, other in sorted(self._same_as_group(subject, query, rows.merges)):
                 facts = facts + self.store.asof_rows(
                     query.model_copy(update={"subject": other, "scope": group_scope})).facts
-        merged = {f.subject: subject for f in facts if subject is not None}
+        # A single fact (a lookup's usual answer) has nothing to weigh, nor to alias.
+        merged = ({f.subject: subject for f in facts}
+                  if subject is not None and len(facts) > 1 else None)
         served, conflicts = arbitrate(tuple(facts), self.policy.authority, merged)
         # Every part was validated already (the query above, the facts on their way in).
         return trusted(AsOfAnswer, {
             "status": "ok", "valid_at": query.valid_at, "known_at": query.known_at,
             "subject": subject, "predicate": predicate, "scope": scope,
             "facts": served, "conflicts": conflicts,
-        })
+        }, _ANSWER_FIELDS)
 
     def _same_as_group(self, subject: str, query: AsOfQuery,
                        first: list[Assertion] | None = None) -> set[tuple[str, str]]:

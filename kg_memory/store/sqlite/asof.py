@@ -12,17 +12,24 @@ Rows are rebuilt without validating them again: they were validated on their way
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from kg_memory.domain.instant import EPOCH, to_micros
+from kg_memory.domain.instant import FLOAT_EXACT_MICROS, from_micros, to_micros
 from kg_memory.domain.interval import Interval
-from kg_memory.domain.model import Kind, Support, trusted
+from kg_memory.domain.model import Kind, Support, every_field, trusted
 from kg_memory.domain.result import Fact
 from kg_memory.store.protocol import AsOfQuery, AsOfRows
 from kg_memory.store.sqlite import driver
-from kg_memory.store.sqlite.rows import VERSION_COLUMNS, json_value, qualifiers, version_from_row
+from kg_memory.store.sqlite.rows import (
+    NO_QUALIFIERS,
+    NO_QUALIFIERS_JSON,
+    VERSION_COLUMNS,
+    json_value,
+    qualifiers,
+    version_from_row,
+)
 
 __all__ = ["asof_rows", "asof_sql", "asof_versions"]
 
@@ -56,44 +63,72 @@ def asof_versions(conn: driver.Connection, query: AsOfQuery) -> list[driver.Row]
 
 
 #: SQLite's JSON has no surrounding white space: the decoder's own entry point, without
-#: ``json.loads``'s argument checks and white-space match (a lookup decodes one or two).
+#: ``json.loads``'s argument checks and white-space match (for the supports the split below
+#: cannot read).
 _json = json.JSONDecoder().raw_decode
+_FACT, _INTERVAL, _SUPPORT_FIELDS = every_field(Fact), every_field(Interval), every_field(Support)
+_KINDS = {k.value: k for k in Kind}
+# from_micros inlined (the same float path and its range): a lookup converts two to four
+# instants per fact, and the call around each was a measurable part of building it.
+_fromtimestamp, _UTC, _EXACT = datetime.fromtimestamp, UTC, FLOAT_EXACT_MICROS
+
+
+def _support(episode_id: str, source: str, occurred: int, digest: str, valid_from: int,
+             valid_start: datetime) -> Support:
+    # A fact usually starts when its episode happened: that instant is the one already built.
+    return trusted(Support, {
+        "episode_id": episode_id, "source": source,
+        "occurred_at": valid_start if occurred == valid_from else from_micros(occurred),
+        "fingerprint": digest}, _SUPPORT_FIELDS)
 
 
 def _supports(text: str, valid_from: int, valid_start: datetime) -> tuple[Support, ...]:
+    """The supports' ``json_group_array`` of ``[episode_id, source, occurred_at,
+    fingerprint]`` arrays. Each episode's fingerprint was computed when its content was
+    written (schema 7)."""
     if text == "[]":
         return ()
-    # Each episode's fingerprint was computed when its content was written (schema 7). A fact
-    # usually starts when its episode happened: that instant is the one already built.
-    found = _json(text)[0]
-    if len(found) == 1:  # most facts: one episode, nothing to order
-        [(episode_id, source, occurred, digest)] = found
-        return (trusted(Support, {
-            "episode_id": episode_id, "source": source,
-            "occurred_at": valid_start if occurred == valid_from else _instant(occurred),
-            "fingerprint": digest}),)
-    supports = [
-        trusted(Support, {"episode_id": episode_id, "source": source,
-                          "occurred_at": valid_start if occurred == valid_from
-                          else _instant(occurred),
-                          "fingerprint": digest})
-        for episode_id, source, occurred, digest in found
-    ]
-    # The order the separate supports query gave: by when it happened, then by id.
-    supports.sort(key=lambda s: (s.occurred_at, s.episode_id))
-    return tuple(supports)
+    if "\\" not in text:
+        # Without a backslash no string in it holds an escape, so none holds a quote: the
+        # quotes alone cut it into its tokens, ``[["id","source",occurred,"digest"],[...]]``
+        # giving '[[', id, ',', source, ',occurred,', digest, '],[' (or ']]'), and on. The
+        # columns are NOT NULL (no bare ``null`` to shift them), and every count is checked.
+        parts = text.split('"')
+        count = len(parts) // 6
+        if len(parts) == 6 * count + 1:
+            if count == 1:  # most facts: one episode, nothing to order
+                return (_support(parts[1], parts[3], int(parts[4][1:-1]), parts[5],
+                                 valid_from, valid_start),)
+            found = sorted(zip(map(int, (p[1:-1] for p in parts[4::6])), parts[1::6],
+                               parts[3::6], parts[5::6], strict=True))
+            # The order the separate supports query gave: by when it happened, then by id.
+            return tuple(_support(episode_id, source, occurred, digest, valid_from,
+                                  valid_start)
+                         for occurred, episode_id, source, digest in found)
+    decoded = sorted((occurred, episode_id, source, digest)
+                     for episode_id, source, occurred, digest in _json(text)[0])
+    return tuple(_support(episode_id, source, occurred, digest, valid_from, valid_start)
+                 for occurred, episode_id, source, digest in decoded)
 
 
-# Positions in a lookup row: the arm, VERSION_COLUMNS, project, support.
-_COLUMNS = ["arm", *(c.strip() for c in VERSION_COLUMNS.split(",")), "project", "support"]
-(_ARM, _ID, _REVISION, _SCOPE, _SUBJECT, _PREDICATE, _VALUE, _QUALIFIERS, _KIND, _WRITER,
- _DEPENDS, _CONFIDENCE, _VALID_FROM, _VALID_TO, _SYS_FROM, _SYS_TO) = (
+# A fact reads none of a revision's provenance columns (why it was written and closed, by
+# whom), and the merge arm reads no supports: the merge arm packs its four provenance columns
+# into the support column (as a JSON array), so each row has four columns fewer to describe,
+# decode and convert (the sqlite3 module builds a description of every column on each execute).
+_TAIL = ", reason, recorded_by, closed_by, close_reason"
+assert VERSION_COLUMNS.endswith(_TAIL)
+_FACT_COLUMNS = VERSION_COLUMNS[:-len(_TAIL)]
+_PROVENANCE = [c.strip() for c in _TAIL.split(",") if c.strip()]
+# Positions in a lookup row: the arm, the fact's columns, project, support (as _fact unpacks
+# it).
+_COLUMNS = ["arm", *(c.strip() for c in _FACT_COLUMNS.split(",")), "project", "support"]
+assert _COLUMNS == [
+    "arm", "assertion_id", "revision", "scope", "subject", "predicate", "value", "qualifiers",
+    "kind", "writer", "depends_on", "confidence", "valid_from", "valid_to", "sys_from",
+    "sys_to", "project", "support"]
+_ARM, _SCOPE, _SUBJECT, _PREDICATE, _VALID_FROM, _PROJECT, _SUPPORT = (
     _COLUMNS.index(c) for c in (
-        "arm", "assertion_id", "revision", "scope", "subject", "predicate", "value",
-        "qualifiers", "kind", "writer", "depends_on", "confidence", "valid_from", "valid_to",
-        "sys_from", "sys_to"))
-_SUPPORT = _COLUMNS.index("support")
-_PROJECT = _COLUMNS.index("project")
+        "arm", "scope", "subject", "predicate", "valid_from", "project", "support"))
 
 
 def _order(row: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -101,41 +136,42 @@ def _order(row: tuple[Any, ...]) -> tuple[Any, ...]:
     code point, as SQLite's BINARY collation orders UTF-8; none of these columns is NULL."""
     return (row[_ARM], row[_SCOPE], row[_SUBJECT], row[_PREDICATE], row[_PROJECT],
             row[_VALID_FROM])
-_KINDS = {k.value: k for k in Kind}
-# from_micros inlined, with the microseconds split first (``EPOCH + timedelta(0, s, us)``, the
-# same instant): a lookup converts three or four per fact, and a call each, or timedelta's own
-# normalisation of a 16-digit microsecond count, was a measurable part of building it.
-_EPOCH, _delta, _divmod = EPOCH, timedelta, divmod
-
-
-def _instant(micros: int) -> datetime:
-    """``from_micros(micros)``, for the instants a fact has less often (its ends)."""
-    return _EPOCH + _delta(0, *_divmod(micros, 1_000_000))
 
 
 def _fact(row: tuple[Any, ...]) -> Fact:
     """A fact straight from its row (no revision model in between, nothing validated again:
     the row was validated on its way in)."""
-    depends, valid_from, valid_to, sys_to = (row[_DEPENDS], row[_VALID_FROM], row[_VALID_TO],
-                                             row[_SYS_TO])
-    seconds, micros = _divmod(valid_from, 1_000_000)
-    valid_start = _EPOCH + _delta(0, seconds, micros)
-    seconds, micros = _divmod(row[_SYS_FROM], 1_000_000)
+    (_, assertion_id, revision, scope, subject, predicate, value, stored_qualifiers, kind,
+     writer, depends, confidence, valid_from, valid_to, sys_from, sys_to, _, support) = row
+    valid_start = (_fromtimestamp(valid_from / 1e6, _UTC) if 0 <= valid_from < _EXACT
+                   else from_micros(valid_from))
+    # A fact is usually believed from the instant it starts to hold (told as it happened):
+    # that instant is the one just built (datetimes are immutable; equal is all it needs).
+    if sys_from == valid_from:
+        known_start = valid_start
+    else:
+        known_start = (_fromtimestamp(sys_from / 1e6, _UTC) if 0 <= sys_from < _EXACT
+                       else from_micros(sys_from))
     return trusted(Fact, {
-        "assertion_id": row[_ID], "revision": row[_REVISION], "scope": row[_SCOPE],
-        "subject": row[_SUBJECT], "predicate": row[_PREDICATE],
-        "value": json_value(row[_VALUE]), "qualifiers": qualifiers(row[_QUALIFIERS]),
-        "kind": _KINDS[row[_KIND]], "writer": row[_WRITER],
+        "assertion_id": assertion_id, "revision": revision, "scope": scope,
+        "subject": subject, "predicate": predicate,
+        # json_value's and qualifiers' own fast paths, without the calls: a plain string
+        # (see json_value), no qualifiers.
+        "value": (value[1:-1] if value[:1] == '"' and "\\" not in value
+                  else json_value(value)),
+        "qualifiers": (NO_QUALIFIERS if stored_qualifiers == NO_QUALIFIERS_JSON
+                       else qualifiers(stored_qualifiers)),
+        "kind": _KINDS[kind], "writer": writer,
         "depends_on": () if depends == "[]" else tuple(json.loads(depends)),
-        "confidence": row[_CONFIDENCE],
+        "confidence": confidence,
         "valid": trusted(Interval, {
             "start": valid_start,
-            "end": None if valid_to is None else _instant(valid_to)}),
+            "end": None if valid_to is None else from_micros(valid_to)}, _INTERVAL),
         "system": trusted(Interval, {
-            "start": _EPOCH + _delta(0, seconds, micros),
-            "end": None if sys_to is None else _instant(sys_to)}),
-        "supported_by": _supports(row[_SUPPORT], valid_from, valid_start),
-    })
+            "start": known_start,
+            "end": None if sys_to is None else from_micros(sys_to)}, _INTERVAL),
+        "supported_by": _supports(support, valid_from, valid_start),
+    }, _FACT)
 
 
 # Numbered parameters: ?1 is the known time and ?2 the valid time, then the filters given (in
@@ -147,14 +183,6 @@ def _where(filters: dict[str, str]) -> str:
     return " AND ".join([*(f"{c} = {mark}" for c, mark in filters.items()), "sys_from <= ?1",
                          "(sys_to IS NULL OR sys_to > ?1)", "valid_from <= ?2",
                          "(valid_to IS NULL OR valid_to > ?2)"])
-
-
-# A fact reads none of a revision's provenance columns (why it was written and closed, by
-# whom): the facts' arm leaves them NULL, so SQLite decodes and Python converts four columns
-# fewer per row. The merge arm keeps them (its rows become Assertions).
-_TAIL = ", reason, recorded_by, closed_by, close_reason"
-assert VERSION_COLUMNS.endswith(_TAIL)
-_FACT_COLUMNS = VERSION_COLUMNS[:-len(_TAIL)] + ", NULL, NULL, NULL, NULL"
 
 
 @lru_cache(maxsize=16)
@@ -177,8 +205,8 @@ def _statement(subject: bool, predicate: bool, scope: bool, merge: bool) -> str:
         merged: dict[str, str] = {
             c: f"?{3 + len(given)}" if c == "predicate" else marks[c]
             for c in ("scope", "predicate", "subject") if c in marks or c == "predicate"}
-        sql += (f" UNION ALL SELECT 1 AS arm, {VERSION_COLUMNS}, project, NULL AS support "
-                f"FROM versions WHERE {_where(merged)}")
+        sql += (f" UNION ALL SELECT 1 AS arm, {_FACT_COLUMNS}, project, json_array("
+                f"{', '.join(_PROVENANCE)}) AS support FROM versions WHERE {_where(merged)}")
     # No ORDER BY: SQLite's sorter costs more than the statement's own seeks (about 3.5 µs of
     # 17 at 1e4); the few rows are put in that order in Python (see _ORDER).
     return sql
@@ -214,5 +242,6 @@ def asof_rows(conn: driver.Connection, query: AsOfQuery, merge_predicate: str | 
         return AsOfRows(facts, [])
     names = _COLUMNS[:_SUPPORT]
     return AsOfRows(facts=facts, merges=[
-        version_from_row(dict(zip(names, r, strict=False)))
+        version_from_row({**dict(zip(names, r, strict=False)),
+                          **dict(zip(_PROVENANCE, _json(r[_SUPPORT])[0], strict=True))})
         for r in rows if r[_ARM] == 1])

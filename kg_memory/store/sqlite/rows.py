@@ -28,6 +28,8 @@ from kg_memory.store.sqlite import driver
 
 __all__ = [
     "EPISODE_INSERT",
+    "NO_QUALIFIERS",
+    "NO_QUALIFIERS_JSON",
     "REDACTED_FINGERPRINT",
     "VERSION_COLUMNS",
     "VERSION_COLUMNS_OF_V",
@@ -76,17 +78,18 @@ def opt_time(value: int | None) -> datetime | None:
 
 def qualifiers(text: str) -> Qualifiers:
     """Stored qualifiers; the common empty ones without parsing."""
-    if text == _NO_QUALIFIERS_JSON:  # most facts: no need to parse
-        return _NO_QUALIFIERS
+    if text == NO_QUALIFIERS_JSON:  # most facts: no need to parse
+        return NO_QUALIFIERS
     data = json.loads(text)
     if not data.get("project") and not data.get("exceptions"):
-        return _NO_QUALIFIERS
+        return NO_QUALIFIERS
     return Qualifiers.model_construct(project=data.get("project"),
                                       exceptions=tuple(data.get("exceptions", ())))
 
 
-_NO_QUALIFIERS = Qualifiers()
-_NO_QUALIFIERS_JSON = _NO_QUALIFIERS.model_dump_json()
+#: Most revisions have no qualifiers: they share this one, stored as this text.
+NO_QUALIFIERS = Qualifiers()
+NO_QUALIFIERS_JSON = NO_QUALIFIERS.model_dump_json()
 
 
 _KINDS = {k.value: k for k in Kind}
