@@ -38,7 +38,7 @@ def test_every_stored_decision_attributed_as_the_whole_parse(tmp_path: Path) -> 
     found = [attribution(b) for b in bodies]
     assert found == [Attribution.model_validate_json(b) for b in bodies]
     assert {a.source for a in found} == {"registry"}
-    assert all(json.loads(b)["entity_id"] == a.entity_id for a, b in zip(found, bodies))
+    assert [a.entity_id for a in found] == [json.loads(b)["entity_id"] for b in bodies]
     # The shortcut holds for what the store path writes (else every body is parsed whole
     # again, correct and as slow as before): its attribution is the tail after the decision.
     tails = [json.loads("{" + b[b.rindex(',"entity_id":') + 1:]) for b in bodies]
