@@ -17,7 +17,7 @@ lineage forgetting needs and the source the authority tiers compare (:func:`outr
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from kg_memory.domain.authority import rank
 from kg_memory.domain.gate import WriterPolicy
@@ -36,7 +36,7 @@ from kg_memory.domain.resolution import (
 from kg_memory.services.identity import DECISION, PROFILE, entity_key, save_profile
 from kg_memory.store.protocol import Transaction
 
-__all__ = ["declare", "is_identity", "outranked_by"]
+__all__ = ["Attribution", "attribution", "declare", "is_identity", "outranked_by"]
 
 
 def _mention(declared: EntityCandidate, name: str, record: IngestRecord,
@@ -108,17 +108,43 @@ def outranked_by(tx: Transaction, policy: WriterPolicy, source: str, entity_id: 
     for body in tx.documents_by(DECISION, tx.scope, [entity_id]):
         # Only who decided, for which entity: the whole decision (every candidate's evidence)
         # was most of what this cost when it was parsed as a Resolved.
-        found = _Attribution.model_validate_json(body)
+        found = attribution(body)
         if (found.entity_id == entity_id and found.source is not None
                 and rank(policy.authority, found.source) < mine):
             return found.source
     return None
 
 
-class _Attribution(BaseModel):
+class Attribution(BaseModel):
     """The part of a stored :class:`~kg_memory.services.identity.Resolved` the tiers read."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     entity_id: str
     source: str | None = None
+
+
+#: The top-level key a stored decision's attribution starts at (see :func:`attribution`).
+_ENTITY_KEY = '"entity_id":'
+
+
+def attribution(body: str) -> Attribution:
+    """Who made a stored decision, for which entity, read from the end of its body.
+
+    A :class:`~kg_memory.services.identity.Resolved` is written field by field in order: the
+    decision (every candidate's evidence, 3.7 kB on average of the bodies the tiers read on
+    FEBRL 4, some 200 kB), then ``entity_id`` and ``source``. So the last ``,"entity_id":``
+    of the body is the top-level key, and ``{`` in place of its comma makes the attribution's
+    own JSON object. A comma then an unescaped quote starts a string outside any string (one
+    followed by a colon is a key), and the text parses only when that key is a member of the
+    top-level object: one nested deeper leaves its containers' closing brackets unmatched.
+    Anything else (a body written in another order or spacing) is parsed whole, as before:
+    the same answer either way.
+    """
+    at = body.rfind(_ENTITY_KEY)
+    if at > 0 and body[at - 1] == ",":
+        try:
+            return Attribution.model_validate_json("{" + body[at:])
+        except ValidationError:
+            pass  # not the top-level key: read the whole body
+    return Attribution.model_validate_json(body)
