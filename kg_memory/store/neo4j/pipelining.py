@@ -9,8 +9,9 @@ system-time lock. At most one batch is in flight.
 Why it stays correct, and durable when acknowledged:
 
 * N+1 plans over N's journal (:meth:`~kg_memory.store.neo4j.plan.BatchPlan.after`): its reads
-  may see the server before or after N's commit, and the view it builds is the same either
-  way (a revision in both counts once, one N closed is hidden).
+  may see the server before, after or halfway through N's commit (a record visible before
+  its index entry), and the view it builds is the same (a revision in both counts once, one
+  N closed is hidden, a revision's highest number is at least its own).
 * When N+1 ends, it waits for N's commit, then takes the lock and must find N's last system
   time there: otherwise another writer committed in between, nothing of N+1 is written and the
   caller plans it again (:class:`~kg_memory.store.pipeline.Replan`), under the lock.
