@@ -14,12 +14,13 @@ WHERE a.subject = s.subject AND a.predicate = s.predicate
   AND a.sys_to IS NULL
 CALL (a) {
   MATCH (b:Assertion {assertion_id: a.assertion_id})
-  // At least its own number: a read beside a commit may find the revision before the
-  // assertion_id index does (Neo4j applies a commit's records, then its index entries).
-  RETURN coalesce(max(b.revision), a.revision) AS highest
+  RETURN max(b.revision) AS top
 }
+// At least its own number: a read beside a commit may find the revision before the
+// assertion_id index does (Neo4j applies a commit's records, then its index entries).
 RETURN collect({version: a {.assertion_id, .revision, .scope, .subject, .predicate, .project,
           .exceptions, .value, .kind, .writer, .depends_on, .confidence, .reason, .recorded_by,
           .closed_by, .close_reason, valid_from: toString(a.valid_from),
           valid_to: toString(a.valid_to), sys_from: toString(a.sys_from),
-          sys_to: toString(a.sys_to)}, highest: highest}) AS rows
+          sys_to: toString(a.sys_to)},
+          highest: CASE WHEN top IS NULL OR top < a.revision THEN a.revision ELSE top END}) AS rows
