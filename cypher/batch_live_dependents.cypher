@@ -5,12 +5,18 @@
 // driver unpacks a DATETIME in pure Python, ~40 µs each; see kg_memory/store/neo4j/rows.py).
 // Every row comes back in one list of one record (`rows`): the Python driver's cost is per
 // record (about 35 µs each, measured; the bench's 1,000-slot read returns about 1,700 rows).
+// The SEEK hints keep each lookup by id a seek of its constraint: planned while the index
+// statistics describe an empty index (a new or wiped store, until Neo4j resamples it) the
+// planner scanned the whole index for every row instead (docs/benchmarks.md, session 19).
 // :params {keys: [{scope: 'u1', key: 'R1'}]}
 UNWIND $keys AS k
-MATCH (:Node {scope: k.scope, id: k.key})<-[:NEEDS]-(f:Node)<-[:REVISION_OF_FACT]-(a:Assertion)
+MATCH (n:Node {scope: k.scope, id: k.key})<-[:NEEDS]-(f:Node)<-[:REVISION_OF_FACT]-(a:Assertion)
+USING INDEX SEEK n:Node(scope, id)
 WHERE a.sys_to IS NULL
 CALL (a) {
   MATCH (b:Assertion {assertion_id: a.assertion_id})
+  USING INDEX SEEK b:Assertion(assertion_id, revision)
+  WHERE b.revision IS NOT NULL
   RETURN max(b.revision) AS top
 }
 // At least its own number: a read beside a commit may find the revision before the

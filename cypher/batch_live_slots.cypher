@@ -5,6 +5,10 @@
 // driver unpacks a DATETIME in pure Python, ~40 µs each; see kg_memory/store/neo4j/rows.py).
 // Every row comes back in one list of one record (`rows`): the Python driver's cost is per
 // record (about 35 µs each, measured; the bench's 1,000-slot read returns about 1,700 rows).
+// The SEEK hint on `b` keeps the lookup of each revision's siblings a seek of the revision_id
+// constraint: planned while the index statistics still describe an empty index (a new or
+// wiped store, until Neo4j resamples it) the planner otherwise scanned the whole index for
+// every row, about 3 s per call at 5,000 revisions (docs/benchmarks.md, session 19).
 // :params {slots: [{scope: 'u1', subject: 'ana', predicate: 'diet', project: ''}]}
 UNWIND $slots AS s
 MATCH (a:Assertion)
@@ -14,6 +18,8 @@ WHERE a.subject = s.subject AND a.predicate = s.predicate
   AND a.sys_to IS NULL
 CALL (a) {
   MATCH (b:Assertion {assertion_id: a.assertion_id})
+  USING INDEX SEEK b:Assertion(assertion_id, revision)
+  WHERE b.revision IS NOT NULL
   RETURN max(b.revision) AS top
 }
 // At least its own number: a read beside a commit may find the revision before the
