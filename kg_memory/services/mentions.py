@@ -28,6 +28,7 @@ from kg_memory.domain.resolution import (
     ResolverConfig,
     Scorer,
     grow_profile,
+    grown_profile_keys,
     mention_keys,
     new_entity_id,
     profile_keys,
@@ -99,10 +100,9 @@ def resolve_mentions(tx: Transaction, record: IngestRecord, episode: Episode,
     for position, candidate in enumerate(record.resolve):
         mention = to_mention(candidate, record, episode.episode_id, [*known, *resolved.values()])
         said = mention_keys(mention)
-        filed = list({p.entity_id: (p, keys) for p, keys in (
-            _FILED.read(b) for b in tx.documents_by(PROFILE, record.scope, sorted(said)))
-        }.values())
-        profiles = {p.entity_id: p for p, _ in filed}
+        known_by = {p.entity_id: (p, keys) for p, keys in (
+            _FILED.read(b) for b in tx.documents_by(PROFILE, record.scope, sorted(said)))}
+        filed = list(known_by.values())
         try:
             decision = resolve(mention, BlockingIndex.filed(filed, only=said), now=tx.now,
                                scorer=scorer, config=config)
@@ -121,11 +121,12 @@ def resolve_mentions(tx: Transaction, record: IngestRecord, episode: Episode,
         if not gate.admitted:
             effects.append(refuse(tx, episode, f"@{candidate.key}", gate.reason))
             continue
-        above = outranked_by(tx, policy, record.source, entity_id, profiles.get(entity_id))
+        current, current_keys = known_by.get(entity_id, (None, frozenset[str]()))
+        above = outranked_by(tx, policy, record.source, entity_id, current)
         if above is None:
-            grown = grow_profile(profiles.get(entity_id), entity_id, mention,
-                                 copy_of=decision.copy_of)
-            keys = profile_keys(grown)
+            grown = grow_profile(current, entity_id, mention, copy_of=decision.copy_of)
+            # Growing only adds: the stored keys and the mention's, not all of its names again.
+            keys = grown_profile_keys(current_keys, grown, mention)
             _FILED.keep(save_profile(tx, grown, keys), grown, keys)
         else:
             effects.append(refuse(tx, episode, f"@{candidate.key}.profile",

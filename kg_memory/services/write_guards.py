@@ -7,7 +7,7 @@ before the episode's own writes.
 from __future__ import annotations
 
 from kg_memory.domain.errors import ConcurrencyError, ForgottenError
-from kg_memory.domain.forgetting import evidence_key, operation_key
+from kg_memory.domain.forgetting import evidence_key
 from kg_memory.domain.precondition import precondition_failure
 from kg_memory.domain.record import IngestRecord
 from kg_memory.store.protocol import Slot, Transaction
@@ -24,7 +24,7 @@ def check_forgotten(tx: Transaction, record: IngestRecord, secret: bytes) -> Non
     evidence older than the forget run: a user may say the same thing again afterwards (unless
     collection is blocked), but old evidence cannot come back.
     """
-    operation = operation_key(secret, record.scope, record.operation_id)
+    operation = tx.operation_key(secret, record.operation_id)  # tx.scope is record.scope
     contents = {
         evidence_key(secret, record.scope, c.subject, c.predicate, c.qualifiers.project,
                      record.occurred_at): c

@@ -205,6 +205,10 @@ class Transaction(Protocol):
     def tombstones(self, keys: list[str]) -> dict[str, datetime]:
         """Which of ``keys`` are tombstoned, and since when."""
 
+    def operation_key(self, secret: bytes, operation_id: str) -> str:
+        """The tombstone key of ``operation_id`` in this scope
+        (:func:`~kg_memory.domain.forgetting.operation_key`; a planned batch hashed it already)."""
+
     def add_activity(self, activity: Activity) -> None: ...
 
     def add_block(self, block: Block) -> None: ...

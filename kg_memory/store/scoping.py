@@ -14,6 +14,7 @@ from datetime import datetime
 
 from kg_memory.domain.change import Draft, PlannedEdge
 from kg_memory.domain.errors import ScopeError
+from kg_memory.domain.forgetting import operation_key
 from kg_memory.domain.interval import Interval
 from kg_memory.domain.model import Assertion, trusted
 
@@ -41,6 +42,9 @@ class ScopeBound(ABC):
     @property
     def scope(self) -> str:
         return self._scope
+
+    def operation_key(self, secret: bytes, operation_id: str) -> str:
+        return operation_key(secret, self._scope, operation_id)
 
     def _in_scope(self, given: str) -> str:
         """``given``, when it is this unit's scope. A write for another scope inside this unit

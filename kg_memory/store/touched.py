@@ -48,6 +48,9 @@ class Touched:
     blocks: list[Pair] = field(default_factory=list)
     #: (scope, entity id) each ``resolve`` mention would found, were it no one known yet
     founded: list[Pair] = field(default_factory=list)
+    #: (secret, scope, operation id): the tombstone key of each record's operation, hashed
+    #: here once; the episode's own check asks its planned unit for it rather than hashing again
+    operation_keys: dict[tuple[bytes, str, str], str] = field(default_factory=dict)
 
 
 def touched(records: Iterable[IngestRecord], secret: bytes, *, identity: bool = True
@@ -88,7 +91,9 @@ def _add(t: Touched, r: IngestRecord, secret: bytes, identity: bool) -> None:
     scope = r.scope
     episode_id = episode_id_for(scope, r.operation_id)
     t.operations.append((scope, r.operation_id))
-    t.tombstones.append(operation_key(secret, scope, r.operation_id))
+    hashed = t.operation_keys[(secret, scope, r.operation_id)] = operation_key(
+        secret, scope, r.operation_id)
+    t.tombstones.append(hashed)
     if r.assertions:
         # Only a candidate fact is checked against its scope's blocks: a plain turn (the
         # commonest record) reads none, so its batch of one does not ask for them.

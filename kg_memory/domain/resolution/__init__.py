@@ -67,6 +67,7 @@ from kg_memory.domain.errors import ResolutionError
 from kg_memory.domain.resolution.blocking import (
     BlockingIndex,
     Candidate,
+    grown_profile_keys,
     lookup_keys,
     mention_keys,
     profile_keys,
@@ -155,6 +156,7 @@ __all__ = [
     "compare",
     "format_name",
     "grow_profile",
+    "grown_profile_keys",
     "lookup_keys",
     "manual_decision",
     "mention_keys",

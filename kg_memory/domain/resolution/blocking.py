@@ -52,7 +52,8 @@ from kg_memory.domain.resolution.names import (
 )
 from kg_memory.domain.resolution.profile import EntityProfile
 
-__all__ = ["BlockingIndex", "Candidate", "lookup_keys", "mention_keys", "profile_keys"]
+__all__ = ["BlockingIndex", "Candidate", "grown_profile_keys", "lookup_keys", "mention_keys",
+           "profile_keys"]
 
 
 def _full_name_keys(name: PersonName) -> Iterator[str]:
@@ -96,24 +97,53 @@ def _address_keys(profile: EntityProfile) -> set[str]:
     }
 
 
+def _alias_keys(keys: set[str], alias: str) -> None:
+    """Add the keys a profile is filed under for one of its names."""
+    name = parse_name(alias)
+    keys.update(_full_name_keys(name))
+    if name.given is not None:
+        groups = nickname_groups(name.given)
+        keys.update(f"given:{g}" for g in groups)
+        if name.family is None:
+            keys.update(f"given-only:{g}" for g in groups)
+    if name.family is not None:
+        keys.add(f"family:{name.family}")
+
+
 def profile_keys(profile: EntityProfile) -> frozenset[str]:
     """The keys a profile is filed under (without the scope prefix)."""
     keys: set[str] = set()
     for alias in profile.names:
-        name = parse_name(alias)
-        keys.update(_full_name_keys(name))
-        if name.given is not None:
-            groups = nickname_groups(name.given)
-            keys.update(f"given:{g}" for g in groups)
-            if name.family is None:
-                keys.update(f"given-only:{g}" for g in groups)
-        if name.family is not None:
-            keys.add(f"family:{name.family}")
+        _alias_keys(keys, alias)
     keys.update(f"{i.kind.value}:{i.key}" for i in profile.identifiers)
     for value in profile.attributes:
         keys.update(_record_keys(value.attribute, value.value))
     if keys_by_address := _address_keys(profile):
         keys.update(keys_by_address)
+    return frozenset(keys)
+
+
+def grown_profile_keys(before: frozenset[str], grown: EntityProfile, mention: Mention
+                       ) -> frozenset[str]:
+    """:func:`profile_keys` of ``grown``, the profile whose keys were ``before`` grown by
+    ``mention`` (:func:`~kg_memory.domain.resolution.profile.grow_profile`), from what the
+    mention added alone: growing only adds a name, identifiers and values of the mention's
+    episode, so every other key is among ``before`` (``frozenset()`` for a new profile).
+
+    The address keys are the one pairing across mentions: a postcode and a house number pair
+    when they came from one episode, and a second mention of an episode pairs with the
+    first's values. So they are taken from every value of the grown profile from the
+    mention's episode, not from the mention's alone."""
+    keys = set(before)
+    _alias_keys(keys, mention.name)
+    keys.update(f"{i.kind.value}:{i.key}" for i in mention.identifiers)
+    episode = mention.episode_id
+    ours = [a for a in grown.attributes if a.episode_id == episode]
+    for value in ours:
+        keys.update(_record_keys(value.attribute, value.value))
+    numbers = [a.value for a in ours if a.attribute is Field.STREET_NUMBER]
+    keys.update(_address_key(code.value, number)
+                for code in ours if code.attribute is Field.POSTCODE for number in numbers)
     return frozenset(keys)
 
 

@@ -51,8 +51,12 @@ def decision_id(mention_id: str, decided_by: str, decided_at: datetime) -> str:
     >>> decision_id("m1", "resolver", datetime(2026, 1, 5, 9, tzinfo=UTC))
     'm1@resolver@2026-01-05T09:00:00.000000Z'
     """
-    stamp = ensure_utc(decided_at).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return f"{mention_id}@{decided_by}@{stamp}"
+    t = ensure_utc(decided_at)
+    # strftime("%Y-%m-%dT%H:%M:%S.%fZ") written out: the store path mints one id a mention,
+    # and strftime cost 33-38 us a call there against 4. The year unpadded, as glibc's %Y
+    # writes it (years before 1000 on Linux, where every stored id was minted; macOS pads).
+    return (f"{mention_id}@{decided_by}@{t.year}-{t.month:02d}-{t.day:02d}T"
+            f"{t.hour:02d}:{t.minute:02d}:{t.second:02d}.{t.microsecond:06d}Z")
 
 
 class Outcome(StrEnum):

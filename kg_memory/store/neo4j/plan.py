@@ -148,6 +148,7 @@ class BatchPlan:
         self._dependents: dict[tuple[str, str], list[Assertion]] = {}
         self._live_of: dict[tuple[str, str], list[Assertion]] = {}
         self._tombstones: dict[str, datetime | None] = {}
+        self.operation_keys: dict[tuple[bytes, str, str], str] = {}  # Touched.operation_keys
         self._blocks: dict[str, list[Block]] = {}
         #: The highest stored revision of every assertion the batch read.
         self.highest: dict[str, int] = {}
@@ -398,5 +399,6 @@ def prefetch_records(plan: BatchPlan, records: Iterable[IngestRecord], secret: b
     per kind. Not the identity documents' keys: this planner does not plan them (a unit that
     reads or writes one runs on its own)."""
     t = touched(records, secret, identity=False)
+    plan.operation_keys.update(t.operation_keys)
     plan.prefetch(operations=t.operations, entities=t.entities, slots=t.slots,
                   dependents=t.dependents, tombstones=t.tombstones, scopes=t.scopes)

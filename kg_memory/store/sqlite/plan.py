@@ -175,6 +175,7 @@ class BatchPlan:
         self._dependents: dict[tuple[str, str], list[str]] = {}
         self._live_of: dict[str, list[tuple[int, Assertion]]] = {}
         self._tombstones: dict[str, int | None] = {}
+        self.operation_keys: dict[tuple[bytes, str, str], str] = {}  # Touched.operation_keys
         self._blocks: dict[str, list[Block]] = {}
         #: The highest stored revision number of each assertion read (0: none stored).
         self._highest: dict[str, int] = {}
@@ -394,6 +395,7 @@ def prefetch_records(plan: BatchPlan, records: Iterable[IngestRecord], secret: b
     ids, tombstone keys, entities, slots and what depends on them, scopes' blocks, the ids the
     episodes mint), one statement per kind."""
     t = touched(records, secret)
+    plan.operation_keys.update(t.operation_keys)
     # The profiles in the resolve mentions' blocks, the decisions about their entities (the
     # authority tiers read who made them), and those entities and the ones a mention would
     # found: each mention then reads nothing on its own.
