@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
@@ -37,7 +38,7 @@ from neo4j import Driver, GraphDatabase, Session
 from neo4j import Transaction as DriverTransaction
 from neo4j.exceptions import DriverError, Neo4jError
 
-from kg_memory.domain.errors import StoreNeedsMigration, StoreUnavailable
+from kg_memory.domain.errors import StoreBusy, StoreNeedsMigration, StoreUnavailable
 from kg_memory.domain.instant import Clock
 from kg_memory.store.clock import system_clock
 from kg_memory.store.neo4j.audit import Audits
@@ -68,6 +69,8 @@ MIGRATES_FROM = "2"
 MIRROR_SCOPE = "kg-memory-mirror"
 #: (uri, database) pairs whose schema this process already ensured (it survives wipe()).
 _SCHEMA_READY: set[tuple[str, str]] = set()
+#: Tries at the metadata constraint when openers of a new database race for it.
+_META_TRIES = 5
 
 
 class Neo4jStore(Sessions, Batching, RecallReads, Audits, GraphReads, BulkReads):
@@ -152,8 +155,15 @@ class Neo4jStore(Sessions, Batching, RecallReads, Audits, GraphReads, BulkReads)
             session = self._target()
             # Checked before the schema runs: schema 1 keyed ids across scopes, and its data
             # cannot be given scopes after the fact without guessing whose each node was.
-            [row] = self._read("schema_version", version=SCHEMA_VERSION)
-            found = str(row["version"])
+            failed = None if key in _SCHEMA_READY else self._meta_constraint()
+            rows = self._read("schema_version", version=SCHEMA_VERSION)
+            if len(rows) != 1:
+                raise StoreUnavailable(
+                    f"{self._uri} holds {len(rows)} kg-memory schema versions; keep the one the "
+                    "data was written with: MATCH (m:Meta {key: 'schema_version'}) (Neo4j Browser)")
+            if failed is not None:
+                raise failed
+            found = str(rows[0]["version"])
             if found == MIGRATES_FROM and not migrating:
                 raise StoreNeedsMigration(
                     f"{self._uri} holds kg-memory schema {found} (instants as integers); this "
@@ -178,6 +188,22 @@ class Neo4jStore(Sessions, Batching, RecallReads, Audits, GraphReads, BulkReads)
                 self._read("drop_value_tombstones")  # an older kg-memory's (security.md)
                 _SCHEMA_READY.add(key)
             return found
+
+    def _meta_constraint(self) -> StoreBusy | StoreUnavailable | None:
+        # Processes opening a new database at once all create the constraint; the losers of
+        # that schema race fail (a deadlock the server broke, or "already exists": IF NOT
+        # EXISTS checks before it locks), and a later try finds the constraint. The last
+        # failure is returned, for the caller to name first the duplicate versions an older
+        # kg-memory may have left (which make the constraint impossible).
+        failure: StoreBusy | StoreUnavailable | None = None
+        for attempt in range(_META_TRIES):
+            try:
+                self._read("schema_meta")
+                return None
+            except (StoreBusy, StoreUnavailable) as exc:
+                failure = exc
+                time.sleep(0.05 * (attempt + 1))
+        return failure
 
     def migrate(self, *, batch_size: int = 5000) -> MigrationReport:
         """Convert a schema 2 database to this version in place (see
