@@ -195,14 +195,22 @@ class Neo4jStore(Sessions, Batching, RecallReads, Audits, GraphReads, BulkReads)
         # EXISTS checks before it locks), and a later try finds the constraint. The last
         # failure is returned, for the caller to name first the duplicate versions an older
         # kg-memory may have left (which make the constraint impossible).
+        # Only those races are tried again: an unreachable server or refused credentials
+        # fail at once (a retry would multiply the connect timeout, or trip the server's
+        # lockout of repeated failed logins).
         failure: StoreBusy | StoreUnavailable | None = None
         for attempt in range(_META_TRIES):
             try:
                 self._read("schema_meta")
                 return None
-            except (StoreBusy, StoreUnavailable) as exc:
+            except StoreBusy as exc:
                 failure = exc
-                time.sleep(0.05 * (attempt + 1))
+            except StoreUnavailable as exc:
+                cause = exc.__cause__
+                if not (isinstance(cause, Neo4jError) and ".Schema." in (cause.code or "")):
+                    return exc
+                failure = exc
+            time.sleep(0.05 * (attempt + 1))
         return failure
 
     def migrate(self, *, batch_size: int = 5000) -> MigrationReport:
