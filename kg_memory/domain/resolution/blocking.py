@@ -30,7 +30,7 @@ and "Robert" share ``robert``):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
@@ -50,7 +50,7 @@ from kg_memory.domain.resolution.names import (
     parse_name,
     soundex,
 )
-from kg_memory.domain.resolution.profile import EntityProfile
+from kg_memory.domain.resolution.profile import AttributeValue, EntityProfile
 
 __all__ = ["BlockingIndex", "Candidate", "grown_profile_keys", "lookup_keys", "mention_keys",
            "profile_keys"]
@@ -84,14 +84,14 @@ def _address_key(postcode: str, number: str) -> str:
     return f"address:{normalize_text(postcode).replace(' ', '')}|{normalize_text(number)}"
 
 
-def _address_keys(profile: EntityProfile) -> set[str]:
-    """``address:<postcode>|<number>`` for each postcode and house number the profile has held
-    together (from the same episode: a number from one address and a postcode from another
-    name no place)."""
-    numbers = {(a.episode_id, a.value) for a in profile.values(Field.STREET_NUMBER)}
+def _address_keys(values: Sequence[AttributeValue]) -> set[str]:
+    """``address:<postcode>|<number>`` for each postcode and house number among ``values`` that
+    came together (from the same episode: a number from one address and a postcode from
+    another name no place)."""
+    numbers = {(a.episode_id, a.value) for a in values if a.attribute is Field.STREET_NUMBER}
     return {
         _address_key(code.value, number)
-        for code in profile.values(Field.POSTCODE)
+        for code in values if code.attribute is Field.POSTCODE
         for episode, number in numbers
         if episode == code.episode_id
     }
@@ -118,8 +118,7 @@ def profile_keys(profile: EntityProfile) -> frozenset[str]:
     keys.update(f"{i.kind.value}:{i.key}" for i in profile.identifiers)
     for value in profile.attributes:
         keys.update(_record_keys(value.attribute, value.value))
-    if keys_by_address := _address_keys(profile):
-        keys.update(keys_by_address)
+    keys.update(_address_keys(profile.attributes))
     return frozenset(keys)
 
 
@@ -141,9 +140,7 @@ def grown_profile_keys(before: frozenset[str], grown: EntityProfile, mention: Me
     ours = [a for a in grown.attributes if a.episode_id == episode]
     for value in ours:
         keys.update(_record_keys(value.attribute, value.value))
-    numbers = [a.value for a in ours if a.attribute is Field.STREET_NUMBER]
-    keys.update(_address_key(code.value, number)
-                for code in ours if code.attribute is Field.POSTCODE for number in numbers)
+    keys.update(_address_keys(ours))
     return frozenset(keys)
 
 
