@@ -210,7 +210,8 @@ class Neo4jStore(Sessions, Batching, RecallReads, Audits, GraphReads, BulkReads)
                 if not (isinstance(cause, Neo4jError) and ".Schema." in (cause.code or "")):
                     return exc
                 failure = exc
-            time.sleep(0.05 * (attempt + 1))
+            if attempt + 1 < _META_TRIES:  # no pause after the last: the caller reports it
+                time.sleep(0.05 * (attempt + 1))
         return failure
 
     def migrate(self, *, batch_size: int = 5000) -> MigrationReport:
