@@ -120,7 +120,9 @@ class GraphReads:
         return [e for e in found if e is not None]
 
     def refusals(self, scope: str | None = None) -> list[Refusal]:
-        return [refusal_from_props(r["refusal"]) for r in self._read("refusals", scope=scope)]
+        rows = (self._read("refusals", scope=None) if scope is None else
+                self._read("scope_refusals", scope=scope))
+        return [refusal_from_props(r["refusal"]) for r in rows]
 
     # -- lineage and forgetting ------------------------------------------------------------
 
@@ -156,7 +158,9 @@ class GraphReads:
     # -- blocks, activities, documents, entities --------------------------------------------
 
     def blocks(self, scope: str | None = None) -> list[Block]:
-        return [block_from_props(r["block"]) for r in self._read("blocks", scope=scope)]
+        rows = (self._read("blocks", scope=None) if scope is None else
+                self._read("scope_blocks", scope=scope))
+        return [block_from_props(r["block"]) for r in rows]
 
     def activities(self, type_: str | None = None, scope: str | None = None,
                    activity_id: str | None = None) -> list[Activity]:
@@ -176,7 +180,9 @@ class GraphReads:
         return int(row["cursor"])
 
     def entities(self, scope: str | None = None) -> list[Entity]:
-        return [entity_from_props(r["entity"]) for r in self._read("entities", scope=scope)]
+        rows = (self._read("entities", scope=None) if scope is None else
+                self._read("scope_entities", scope=scope))
+        return [entity_from_props(r["entity"]) for r in rows]
 
 
 def _support(row: Any) -> Support:

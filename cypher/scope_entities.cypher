@@ -1,0 +1,5 @@
+// Every entity of one scope, by id (entities.cypher lists every scope's).
+// :params {scope: 'u1'}
+MATCH (n:Entity {scope: $scope})
+RETURN n {.*} AS entity
+ORDER BY n.entity_id
