@@ -95,6 +95,8 @@ def _rows(plan: Any) -> list[tuple[str, int]]:
     ("scope_entities", {}),  # forget, lineage, the entities listing
     ("scope_episodes", {}),  # lineage
     ("episode_texts", {}),  # forget's residues
+    ("find_assertions_scope", {"project": None}),  # provenance
+    ("find_assertions_subject", {"subject": "small", "project": None}),  # forget's target
 ])
 def test_a_small_tenants_read_passes_none_of_a_big_tenants_rows(
         driver: Driver, name: str, params: dict[str, Any]) -> None:

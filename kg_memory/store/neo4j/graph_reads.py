@@ -148,7 +148,11 @@ class GraphReads:
         project: str | None = None,
     ) -> list[str]:
         """Assertion ids with any revision matching; ``predicates`` is a glob."""
-        rows = self._read("find_assertions", scope=scope, subject=subject, project=project)
+        rows = (self._read("find_assertions_subject", subject=subject, scope=scope,
+                           project=project) if subject is not None else
+                self._read("find_assertions_scope", scope=scope, project=project)
+                if scope is not None else
+                self._read("find_assertions", scope=None, subject=None, project=project))
         return [
             r["assertion_id"]
             for r in rows
