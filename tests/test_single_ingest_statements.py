@@ -1,11 +1,11 @@
 """One plain turn through ``Memory.ingest`` (issue 28: the agent's path, a durable commit per
-turn) makes the fewest statements its rows need: ten, where it made twelve.
+turn) makes the fewest statements its rows need: eight, where it made twelve (session 16: ten).
 
-A turn alone reads its tombstone and its operation id (each with its key as it is, no JSON
-list to encode and parse), and the stored system time with the largest recall row id in one
-statement; it reads no forget blocks (only a candidate fact is checked against them). What it
+A turn alone reads its tombstone, whether its operation id is used, the stored system time and
+the largest recall row id in one statement (each by its key as it is, no JSON list to encode
+and parse); it reads no forget blocks (only a candidate fact is checked against them). What it
 stores and answers is unchanged: ``tests/test_batch_equivalence.py`` holds the rows to one-by-one
-ingest's, and the refusals below hold the two reads it still makes to their purpose.
+ingest's, and the refusals below hold the reads it still makes to their purpose.
 """
 
 from __future__ import annotations
@@ -41,12 +41,12 @@ def _statements(memory: Memory, record: IngestRecord) -> list[str]:
     return [s for i, s in enumerate(ran) if i == 0 or s != ran[i - 1]]
 
 
-def test_a_plain_turn_alone_makes_ten_statements(tmp_path: Path) -> None:
+def test_a_plain_turn_alone_makes_eight_statements(tmp_path: Path) -> None:
     with Memory.open(tmp_path / "m.db", embedder="none") as memory:
         memory.ingest_many([_turn(n) for n in range(20)])
         statements = _statements(memory, _turn(20))
     shown = "\n".join(s[:100] for s in statements)
-    assert len(statements) == 10, shown
+    assert len(statements) == 8, shown
     assert statements[0] == "BEGIN IMMEDIATE", shown
     assert statements[-1] == "COMMIT", shown
     assert not any("FROM blocks" in s for s in statements), shown
@@ -55,8 +55,10 @@ def test_a_plain_turn_alone_makes_ten_statements(tmp_path: Path) -> None:
 
 def test_a_plain_turn_alone_still_meets_its_operation_and_its_tombstone(tmp_path: Path) -> None:
     with Memory.open(tmp_path / "m.db", embedder="none") as memory:
-        assert memory.ingest(_turn(1)).status == "accepted"
-        assert memory.ingest(_turn(1)).status == "duplicate"
+        first = memory.ingest(_turn(1))
+        assert first.status == "accepted"
+        again = memory.ingest(_turn(1))
+        assert (again.status, again.system_time) == ("duplicate", first.system_time)
         with pytest.raises(IdempotencyConflict):
             memory.ingest(_turn(1, "something else"))
         memory.forget("operation:turn-1@u1")

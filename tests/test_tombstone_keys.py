@@ -38,3 +38,15 @@ def test_a_key_depends_on_the_secret_the_kind_and_both_parts() -> None:
             node_key(b"k", "u1", "b"), operation_key(b"k", "u1", "a"),
             tombstone_key(b"k", "node", "a")}
     assert len(keys) == 6
+
+
+@given(st.binary(max_size=200), st.text())
+@example(b"", "x")
+@example(b"k" * 64, "x")
+@example(b"k" * 65, "x")
+def test_a_key_is_hmac_sha256_under_a_secret_of_any_length(secret: bytes, text: str) -> None:
+    # The HMAC is written out over the secret's cached pads (issue 28, session 20): the same
+    # bytes as the library's, a secret longer than SHA-256's block hashed first as RFC 2104 says.
+    expected = hmac.new(secret, f"evidence\x00{text}".encode(), hashlib.sha256).hexdigest()
+    assert tombstone_key(secret, "evidence", text) == expected
+    assert tombstone_key(secret, "evidence", text) == expected  # from the cached pads

@@ -17,12 +17,23 @@ from __future__ import annotations
 from kg_memory.domain.change import Effect, PlannedEdge
 from kg_memory.domain.channel import ChannelPolicy, Sender, bind, envelope_of
 from kg_memory.domain.gate import WriterPolicy, may_assign, may_describe, owners_of
-from kg_memory.domain.model import EdgeType, Entity, Episode, Refusal, Value
+from kg_memory.domain.instant import ensure_utc
+from kg_memory.domain.model import (
+    EdgeType,
+    Entity,
+    Episode,
+    Refusal,
+    Value,
+    every_field,
+    trusted,
+)
 from kg_memory.domain.record import IngestRecord
 from kg_memory.services.declarations import declare
 from kg_memory.store.protocol import Transaction
 
 __all__ = ["admit_entities", "receive", "refuse"]
+
+_EPISODE_FIELDS = every_field(Episode)
 
 
 def refuse(
@@ -55,11 +66,13 @@ def receive(
     binding = bind(channels, source=record.source, channel=record.channel)
     envelope, sent_by, sent_over = envelope_of(
         binding, source=record.source, channel=record.channel, sender=sender)
-    episode = Episode(
-        episode_id=episode_id, operation_id=record.operation_id, source=record.source,
-        channel=record.channel, content=record.content, occurred_at=record.occurred_at,
-        recorded_at=tx.now, scope=record.scope, envelope=envelope, sent_by=sent_by,
-        sent_over=sent_over)
+    # Every field is already validated (the record's, the gate's decision, the unit's time):
+    # built without validating it again, once per episode on the agent's path.
+    episode = trusted(Episode, {
+        "episode_id": episode_id, "operation_id": record.operation_id, "source": record.source,
+        "channel": record.channel, "content": record.content,
+        "occurred_at": record.occurred_at, "recorded_at": ensure_utc(tx.now), "scope": record.scope,
+        "envelope": envelope, "sent_by": sent_by, "sent_over": sent_over}, _EPISODE_FIELDS)
     tx.add_episode(episode, payload_hash)
     if binding.admitted:
         return episode, None

@@ -39,9 +39,17 @@ from kg_memory.domain.errors import (
 )
 from kg_memory.domain.gate import WriterPolicy, admit, may_end, owners_of
 from kg_memory.domain.ids import assertion_id_for, episode_id_for
-from kg_memory.domain.instant import UtcDatetime
+from kg_memory.domain.instant import UtcDatetime, ensure_utc
 from kg_memory.domain.interval import Interval
-from kg_memory.domain.model import Assertion, EdgeType, EndReason, Entity, Episode
+from kg_memory.domain.model import (
+    Assertion,
+    EdgeType,
+    EndReason,
+    Entity,
+    Episode,
+    every_field,
+    trusted,
+)
 from kg_memory.domain.record import (
     AssertionCandidate,
     EventCandidate,
@@ -77,6 +85,9 @@ class IngestReport(BaseModel):
     # forgotten (a batch's episode a forget erased: nothing written; see batch_ingest)
     system_time: UtcDatetime | None = None
     effects: tuple[Effect, ...] = ()
+
+
+_REPORT_FIELDS = every_field(IngestReport)
 
 
 def _retire_dependents(
@@ -362,10 +373,8 @@ def ingest_record(
             effects.append(refuse(tx, episode, key, "collection blocked by a forget request"))
             continue
         effects.extend(_write(tx, record, episode, index, candidate, policy, write_policy))
-    return IngestReport(
-        operation_id=record.operation_id,
-        episode_id=episode_id,
-        status="accepted",
-        system_time=tx.now,
-        effects=tuple(effects),
-    )
+    # Built from validated parts (the record's id, the unit's time, the rules' effects) without
+    # validating them again: one report per episode on the agent's path.
+    return trusted(IngestReport, {
+        "operation_id": record.operation_id, "episode_id": episode_id, "status": "accepted",
+        "system_time": ensure_utc(tx.now), "effects": tuple(effects)}, _REPORT_FIELDS)

@@ -20,6 +20,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from kg_memory.domain.errors import StoreUnavailable, Unplanned
+from kg_memory.domain.forgetting import operation_key
 from kg_memory.domain.instant import Clock, to_micros
 from kg_memory.domain.record import IngestRecord
 from kg_memory.store.cancellation import raise_if_cancelled
@@ -222,12 +223,15 @@ class Batching(ImportClock):
             return
         if session.plan is None:
             session.plan = BatchPlan(session.conn)
-        if len(records) == 1 and _plain(records[0]):
-            # A plain turn alone (``Memory.ingest``'s commonest record) reads its tombstone and
-            # its operation id, each when its write path asks: the two statements a prefetch
-            # would make, without hashing its keys a second time first.
-            return
         try:
+            if len(records) == 1 and _plain(records[0]):
+                # A plain turn alone (``Memory.ingest``'s commonest record): everything its
+                # write path reads, in one statement, its operation key hashed once for both.
+                record = records[0]
+                key = operation_key(secret, record.scope, record.operation_id)
+                session.plan.operation_keys[(secret, record.scope, record.operation_id)] = key
+                session.plan.read_alone(record.scope, record.operation_id, key)
+                return
             prefetch_records(session.plan, records, secret)
         except driver.Error as exc:
             raise store_error(exc, f"cannot read {self.path}") from exc

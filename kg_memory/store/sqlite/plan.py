@@ -60,6 +60,12 @@ _TOMBSTONES = "SELECT key, created_at FROM tombstones WHERE key IN (SELECT value
 _TOMBSTONE = "SELECT key, created_at FROM tombstones WHERE key = ?"
 _COUNTERS = ("SELECT (SELECT value FROM meta WHERE key = 'system_time'), "
              "(SELECT coalesce(max(rid), 0) FROM recall_episode_docs)")
+# A plain turn alone reads four things by key (the counters above, its operation's tombstone,
+# whether its operation id is used): one statement for all four, each its own seek.
+_ALONE = ("SELECT (SELECT value FROM meta WHERE key = 'system_time'), "
+          "(SELECT coalesce(max(rid), 0) FROM recall_episode_docs), "
+          "(SELECT created_at FROM tombstones WHERE key = ?), "
+          "EXISTS (SELECT 1 FROM episodes WHERE scope = ? AND operation_id = ?)")
 
 
 def slot_of(v: Assertion) -> SlotKey:
@@ -203,6 +209,19 @@ class BatchPlan:
             if self._rid is None:
                 self._rid = int(row[1])
         return self._time
+
+    def read_alone(self, scope: str, operation_id: str, operation: str) -> None:
+        """What a plain turn written alone reads, in one statement: the counters
+        (:meth:`stored_time`), the tombstone of its ``operation`` key and whether its operation
+        id is stored (a used one, the rare duplicate, is read in full when asked)."""
+        row = self._conn.execute(_ALONE, (operation, scope, operation_id)).fetchone()
+        if self._time is None:
+            self._time = -1 if row[0] is None else int(row[0])
+        if self._rid is None:
+            self._rid = int(row[1])
+        self._tombstones.setdefault(operation, None if row[2] is None else int(row[2]))
+        if not row[3]:
+            self._operations.setdefault((scope, operation_id), None)
 
     def next_rid(self) -> int:
         if self._rid is None:
