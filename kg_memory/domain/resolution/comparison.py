@@ -41,7 +41,7 @@ from kg_memory.domain.resolution.record_fields import (
     compare_postcode,
     compare_text_jw,
 )
-from kg_memory.domain.resolution.similarity import jaro_winkler, near_miss
+from kg_memory.domain.resolution.similarity import jaro_winkler_at_least, near_miss
 
 if TYPE_CHECKING:
     from kg_memory.domain.resolution.config import CustomAttribute, IdentifierRule
@@ -105,7 +105,7 @@ def _near(a: str | None, b: str | None, level: Level, *, given: bool) -> bool:
     return (
         near_miss(x, y, edits=2, min_length=1)
         and x[0] == y[0]
-        and jaro_winkler(x, y) >= NEAR_NAME_JARO_WINKLER
+        and jaro_winkler_at_least(x, y, NEAR_NAME_JARO_WINKLER)
         and not (given and known_given_name(x) and known_given_name(y))
     )
 
