@@ -88,7 +88,7 @@ def test_edit_distance_is_the_textbook_one_on_any_text(a: str, b: str) -> None:
 @settings(max_examples=1500, deadline=None)
 @given(_PAIR_WORDS, _PAIR_WORDS, st.floats(min_value=0.0, max_value=1.0))
 @example("", "", 0.0)
-@example("abcab", "bcaba", 0.8)
+@example("aaaabc", "aaabca", 0.95)  # the compiled Jaro is higher; ours decides
 @example("a" * (MAX_FUZZY_LENGTH + 1), "a" * MAX_FUZZY_LENGTH + "b", 0.0)
 def test_jaro_winkler_at_least_answers_as_jaro_winkler_does(a: str, b: str, t: float) -> None:
     # At a drawn threshold, at the pair's own similarity and a float either side of it: the
