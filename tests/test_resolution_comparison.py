@@ -130,3 +130,19 @@ def test_co_mentions() -> None:
     assert _levels(name="Jo", co_mentions=["project/c1"])[Field.CO_MENTIONS] is Level.CLOSE
     assert _levels(name="Jo", co_mentions=["project/zz"])[Field.CO_MENTIONS] is Level.DIFFERENT
     assert _levels(name="Jo", co_mentions=["jo"])[Field.CO_MENTIONS] is Level.MISSING  # itself
+
+
+def test_a_mention_compared_again_after_another_keeps_its_own_identifiers() -> None:
+    # compare() keeps the last mention's identifier keys (a block's candidates meet one mention
+    # in a row); two mentions alike in all but their ids, alternating, must never share them.
+    def mention(user_id: str) -> Mention:
+        return Mention.model_validate({"mention_id": "m", "episode_id": "e", "at": AT,
+                                       "name": "Jo Park",
+                                       "identifiers": [{"kind": "user_id", "value": user_id}]})
+
+    same, other = mention("J17"), mention("j99")
+    for m, level in ((same, Level.EXACT), (other, Level.DIFFERENT), (same, Level.EXACT),
+                     (same, Level.EXACT), (other, Level.DIFFERENT)):
+        fields = {c.field: c for c in compare(m, PROFILE, single_valued=SINGLE)}
+        assert fields[Field.USER_ID].level is level
+    assert fields[Field.USER_ID].detail == "['j99'] vs ['j17']"

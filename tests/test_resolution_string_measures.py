@@ -4,11 +4,18 @@ decision)."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+import math
+
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kg_memory.domain.resolution.names import compare_family, compare_given, edit_distance
-from kg_memory.domain.resolution.similarity import jaro
+from kg_memory.domain.resolution.similarity import (
+    MAX_FUZZY_LENGTH,
+    jaro,
+    jaro_winkler,
+    jaro_winkler_at_least,
+)
 
 _WORDS = st.text(alphabet="abcdeo", max_size=10)
 
@@ -60,3 +67,33 @@ def test_a_length_gap_wider_than_a_typo_is_never_a_typo() -> None:
     assert edit_distance("smithson", "smith") == 3
     assert compare_family("smithson", "smith").value == "different"
     assert compare_given("johnathan", "jonathan").value == "close"
+
+
+# Few letters make repeats, out-of-order matches and odd transposition counts common (where the
+# compiled Jaro parts from ours); the wider alphabet has spaces and letters beyond ASCII.
+_PAIR_WORDS = st.one_of(st.text(alphabet="abc", max_size=12),
+                        st.text(alphabet="abcdeo", max_size=20),
+                        st.text(alphabet="aeinrst lé", max_size=30))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_PAIR_WORDS, _PAIR_WORDS)
+@example("", "")
+@example("abc", "bca")
+@example("martha", "marhta")
+def test_edit_distance_is_the_textbook_one_on_any_text(a: str, b: str) -> None:
+    assert edit_distance(a, b) == _osa(a, b)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_PAIR_WORDS, _PAIR_WORDS, st.floats(min_value=0.0, max_value=1.0))
+@example("", "", 0.0)
+@example("aaaabc", "aaabca", 0.95)  # the compiled Jaro is higher; ours decides
+@example("a" * (MAX_FUZZY_LENGTH + 1), "a" * MAX_FUZZY_LENGTH + "b", 0.0)
+def test_jaro_winkler_at_least_answers_as_jaro_winkler_does(a: str, b: str, t: float) -> None:
+    # At a drawn threshold, at the pair's own similarity and a float either side of it: the
+    # compiled filter must never turn an answer of the Python measure.
+    exact = jaro_winkler(a, b)
+    for threshold in (t, exact, math.nextafter(exact, 2.0), math.nextafter(exact, -1.0),
+                      0.85, 0.9, 0.92):
+        assert jaro_winkler_at_least(a, b, threshold) is (exact >= threshold)

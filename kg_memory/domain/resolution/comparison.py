@@ -17,13 +17,13 @@ Attributes are compared twice on purpose, answering two different questions:
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from kg_memory.domain.resolution.field import ATTRIBUTE_FIELDS, RECORD_FIELDS, Field, Level
-from kg_memory.domain.resolution.mention import IdentifierKind, Mention
+from kg_memory.domain.resolution.mention import Identifier, IdentifierKind, Mention
 from kg_memory.domain.resolution.name_kinds import SWAPPED, name_kind
 from kg_memory.domain.resolution.name_tables import known_given_name
 from kg_memory.domain.resolution.names import (
@@ -41,7 +41,7 @@ from kg_memory.domain.resolution.record_fields import (
     compare_postcode,
     compare_text_jw,
 )
-from kg_memory.domain.resolution.similarity import jaro_winkler, near_miss
+from kg_memory.domain.resolution.similarity import jaro_winkler_at_least, near_miss
 
 if TYPE_CHECKING:
     from kg_memory.domain.resolution.config import CustomAttribute, IdentifierRule
@@ -75,6 +75,10 @@ class FieldComparison:
     kind: str | None = None
 
 
+#: A MISSING comparison is the same value for every candidate: one per field, not one each.
+_MISSING = {f: FieldComparison(field=f, level=Level.MISSING) for f in _FIELDS}
+
+
 def compare_values(a: str, b: str) -> Level:
     """Free-text attribute values: exact after normalisation; close when all of one value's
     words are in the other, filler aside ("Acme" vs "Acme Ltd", "Acme" vs "Acme Group"), or for
@@ -105,7 +109,7 @@ def _near(a: str | None, b: str | None, level: Level, *, given: bool) -> bool:
     return (
         near_miss(x, y, edits=2, min_length=1)
         and x[0] == y[0]
-        and jaro_winkler(x, y) >= NEAR_NAME_JARO_WINKLER
+        and jaro_winkler_at_least(x, y, NEAR_NAME_JARO_WINKLER)
         and not (given and known_given_name(x) and known_given_name(y))
     )
 
@@ -180,12 +184,35 @@ def _names(
     )
 
 
+def _keys_by_kind(identifiers: Iterable[Identifier]) -> dict[IdentifierKind, frozenset[str]]:
+    """``identifier_keys`` of every kind, in one pass (five filters of every identifier, and a
+    normalisation of each, per candidate before)."""
+    grouped: dict[IdentifierKind, set[str]] = {}
+    for i in identifiers:
+        grouped.setdefault(i.kind, set()).add(i.key)
+    return {kind: frozenset(keys) for kind, keys in grouped.items()}
+
+
+#: The last mention compared, with its identifier keys: a mention meets every candidate of
+#: its block in a row. One entry, read and replaced whole (threads may share it), holding the
+#: frozen mention itself so that the identity test cannot meet a reused id.
+_LAST_SAID: dict[str, tuple[Mention, dict[IdentifierKind, frozenset[str]]]] = {}
+
+
+def _said_keys(mention: Mention) -> dict[IdentifierKind, frozenset[str]]:
+    last = _LAST_SAID.get("said")
+    if last is not None and last[0] is mention:
+        return last[1]
+    keys = _keys_by_kind(mention.identifiers)
+    _LAST_SAID["said"] = (mention, keys)
+    return keys
+
+
 def _identifier(
-    mention: Mention, profile: EntityProfile, kind: IdentifierKind, rule: IdentifierRule | None
+    said: frozenset[str], known: frozenset[str], kind: IdentifierKind, rule: IdentifierRule | None
 ) -> FieldComparison:
-    said, known = mention.identifier_keys(kind), profile.identifier_keys(kind)
     if not said or not known:
-        return FieldComparison(field=kind.field, level=Level.MISSING)
+        return _MISSING[kind.field]
     shared = said & known
     if shared:
         return FieldComparison(field=kind.field, level=Level.EXACT, detail=min(shared))
@@ -217,16 +244,26 @@ def _record_field(mention: Mention, known: tuple[AttributeValue, ...], field: Fi
                   ) -> FieldComparison:
     said = mention.context.get(field)
     if said is None or not known:
-        return FieldComparison(field=field, level=Level.MISSING)
+        return _MISSING[field]
     # A profile holds one value per record it grew from, mostly the same street again: each
-    # distinct value is compared once, in first-seen order, and an exact one ends the search
-    # (the first best is what max() would pick too).
-    found: list[tuple[tuple[Level, str], str]] = []
-    for value in dict.fromkeys(v.value for v in known):
-        found.append((_record_level(field, said, value), value))
-        if found[-1][0][0] is Level.EXACT:
-            break
-    (level, why), value = max(found, key=lambda f: _LEVEL_RANK[f[0][0]])
+    # distinct value is compared once, in first-seen order, and an exact one ends the search.
+    # Only a strictly better value replaces the best, so the first best is kept, as max() did.
+    seen: set[str] = set()
+    best: tuple[Level, str] | None = None
+    value = ""
+    rank = -1
+    for v in known:
+        text = v.value
+        if text in seen:
+            continue
+        seen.add(text)
+        found = _record_level(field, said, text)
+        if _LEVEL_RANK[found[0]] > rank:
+            best, value, rank = found, text, _LEVEL_RANK[found[0]]
+            if found[0] is Level.EXACT:
+                break
+    assert best is not None  # known is not empty
+    level, why = best
     detail = f"{said!r} vs {value!r}" + (f": {why}" if why and level is not Level.EXACT else "")
     return FieldComparison(field=field, level=level, detail=detail)
 
@@ -243,7 +280,7 @@ def _custom(mention: Mention, profile: EntityProfile, declared: CustomAttribute)
 
 def _entity_type(mention: Mention, profile: EntityProfile) -> FieldComparison:
     if mention.entity_type is None:
-        return FieldComparison(field=Field.ENTITY_TYPE, level=Level.MISSING)
+        return _MISSING[Field.ENTITY_TYPE]
     same = mention.entity_type.casefold() == profile.type.casefold()
     level = Level.EXACT if same else Level.DIFFERENT
     detail = f"{mention.entity_type} vs {profile.type}"
@@ -254,7 +291,7 @@ def _attribute(mention: Mention, known: tuple[AttributeValue, ...], field: Field
                ) -> FieldComparison:
     said = mention.context.get(field)
     if said is None or not known:
-        return FieldComparison(field=field, level=Level.MISSING)
+        return _MISSING[field]
     best = max(known, key=lambda v: _LEVEL_RANK[compare_values(said, v.value)])
     level = compare_values(said, best.value)
     return FieldComparison(field=field, level=level, detail=f"{said!r} vs {best.value!r}")
@@ -293,14 +330,14 @@ def _temporal(
     if former:
         detail = "held at another time: " + ", ".join(former)
         return FieldComparison(field=Field.TEMPORAL, level=Level.CLOSE, detail=detail)
-    return FieldComparison(field=Field.TEMPORAL, level=Level.MISSING)
+    return _MISSING[Field.TEMPORAL]
 
 
 def _co_mentions(mention: Mention, profile: EntityProfile) -> FieldComparison:
     said = frozenset(mention.co_mentions) - {profile.entity_id}
     known = frozenset(profile.co_mentions)
     if not said or not known:
-        return FieldComparison(field=Field.CO_MENTIONS, level=Level.MISSING)
+        return _MISSING[Field.CO_MENTIONS]
     shared = sorted(said & known)
     if not shared:
         return FieldComparison(field=Field.CO_MENTIONS, level=Level.DIFFERENT)
@@ -341,8 +378,11 @@ def compare(
         Field.TEMPORAL: _temporal(mention, known, single_valued),
     }
     rules = identifiers or {}
+    said_keys, known_keys = _said_keys(mention), _keys_by_kind(profile.identifiers)
+    none = frozenset[str]()
     for kind in _KINDS:
-        by_field[_KIND_FIELDS[kind]] = _identifier(mention, profile, kind, rules.get(kind))
+        by_field[_KIND_FIELDS[kind]] = _identifier(
+            said_keys.get(kind, none), known_keys.get(kind, none), kind, rules.get(kind))
     for field in ATTRIBUTE_FIELDS:
         by_field[field] = _attribute(mention, known.get(field, ()), field)
     for field in RECORD_FIELDS:

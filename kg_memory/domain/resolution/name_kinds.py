@@ -17,7 +17,7 @@ from typing import Final
 
 from kg_memory.domain.resolution.field import Level
 from kg_memory.domain.resolution.names import edit_distance, initial_of, nickname_groups
-from kg_memory.domain.resolution.similarity import MAX_FUZZY_LENGTH, jaro_winkler
+from kg_memory.domain.resolution.similarity import MAX_FUZZY_LENGTH, jaro_winkler_at_least
 
 __all__ = ["NAME_KINDS", "SWAPPED", "name_kind"]
 
@@ -59,7 +59,7 @@ def name_kind(a: str | None, b: str | None, level: Level, *, given: bool) -> str
             return "nickname"
         return "typo"
     if max(len(a), len(b)) <= MAX_FUZZY_LENGTH and (
-        jaro_winkler(a, b) >= NEAR_JARO_WINKLER or edit_distance(a, b) <= 2
+        jaro_winkler_at_least(a, b, NEAR_JARO_WINKLER) or edit_distance(a, b) <= 2
     ):
         return "near"
     return "replaced"

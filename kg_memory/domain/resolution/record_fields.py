@@ -22,7 +22,7 @@ from enum import StrEnum
 from kg_memory.domain.resolution.field import Level
 from kg_memory.domain.resolution.mention import birth_date_digits
 from kg_memory.domain.resolution.names import edit_distance, normalize_text
-from kg_memory.domain.resolution.similarity import jaro_winkler, near_miss
+from kg_memory.domain.resolution.similarity import jaro_winkler_at_least, near_miss
 
 __all__ = [
     "Comparator",
@@ -60,7 +60,7 @@ def compare_text_jw(a: str, b: str, close: float = JW_CLOSE) -> Level:
     na, nb = normalize_text(a), normalize_text(b)
     if na == nb:
         return Level.EXACT
-    return Level.CLOSE if jaro_winkler(na, nb) >= close else Level.DIFFERENT
+    return Level.CLOSE if jaro_winkler_at_least(na, nb, close) else Level.DIFFERENT
 
 
 def compare_postcode(a: str, b: str) -> Level:
