@@ -48,6 +48,13 @@ class GraphReads:
     def _read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         raise NotImplementedError  # the store's own
 
+    def _scoped(self, name: str, scope: str | None) -> list[dict[str, Any]]:
+        """``name`` over every scope, or its ``scope_<name>`` twin over one: the all-or-one
+        form (``$scope IS NULL OR ...``) is served by no index, so a tenant's read would pass
+        every tenant's nodes (``tests/test_neo4j_tenant_reads.py``)."""
+        return (self._read(name, scope=None) if scope is None else
+                self._read(f"scope_{name}", scope=scope))
+
     # -- bitemporal reads ---------------------------------------------------------------
 
     def _versions(self, name: str, /, **params: Any) -> list[Assertion]:
@@ -120,9 +127,7 @@ class GraphReads:
         return [e for e in found if e is not None]
 
     def refusals(self, scope: str | None = None) -> list[Refusal]:
-        rows = (self._read("refusals", scope=None) if scope is None else
-                self._read("scope_refusals", scope=scope))
-        return [refusal_from_props(r["refusal"]) for r in rows]
+        return [refusal_from_props(r["refusal"]) for r in self._scoped("refusals", scope)]
 
     # -- lineage and forgetting ------------------------------------------------------------
 
@@ -162,9 +167,7 @@ class GraphReads:
     # -- blocks, activities, documents, entities --------------------------------------------
 
     def blocks(self, scope: str | None = None) -> list[Block]:
-        rows = (self._read("blocks", scope=None) if scope is None else
-                self._read("scope_blocks", scope=scope))
-        return [block_from_props(r["block"]) for r in rows]
+        return [block_from_props(r["block"]) for r in self._scoped("blocks", scope)]
 
     def activities(self, type_: str | None = None, scope: str | None = None,
                    activity_id: str | None = None) -> list[Activity]:
@@ -184,9 +187,7 @@ class GraphReads:
         return int(row["cursor"])
 
     def entities(self, scope: str | None = None) -> list[Entity]:
-        rows = (self._read("entities", scope=None) if scope is None else
-                self._read("scope_entities", scope=scope))
-        return [entity_from_props(r["entity"]) for r in rows]
+        return [entity_from_props(r["entity"]) for r in self._scoped("entities", scope)]
 
 
 def _support(row: Any) -> Support:
