@@ -48,13 +48,6 @@ class GraphReads:
     def _read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         raise NotImplementedError  # the store's own
 
-    def _scoped(self, name: str, scope: str | None) -> list[dict[str, Any]]:
-        """``name`` over every scope, or its ``scope_<name>`` twin over one: the all-or-one
-        form (``$scope IS NULL OR ...``) is served by no index, so a tenant's read would pass
-        every tenant's nodes (``tests/test_neo4j_tenant_reads.py``)."""
-        return (self._read(name, scope=None) if scope is None else
-                self._read(f"scope_{name}", scope=scope))
-
     # -- bitemporal reads ---------------------------------------------------------------
 
     def _versions(self, name: str, /, **params: Any) -> list[Assertion]:
@@ -127,7 +120,9 @@ class GraphReads:
         return [e for e in found if e is not None]
 
     def refusals(self, scope: str | None = None) -> list[Refusal]:
-        return [refusal_from_props(r["refusal"]) for r in self._scoped("refusals", scope)]
+        rows = (self._read("refusals", scope=None) if scope is None else
+                self._read("scope_refusals", scope=scope))
+        return [refusal_from_props(r["refusal"]) for r in rows]
 
     # -- lineage and forgetting ------------------------------------------------------------
 
@@ -167,7 +162,9 @@ class GraphReads:
     # -- blocks, activities, documents, entities --------------------------------------------
 
     def blocks(self, scope: str | None = None) -> list[Block]:
-        return [block_from_props(r["block"]) for r in self._scoped("blocks", scope)]
+        rows = (self._read("blocks", scope=None) if scope is None else
+                self._read("scope_blocks", scope=scope))
+        return [block_from_props(r["block"]) for r in rows]
 
     def activities(self, type_: str | None = None, scope: str | None = None,
                    activity_id: str | None = None) -> list[Activity]:
@@ -187,7 +184,9 @@ class GraphReads:
         return int(row["cursor"])
 
     def entities(self, scope: str | None = None) -> list[Entity]:
-        return [entity_from_props(r["entity"]) for r in self._scoped("entities", scope)]
+        rows = (self._read("entities", scope=None) if scope is None else
+                self._read("scope_entities", scope=scope))
+        return [entity_from_props(r["entity"]) for r in rows]
 
 
 def _support(row: Any) -> Support:
