@@ -503,3 +503,23 @@ def test_answers_hits_and_their_scores_are_immutable() -> None:
         field = next(iter(type(record).model_fields))
         with pytest.raises(ValidationError, match="frozen"):
             setattr(record, field, getattr(record, field))
+
+
+@pytest.mark.parametrize("tea_elsewhere", [0, 8], ids=["rare-term", "common-term"])
+def test_convex_fusion_weighs_the_lexical_list_by_its_best_whatever_bm25s_scale(
+    tea_elsewhere: int
+) -> None:
+    """BM25 has no unit: a common term scores well below 1, a rare one above. The convex
+    fusion divides by the best BM25, so a lexical-only match against a vector-only one is
+    decided by the weight and the cosine alone (0.5 against 0.5 x 0.9), on either corpus."""
+    docs = [Scored("words", ["tea"], 0, 0, 0), Scored("meaning", ["milk"], 0, 0, 0)]
+    corpus = [list(d.terms) for d in docs] + [["tea", "diet"]] * tea_elsewhere + [["veg"]] * 2
+    query = ("tea",)
+    df = document_frequencies(corpus, query)
+    stats = CorpusStats(documents=len(corpus), tokens=sum(len(d) for d in corpus))
+    scale = bm25(["tea"], query, df, stats)
+    assert (scale > 1) if tea_elsewhere == 0 else (scale < 1)  # the case this corpus stands for
+    got = rank(docs, query, df, stats, vectors={"meaning": 0.9},
+               weights=RankingWeights(fusion="convex", lexical_weight=0.5))
+    assert [r.key for r in got] == ["words", "meaning"]
+    assert [r.relevance for r in got] == pytest.approx([1.0, 0.9], rel=1e-12)
