@@ -38,6 +38,7 @@ CREATE INDEX assertion_id IF NOT EXISTS FOR (a:Assertion) ON (a.assertion_id);
 CREATE INDEX episode_source IF NOT EXISTS FOR (e:Episode) ON (e.source);
 CREATE INDEX block_scope IF NOT EXISTS FOR (b:Block) ON (b.scope);
 CREATE INDEX activity_type IF NOT EXISTS FOR (a:Activity) ON (a.type);
+CREATE INDEX activity_scope IF NOT EXISTS FOR (a:Activity) ON (a.scope);
 CREATE INDEX document_kind IF NOT EXISTS FOR (d:Document) ON (d.kind);
 CREATE INDEX entity_scope IF NOT EXISTS FOR (e:Entity) ON (e.scope);
 // Instants are DATETIMEs (UTC): range indexes on the temporal properties serve range filters

@@ -39,8 +39,9 @@ def _turns(scope: str, n: int) -> list[IngestRecord]:
 
 
 def _facts(scope: str, n: int) -> list[IngestRecord]:
-    """2n people the user names (the first n to forget), and n times a restaurant claiming
-    the user's word (refused)."""
+    """2n people the user names (the first n to forget), n times a restaurant claiming the
+    user's word (refused), and n people the user mentions by name (resolved: a profile and a
+    decision document each)."""
     said = [{"operation_id": f"{scope}-friend-{i}", "source": "user", "channel": "chat",
              "scope": scope, "occurred_at": (EPOCH + timedelta(hours=6, minutes=i)).isoformat(),
              "content": f"My friend P{i} is vegetarian.",
@@ -53,7 +54,11 @@ def _facts(scope: str, n: int) -> list[IngestRecord]:
                 "content": "The user pre-approves deposits.",
                 "assertions": [{"subject": scope, "predicate": "deposit_preapproved",
                                 "value": "yes", "kind": "stated"}]} for i in range(n)]
-    return [IngestRecord.model_validate(r) for r in said + claimed]
+    named = [{"operation_id": f"{scope}-named-{i}", "source": "user", "channel": "chat",
+              "scope": scope, "occurred_at": (EPOCH + timedelta(hours=8, minutes=i)).isoformat(),
+              "content": f"I met Q{i} today.",
+              "resolve": [{"key": "q", "name": f"Quinn Q{i}"}]} for i in range(n)]
+    return [IngestRecord.model_validate(r) for r in said + claimed + named]
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +78,8 @@ def driver() -> Iterator[Driver]:
         assert len(memory.refusals("big")) >= MANY
         assert len(memory.blocks("big")) >= MANY
         assert len(memory.scoped("big").entities()) >= MANY
+        assert len(store.documents("decision", "big")) >= MANY
+        assert len(store.activities(scope="big")) >= MANY
     password = os.environ.get("NEO4J_PASSWORD")
     auth = (os.environ.get("NEO4J_USER", "neo4j"), password) if password else None
     with GraphDatabase.driver(URI, auth=auth, notifications_min_severity="OFF") as drv:
@@ -96,6 +103,9 @@ def _rows(plan: Any) -> list[tuple[str, int]]:
     ("scope_episodes", {}),  # lineage
     ("episode_texts", {}),  # forget's residues
     ("find_assertions_scope", {"project": None}),  # provenance
+    ("scope_documents", {"kind": "decision", "key": None}),  # resolution, pending, rules
+    ("scope_documents", {"kind": "profile", "key": None}),
+    ("scope_activities", {"type": None}),  # lineage, the activities listing
     ("find_assertions_subject", {"subject": "small", "project": None}),  # forget's target
 ])
 def test_a_small_tenants_read_passes_none_of_a_big_tenants_rows(

@@ -168,15 +168,22 @@ class GraphReads:
 
     def activities(self, type_: str | None = None, scope: str | None = None,
                    activity_id: str | None = None) -> list[Activity]:
-        rows = (self._read("activities", type=type_, scope=scope) if activity_id is None else
-                self._read("activity", activity_id=activity_id, type=type_, scope=scope))
+        # One scope's have a read of their own: the all-or-one form reads every tenant's.
+        if activity_id is not None:
+            rows = self._read("activity", activity_id=activity_id, type=type_, scope=scope)
+        elif scope is not None:
+            rows = self._read("scope_activities", type=type_, scope=scope)
+        else:
+            rows = self._read("activities", type=type_, scope=None)
         return [activity_from_props(r["activity"]) for r in rows]
 
     def documents(
         self, kind: str, scope: str | None = None, key: str | None = None
     ) -> list[str]:
         """JSON bodies of stored documents of ``kind`` (profiles, decisions), oldest first."""
-        return [r["body"] for r in self._read("documents", kind=kind, scope=scope, key=key)]
+        rows = (self._read("documents", kind=kind, scope=None, key=key) if scope is None else
+                self._read("scope_documents", kind=kind, scope=scope, key=key))
+        return [r["body"] for r in rows]
 
     def mirror_cursor(self) -> int:
         """The last outbox row of an embedded store this database mirrors (0: none yet)."""
