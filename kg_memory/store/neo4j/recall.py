@@ -238,8 +238,18 @@ def vector_indexes(_read: Read) -> None:
         _read("recall_episode_vector_await")
 
 
-def vector_backlog(_read: Read, scope: str, space: str, limit: int) -> list[VectorDoc]:
-    _space(_read, space)
+#: Whether the store holds vectors in a space (``create``: claim it): :func:`_space`, or a
+#: store object's memo of it (:meth:`RecallReads._holds`).
+Holds = Callable[[str, bool], bool]
+
+
+def _reads_space(_read: Read) -> Holds:
+    return lambda space, create: _space(_read, space, create=create)
+
+
+def vector_backlog(_read: Read, scope: str, space: str, limit: int,
+                   holds: Holds | None = None) -> list[VectorDoc]:
+    (holds or _reads_space(_read))(space, False)
     docs = []
     for r in _read("recall_vector_backlog", scope=scope, limit=limit):
         v = version_from_props(r["version"])
@@ -254,10 +264,11 @@ def vector_backlog(_read: Read, scope: str, space: str, limit: int) -> list[Vect
 
 
 def put_vectors(_read: Read, scope: str, space: str,
-                vectors: Sequence[tuple[VectorDoc, Sequence[float]]]) -> None:
+                vectors: Sequence[tuple[VectorDoc, Sequence[float]]],
+                holds: Holds | None = None) -> None:
     if not vectors:
         return
-    _space(_read, space, create=True)
+    (holds or _reads_space(_read))(space, True)
     rows = [{"assertion_id": d.assertion_id, "revision": d.revision,
              "text": d.text if d.indexed is None else d.indexed,
              "vector": [float(x) for x in v]} for d, v in vectors if d.episode_id is None]
@@ -269,10 +280,11 @@ def put_vectors(_read: Read, scope: str, space: str,
         _read("recall_episode_vector_put", scope=scope, rows=episodes)
 
 
-def vector_candidates(_read: Read, probe: VectorProbe) -> VectorCandidates:
+def vector_candidates(_read: Read, probe: VectorProbe,
+                      holds: Holds | None = None) -> VectorCandidates:
     """The native index's shortlist (``exact``: every eligible-by-interval revision of the
     scope, scored by ``vector.similarity.cosine``), as cosine similarities."""
-    if not _space(_read, probe.space):
+    if not (holds or _reads_space(_read))(probe.space, False):
         return VectorCandidates()
     params: dict[str, Any] = {"vector": list(probe.vector), "scope": probe.scope,
                               "known": instant(probe.known_at), "at": instant(probe.at)}
@@ -304,8 +316,24 @@ class RecallReads:
     """The store protocol's recall reads, for :class:`~kg_memory.store.neo4j.store.Neo4jStore`
     (its ``_read`` runs one named query inside the open transaction, if any)."""
 
+    #: The vector space this store object found held or claimed (None: not yet, or wiped). A
+    #: store's space is set once and only a wipe clears it, so a hybrid recall need not read it
+    #: before each of its vector reads (five a recall, two index statements and two waits on
+    #: each write of vectors).
+    _vector_space: str | None = None
+    _active: Any
+
     def _read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         raise NotImplementedError
+
+    def _holds(self, space: str, create: bool) -> bool:
+        if self._vector_space == space:
+            return True
+        held = _space(self._read, space, create=create)
+        # Only what a committed statement read or claimed: a unit of work may roll back.
+        if (held or create) and self._active is None:
+            self._vector_space = space
+        return held
 
     def recall_candidates(self, probe: RecallProbe) -> RecallCandidates:
         return recall_candidates(self._read, probe)
@@ -314,11 +342,19 @@ class RecallReads:
         return conversations(self._read, queries) if queries else []
 
     def vector_backlog(self, scope: str, space: str, limit: int) -> list[VectorDoc]:
-        return vector_backlog(self._read, scope, space, limit)
+        return vector_backlog(self._read, scope, space, limit, self._holds)
 
     def put_vectors(self, scope: str, space: str,
                     vectors: Sequence[tuple[VectorDoc, Sequence[float]]]) -> None:
-        put_vectors(self._read, scope, space, vectors)
+        put_vectors(self._read, scope, space, vectors, self._holds)
 
     def vector_candidates(self, probe: VectorProbe) -> VectorCandidates:
-        return vector_candidates(self._read, probe)
+        try:
+            return vector_candidates(self._read, probe, self._holds)
+        except StoreUnavailable:
+            if self._vector_space is None:
+                raise
+            # Another store object may have wiped the database, and the vector indexes with
+            # it: read the space again (a server that is down fails the second time too).
+            self._vector_space = None
+            return vector_candidates(self._read, probe, self._holds)

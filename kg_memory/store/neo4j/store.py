@@ -238,6 +238,7 @@ class Neo4jStore(Sessions, Batching, RecallReads, Audits, GraphReads, BulkReads)
             self._read("recall_vector_drop")
             self._read("recall_episode_vector_drop")
             self._secret = None
+            self._vector_space = None
             self._erased.clear()
             self._erased_entities.clear()
             self._redacted.clear()
