@@ -2,7 +2,7 @@
 // :params {kind: 'profile', scope: 'acme', key: 'p-jo-okafor'}
 MATCH (d:Document {kind: $kind, scope: $scope, key: $key})
 // Named: on a small store the planner may pick the `kind` index, which holds every tenant's.
-USING INDEX d:Document(kind, scope, key)
+USING INDEX SEEK d:Document(kind, scope, key)
 OPTIONAL MATCH (l:LookupKey)-[:FINDS]->(d)
 WITH d, collect(l) AS keys
 DETACH DELETE d

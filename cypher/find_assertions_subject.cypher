@@ -4,6 +4,7 @@
 // a project.
 // :params {subject: 'ana', scope: 'u1', project: null}
 MATCH (a:Assertion {subject: $subject})
+USING INDEX SEEK a:Assertion(subject)
 WHERE ($scope IS NULL OR a.scope = $scope)
   AND ($project IS NULL OR a.project = $project)
 RETURN a.assertion_id AS assertion_id, collect(DISTINCT a.predicate) AS predicates

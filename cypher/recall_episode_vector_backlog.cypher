@@ -6,7 +6,7 @@
 // planner scanned every episode of every tenant on each hybrid recall.
 // :params {scope: 'u1', limit: 512}
 MATCH (e:Episode)
-USING INDEX e:Episode(scope, operation_id)
+USING INDEX SEEK e:Episode(scope, operation_id)
 WHERE e.scope = $scope AND e.operation_id IS NOT NULL AND e.recall_length > 0
   AND NOT EXISTS { MATCH (v:EpisodeVector {episode_id: e.episode_id}) }
 RETURN e.episode_id AS episode_id, e.content AS text

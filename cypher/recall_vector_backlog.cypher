@@ -3,7 +3,7 @@
 // its subject and project entities in its own scope (the model embeds the revision's words).
 // :params {scope: 'u1', limit: 512}
 MATCH (a:Assertion)
-USING INDEX a:Assertion(scope)
+USING INDEX SEEK a:Assertion(scope)
 WHERE a.scope = $scope AND a.recall_length > 0 AND a.recall_vector IS NULL
 WITH a ORDER BY a.sys_from, a.assertion_id, a.revision LIMIT $limit
 OPTIONAL MATCH (e:Entity {scope: a.scope})

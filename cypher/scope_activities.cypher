@@ -2,8 +2,8 @@
 // both), by the scope's index; activities.cypher lists every scope's.
 // :params {type: null, scope: 'acme'}
 MATCH (a:Activity {scope: $scope})
-// Named, as for documents: the plan must not depend on the statistics of the day.
-USING INDEX a:Activity(scope)
+// A seek, named, as for documents: the plan must not depend on the statistics of the day.
+USING INDEX SEEK a:Activity(scope)
 WHERE $type IS NULL OR a.type = $type
 RETURN a {.*} AS activity
 ORDER BY a.started_at, a.activity_id

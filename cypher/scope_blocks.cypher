@@ -2,5 +2,6 @@
 // blocks.cypher lists every scope's).
 // :params {scope: 'u1'}
 MATCH (b:Block {scope: $scope})
+USING INDEX SEEK b:Block(scope)
 RETURN b {.*} AS block
 ORDER BY b.created_at, b.block_id

@@ -4,7 +4,7 @@
 // without the hint the planner scanned every tenant's episodes.
 // :params {scope: 'u1'}
 MATCH (e:Episode)
-USING INDEX e:Episode(scope, operation_id)
+USING INDEX SEEK e:Episode(scope, operation_id)
 WHERE e.scope = $scope AND e.operation_id IS NOT NULL
 RETURN e {.*} AS episode
 ORDER BY e.recorded_at, e.episode_id

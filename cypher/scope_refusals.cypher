@@ -3,7 +3,7 @@
 // constraint, not by scanning every tenant's refusals.
 // :params {scope: 'u1'}
 MATCH (e:Episode)
-USING INDEX e:Episode(scope, operation_id)
+USING INDEX SEEK e:Episode(scope, operation_id)
 WHERE e.scope = $scope AND e.operation_id IS NOT NULL
 MATCH (e)-[:REFUSED]->(r:Refusal)
 RETURN r {.*} AS refusal
