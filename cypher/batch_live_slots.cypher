@@ -12,7 +12,7 @@
 // :params {slots: [{scope: 'u1', subject: 'ana', predicate: 'diet', project: ''}]}
 UNWIND $slots AS s
 MATCH (a:Assertion)
-USING INDEX a:Assertion(subject, predicate)
+USING INDEX SEEK a:Assertion(subject, predicate)
 WHERE a.subject = s.subject AND a.predicate = s.predicate
   AND a.scope = s.scope AND a.project = s.project
   AND a.sys_to IS NULL

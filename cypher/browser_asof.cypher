@@ -10,7 +10,7 @@
 // An open end (null sys_to / valid_to) counts as later than any instant. A revision the store
 // stopped believing after `known` is drawn as closed (no :Current label).
 MATCH (a:Assertion)
-USING INDEX a:Assertion(scope)
+USING INDEX SEEK a:Assertion(scope)
 WHERE a.scope = $scope
   AND ($subject IS NULL OR a.subject = $subject)
   AND a.sys_from <= $known AND (a.sys_to IS NULL OR a.sys_to > $known)

@@ -2,7 +2,7 @@
 // system-time order per predicate.
 // :params {subject: 'ana', predicate: null, scope: null}
 MATCH (a:Assertion)
-USING INDEX a:Assertion(subject)
+USING INDEX SEEK a:Assertion(subject)
 WHERE a.subject = $subject
   AND ($predicate IS NULL OR a.predicate = $predicate)
   AND ($scope IS NULL OR a.scope = $scope)

@@ -2,7 +2,7 @@
 // '' for a fact without a project.
 // :params {scope: 'u1', subject: 'ana', predicate: 'diet', project: ''}
 MATCH (a:Assertion)
-USING INDEX a:Assertion(subject, predicate)
+USING INDEX SEEK a:Assertion(subject, predicate)
 WHERE a.subject = $subject AND a.predicate = $predicate
   AND a.scope = $scope AND a.project = $project
   AND a.sys_to IS NULL

@@ -3,7 +3,7 @@
 // the reference the index is tested against). `score` is (1 + cosine) / 2 as in the index.
 // :params {vector: [0.6, 0.8], limit: 50, scope: 'u1-example', known: datetime('2026-02-14T20:00Z'), at: datetime('2026-02-14T20:00Z')}
 MATCH (a:Assertion)
-USING INDEX a:Assertion(scope)
+USING INDEX SEEK a:Assertion(scope)
 WHERE a.scope = $scope AND a.recall_vector IS NOT NULL
   AND a.sys_from <= $known AND (a.sys_to IS NULL OR a.sys_to > $known)
   AND a.valid_from <= $at AND (a.valid_to IS NULL OR a.valid_to > $at)

@@ -284,6 +284,33 @@ def test_an_activity_by_its_id_is_a_seek_of_its_unique_constraint(driver: Driver
     assert not {"NodeByLabelScan", "AllNodesScan", "NodeIndexScan"} & {op for op, _ in steps}
 
 
+#: The files that name an index (``USING INDEX``): each is planned as that index's seek.
+HINTED = sorted(n for n in names() if n not in SCRIPTS and "USING INDEX" in _body(n))
+
+
+@pytest.mark.parametrize("name", HINTED)
+def test_an_index_hint_names_a_seek(name: str) -> None:
+    """Rule: a hint says SEEK. A plain ``USING INDEX`` lets the planner scan the whole index
+    (every tenant's entries, filtered afterwards), which CI's Neo4j did for `scope_documents`
+    and `scope_refusals` once a whole suite had moved the index statistics (session 21)."""
+    hints = re.findall(r"USING INDEX(?: SEEK)?", _body(name))
+    assert hints, name
+    assert all(h == "USING INDEX SEEK" for h in hints), name
+
+
+@pytest.mark.parametrize("name", HINTED)
+@pytest.mark.neo4j
+@needs_server
+def test_a_hinted_query_is_planned_without_a_scan(driver: Driver, name: str) -> None:
+    with driver.session() as session:
+        summary = session.run("EXPLAIN " + load(name), example_params(name)).consume()
+    assert summary.plan is not None
+    steps = _operators(summary.plan)
+    plan = "\n".join(f"{op}: {details}" for op, details in steps)
+    assert any("IndexSeek" in op for op, _ in steps), plan
+    assert not {"NodeByLabelScan", "AllNodesScan", "NodeIndexScan"} & {op for op, _ in steps}, plan
+
+
 @pytest.mark.parametrize(
     ("name", "variable", "constraint"),
     [

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from neo4j import Transaction as DriverTransaction
 from neo4j.exceptions import ClientError
 
 from kg_memory.domain.errors import EmbedderMismatch, StoreUnavailable
@@ -243,13 +244,9 @@ def vector_indexes(_read: Read) -> None:
 Holds = Callable[[str, bool], bool]
 
 
-def _reads_space(_read: Read) -> Holds:
-    return lambda space, create: _space(_read, space, create=create)
-
-
 def vector_backlog(_read: Read, scope: str, space: str, limit: int,
-                   holds: Holds | None = None) -> list[VectorDoc]:
-    (holds or _reads_space(_read))(space, False)
+                   holds: Holds) -> list[VectorDoc]:
+    holds(space, False)
     docs = []
     for r in _read("recall_vector_backlog", scope=scope, limit=limit):
         v = version_from_props(r["version"])
@@ -265,10 +262,10 @@ def vector_backlog(_read: Read, scope: str, space: str, limit: int,
 
 def put_vectors(_read: Read, scope: str, space: str,
                 vectors: Sequence[tuple[VectorDoc, Sequence[float]]],
-                holds: Holds | None = None) -> None:
+                holds: Holds) -> None:
     if not vectors:
         return
-    (holds or _reads_space(_read))(space, True)
+    holds(space, True)
     rows = [{"assertion_id": d.assertion_id, "revision": d.revision,
              "text": d.text if d.indexed is None else d.indexed,
              "vector": [float(x) for x in v]} for d, v in vectors if d.episode_id is None]
@@ -281,10 +278,10 @@ def put_vectors(_read: Read, scope: str, space: str,
 
 
 def vector_candidates(_read: Read, probe: VectorProbe,
-                      holds: Holds | None = None) -> VectorCandidates:
+                      holds: Holds) -> VectorCandidates:
     """The native index's shortlist (``exact``: every eligible-by-interval revision of the
     scope, scored by ``vector.similarity.cosine``), as cosine similarities."""
-    if not (holds or _reads_space(_read))(probe.space, False):
+    if not holds(probe.space, False):
         return VectorCandidates()
     params: dict[str, Any] = {"vector": list(probe.vector), "scope": probe.scope,
                               "known": instant(probe.known_at), "at": instant(probe.at)}
@@ -321,7 +318,7 @@ class RecallReads:
     #: before each of its vector reads (five a recall, two index statements and two waits on
     #: each write of vectors).
     _vector_space: str | None = None
-    _active: Any
+    _active: DriverTransaction | None
 
     def _read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         raise NotImplementedError
