@@ -16,6 +16,7 @@ from kg_memory.domain.embedding import cosine
 from kg_memory.domain.model import Assertion, Episode
 from kg_memory.domain.recall_text import fact_words
 from kg_memory.services.recall import RecallRequest, recall
+from kg_memory.store.protocol import VectorCandidates, VectorProbe
 from kg_memory.store.sqlite import driver
 from tests.conftest import ManualClock, day, episode, fact
 
@@ -93,6 +94,50 @@ def test_an_under_filled_shortlist_falls_back_to_exact_scoring_of_the_eligible_s
     assert answer.results[0].score.vector_rank == 1
     assert answer.vector_method is not None
     assert answer.vector_method.endswith("+exact")
+
+
+def test_the_exact_fallback_reads_a_prefix_of_the_eligible_set_not_all_of_it(
+    memory: Memory, clock: ManualClock
+) -> None:
+    """Rule: when the shortlist under-fills, the exact search reads the eligible set best first
+    a prefix at a time, until the prefix decides the k best admitted records; it read every
+    eligible revision of the tenant, with its properties, whatever the tenant's size."""
+    refused = [fact(f"s{i}", "note", f"vegetarian diet {i}") for i in range(300)]
+    seen = [fact("ana", f"meal{i}", f"{w} vegetables {i}") for i, w in enumerate(
+        ["steamed", "roasted", "grilled", "raw", "pickled", "fried"] * 50)]
+    _ingest(memory, "op-1", 0, refused[:150] + seen[:150])
+    _ingest(memory, "op-2", 0, refused[150:] + seen[150:])
+    clock.now = day(1)
+    store = memory.store
+    real = store.vector_candidates
+    exact_reads: list[int] = []
+
+    def counted(probe: VectorProbe) -> VectorCandidates:
+        found = real(probe)
+        if probe.exact:
+            exact_reads.append(len(found.facts))
+        return found
+
+    store.vector_candidates = counted  # type: ignore[method-assign]
+    request = RecallRequest(
+        query="vegetarian diet", scope="u1", at=day(1), known_at=day(1), now=day(1),
+        include_episodes=False, embedder=EMBEDDER, rules=(OnlyAbout("ana"),),
+        vector_candidates=5, vector_exact_below=0)
+    answer = recall(store, request)
+    store.vector_candidates = real  # type: ignore[method-assign]
+    assert answer.vector_method is not None
+    assert answer.vector_method.endswith("+exact")
+    # Bounded: no read carried the whole eligible set (600 revisions).
+    assert exact_reads
+    assert max(exact_reads) < 600
+    # The same answer as brute force over the whole eligible set, by the rule's subject.
+    [query] = EMBEDDER.embed(["vegetarian diet"])
+    brute = sorted(((cosine(query, EMBEDDER.embed([fact_words(
+        f, f.qualifiers.project, f.qualifiers.exceptions)])[0]), f.value)
+        for f in memory.asof(scope="u1").facts if f.subject == "ana"), reverse=True)
+    by_vector = sorted((h for h in answer.results if h.score.vector_rank is not None),
+                       key=lambda h: h.score.vector_rank or 0)
+    assert [h.value for h in by_vector] == [v for _, v in brute[:5]]
 
 
 def test_a_just_written_fact_is_found_by_its_vector_on_the_next_call(

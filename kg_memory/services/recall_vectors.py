@@ -15,7 +15,8 @@ next call. The search itself:
 2. every remaining eligibility rule (blocks, kinds, the caller's rules, decay; for an episode,
    a refused envelope, blocks and the caller's rules) on the shortlist;
 3. when fewer than ``k`` survive and the shortlist did not cover the scope, an exact search over
-   every eligible-by-interval revision of the scope, judged the same way. Seed 002: a filtered
+   every eligible-by-interval revision of the scope, judged the same way, read best first a
+   prefix at a time until the prefix decides the answer. Seed 002: a filtered
    global shortlist can leave no results at all (a tenant's matches drowned by another
    tenant's, or by superseded revisions), so filtering afterwards is never the whole answer.
 """
@@ -29,10 +30,12 @@ from kg_memory.domain.embedding import Embedder
 from kg_memory.domain.model import Assertion, Episode
 from kg_memory.store.protocol import Store, VectorCandidates, VectorProbe
 
-__all__ = ["BACKLOG_BATCH", "catch_up", "nearest", "vector_space"]
+__all__ = ["BACKLOG_BATCH", "EXACT_FIRST", "catch_up", "nearest", "vector_space"]
 
 #: Revisions embedded per call of the embedder while a backlog is drained.
 BACKLOG_BATCH = 512
+#: The first prefix of the exact fallback (at least ``4k``): its records, best first.
+EXACT_FIRST = 100
 
 R = TypeVar("R", Assertion, Episode)
 #: The eligibility rules a vector shortlist still needs, as a filter that keeps the order.
@@ -83,13 +86,36 @@ def nearest(store: Store, probe: VectorProbe, admit: Admit[R]
     ``admit`` applies the eligibility rules the index's query could not (it keeps the order).
     """
     found = store.vector_candidates(probe)
-    chosen = _judged(found, probe, admit)
+    chosen = _ranked(_judged(found, probe, admit))
     method = found.method
     if len(chosen) < probe.k and not found.complete:
-        # The shortlist under-filled: score the whole eligible set instead (k = 0: no limit,
-        # since the rules applied afterwards may reject any number of the best).
-        found = store.vector_candidates(probe.model_copy(update={"exact": True, "k": 0}))
-        chosen = _judged(found, probe, admit)
+        # The shortlist under-filled: score the eligible set exactly, best first, a prefix at a
+        # time (a prefix four times longer each round), until the prefix holds k records the
+        # rules admit that nothing after it could displace, or holds the whole set. A tenant's
+        # whole set in one read (every eligible revision with its properties) grew with the
+        # tenant; a prefix is bounded by how many of the best the rules reject.
+        limit = max(EXACT_FIRST, 4 * probe.k)
+        while True:
+            found = store.vector_candidates(probe.model_copy(update={"exact": True, "k": limit}))
+            chosen = _ranked(_judged(found, probe, admit))
+            if found.complete or _settled(chosen, found, probe.k):
+                break
+            limit *= 4
         method = f"{method}+exact"
-    chosen = sorted(chosen, key=lambda rs: (-rs[1], _key(rs[0])))[:probe.k]
+    chosen = chosen[:probe.k]
     return ({_key(r): r for r, _ in chosen}, {_key(r): s for r, s in chosen}, method)
+
+
+def _ranked(chosen: list[tuple[R, float]]) -> list[tuple[R, float]]:
+    return sorted(chosen, key=lambda rs: (-rs[1], _key(rs[0])))
+
+
+def _settled(chosen: list[tuple[Any, float]], found: VectorCandidates, k: int) -> bool:
+    """Whether a best-first prefix of the eligible set already decides the ``k`` best admitted
+    records: every record after the prefix scores at most its last, so the k-th admitted must
+    score strictly more (a tie could rank an unseen record first by its key), or the last
+    must score at most 0 (a record that does not resemble the query is never chosen)."""
+    if not found.similarities:
+        return True
+    last = min(found.similarities)
+    return last <= 0 or (len(chosen) >= k and chosen[k - 1][1] > last)
