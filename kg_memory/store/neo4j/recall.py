@@ -279,8 +279,9 @@ def put_vectors(_read: Read, scope: str, space: str,
 
 def vector_candidates(_read: Read, probe: VectorProbe,
                       holds: Holds) -> VectorCandidates:
-    """The native index's shortlist (``exact``: every eligible-by-interval revision of the
-    scope, scored by ``vector.similarity.cosine``), as cosine similarities."""
+    """The probe's nearest eligible-by-interval revisions (or episodes), as cosine
+    similarities: scored by ``vector.similarity.cosine`` when ``exact`` or when the scope holds
+    at most ``exact_below`` vectors, else the native index's global shortlist of the scope's."""
     if not holds(probe.space, False):
         return VectorCandidates()
     params: dict[str, Any] = {"vector": list(probe.vector), "scope": probe.scope,
@@ -288,15 +289,20 @@ def vector_candidates(_read: Read, probe: VectorProbe,
     facts = probe.corpus == "facts"
     if probe.exact:
         params["limit"] = limit = probe.k or 2**62
-        rows = (_read("recall_vector_exact", **params) if facts
-                else _read("recall_episode_vector_exact", **params))
-        method, complete = "exact", len(rows) < limit
+        [found] = (_read("recall_vector_exact", **params) if facts
+                   else _read("recall_episode_vector_exact", **params))
+        exact = True
     else:
         params["fetch"] = fetch = max(100, SHORTLIST_FACTOR * probe.k)
-        params["k"] = probe.k or fetch
-        rows = (_read("recall_vector_query", **params) if facts
-                else _read("recall_episode_vector_query", **params))
-        method, complete = "hnsw", False
+        params["k"] = limit = probe.k or fetch
+        params["below"] = probe.exact_below
+        # One statement either way: it counts the scope's vectors (up to `below`) and scores a
+        # small scope exactly, a large one by the index's shortlist.
+        [found] = (_read("recall_vector_query", **params) if facts
+                   else _read("recall_episode_vector_query", **params))
+        exact = bool(found["exact"])
+    rows: list[dict[str, Any]] = found["rows"]
+    method, complete = ("exact", len(rows) < limit) if exact else ("hnsw", False)
     # Neo4j scores cosine as (1 + cosine) / 2; the ranking fuses by rank, but the answer shows
     # the cosine itself, as on the embedded store.
     similarities = tuple(2 * float(r["score"]) - 1 for r in rows)
