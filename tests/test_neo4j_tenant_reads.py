@@ -107,6 +107,13 @@ def _rows(plan: Any) -> list[tuple[str, int]]:
     ("scope_documents", {"kind": "profile", "key": None}),
     ("scope_activities", {"type": None}),  # lineage, the activities listing
     ("find_assertions_subject", {"subject": "small", "project": None}),  # forget's target
+    # Every recall that returns a message: the turns around it (session 22: it sought every
+    # tenant's episodes recorded by `known`).
+    ("recall_conversations", {"size": 2, "known": EPOCH + timedelta(days=1), "queries": [
+        {"i": 0, "scope": "small", "channel": "chat", "source": None, "episode_id": "none",
+         "around": EPOCH + timedelta(minutes=1)}]}),
+    ("recall_episode_corpus", {"known": EPOCH + timedelta(days=1)}),  # every recall
+    ("recall_fact_corpus", {"known": EPOCH + timedelta(days=1)}),  # every recall
 ])
 def test_a_small_tenants_read_passes_none_of_a_big_tenants_rows(
         driver: Driver, name: str, params: dict[str, Any]) -> None:
