@@ -112,8 +112,11 @@ def _rows(plan: Any) -> list[tuple[str, int]]:
     ("recall_conversations", {"size": 2, "known": EPOCH + timedelta(days=1), "queries": [
         {"i": 0, "scope": "small", "channel": "chat", "source": None, "episode_id": "none",
          "around": EPOCH + timedelta(minutes=1)}]}),
-    ("recall_episode_corpus", {"known": EPOCH + timedelta(days=1)}),  # every recall
-    ("recall_fact_corpus", {"known": EPOCH + timedelta(days=1)}),  # every recall
+    # Every recall: the matches and the corpus statistics (a count of the tenant's documents).
+    ("recall_episodes", {"known": EPOCH + timedelta(days=1),
+                         "query": 'scope:"small" AND recall_text:(lisbon OR harbour)'}),
+    ("recall_facts", {"known": EPOCH + timedelta(days=1),
+                      "query": 'scope:"small" AND recall_text:(vegetarian OR lisbon)'}),
 ])
 def test_a_small_tenants_read_passes_none_of_a_big_tenants_rows(
         driver: Driver, name: str, params: dict[str, Any]) -> None:

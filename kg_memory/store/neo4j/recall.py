@@ -68,16 +68,14 @@ def recall_candidates(_read: Read, probe: RecallProbe) -> RecallCandidates:
     known = instant(probe.known_at)
     found: dict[str, Any] = {}
     if probe.facts and query:
-        rows = _read("recall_facts", query=query, scope=probe.scope)
-        found["facts"] = tuple(version_from_props(r["version"]) for r in rows)
-        found["fact_texts"] = tuple(r["version"]["recall_text"] for r in rows)
-        [row] = _read("recall_fact_corpus", scope=probe.scope, known=known)
+        [row] = _read("recall_facts", query=query, scope=probe.scope, known=known)
+        found["facts"] = tuple(version_from_props(v) for v in row["versions"])
+        found["fact_texts"] = tuple(v["recall_text"] for v in row["versions"])
         found["fact_corpus"] = CorpusStats(int(row["documents"]), int(row["tokens"]))
     if probe.episodes and query:
-        rows = _read("recall_episodes", query=query, scope=probe.scope)
-        found["episodes"] = tuple(episode_from_props(r["episode"]) for r in rows)
-        found["episode_texts"] = tuple(r["episode"]["recall_text"] for r in rows)
-        [row] = _read("recall_episode_corpus", scope=probe.scope, known=known)
+        [row] = _read("recall_episodes", query=query, scope=probe.scope, known=known)
+        found["episodes"] = tuple(episode_from_props(e) for e in row["episodes"])
+        found["episode_texts"] = tuple(e["recall_text"] for e in row["episodes"])
         found["episode_corpus"] = CorpusStats(int(row["documents"]), int(row["tokens"]))
     return RecallCandidates(**found)
 
