@@ -1,4 +1,5 @@
-"""Neo4j's vector space is read once per store object, and a wipe forgets it.
+"""Neo4j's vector reads: the vector space is read once per store object (a wipe forgets it),
+and a small tenant's vectors are scored exactly in one statement.
 
 A store's vectors are all of one embedder (its name and dimensions, the *space*); another is
 refused, never mixed. The adapter used to read the space before each of a hybrid recall's
@@ -7,6 +8,13 @@ them on every write of vectors. A space is set once and only a wipe clears it, s
 object remembers what it read or claimed; these tests hold the statements to that and show
 that the memory keeps every guarantee the reads gave: a wipe through the object claims the
 space again, and another embedder is still refused.
+
+The native vector index is global: its shortlist of a tenant's nearest vectors is taken from
+every tenant's, so a tenant that holds few of them under-fills it and recall falls back to
+exact scoring. A small tenant used to run both statements, the shortlist and then the exact
+scan, for each corpus; the query now counts the tenant's vectors (up to
+``vector_exact_below``) and scores a tenant that small exactly in the same statement, as the
+embedded store does.
 """
 
 from __future__ import annotations
@@ -18,12 +26,15 @@ from typing import Any
 import pytest
 
 from kg_memory import EmbedderMismatch, HashingEmbedder, Memory
+from kg_memory.services.recall import RecallRequest, recall
 from kg_memory.store.neo4j import Neo4jStore, sessions
 from kg_memory.store.neo4j.tx import run_query
 from tests.conftest import NEO4J_URI, ManualClock, day, episode, fact
 
 pytestmark = pytest.mark.neo4j
 
+VECTOR_READS = ("recall_vector_query", "recall_episode_vector_query", "recall_vector_exact",
+                "recall_episode_vector_exact")
 SPACE_STATEMENTS = {"recall_vector_space", "recall_vector_space_set", "recall_vector_index",
                     "recall_episode_vector_index", "recall_vector_await",
                     "recall_episode_vector_await"}
@@ -112,3 +123,62 @@ def test_a_wipe_by_another_store_object_is_read_again_not_an_error(neo4j: Neo4jS
     found = memory.recall("vegetarian diet", scope="u1", embedder=embedder)
     assert found.error is None
     assert found.results == ()  # the wipe took the fact with it
+
+
+# -- a small tenant's vectors: scored exactly in one statement ---------------------------------
+
+
+def _fill(memory: Memory) -> None:
+    """A big tenant whose 300 facts and messages are the nearest to the query, and a small one
+    (3 facts, 3 messages) that must still be found."""
+    memory.ingest(episode("op-big", "user", day(0), scope="big", content="vegetarian diet talk",
+                          assertions=[fact(f"s{i}", "note", f"vegetarian diet {i}")
+                                      for i in range(300)]))
+    for i in range(1, 300):
+        memory.ingest(episode(f"op-big-{i}", "user", day(0), scope="big",
+                              content=f"vegetarian diet message {i}"))
+    for i, value in enumerate(["vegetarian", "pescatarian", "vegan"]):
+        memory.ingest(episode(f"op-u1-{i}", "user", day(i + 1), scope="u1",
+                              content=f"I eat {value} food",
+                              assertions=[fact(f"p{i}", "diet", value)]))
+    memory.recall("diet", scope="big", embedder=HashingEmbedder())  # both tenants' vectors written
+    memory.recall("diet", scope="u1", embedder=HashingEmbedder())
+
+
+def _request(below: int) -> RecallRequest:
+    return RecallRequest(query="vegetarian diet", scope="u1", at=day(6), known_at=day(6),
+                         now=day(6), embedder=HashingEmbedder(), vector_exact_below=below)
+
+
+def test_a_small_tenant_is_scored_exactly_in_one_statement_per_corpus(
+    neo4j: Neo4jStore, statements: Counter[str]
+) -> None:
+    _fill(Memory(neo4j, clock=ManualClock(day(5))))
+    statements.clear()
+    small = recall(neo4j, _request(256))
+    assert small.vector_method == "exact"
+    assert {n: statements[n] for n in VECTOR_READS if statements[n]} == {
+        "recall_vector_query": 1, "recall_episode_vector_query": 1}
+    # The index's way to the same answer: the global shortlist holds the big tenant's vectors,
+    # so it under-fills and the exact fallback runs after it.
+    statements.clear()
+    shortlisted = recall(neo4j, _request(0))
+    assert shortlisted.vector_method == "hnsw+exact"
+    assert statements["recall_vector_exact"] == statements["recall_episode_vector_exact"] == 1
+    assert [(h.id, h.score.vector_rank) for h in small.results] == [
+        (h.id, h.score.vector_rank) for h in shortlisted.results]
+    assert sum(h.score.vector_rank is not None for h in small.results) == 6
+
+
+def test_a_tenant_with_more_vectors_than_the_threshold_takes_the_shortlist(
+    neo4j: Neo4jStore, statements: Counter[str]
+) -> None:
+    _fill(Memory(neo4j, clock=ManualClock(day(5))))
+    statements.clear()
+    big = recall(neo4j, RecallRequest(query="vegetarian diet", scope="big", at=day(6),
+                                      known_at=day(6), now=day(6), embedder=HashingEmbedder(),
+                                      vector_candidates=5, include_episodes=False))
+    assert big.vector_method == "hnsw"  # 300 vectors, over 256
+    assert statements["recall_vector_query"] == 1
+    assert statements["recall_vector_exact"] == 0
+    assert len(big.results) >= 5
