@@ -68,7 +68,7 @@ def measure_neo4j(
     target.wipe()
     source = SqliteStore.open(store_file, create=False)
     try:
-        report = sync(source, target, batch_size=5000)
+        report = sync(source, target)
     finally:
         source.close()
     memory = Memory(target, clock=clock)
