@@ -5,10 +5,20 @@
 // kg_memory/store/neo4j/rows.py); null: open. A revision a forget run rewrote names a forgotten
 // entity by its tombstone (`tomb_…`) instead of its id: its hub's links to ids no revision
 // names any more go, and so does a bare node left touching nothing (the id is user text).
-// :params {rows: [{assertion_id: 'as_1', revision: 1, label: 'Stated', current: true, deps: [], valid_from: datetime('2026-02-14T20:00Z'), valid_to: null, sys_from: datetime('2026-02-14T20:00Z'), sys_to: null, props: {assertion_id: 'as_1', revision: 1, scope: 'u1', subject: 'ana', predicate: 'diet', project: '', value: 'vegetarian', exceptions: [], kind: 'stated', writer: 'user', depends_on: [], confidence: 1.0, reason: 'asserted', recorded_by: 'ep_1', closed_by: null, close_reason: null}}]}
+// Each hub (a fact's, or a node a revision depends on) is in $hubs once, as [scope, id], the
+// first $facts of them the facts': a slice holds a fact's revisions together, and a
+// unique-index seek per hub of every row was most of this query's time. Rows name their fact
+// and dependencies by position there; ORDER BY keeps `hubs` in the order of $hubs.
+// :params {facts: 1, hubs: [['u1', 'as_1']], rows: [{assertion_id: 'as_1', revision: 1, fact: 0, label: 'Stated', current: true, deps: [], valid_from: datetime('2026-02-14T20:00Z'), valid_to: null, sys_from: datetime('2026-02-14T20:00Z'), sys_to: null, props: {assertion_id: 'as_1', revision: 1, scope: 'u1', subject: 'ana', predicate: 'diet', project: '', value: 'vegetarian', exceptions: [], kind: 'stated', writer: 'user', depends_on: [], confidence: 1.0, reason: 'asserted', recorded_by: 'ep_1', closed_by: null, close_reason: null}}]}
+UNWIND range(0, size($hubs) - 1) AS i
+MERGE (n:Node {scope: $hubs[i][0], id: $hubs[i][1]})
+FOREACH (_ IN CASE WHEN i < $facts THEN [1] ELSE [] END |
+  SET n:Fact, n.assertion_id = $hubs[i][1])
+WITH i, n
+ORDER BY i
+WITH collect(n) AS hubs
 UNWIND $rows AS r
-MERGE (f:Node {scope: r.props.scope, id: r.assertion_id})
-SET f:Fact, f.assertion_id = r.assertion_id
+WITH hubs[r.fact] AS f, [j IN r.deps | hubs[j]] AS needs, r
 MERGE (a:Assertion {assertion_id: r.assertion_id, revision: r.revision})
 SET a += r.props, a:$(r.label),
     a.valid_from = datetime(r.valid_from), a.valid_to = datetime(r.valid_to),
@@ -16,11 +26,9 @@ SET a += r.props, a:$(r.label),
 MERGE (a)-[:REVISION_OF_FACT]->(f)
 FOREACH (_ IN CASE WHEN r.current THEN [1] ELSE [] END | SET a:Current)
 FOREACH (_ IN CASE WHEN r.current THEN [] ELSE [1] END | REMOVE a:Current)
-FOREACH (dep IN r.deps |
-  MERGE (d:Node {scope: r.props.scope, id: dep})
-  MERGE (f)-[:NEEDS]->(d))
+FOREACH (d IN needs | MERGE (f)-[:NEEDS]->(d))
 WITH f, r
-WHERE any(dep IN r.deps WHERE dep STARTS WITH 'tomb_')
+WHERE any(dep IN r.props.depends_on WHERE dep STARTS WITH 'tomb_')
 WITH DISTINCT f
 MATCH (f)-[n:NEEDS]->(d:Node)
 WHERE NOT EXISTS { MATCH (f)<-[:REVISION_OF_FACT]-(a:Assertion) WHERE d.id IN a.depends_on }

@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from kg_memory import Memory
+from kg_memory.bench.arrival import ArrivalClock
+from kg_memory.bench.workload import POLICY, Workload
 from kg_memory.domain.instant import from_micros
 from kg_memory.domain.record import IngestRecord
 from kg_memory.services.check import check
@@ -19,6 +21,7 @@ from kg_memory.store.neo4j import Neo4jStore
 from kg_memory.store.neo4j.mirror import sync
 from kg_memory.store.sqlite import SqliteStore
 from tests.conftest import ManualClock
+from tests.test_neo4j_batch import _state
 
 pytestmark = pytest.mark.neo4j
 
@@ -161,4 +164,39 @@ def test_a_forget_of_many_entities_reaches_the_mirror_in_a_query_per_slice(
         assert mirror.store.entities("u1") == memory.store.entities("u1")
         assert not any(e.entity_id.startswith("feed-") for e in mirror.store.entities("u1"))
         assert _views(mirror) == _views(memory)
+        assert check(neo4j).ok
+
+
+def test_the_mirror_holds_every_edge_the_embedded_store_holds(
+    tmp_path: Path, neo4j: Neo4jStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rule protected: each slice names a hub once (``mirror_versions``' facts and the nodes
+    they depend on, ``batch_edges``' ends) and its rows point at it by position; whatever the
+    slice boundaries, the mirror has exactly the embedded store's revisions, edges (NEEDS for
+    dependencies among them), supports and refusals. Small slices cut a fact's revisions and
+    an episode's edges apart; a slice's edges all go in one statement."""
+    records = list(Workload(users=8, seed=5).records())
+    clock = ArrivalClock(records[0].occurred_at)
+    with Memory.open(tmp_path / "m.db", clock=clock, policy=POLICY) as memory:
+        assert isinstance(memory.store, SqliteStore)
+        for record in records:
+            clock.follow([record])
+            memory.ingest(record)
+        subjects = sorted({c.subject for r in records for c in r.assertions})
+        expected = _state(memory.store, subjects)
+        assert any(v.depends_on for s in subjects for v in memory.store.history(s))
+        ran: list[str] = []
+        real = Neo4jStore.run_many
+
+        def counting(self: Neo4jStore, steps: Any) -> Any:
+            ran.extend(name for name, _ in steps)
+            return real(self, steps)
+
+        monkeypatch.setattr(Neo4jStore, "run_many", counting)
+        for size in (7, 64, 5000):  # re-applied from the start: the same graph each time
+            neo4j.wipe()
+            report = sync(memory.store, neo4j, batch_size=size)
+            assert report.lag == 0
+            assert _state(neo4j, subjects) == expected
+        assert ran.count("batch_edges") <= ran.count("mirror_set_cursor")
         assert check(neo4j).ok

@@ -315,7 +315,7 @@ def test_a_hinted_query_is_planned_without_a_scan(driver: Driver, name: str) -> 
     ("name", "variable", "constraint"),
     [
         ("batch_live_slots", "b", "Assertion(assertion_id, revision)"),
-        ("batch_new_edges", "s", "Node(scope, id)"),
+        ("batch_edges", "x", "Node(scope, id)"),
     ],
 )
 @pytest.mark.neo4j

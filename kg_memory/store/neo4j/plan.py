@@ -27,6 +27,7 @@ from kg_memory.domain.record import IngestRecord
 from kg_memory.store.journal_view import Key, SlotKey
 from kg_memory.store.neo4j.rows import (
     block_from_props,
+    edge_params,
     entity_from_props,
     episode_from_props,
     iso,
@@ -352,15 +353,10 @@ class BatchPlan:
         # An edge from an episode or a fact this batch created cannot exist yet.
         fresh = {r["episode_id"] for r in j.episodes}
         fresh |= {a for a, _ in j.inserted if a not in self.highest}
-        by_type: dict[tuple[bool, str], list[dict[str, Any]]] = {}
-        for (scope, src, kind, dst), since in j.edges.items():
-            by_type.setdefault((src in fresh, kind), []).append(
-                {"scope": scope, "src": src, "dst": dst, "since": iso(since)})
-        for (new, kind), rows in sorted(by_type.items()):
-            if new:
-                self._run("batch_new_edges", type=kind, rows=rows)
-            else:
-                self._run("batch_edges", type=kind, rows=rows)
+        if j.edges:
+            self._run("batch_edges", **edge_params(
+                (scope, src, kind, dst, iso(since), src in fresh)
+                for (scope, src, kind, dst), since in j.edges.items()))
             runs += 1
         if j.refusals:
             self._run("batch_refusals", rows=j.refusals)

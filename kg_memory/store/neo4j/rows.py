@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -48,10 +48,12 @@ from kg_memory.domain.model import (
 )
 
 __all__ = [
+    "EdgeRow",
     "Props",
     "activity_from_props",
     "block_from_props",
     "edge_from_row",
+    "edge_params",
     "entity_from_props",
     "envelope_props",
     "episode_from_props",
@@ -306,3 +308,20 @@ def edge_from_row(r: Props) -> Edge | None:
     if kind is None:
         return None
     return Edge(src=r["src"], type=kind, dst=r["dst"], since=time_of(r["since"]))
+
+
+#: An edge to write: scope, source, type, target, its ``since`` as :func:`iso` text, and
+#: whether its source is a node the same batch created (which has no edge to look among).
+EdgeRow = tuple[str, str, str, str, str | None, bool]
+
+
+def edge_params(edges: Iterable[EdgeRow]) -> dict[str, Any]:
+    """``batch_edges.cypher``'s parameters: each end once in ``nodes``, rows naming them by
+    position. ``edges`` must be distinct (scope, source, type, target)."""
+    ends: dict[tuple[str, str], int] = {}
+    rows = []
+    for scope, src, kind, dst, since, fresh in edges:
+        s = ends.setdefault((scope, src), len(ends))
+        d = ends.setdefault((scope, dst), len(ends))
+        rows.append({"type": kind, "src": s, "dst": d, "fresh": fresh, "since": since})
+    return {"nodes": [list(end) for end in ends], "rows": rows}

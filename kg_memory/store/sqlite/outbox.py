@@ -97,7 +97,9 @@ class Outbox:
         ids = keys.get("tombstones", [])
         out["tombstones"] = [dict(r) for r in self._conn.execute(
             f"SELECT * FROM tombstones WHERE key IN ({_marks(ids)})", ids)] if ids else []
-        return Changes.model_validate(out)
+        # Built here from the store's own rows: validating every row dict again was a tenth of
+        # a sync's client time.
+        return Changes.model_construct(**out)
 
     def _versions(self, ids: list[str], out: dict[str, Any]) -> None:
         rows = [dict(r) for r in self._conn.execute(
@@ -110,7 +112,7 @@ class Outbox:
             # same (its full-text index follows the property); None where nothing was indexed.
             row["recall_text"], row["recall_length"] = texts.get(row.pop("vid"), (None, None))
             present.setdefault(row["assertion_id"], []).append(row["revision"])
-            deps = json.loads(row["depends_on"])
+            deps = [] if row["depends_on"] == "[]" else json.loads(row["depends_on"])
             row["depends_on"] = deps
             out["versions"].append({
                 "assertion_id": row["assertion_id"], "revision": row["revision"],
