@@ -39,6 +39,19 @@ def source(tmp_path: Path) -> Iterator[tuple[Memory, ScenarioClock]]:
     memory.close()
 
 
+def _statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the queries every later ``run_many`` sends, in order."""
+    ran: list[str] = []
+    real = Neo4jStore.run_many
+
+    def counting(self: Neo4jStore, steps: Any) -> Any:
+        ran.extend(name for name, _ in steps)
+        return real(self, steps)
+
+    monkeypatch.setattr(Neo4jStore, "run_many", counting)
+    return ran
+
+
 def _views(memory: Memory) -> list[Any]:
     """Every as-of answer over a grid of both axes, plus histories: what a reader can see."""
     seen: list[Any] = []
@@ -147,14 +160,7 @@ def test_a_forget_of_many_entities_reaches_the_mirror_in_a_query_per_slice(
         mirror = Memory(neo4j, clock=clock)
         assert len(mirror.store.entities("u1")) >= facts
         clock.now += timedelta(days=1)
-        ran: list[str] = []
-        real = Neo4jStore.run_many
-
-        def counting(self: Neo4jStore, steps: Any) -> Any:
-            ran.extend(name for name, _ in steps)
-            return real(self, steps)
-
-        monkeypatch.setattr(Neo4jStore, "run_many", counting)
+        ran = _statements(monkeypatch)
         report = memory.forget("source:tool@u1")  # propagates to the mirror (a sync)
         assert len(report.plan.entities) == facts  # not vacuous: each fact's subject goes
         assert {d["destination"]: d["status"] for d in report.destinations} == {
@@ -185,14 +191,7 @@ def test_the_mirror_holds_every_edge_the_embedded_store_holds(
         subjects = sorted({c.subject for r in records for c in r.assertions})
         expected = _state(memory.store, subjects)
         assert any(v.depends_on for s in subjects for v in memory.store.history(s))
-        ran: list[str] = []
-        real = Neo4jStore.run_many
-
-        def counting(self: Neo4jStore, steps: Any) -> Any:
-            ran.extend(name for name, _ in steps)
-            return real(self, steps)
-
-        monkeypatch.setattr(Neo4jStore, "run_many", counting)
+        ran = _statements(monkeypatch)
         for size in (7, 64, 5000):  # re-applied from the start: the same graph each time
             neo4j.wipe()
             report = sync(memory.store, neo4j, batch_size=size)

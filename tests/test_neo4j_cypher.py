@@ -148,7 +148,7 @@ def test_every_query_the_adapter_runs_is_a_file_and_every_file_is_used() -> None
     used |= set(re.findall(r'run_query\(\s*\w+,\s*"(\w+)"', source))
     used |= set(re.findall(r'statements\("(\w+)"\)', source))
     # The mirror batches named queries as (name, params) steps of one transaction.
-    used |= set(re.findall(r'\(\s*"(\w+)",\s*(?:\{|row\))', source))
+    used |= set(re.findall(r'\(\s*"(\w+)",\s*(?:\{|row\)|_versions\()', source))
     assert used == set(names()) - BROWSER
 
 
